@@ -1,0 +1,1 @@
+"""LangGraph state machines: ingest, retrieval, navigator."""

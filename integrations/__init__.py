@@ -1,0 +1,1 @@
+"""Drop-in pieces for agents: memory tools, LangChain retriever."""

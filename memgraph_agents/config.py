@@ -1,0 +1,63 @@
+"""One settings object (DESIGN §9), read from ``MEMGRAPH_*`` environment variables.
+
+The same fields are the graphs' ``context_schema`` so LangGraph Studio can edit them per run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATA_DIR = Path.home() / ".memgraph"
+
+
+class IngestParams(BaseSettings):
+    """Offline construction parameters (DESIGN §5)."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_INGEST_", extra="ignore")
+
+    segment_min_turns: int = Field(2, ge=1, description="smallest offline event, in turns")
+    segment_max_turns: int = Field(8, ge=1, description="largest offline event, in turns")
+    segment_window: int = Field(2, ge=1, description="turns on each side compared for a shift")
+    segment_depth: float = Field(0.5, description="boundary when depth > mean - depth*std")
+    fusion_threshold: float = Field(0.9, description="merge a new event into an old one at cosine >=")
+    similar_threshold: float = Field(0.6, description="cross-session `similar` event edges at cosine >=")
+    similar_max: int = Field(3, ge=0, description="cross-session `similar` edges per new event")
+    synonym_threshold: float = Field(0.9, description="synonym edges between arguments at cosine >=")
+    synonym_max: int = Field(100, ge=0)
+    sentence_knn: int = Field(3, ge=0, le=10, description="kNN edges per sentence")
+    topic_join_threshold: float = Field(0.5, description="a new event joins the nearest topic at cosine >=")
+    topic_recluster_every: int = Field(4, ge=1, description="re-run k-means every T ingested sessions")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
+
+    data_dir: Path = Field(DEFAULT_DATA_DIR, description="where SQLite graphs, Chroma and caches live")
+    namespace: str = Field("default", description="memory namespace (a user or a conversation)")
+    embeddings: str = Field("minilm", description="'minilm' (offline default) or 'hash' (tests)")
+    llm: str = Field("none", description="'none' or 'provider:model', e.g. 'openai:gpt-4o-mini'")
+    llm_timeout: float = Field(60.0, gt=0, description="seconds per LLM call")
+    llm_max_concurrency: int = Field(4, ge=1)
+    chroma_host: str | None = Field(None, description="Chroma server host; embedded when unset")
+    chroma_port: int = Field(8000, ge=1, le=65535)
+    retriever: str = Field("hybrid", description="default retriever name")
+    top_k: int = Field(10, ge=1, le=200)
+    ingest: IngestParams = Field(default_factory=IngestParams)
+
+    @field_validator("llm")
+    @classmethod
+    def _llm(cls, v: str) -> str:
+        v = v.strip()
+        if v.lower() in ("", "none", "off", "offline"):
+            return "none"
+        if ":" not in v:
+            raise ValueError(f"MEMGRAPH_LLM={v!r}: expected 'none' or 'provider:model' (e.g. openai:gpt-4o-mini)")
+        return v
+
+    @property
+    def offline(self) -> bool:
+        return self.llm == "none"

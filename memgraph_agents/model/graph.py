@@ -1,0 +1,73 @@
+"""Memory-graph node and edge kinds (DESIGN §3) and their pydantic records.
+
+Every node and edge is *owned* by the session whose ingest created it (``session_id``);
+namespace-level derived rows (topics) use ``session_id = ""``. Provenance turn ids travel on
+every row so deleting a session removes exactly what it produced and answers can cite turns.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class NodeKind(StrEnum):
+    SESSION = "session"
+    TURN = "turn"
+    SENTENCE = "sentence"
+    EVENT = "event"
+    ARGUMENT = "argument"
+    TOPIC = "topic"
+    FACT = "fact"
+    INSIGHT = "insight"
+
+
+class EdgeKind(StrEnum):
+    CONTAINS = "contains"  # session->turn, turn->sentence
+    NEXT = "next"  # turn->turn within a session
+    EVIDENCE = "evidence"  # event->turn
+    RELATION = "relation"  # event->event, typed by ``label``
+    ROLE = "role"  # event->argument, ``label`` = role
+    SYNONYM = "synonym"  # argument<->argument
+    MEMBER = "member"  # topic->event
+    SIMILAR = "similar"  # sentence<->sentence kNN, event<->event across sessions
+
+
+TOPIC_OWNER = ""  # session_id of namespace-level derived rows
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(frozen=False)
+
+    id: str
+    kind: NodeKind
+    text: str
+    session_id: str
+    turn_ids: list[str] = Field(default_factory=list)
+    attrs: dict[str, Any] = Field(default_factory=dict)
+    embed: bool = True  # whether the text goes into the vector index
+
+
+class Edge(BaseModel):
+    model_config = ConfigDict(frozen=False)
+
+    src: str
+    dst: str
+    kind: EdgeKind
+    session_id: str
+    label: str = ""
+    weight: float = 1.0
+    turn_ids: list[str] = Field(default_factory=list)
+    attrs: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.src, self.dst, self.kind.value, self.label)
+
+
+def node_id(kind: NodeKind | str, *parts: str) -> str:
+    """Deterministic node id, e.g. ``turn:D1:3``, ``event:S1:2``, ``arg:caroline``."""
+    prefix = {"argument": "arg"}.get(str(kind), str(kind))
+    return ":".join([prefix, *parts])
