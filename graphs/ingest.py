@@ -1,0 +1,151 @@
+"""The ingest graph (DESIGN §5): one run adds one session to a namespace's memory.
+
+    check ─┬─> normalise -> segment -> relate -> fuse -> topics -> sentences -> commit
+           └─> END (the session is already stored unchanged)
+
+Each step has an offline and an LLM implementation, chosen by the run context's ``llm``;
+LLM failures fall back to offline for that session (recorded in ``notes``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Annotated, Literal, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from memgraph_agents.construct.build import SessionBuild, session_hash
+from memgraph_agents.construct.context import BuildContext
+from memgraph_agents.construct.events import segment_events
+from memgraph_agents.construct.fuse import fuse
+from memgraph_agents.construct.normalise import normalise_session
+from memgraph_agents.construct.relate import relate
+from memgraph_agents.construct.sentence_layer import add_sentences
+from memgraph_agents.construct.topic_layer import update_topics
+from memgraph_agents.model.conversation import Session
+from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
+from memgraph_agents.storage import SessionRecord, SessionWrite
+
+
+def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    """Reducer: sum LLM usage counters from every step."""
+    out = dict(a or {})
+    for k, v in (b or {}).items():
+        if isinstance(v, (int, float)):
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+class IngestState(TypedDict, total=False):
+    session: Session
+    speakers: list[str]
+    build: SessionBuild
+    status: str  # new | replaced | unchanged | committed
+    notes: Annotated[list[str], operator.add]
+    usage: Annotated[dict[str, float], add_counts]
+
+
+def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContext:
+    from memgraph_agents.llm.usage import LLMUsage
+
+    settings = (runtime.context or MemoryContext()).settings()
+    store = get_store(settings)
+    llm = get_chat_model(settings)
+    return BuildContext(snapshot=store.snapshot(), embedder=store.embedder, params=settings.ingest,
+                        speakers=state.get("speakers") or list(state["session"].participants),
+                        seq=len(store.sessions()) + 1, llm=llm, usage=LLMUsage() if llm else None,
+                        llm_timeout=settings.llm_timeout, semaphore=asyncio.Semaphore(settings.llm_max_concurrency))
+
+
+def _usage(ctx: BuildContext) -> dict:
+    return ctx.usage.snapshot() if ctx.usage is not None else {}
+
+
+def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    settings = (runtime.context or MemoryContext()).settings()
+    store = get_store(settings)
+    session = state["session"]
+    old = store.session_hash(session.id)
+    if old == session_hash(session):
+        return {"status": "unchanged"}
+    if old is not None:  # same id, new content (e.g. a chat session that grew): replace it
+        store.delete_session(session.id)
+        return {"status": "replaced"}
+    return {"status": "new"}
+
+
+def route_check(state: IngestState) -> Literal["normalise", "__end__"]:
+    return END if state["status"] == "unchanged" else "normalise"
+
+
+def normalise(state: IngestState) -> dict:
+    return {"build": normalise_session(state["session"])}
+
+
+async def segment(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    ctx = _context(state, runtime)
+    b = await segment_events(state["build"].model_copy(deep=True), state["session"], ctx)
+    return {"build": b, "usage": _usage(ctx)}
+
+
+async def relate_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    ctx = _context(state, runtime)
+    b = await relate(state["build"].model_copy(deep=True), state["session"], ctx)
+    return {"build": b, "usage": _usage(ctx)}
+
+
+async def fuse_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    ctx = _context(state, runtime)
+    b = await fuse(state["build"].model_copy(deep=True), state["session"], ctx)
+    return {"build": b, "usage": _usage(ctx)}
+
+
+def topics(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    ctx = _context(state, runtime)
+    return {"build": update_topics(state["build"].model_copy(deep=True), state["session"], ctx)}
+
+
+def sentences(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    ctx = _context(state, runtime)
+    return {"build": add_sentences(state["build"].model_copy(deep=True), state["session"], ctx)}
+
+
+def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    settings = (runtime.context or MemoryContext()).settings()
+    store = get_store(settings)
+    session, b = state["session"], state["build"]
+    snap = store.snapshot()
+    fresh = [n for n in b.nodes if n.embed and n.id not in snap]
+    vecs = store.embedder.embed([n.text for n in fresh]) if fresh else []
+    llm_builder = "llm" if not settings.offline else "offline"
+    record = SessionRecord(id=session.id, date=session.date.isoformat(), participants=list(session.participants),
+                           n_turns=len(session.turns), content_hash=session_hash(session), builder=llm_builder,
+                           info={"notes": b.notes, "usage": state.get("usage", {})})
+    store.commit_session(SessionWrite(record=record, nodes=b.nodes, edges=b.edges,
+                                      vectors={n.id: v for n, v in zip(fresh, vecs)},
+                                      replace_nodes=b.replace_nodes, replace_edges=b.replace_edges,
+                                      replace_kinds=("topic",)))
+    return {"status": "committed", "notes": b.notes}
+
+
+def build_ingest_graph():
+    g = StateGraph(IngestState, context_schema=MemoryContext)
+    g.add_node("check", check)
+    g.add_node("normalise", normalise)
+    g.add_node("segment", segment)
+    g.add_node("relate", relate_step)
+    g.add_node("fuse", fuse_step)
+    g.add_node("topics", topics)
+    g.add_node("sentences", sentences)
+    g.add_node("commit", commit)
+    g.add_edge(START, "check")
+    g.add_conditional_edges("check", route_check, {"normalise": "normalise", END: END})
+    for a, b in [("normalise", "segment"), ("segment", "relate"), ("relate", "fuse"), ("fuse", "topics"),
+                 ("topics", "sentences"), ("sentences", "commit"), ("commit", END)]:
+        g.add_edge(a, b)
+    return g.compile()
+
+
+graph = build_ingest_graph()

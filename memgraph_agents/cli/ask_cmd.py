@@ -1,0 +1,59 @@
+"""``memgraph ask`` and ``memgraph demo`` (the main job on the embedded default)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from importlib import resources
+
+from memgraph_agents.cli.output import console, print_evidence
+from memgraph_agents.config import Settings
+
+DEMO_NAMESPACE = "demo"
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.retrieval.registry import DEFAULT_RETRIEVER, retrieve
+    from memgraph_agents.runtime import get_store
+
+    store = get_store(settings, args.namespace or settings.namespace, create=False)
+    name = args.retriever or DEFAULT_RETRIEVER
+    t0 = time.perf_counter()
+    evidence = retrieve(name, args.question, store, k=args.top_k)
+    console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
+    print_evidence(evidence, args.top_k)
+    if args.trace:
+        for ev in evidence[: args.top_k]:
+            console.print(f"  path {ev.node_id}: {' -> '.join(ev.path)}", markup=False)
+    return 0
+
+
+def demo_files():
+    root = resources.files("memgraph_agents.examples")
+    return root.joinpath("conversation.json"), root.joinpath("questions.json")
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.ingest import ingest_conversation
+    from memgraph_agents.loaders import load_conversations
+    from memgraph_agents.retrieval.registry import DEFAULT_RETRIEVER, retrieve
+    from memgraph_agents.runtime import get_store
+
+    conv_file, q_file = demo_files()
+    with resources.as_file(conv_file) as path:
+        conversation = load_conversations(path, "json")[0]
+    console.print(f"memgraph demo: offline mode, memory in {settings.data_dir} (namespace {DEMO_NAMESPACE!r})")
+    report = ingest_conversation(conversation, settings, namespace=DEMO_NAMESPACE)
+    console.print(f"ingested {conversation.id}: {len(conversation.sessions)} sessions "
+                  f"({report.sessions_new} new, {report.sessions_unchanged} already stored) in {report.seconds:.1f}s")
+    store = get_store(settings, DEMO_NAMESPACE)
+    name = args.retriever or DEFAULT_RETRIEVER
+    questions = json.loads(q_file.read_text(encoding="utf-8"))
+    for q in questions:
+        t0 = time.perf_counter()
+        evidence = retrieve(name, q["question"], store, k=5)
+        ms = 1000 * (time.perf_counter() - t0)
+        console.print(f"\n[bold]Q: {q['question']}[/bold]  ({name}, {ms:.0f} ms; expected: {q['answer']})")
+        print_evidence(evidence, 3)
+    return 0

@@ -1,0 +1,87 @@
+"""``memgraph``: the command-line interface. Each sub-command lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="memgraph", description="Long-term conversational memory as an event graph.")
+    p.add_argument("--data-dir", type=Path, default=None,
+                   help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})")
+    p.add_argument("--embeddings", default=None, help="'minilm' (default, offline) or 'hash' (tests only)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("ingest", help="add a conversation file to memory")
+    s.add_argument("file")
+    s.add_argument("--namespace", help="target namespace (LoCoMo default: one per sample_id)")
+    s.add_argument("--format", choices=["locomo", "json", "jsonl"], help="default: from extension and content")
+    s.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
+
+    s = sub.add_parser("stats", help="sessions, nodes and edges by kind, size on disk")
+    s.add_argument("--namespace")
+
+    s = sub.add_parser("show", help="a node, its neighbours and its provenance turns")
+    s.add_argument("node_id", help="a node id (event:S1:2, arg:caroline) or a turn id (D1:3)")
+    s.add_argument("--namespace")
+
+    s = sub.add_parser("forget", help="delete a session, or a whole namespace")
+    s.add_argument("--namespace")
+    s.add_argument("--session")
+
+    s = sub.add_parser("ask", help="retrieve evidence for a question")
+    s.add_argument("question")
+    s.add_argument("--namespace")
+    s.add_argument("--retriever", help="dense, bm25, hybrid, ppr, sentence_hop, dwpr")
+    s.add_argument("-k", "--top-k", type=int, default=5)
+    s.add_argument("--trace", action="store_true", help="also print how the evidence was reached")
+
+    s = sub.add_parser("demo", help="ingest the example conversation and answer a few questions (offline)")
+    s.add_argument("--retriever", help="retriever to use (default: the best available)")
+
+    from memgraph_agents.cli import bench_cmd
+
+    bench_cmd.add_parser(sub)
+    return p
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    s = Settings()
+    update = {}
+    if args.data_dir is not None:
+        update["data_dir"] = args.data_dir
+    if args.embeddings:
+        update["embeddings"] = args.embeddings
+    if getattr(args, "llm", None):
+        update["llm"] = Settings(llm=args.llm).llm  # validates the spec
+    return s.model_copy(update=update) if update else s
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    args = build_parser().parse_args(argv)
+    from memgraph_agents.cli import ask_cmd, bench_cmd, memory_cmds
+    from memgraph_agents.cli.output import err_console
+
+    commands = {"ingest": memory_cmds.cmd_ingest, "stats": memory_cmds.cmd_stats, "show": memory_cmds.cmd_show,
+                "forget": memory_cmds.cmd_forget, "ask": ask_cmd.cmd_ask, "demo": ask_cmd.cmd_demo,
+                "bench": bench_cmd.cmd_bench}
+    try:
+        return commands[args.command](args, _settings(args))
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        return 130
+    except (ValueError, KeyError, FileNotFoundError, PermissionError, RuntimeError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        err_console.print(f"error: {' '.join(str(msg).split())}", markup=False)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

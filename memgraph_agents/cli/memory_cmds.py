@@ -1,0 +1,110 @@
+"""``memgraph ingest | stats | show | forget``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from memgraph_agents.cli.output import console, progress_bar, table
+from memgraph_agents.config import Settings
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.ingest import ingest_conversation
+    from memgraph_agents.loaders import load_conversations
+
+    conversations = load_conversations(Path(args.file), args.format)  # parses everything before writing anything
+    if args.namespace and len(conversations) > 1:
+        console.print(f"note: {len(conversations)} conversations go into one namespace {args.namespace!r}")
+    total_turns = 0
+    with progress_bar() as p:
+        for conv in conversations:
+            ns = args.namespace or _namespace_for(conv.id)
+            task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
+            report = ingest_conversation(conv, settings, namespace=ns,
+                                         progress=lambda sid, done, total, t=task: p.update(t, completed=done))
+            total_turns += report.turns
+            p.update(task, description=f"{conv.id} -> {ns}: {report.sessions_new} new, "
+                                       f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
+            for note in report.notes:
+                console.print(f"  {conv.id} {note}", markup=False)
+    console.print(f"ingested {len(conversations)} conversation(s), {total_turns} new turn(s) into {settings.data_dir}")
+    return 0
+
+
+def _namespace_for(conversation_id: str) -> str:
+    import re
+
+    ns = re.sub(r"[^A-Za-z0-9_-]+", "-", conversation_id).strip("-_")[:64] or "default"
+    return ns
+
+
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.runtime import get_store
+    from memgraph_agents.storage import list_namespaces
+
+    names = [args.namespace] if args.namespace else list_namespaces(settings.data_dir)
+    if not names:
+        console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
+        return 0
+    node_kinds = ["session", "turn", "sentence", "event", "argument", "topic", "fact", "insight"]
+    edge_kinds = ["contains", "next", "evidence", "relation", "role", "synonym", "member", "similar"]
+    rows_n, rows_e, rows_s = [], [], []
+    for ns in names:
+        s = get_store(settings, ns, create=False).stats()
+        rows_s.append([ns, s["sessions"], sum(s["nodes"].values()), sum(s["edges"].values()), s["vectors"],
+                       f"{s['graph_bytes'] / 1e6:.1f} MB"])
+        rows_n.append([ns] + [s["nodes"].get(k, 0) for k in node_kinds])
+        rows_e.append([ns] + [s["edges"].get(k, 0) for k in edge_kinds])
+    console.print(table("Namespaces", ["namespace", "sessions", "nodes", "edges", "vectors", "graph on disk"], rows_s))
+    console.print(table("Nodes by kind", ["namespace"] + node_kinds, rows_n))
+    console.print(table("Edges by kind", ["namespace"] + edge_kinds, rows_e))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.retrieval.evidence import provenance
+    from memgraph_agents.runtime import get_store
+
+    store = get_store(settings, args.namespace or settings.namespace, create=False)
+    snap = store.snapshot()
+    nid = args.node_id if args.node_id in snap else f"turn:{args.node_id}"
+    if nid not in snap:
+        raise KeyError(f"no node {args.node_id!r} in namespace {store.namespace!r}")
+    i = snap.index[nid]
+    node = snap.node(nid)
+    console.print(f"[bold]{nid}[/bold] ({node.kind.value}, owner session {node.session_id or '-'})")
+    console.print(node.text, markup=False)
+    attrs = {k: v for k, v in node.attrs.items() if k != "centroid"}
+    if attrs:
+        console.print(f"attrs: {attrs}", markup=False)
+    rows = []
+    for e in snap.edges_of(nid)[:60]:
+        other = e.dst if e.src == nid else e.src
+        j = snap.index[other]
+        rows.append(["->" if e.src == nid else "<-", e.kind.value, e.label, other, " ".join(snap.text[j].split())[:70]])
+    console.print(table(f"Neighbours ({len(snap.edges_of(nid))})", ["dir", "edge", "label", "node", "text"], rows))
+    turns = provenance(snap, i)
+    console.print(f"provenance turns ({len(turns)}):")
+    for t in turns[:20]:
+        j = snap.index.get(f"turn:{t}")
+        if j is not None:
+            console.print(f"  [{snap.session_date(snap.owner[j])} | {t}] {snap.text[j]}", markup=False)
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.runtime import forget_store, get_store
+    from memgraph_agents.storage import delete_namespace
+
+    if not args.namespace:
+        raise ValueError("forget needs --namespace (and --session S to forget one session)")
+    if args.session:
+        out = get_store(settings, args.namespace, create=False).delete_session(args.session)
+        console.print(f"forgot session {args.session} of {args.namespace}: {out['nodes_removed']} nodes removed")
+    else:
+        forget_store(settings, args.namespace)
+        delete_namespace(settings.data_dir, args.namespace, chroma_host=settings.chroma_host,
+                         chroma_port=settings.chroma_port)
+        console.print(f"forgot namespace {args.namespace}")
+    return 0

@@ -1,0 +1,40 @@
+"""Terminal output helpers: one console, readable tables, progress bars."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def progress_bar():
+    """A progress bar on stderr; quiet (no animation) when stderr is not a terminal."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=err_console, disable=False, transient=False,
+                  auto_refresh=sys.stderr.isatty()) as p:
+        yield p
+
+
+def table(title: str, columns: list[str], rows: list[list[object]]) -> Table:
+    t = Table(title=title, title_justify="left")
+    for i, c in enumerate(columns):
+        t.add_column(c, justify="right" if i else "left")
+    for r in rows:
+        t.add_row(*[str(x) for x in r])
+    return t
+
+
+def print_evidence(evidence, limit: int = 5, indent: str = "  ") -> None:
+    for rank, ev in enumerate(evidence[:limit], start=1):
+        dates = ",".join(sorted(set(ev.session_dates)))
+        turns = ",".join(ev.turn_ids[:4]) + ("…" if len(ev.turn_ids) > 4 else "")
+        text = " ".join(ev.text.split())
+        text = text if len(text) <= 220 else text[:217] + "…"
+        console.print(f"{indent}{rank}. [{dates} | {turns}] ({ev.kind}, {ev.score:.3f}) {text}", markup=False)

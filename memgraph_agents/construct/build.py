@@ -1,0 +1,40 @@
+"""``SessionBuild``: the rows one session adds, accumulated step by step by the ingest graph.
+
+It is plain data (pydantic) so LangGraph can carry it in state and Studio can show it.
+Vectors are not carried: they come from the (model, text) embedding cache when needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from pydantic import BaseModel, Field
+
+from memgraph_agents.model.conversation import Session
+from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
+
+
+class SessionBuild(BaseModel):
+    session_id: str
+    nodes: list[Node] = Field(default_factory=list)
+    edges: list[Edge] = Field(default_factory=list)
+    replace_nodes: list[Node] = Field(default_factory=list)  # topic layer, rewritten wholesale
+    replace_edges: list[Edge] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # fallbacks and other things worth reporting
+
+    def of_kind(self, kind: NodeKind) -> list[Node]:
+        return [n for n in self.nodes if n.kind == kind]
+
+    def edges_of_kind(self, kind: EdgeKind) -> list[Edge]:
+        return [e for e in self.edges if e.kind == kind]
+
+
+def session_hash(session: Session) -> str:
+    """Content hash: re-ingesting an unchanged session is a no-op."""
+    payload = {
+        "id": session.id, "date": session.date.isoformat(),
+        "turns": [[t.id, t.speaker, t.text, t.image_caption, t.timestamp.isoformat() if t.timestamp else None]
+                  for t in session.turns],
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]

@@ -1,0 +1,210 @@
+"""LLM construction calls (DESIGN §5): events per session, relations between them, fusion.
+
+Each function makes one structured call (plus at most ``retries`` repair turns) and raises an
+``LLMError`` when the model cannot deliver; the ingest builder catches it and builds that
+session offline, so a session is never lost to a misbehaving model.
+
+Provenance is enforced here, not trusted: turn ids the model cites are mapped back to the
+session's real ids, unknown ones are dropped, and an event left without any is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from langchain_core.language_models import BaseChatModel
+
+from memgraph_agents.construct.llm.schemas import (
+    ExtractedEvent,
+    ExtractedRelation,
+    FusionVerdict,
+    SessionEvents,
+    SessionRelations,
+)
+from memgraph_agents.llm.structured import ainvoke_json
+from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.model import Session
+from memgraph_agents.prompts import render_prompt
+
+_ID_NOISE_RE = re.compile(r"[\s\[\]()\"'`]")
+
+
+def format_session_date(date: datetime) -> str:
+    """``2023-05-08 (Monday)``, with the clock time when the session has one: the weekday
+    lets the model resolve "last Friday"."""
+    text = f"{date:%Y-%m-%d} ({date:%A})"
+    if (date.hour, date.minute) != (0, 0):
+        text += f", {date:%H:%M}"
+    return text
+
+
+def format_turns(session: Session) -> str:
+    """One line per turn: ``D1:3 | 2023-05-08 | Caroline: text [image: caption]``."""
+    lines = []
+    for turn in session.turns:
+        day = (turn.timestamp or session.date).date().isoformat()
+        lines.append(f"{turn.id} | {day} | " + " ".join(turn.content.split()))
+    return "\n".join(lines)
+
+
+def format_events(events: Sequence[ExtractedEvent]) -> str:
+    """One line per event: ``[0] (2023-05-08; D1:1, D1:2) text``."""
+    return "\n".join(
+        f"[{i}] ({ev.time or 'time unknown'}; {', '.join(ev.turn_ids)}) {' '.join(ev.text.split())}"
+        for i, ev in enumerate(events)
+    )
+
+
+def _id_key(turn_id: str) -> str:
+    return _ID_NOISE_RE.sub("", turn_id).casefold()
+
+
+class _TurnIds:
+    """Maps the ids a model writes (``d1:3``, ``[D1:3]``) to the session's ids, in turn order."""
+
+    def __init__(self, session: Session) -> None:
+        self.position = {t.id: i for i, t in enumerate(session.turns)}
+        self.by_key = {_id_key(t.id): t.id for t in session.turns}
+
+    def resolve(self, cited: Sequence[str]) -> list[str]:
+        found = {self.by_key[k] for k in map(_id_key, cited) if k in self.by_key}
+        return sorted(found, key=self.position.__getitem__)
+
+
+async def extract_events(
+    model: BaseChatModel,
+    session: Session,
+    *,
+    usage: LLMUsage | None = None,
+    timeout: float = 60,
+    semaphore: asyncio.Semaphore | None = None,
+    retries: int = 1,
+    backoff_base: float | None = None,
+) -> list[ExtractedEvent]:
+    """Events of one session, each citing at least one real turn id of it.
+
+    Raises ``LLMOutputError`` when no valid event comes back even after the repair turn
+    (including "every cited turn id is unknown"), ``LLMTimeoutError`` / ``LLMCallError`` on
+    transport failures. Turns cited by no event are not an error: the turn layer keeps them.
+    """
+    prompt = render_prompt(
+        "extract_events",
+        session_date=format_session_date(session.date),
+        speakers=", ".join(session.participants),
+        turns=format_turns(session),
+    )
+    ids = _TurnIds(session)
+
+    def keep_cited(result: SessionEvents) -> SessionEvents:
+        kept = []
+        for event in result.events:
+            resolved = ids.resolve(event.turn_ids)
+            if resolved:
+                kept.append(event.model_copy(update={"turn_ids": resolved}))
+        if kept:
+            return SessionEvents.model_construct(events=kept)
+        # a ValueError here buys one repair turn that names the problem
+        if not result.events:
+            raise ValueError("the events list is empty, but the session has content: list its events")
+        raise ValueError(
+            "no event cites a turn id of this session; copy turn ids exactly from the turn list "
+            f"(valid ids: {', '.join(list(ids.position)[:8])}{', ...' if len(ids.position) > 8 else ''})"
+        )
+
+    result = await ainvoke_json(
+        model,
+        prompt,
+        SessionEvents,
+        usage=usage,
+        retries=retries,
+        timeout=timeout,
+        semaphore=semaphore,
+        check=keep_cited,
+        backoff_base=backoff_base,
+        run_name=f"extract_events:{session.id}",
+    )
+    return list(result.events)
+
+
+async def extract_relations(
+    model: BaseChatModel,
+    session: Session,
+    events: Sequence[ExtractedEvent],
+    *,
+    usage: LLMUsage | None = None,
+    timeout: float = 60,
+    semaphore: asyncio.Semaphore | None = None,
+    retries: int = 1,
+    backoff_base: float | None = None,
+) -> list[ExtractedRelation]:
+    """Typed relations between ``events`` (indices into that list, as passed).
+
+    Out-of-range indices, self-loops and duplicates are dropped; turn ids are restricted to
+    the session's, and a relation citing none gets the union of its two events' turns (the
+    provenance rule: every edge records the turns it came from). Fewer than two events: no
+    call, ``[]``.
+    """
+    if len(events) < 2:
+        return []
+    prompt = render_prompt(
+        "extract_relations",
+        session_date=format_session_date(session.date),
+        speakers=", ".join(session.participants),
+        events=format_events(events),
+    )
+    result = await ainvoke_json(
+        model,
+        prompt,
+        SessionRelations,
+        usage=usage,
+        retries=retries,
+        timeout=timeout,
+        semaphore=semaphore,
+        backoff_base=backoff_base,
+        run_name=f"extract_relations:{session.id}",
+    )
+    ids = _TurnIds(session)
+    n = len(events)
+    out: list[ExtractedRelation] = []
+    seen: set[tuple[int, int, str]] = set()
+    for rel in result.relations:
+        key = (rel.source, rel.target, rel.type)
+        if not (0 <= rel.source < n and 0 <= rel.target < n) or rel.source == rel.target or key in seen:
+            continue
+        seen.add(key)
+        turn_ids = ids.resolve(rel.turn_ids) or ids.resolve(
+            [*events[rel.source].turn_ids, *events[rel.target].turn_ids]
+        )
+        out.append(rel.model_copy(update={"turn_ids": turn_ids}))
+    return out
+
+
+async def judge_fusion(
+    model: BaseChatModel,
+    new_text: str,
+    old_text: str,
+    *,
+    usage: LLMUsage | None = None,
+    timeout: float = 60,
+    semaphore: asyncio.Semaphore | None = None,
+    retries: int = 1,
+    backoff_base: float | None = None,
+) -> FusionVerdict:
+    """Same event / overlap / relation (read ``OLD --relation_type--> NEW``) between a new
+    event and its most similar stored one. Put the dates into the texts (``"2023-05-08: ..."``):
+    "same occurrence" depends on them."""
+    prompt = render_prompt("fusion_judge", new_event=" ".join(new_text.split()), old_event=" ".join(old_text.split()))
+    return await ainvoke_json(
+        model,
+        prompt,
+        FusionVerdict,
+        usage=usage,
+        retries=retries,
+        timeout=timeout,
+        semaphore=semaphore,
+        backoff_base=backoff_base,
+        run_name="judge_fusion",
+    )

@@ -1,0 +1,119 @@
+"""Step 3: relations between events and role edges to arguments (DESIGN §5).
+
+Relations — offline: ``follow_up`` between consecutive events of the session and
+cross-session ``similar`` edges above a threshold; LLM: typed pairwise relations with
+evidence turns (falls back to offline on failure).
+Arguments — LLM role–argument pairs (EMem) when the event carries them, else offline
+proper nouns, numbers, dates and keyphrases; new arguments get ``synonym`` edges to
+arguments at cosine >= 0.9 (at most ~100 each), computed only for the new ones
+(HippoRAG's all-to-all recomputation on every insert is the anti-pattern).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from memgraph_agents.construct.arguments import extract_arguments
+from memgraph_agents.construct.build import SessionBuild
+from memgraph_agents.construct.context import BuildContext
+from memgraph_agents.construct.synonyms import synonym_pairs, synonym_pairs_within
+from memgraph_agents.model.conversation import Session
+from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
+
+_KEY = re.compile(r"[^a-z0-9]+")
+
+
+def argument_key(value: str) -> str:
+    return _KEY.sub(" ", value.lower().replace("'s ", " ")).strip()
+
+
+def _follow_ups(b: SessionBuild, session: Session) -> None:
+    events = b.of_kind(NodeKind.EVENT)
+    for a, c in zip(events, events[1:]):
+        b.edges.append(Edge(src=a.id, dst=c.id, kind=EdgeKind.RELATION, label="follow_up", session_id=session.id,
+                            turn_ids=[a.turn_ids[-1], c.turn_ids[0]] if a.turn_ids and c.turn_ids else []))
+
+
+def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
+    events = b.of_kind(NodeKind.EVENT)
+    idx, old = ctx.existing(NodeKind.EVENT)
+    if not events or not len(idx) or ctx.params.similar_max == 0:
+        return
+    new = ctx.embedder.embed([e.text for e in events])
+    sims = new @ old.T
+    for r, ev in enumerate(events):
+        order = np.argsort(-sims[r])[: ctx.params.similar_max]
+        for j in order:
+            if sims[r, j] < ctx.params.similar_threshold:
+                break
+            b.edges.append(Edge(src=ev.id, dst=ctx.snapshot.ids[idx[j]], kind=EdgeKind.SIMILAR, label="event",
+                                session_id=session.id, weight=float(sims[r, j])))
+
+
+async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -> bool:
+    from memgraph_agents.construct.llm.extract import extract_relations
+    from memgraph_agents.construct.llm.schemas import ExtractedEvent
+
+    events = b.of_kind(NodeKind.EVENT)
+    if len(events) < 2:
+        return True
+    as_schema = [ExtractedEvent(text=e.text, turn_ids=e.turn_ids or ["?"], time=e.attrs.get("time"),
+                                participants=e.attrs.get("participants", []), arguments=[]) for e in events]
+    try:
+        rels = await extract_relations(ctx.llm, session, as_schema, usage=ctx.usage, timeout=ctx.llm_timeout,
+                                       semaphore=ctx.semaphore)
+    except Exception as exc:
+        b.notes.append(f"relations: LLM failed ({type(exc).__name__}); offline fallback")
+        return False
+    for r in rels:
+        b.edges.append(Edge(src=events[r.source].id, dst=events[r.target].id, kind=EdgeKind.RELATION, label=r.type,
+                            session_id=session.id, turn_ids=list(r.turn_ids), attrs={"description": r.description}))
+    return True
+
+
+def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
+    new_args: dict[str, Node] = {}
+    seen_edges: set[tuple[str, str, str]] = set()
+    for ev in b.of_kind(NodeKind.EVENT):
+        pairs: list[tuple[str, str, str]] = []  # (role, surface, kind)
+        if ev.attrs.get("arguments"):
+            pairs = [(role, value, "entity") for role, value in ev.attrs["arguments"]]
+        else:
+            bodies = [line.split(": ", 1)[-1] for line in ev.text.split("\n")]
+            for m in extract_arguments(" ".join(bodies), ctx.speakers):
+                pairs.append((m.role, m.name, m.kind))
+        for role, surface, kind in pairs:
+            key = argument_key(surface)
+            if not key:
+                continue
+            aid = node_id(NodeKind.ARGUMENT, key)
+            if aid not in ctx.snapshot and aid not in new_args:
+                new_args[aid] = Node(id=aid, kind=NodeKind.ARGUMENT, text=surface.strip(), session_id=session.id,
+                                     turn_ids=[], attrs={"arg_kind": kind, "key": key})
+            if (ev.id, aid, role) not in seen_edges:
+                seen_edges.add((ev.id, aid, role))
+                b.edges.append(Edge(src=ev.id, dst=aid, kind=EdgeKind.ROLE, label=role, session_id=session.id,
+                                    turn_ids=list(ev.turn_ids)))
+    args = list(new_args.values())
+    b.nodes.extend(args)
+    if not args:
+        return
+    p = ctx.params
+    vecs = ctx.embedder.embed([a.text for a in args])
+    idx, old = ctx.existing(NodeKind.ARGUMENT)
+    for i, j, s in synonym_pairs(vecs, old, threshold=p.synonym_threshold, max_per_node=p.synonym_max):
+        b.edges.append(Edge(src=args[i].id, dst=ctx.snapshot.ids[idx[j]], kind=EdgeKind.SYNONYM, session_id=session.id,
+                            weight=float(s)))
+    for i, j, s in synonym_pairs_within(vecs, threshold=p.synonym_threshold, max_per_node=p.synonym_max):
+        b.edges.append(Edge(src=args[i].id, dst=args[j].id, kind=EdgeKind.SYNONYM, session_id=session.id,
+                            weight=float(s)))
+
+
+async def relate(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
+    if ctx.llm is None or not await _llm_relations(b, session, ctx):
+        _follow_ups(b, session)
+    _similar_across_sessions(b, session, ctx)
+    add_arguments(b, session, ctx)
+    return b

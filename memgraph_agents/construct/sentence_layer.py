@@ -1,0 +1,50 @@
+"""Step 6: the sentence layer (SGMem): rule-based sentences per turn, kNN ``similar`` edges.
+
+Only the new sentences' neighbours are computed (against all sentences, old and new), so an
+ingest step costs O(new × all), never all × all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memgraph_agents.construct.build import SessionBuild
+from memgraph_agents.construct.context import BuildContext
+from memgraph_agents.construct.sentences import split_sentences
+from memgraph_agents.model.conversation import Session
+from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
+
+
+def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
+    new: list[Node] = []
+    for t in b.of_kind(NodeKind.TURN):
+        speaker = t.attrs["speaker"]
+        body = t.text.split(": ", 1)[1] if ": " in t.text else t.text
+        for i, s in enumerate(split_sentences(body) or [body], start=1):
+            sid = node_id(NodeKind.SENTENCE, t.attrs["turn_id"], str(i))
+            new.append(Node(id=sid, kind=NodeKind.SENTENCE, text=f"{speaker}: {s}", session_id=session.id,
+                            turn_ids=[t.attrs["turn_id"]], attrs={"turn_id": t.attrs["turn_id"], "index": i}))
+            b.edges.append(Edge(src=t.id, dst=sid, kind=EdgeKind.CONTAINS, session_id=session.id,
+                                turn_ids=[t.attrs["turn_id"]]))
+    b.nodes.extend(new)
+    k = ctx.params.sentence_knn
+    if not new or k == 0:
+        return b
+    new_vecs = ctx.embedder.embed([n.text for n in new])
+    idx, old_vecs = ctx.existing(NodeKind.SENTENCE)
+    all_ids = [ctx.snapshot.ids[i] for i in idx] + [n.id for n in new]
+    all_vecs = np.vstack([old_vecs, new_vecs])
+    sims = new_vecs @ all_vecs.T
+    offset = len(idx)
+    seen: set[tuple[str, str]] = set()
+    for r in range(len(new)):
+        sims[r, offset + r] = -np.inf  # not its own neighbour
+        for j in np.argsort(-sims[r])[:k]:
+            a, c = new[r].id, all_ids[j]
+            pair = (min(a, c), max(a, c))
+            if pair in seen or not np.isfinite(sims[r, j]):
+                continue
+            seen.add(pair)
+            b.edges.append(Edge(src=a, dst=c, kind=EdgeKind.SIMILAR, label="sentence", session_id=session.id,
+                                weight=float(sims[r, j])))
+    return b

@@ -1,0 +1,26 @@
+"""Retrievers by name. Every retriever: ``(query, store, *, k, **params) -> list[Evidence]``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.dense import dense
+
+Retriever = Callable[..., list[Evidence]]
+
+RETRIEVERS: dict[str, Retriever] = {"dense": dense}
+DEFAULT_RETRIEVER = "dense"
+
+
+def get_retriever(name: str) -> Retriever:
+    try:
+        return RETRIEVERS[name]
+    except KeyError:
+        raise ValueError(f"unknown retriever {name!r}: choose from {', '.join(RETRIEVERS)}") from None
+
+
+def retrieve(name: str, query: str, store, *, k: int = 10, **params) -> list[Evidence]:
+    if not query or not query.strip():
+        raise ValueError("the question is empty")
+    return get_retriever(name)(query, store, k=k, **params)

@@ -1,0 +1,94 @@
+"""Run context shared by every graph, and the live objects it resolves to.
+
+``MemoryContext`` is plain data (a graph's ``context_schema``: LangGraph Studio can edit it
+per run). Nodes turn it into live objects — the namespace's ``MemoryStore`` and the chat
+model — through process-wide caches, so a graph opens each store once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memgraph_agents.config import IngestParams, Settings
+
+
+@dataclass
+class MemoryContext:
+    """Which memory a run reads or writes, and with which models. Empty means: from env."""
+
+    data_dir: str = ""
+    namespace: str = ""
+    embeddings: str = ""
+    llm: str = ""
+    chroma_host: str = ""
+    chroma_port: int = 0
+    top_k: int = 0
+    retriever: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def settings(self) -> Settings:
+        base = Settings()
+        overrides: dict[str, Any] = {}
+        for name in ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever"):
+            value = getattr(self, name)
+            if value not in ("", 0, None):
+                overrides[name] = value
+        return base.model_copy(update=overrides) if overrides else base
+
+    @classmethod
+    def from_settings(cls, s: Settings, **extra: Any) -> "MemoryContext":
+        return cls(data_dir=str(s.data_dir), namespace=s.namespace, embeddings=s.embeddings, llm=s.llm,
+                   chroma_host=s.chroma_host or "", chroma_port=s.chroma_port, top_k=s.top_k,
+                   retriever=s.retriever, extra=dict(extra))
+
+
+_STORES: dict[tuple, Any] = {}
+_CHAT: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True):
+    """The namespace's ``MemoryStore``, opened once per process."""
+    from memgraph_agents.storage import MemoryStore
+
+    ns = namespace or settings.namespace
+    key = (str(Path(settings.data_dir).resolve()), ns, settings.embeddings, settings.chroma_host, settings.chroma_port)
+    with _LOCK:
+        store = _STORES.get(key)
+        if store is None or not (store.dir / "graph.sqlite").exists():
+            store = MemoryStore.open(settings, ns, create=create)
+            _STORES[key] = store
+        return store
+
+
+def forget_store(settings: Settings, namespace: str) -> None:
+    """Drop a cached store (after its namespace was deleted)."""
+    with _LOCK:
+        for key in [k for k in _STORES if k[1] == namespace and k[0] == str(Path(settings.data_dir).resolve())]:
+            _STORES.pop(key).close()
+
+
+def register_chat_model(spec: str, model: Any) -> None:
+    """Make ``spec`` (e.g. ``"fake:scripted"``) resolve to ``model``: tests and custom models."""
+    _CHAT[spec] = model
+
+
+def get_chat_model(settings: Settings):
+    """The configured chat model, or ``None`` in offline mode."""
+    if settings.offline:
+        return None
+    with _LOCK:
+        if settings.llm not in _CHAT:
+            from memgraph_agents.llm.chat import make_chat_model
+
+            _CHAT[settings.llm] = make_chat_model(settings.llm, base_url=os.environ.get("MEMGRAPH_LLM_BASE_URL"),
+                                                  timeout=settings.llm_timeout)
+        return _CHAT[settings.llm]
+
+
+def ingest_params(settings: Settings) -> IngestParams:
+    return settings.ingest

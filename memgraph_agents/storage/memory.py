@@ -1,0 +1,233 @@
+"""``MemoryStore``: one namespace's memory = SQLite graph + Chroma vectors + cached snapshot.
+
+Commit protocol (a session becomes visible only when both stores hold it, DESIGN §4):
+
+1. SQLite: insert the session row as ``pending``.
+2. Chroma: upsert the vectors of the session's new nodes (metadata ``session_id``).
+3. SQLite, one transaction: nodes, edges, derived-row updates, status -> ``committed``.
+
+Readers only see committed rows, and vector hits are filtered to committed node ids. On
+open, a ``pending`` session (a crash between 1 and 3) is rolled back and a ``deleting`` one
+(a crash mid-delete) is finished. Writers hold a per-namespace file lock.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+from filelock import FileLock
+from pydantic import BaseModel, Field
+
+from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
+from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node, NodeKind
+from memgraph_agents.storage.graph_db import GraphDB
+from memgraph_agents.storage.namespaces import NamespaceError, namespace_dir, validate_namespace
+from memgraph_agents.storage.snapshot import GraphSnapshot
+from memgraph_agents.storage.vectors import VectorIndex, chroma_client
+
+
+class SessionRecord(BaseModel):
+    id: str
+    date: str  # ISO datetime
+    participants: list[str] = Field(default_factory=list)
+    n_turns: int = 0
+    content_hash: str = ""
+    builder: str = "offline"
+    info: dict = Field(default_factory=dict)
+
+
+@dataclass
+class SessionWrite:
+    """Everything one ingested session adds, plus namespace-level rows it replaces (topics)."""
+
+    record: SessionRecord
+    nodes: list[Node]
+    edges: list[Edge]
+    vectors: dict[str, np.ndarray]  # node id -> embedding, for new embedded nodes
+    replace_nodes: list[Node] | None = None  # derived rows rewritten wholesale (topic layer)
+    replace_edges: list[Edge] | None = None
+    replace_kinds: tuple[str, ...] = ()  # kinds whose old namespace-level rows are dropped first
+
+
+class StoreFault(RuntimeError):
+    """Raised by test hooks to simulate a crash between the two stores."""
+
+
+class MemoryStore:
+    def __init__(self, data_dir: Path, namespace: str, embedder: EmbeddingModel, *,
+                 chroma_host: str | None = None, chroma_port: int = 8000, create: bool = True) -> None:
+        self.namespace = validate_namespace(namespace)
+        self.data_dir = Path(data_dir)
+        self.dir = namespace_dir(self.data_dir, namespace)
+        if not create and not (self.dir / "graph.sqlite").exists():
+            raise NamespaceError(f"namespace {namespace!r} does not exist in {self.data_dir}")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.embedder = embedder
+        self.db = GraphDB(self.dir / "graph.sqlite")
+        stored_model = self.db.get_meta("embedding_model")
+        if stored_model is None:
+            self.db.set_meta("embedding_model", embedder.name)
+        elif stored_model != embedder.name:
+            raise ValueError(
+                f"namespace {namespace!r} was built with embeddings {stored_model!r}, not {embedder.name!r}: "
+                "use the same embeddings or `memgraph forget --namespace` and re-ingest"
+            )
+        self.vectors = VectorIndex(chroma_client(self.data_dir, chroma_host, chroma_port), namespace, embedder.name)
+        self.lock = FileLock(str(self.dir / "write.lock"))
+        self._thread_lock = threading.RLock()
+        self._snapshot: GraphSnapshot | None = None
+        self.fault_hook = None  # tests: called between the vector write and the graph commit
+        self.recover()
+
+    @classmethod
+    def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> "MemoryStore":
+        """Open a namespace with a ``Settings`` object (data dir, embeddings, Chroma host)."""
+        embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
+        return cls(Path(settings.data_dir), namespace or settings.namespace, embedder,
+                   chroma_host=settings.chroma_host, chroma_port=settings.chroma_port, create=create)
+
+    # -- reads -----------------------------------------------------------------------------
+    def snapshot(self) -> GraphSnapshot:
+        """The committed graph; reloaded only when another write bumped the generation."""
+        gen = self.db.generation()
+        snap = self._snapshot
+        if snap is None or snap.generation != gen:
+            with self._thread_lock:
+                gen = self.db.generation()
+                snap = GraphSnapshot.from_rows(gen, self.db.raw_nodes(), self.db.raw_edges(),
+                                               self.db.sessions("committed"), self.vectors.get_vectors)
+                self._snapshot = snap
+        return snap
+
+    def sessions(self) -> list[dict]:
+        return self.db.sessions("committed")
+
+    def session_hash(self, session_id: str) -> str | None:
+        for s in self.db.sessions(None):
+            if s["id"] == session_id and s["status"] == "committed":
+                return s["content_hash"]
+        return None
+
+    def search(self, vector: np.ndarray, k: int, kinds: list[str] | None = None) -> list[tuple[str, float]]:
+        """Dense top-k over committed nodes (Chroma), ``(node id, cosine)``."""
+        snap = self.snapshot()
+        # Over-fetch a little: pending vectors of a concurrent writer are filtered out below.
+        hits = self.vectors.query(vector, k + 8, kinds)
+        return [(i, s) for i, s in hits if i in snap.index][:k]
+
+    def stats(self) -> dict:
+        nodes, edges = self.db.counts()
+        size = sum(p.stat().st_size for p in self.dir.rglob("*") if p.is_file())
+        return {"namespace": self.namespace, "sessions": len(self.sessions()), "nodes": nodes,
+                "edges": edges, "vectors": self.vectors.count(), "graph_bytes": size}
+
+    # -- writes ----------------------------------------------------------------------------
+    def commit_session(self, w: SessionWrite) -> None:
+        """Atomically add a session (see the module docstring for the protocol)."""
+        with self._thread_lock, self.lock:
+            if any(s["id"] == w.record.id for s in self.db.sessions(None)):
+                raise ValueError(f"session {w.record.id!r} already exists in namespace {self.namespace!r}")
+            seq = int(self.db.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
+            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            r = w.record
+            with self.db.transaction() as c:
+                c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
+                          (r.id, r.date, "pending", seq, json.dumps(r.participants), r.n_turns, r.content_hash,
+                           r.builder, now, json.dumps(r.info)))
+            existing = self.db.node_ids(n.id for n in w.nodes)
+            new_embedded = [n for n in w.nodes if n.embed and n.id not in existing and n.id in w.vectors]
+            if new_embedded:
+                self.vectors.upsert([n.id for n in new_embedded], np.stack([w.vectors[n.id] for n in new_embedded]),
+                                    [n.kind.value for n in new_embedded], [n.session_id for n in new_embedded],
+                                    [n.text for n in new_embedded])
+            if self.fault_hook is not None:
+                self.fault_hook("after_vectors")
+            with self.db.transaction() as c:
+                GraphDB.insert_nodes(c, w.nodes)
+                GraphDB.insert_edges(c, w.edges)
+                if w.replace_kinds:
+                    self._replace_derived(c, w)
+                c.execute("UPDATE sessions SET status='committed' WHERE id=?", (r.id,))
+
+    def _replace_derived(self, c, w: SessionWrite) -> None:
+        for kind in w.replace_kinds:
+            c.execute("DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE kind=? AND session_id=?)", (kind, TOPIC_OWNER))
+            c.execute("DELETE FROM nodes WHERE kind=? AND session_id=?", (kind, TOPIC_OWNER))
+        GraphDB.insert_nodes(c, w.replace_nodes or [], replace=True)
+        GraphDB.insert_edges(c, w.replace_edges or [], replace=True)
+
+    def delete_session(self, session_id: str) -> dict:
+        """Remove exactly what ``session_id`` produced; shared nodes pass to another user."""
+        with self._thread_lock, self.lock:
+            rows = [s for s in self.db.sessions(None) if s["id"] == session_id]
+            if not rows:
+                raise KeyError(f"no session {session_id!r} in namespace {self.namespace!r}")
+            with self.db.transaction() as c:
+                c.execute("UPDATE sessions SET status='deleting' WHERE id=?", (session_id,))
+            return self._finish_delete(session_id)
+
+    def _finish_delete(self, session_id: str) -> dict:
+        c = self.db.conn
+        owned = [r[0] for r in c.execute("SELECT id FROM nodes WHERE session_id=?", (session_id,))]
+        # Arguments are shared entities: one still used by another session survives and
+        # changes owner. Everything else the session produced (events included) goes.
+        shared = {r[0] for r in c.execute("SELECT id FROM nodes WHERE session_id=? AND kind=?",
+                                          (session_id, NodeKind.ARGUMENT.value))}
+        reassign: dict[str, str] = {}
+        for nid in shared:
+            r = c.execute("SELECT MIN(session_id) FROM edges WHERE (src=? OR dst=?) AND session_id NOT IN (?, ?)",
+                          (nid, nid, session_id, TOPIC_OWNER)).fetchone()
+            if r and r[0]:
+                reassign[nid] = r[0]
+        doomed = [n for n in owned if n not in reassign]
+        self.vectors.delete_session(session_id)  # pending-session leftovers included
+        for new_owner in set(reassign.values()):
+            self.vectors.set_owner([n for n, o in reassign.items() if o == new_owner], new_owner)
+        with self.db.transaction() as t:
+            t.execute("DELETE FROM edges WHERE session_id=?", (session_id,))
+            for i in range(0, len(doomed), 900):
+                chunk = doomed[i : i + 900]
+                marks = ",".join("?" * len(chunk))
+                t.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
+                t.execute(f"DELETE FROM nodes WHERE id IN ({marks})", chunk)
+            for nid, owner in reassign.items():
+                t.execute("UPDATE nodes SET session_id=? WHERE id=?", (owner, nid))
+            # Topics whose every member went away go too.
+            t.execute("DELETE FROM nodes WHERE kind=? AND session_id=? AND id NOT IN (SELECT src FROM edges WHERE kind='member')",
+                      (NodeKind.TOPIC.value, TOPIC_OWNER))
+            t.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+        return {"session": session_id, "nodes_removed": len(doomed), "nodes_reassigned": len(reassign)}
+
+    def recover(self) -> None:
+        """Roll back half-written sessions and finish half-done deletes (after a crash)."""
+        broken = self.db.sessions("pending") + self.db.sessions("deleting")
+        if not broken:
+            return
+        with self._thread_lock, self.lock:
+            for s in self.db.sessions("pending") + self.db.sessions("deleting"):
+                self._finish_delete(s["id"])
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None = None, chroma_port: int = 8000) -> None:
+    """Drop a namespace's collection and files; other namespaces are untouched."""
+    d = namespace_dir(Path(data_dir), namespace)
+    if not (d / "graph.sqlite").exists():
+        raise NamespaceError(f"namespace {namespace!r} does not exist in {data_dir}")
+    with FileLock(str(d / "write.lock")):
+        client = chroma_client(Path(data_dir), chroma_host, chroma_port)
+        from memgraph_agents.storage.namespaces import collection_name
+
+        try:
+            client.delete_collection(collection_name(namespace))
+        except Exception:  # no vectors were ever written
+            pass
+    shutil.rmtree(d)

@@ -1,0 +1,41 @@
+"""Namespace names and where each namespace lives on disk.
+
+A namespace is a hard tenant boundary: its own SQLite file and its own Chroma collection.
+Names are validated strictly because they become paths and collection names.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9])?$")
+
+
+class NamespaceError(ValueError):
+    """A namespace name is invalid, or the namespace does not exist."""
+
+
+def validate_namespace(name: str) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise NamespaceError(
+            f"invalid namespace {name!r}: use 1-64 letters, digits, '-' or '_', "
+            "starting and ending with a letter or digit"
+        )
+    return name
+
+
+def namespace_dir(data_dir: Path, name: str) -> Path:
+    return Path(data_dir) / "namespaces" / validate_namespace(name)
+
+
+def collection_name(name: str) -> str:
+    """Chroma collection for a namespace (3-512 chars, alphanumeric ends)."""
+    return f"mg-{validate_namespace(name)}"
+
+
+def list_namespaces(data_dir: Path) -> list[str]:
+    root = Path(data_dir) / "namespaces"
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and _NAME.match(p.name) and (p / "graph.sqlite").exists())

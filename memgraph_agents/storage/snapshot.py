@@ -1,0 +1,157 @@
+"""Immutable in-memory view of a namespace's committed graph, for retrieval.
+
+Columns instead of objects (cheap to build for large graphs), a networkx view on demand, and
+cached scipy CSR adjacency matrices keyed by (edge kinds, undirected) for the algorithms.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
+
+NODE_KINDS = list(NodeKind)
+EDGE_KINDS = list(EdgeKind)
+KIND_CODE = {k.value: i for i, k in enumerate(NODE_KINDS)}
+EDGE_CODE = {k.value: i for i, k in enumerate(EDGE_KINDS)}
+
+
+@dataclass
+class GraphSnapshot:
+    generation: int
+    ids: list[str]
+    kind: np.ndarray  # int8 code per node (index into NODE_KINDS)
+    text: list[str]
+    owner: list[str]
+    turn_ids: list[list[str]]
+    attrs: list[dict]
+    src: np.ndarray  # int32 edge endpoints (node indices)
+    dst: np.ndarray
+    ekind: np.ndarray  # int8 code per edge (index into EDGE_KINDS)
+    elabel: list[str]
+    eweight: np.ndarray
+    eturns: list[list[str]]
+    sessions: dict[str, dict]  # committed session id -> record (date, seq, participants…)
+    _vector_loader: Callable[[list[str]], dict[str, np.ndarray]] | None = None
+    _csr_cache: dict = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _vectors: np.ndarray | None = None
+
+    @classmethod
+    def from_rows(cls, generation: int, node_rows: list[tuple], edge_rows: list[tuple], sessions: list[dict],
+                  vector_loader=None) -> "GraphSnapshot":
+        ids = [r[0] for r in node_rows]
+        index = {n: i for i, n in enumerate(ids)}
+        kept = [r for r in edge_rows if r[0] in index and r[1] in index]
+        return cls(
+            generation=generation,
+            ids=ids,
+            kind=np.array([KIND_CODE[r[1]] for r in node_rows], dtype=np.int8),
+            text=[r[2] for r in node_rows],
+            owner=[r[3] for r in node_rows],
+            turn_ids=[json.loads(r[4]) for r in node_rows],
+            attrs=[json.loads(r[5]) for r in node_rows],
+            src=np.array([index[r[0]] for r in kept], dtype=np.int32),
+            dst=np.array([index[r[1]] for r in kept], dtype=np.int32),
+            ekind=np.array([EDGE_CODE[r[2]] for r in kept], dtype=np.int8),
+            elabel=[r[3] for r in kept],
+            eweight=np.array([r[5] for r in kept], dtype=np.float32),
+            eturns=[json.loads(r[6]) for r in kept],
+            sessions={s["id"]: s for s in sessions},
+            _vector_loader=vector_loader,
+        )
+
+    # -- lookups ---------------------------------------------------------------------------
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {n: i for i, n in enumerate(self.ids)}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, node_id: str) -> bool:
+        return node_id in self.index
+
+    def indices_of(self, kind: NodeKind | str) -> np.ndarray:
+        return np.flatnonzero(self.kind == KIND_CODE[str(kind)])
+
+    def kind_of(self, i: int) -> str:
+        return NODE_KINDS[int(self.kind[i])].value
+
+    def node(self, node_id: str) -> Node:
+        i = self.index[node_id]
+        return Node(id=node_id, kind=NodeKind(self.kind_of(i)), text=self.text[i], session_id=self.owner[i],
+                    turn_ids=self.turn_ids[i], attrs=self.attrs[i])
+
+    def edges_of(self, node_id: str) -> list[Edge]:
+        i = self.index[node_id]
+        sel = np.flatnonzero((self.src == i) | (self.dst == i))
+        return [Edge(src=self.ids[self.src[j]], dst=self.ids[self.dst[j]], kind=EDGE_KINDS[self.ekind[j]],
+                     label=self.elabel[j], session_id="", weight=float(self.eweight[j]), turn_ids=self.eturns[j])
+                for j in sel]
+
+    def session_of_turn(self, turn_id: str) -> str | None:
+        i = self.index.get(f"turn:{turn_id}")
+        return self.owner[i] if i is not None else None
+
+    @cached_property
+    def turn_session(self) -> dict[str, str]:
+        """turn id (``D1:3``) -> session id, for every stored turn."""
+        return {self.attrs[i]["turn_id"]: self.owner[i] for i in self.indices_of(NodeKind.TURN)}
+
+    def session_date(self, session_id: str) -> str:
+        s = self.sessions.get(session_id)
+        return s["date"][:10] if s else ""
+
+    # -- matrices --------------------------------------------------------------------------
+    def adjacency(self, kinds: Iterable[EdgeKind | str] | None = None, *, undirected: bool = True,
+                  weighted: bool = False) -> sp.csr_matrix:
+        """Cached CSR adjacency over the chosen edge kinds (all when ``None``)."""
+        kinds_key = tuple(sorted(str(k) for k in kinds)) if kinds is not None else None
+        key = (kinds_key, undirected, weighted)
+        with self._lock:
+            if key not in self._csr_cache:
+                if kinds_key is None:
+                    mask = np.ones(len(self.src), dtype=bool)
+                else:
+                    mask = np.isin(self.ekind, [EDGE_CODE[k] for k in kinds_key])
+                w = self.eweight[mask] if weighted else np.ones(int(mask.sum()), dtype=np.float32)
+                n = len(self.ids)
+                a = sp.csr_matrix((w, (self.src[mask], self.dst[mask])), shape=(n, n), dtype=np.float32)
+                if undirected:
+                    a = a.maximum(a.T).tocsr()
+                self._csr_cache[key] = a
+            return self._csr_cache[key]
+
+    def vectors(self) -> np.ndarray:
+        """``(n_nodes, dim)`` embeddings aligned with ``ids``; zero rows for un-embedded nodes."""
+        with self._lock:
+            if self._vectors is None:
+                got = self._vector_loader(self.ids) if self._vector_loader and self.ids else {}
+                dim = len(next(iter(got.values()))) if got else 1
+                mat = np.zeros((len(self.ids), dim), dtype=np.float32)
+                for nid, v in got.items():
+                    mat[self.index[nid]] = v
+                for i, a in enumerate(self.attrs):  # topic centroids live in attrs, not in Chroma
+                    if "centroid" in a and len(a["centroid"]) == dim:
+                        mat[i] = np.asarray(a["centroid"], dtype=np.float32)
+                self._vectors = mat
+            return self._vectors
+
+    def to_networkx(self) -> nx.MultiDiGraph:
+        g = nx.MultiDiGraph()
+        for i, nid in enumerate(self.ids):
+            g.add_node(nid, kind=self.kind_of(i), text=self.text[i], session_id=self.owner[i], turn_ids=self.turn_ids[i],
+                       **{k: v for k, v in self.attrs[i].items() if k != "centroid"})
+        for j in range(len(self.src)):
+            g.add_edge(self.ids[self.src[j]], self.ids[self.dst[j]], key=f"{EDGE_KINDS[self.ekind[j]].value}:{self.elabel[j]}",
+                       kind=EDGE_KINDS[self.ekind[j]].value, label=self.elabel[j], weight=float(self.eweight[j]))
+        return g

@@ -1,0 +1,53 @@
+"""Shared fixtures: isolated data dirs, fast hash embeddings, small conversations."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from memgraph_agents.config import Settings  # noqa: E402
+from memgraph_agents.model import Conversation, Session, Turn  # noqa: E402
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    """Offline settings on a fresh data dir with the fast deterministic hash embedding."""
+    return Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="test")
+
+
+def make_conversation(cid: str = "chat", n_sessions: int = 3) -> Conversation:
+    """A small realistic two-person chat with topic shifts and relative dates."""
+    scripts = [
+        [("Ana", "Hi Ben! I adopted a puppy yesterday, a beagle called Pixel."),
+         ("Ben", "No way, congratulations! How is Pixel settling in?"),
+         ("Ana", "Pixel chewed my running shoes already, but he is adorable."),
+         ("Ben", "Speaking of running, I signed up for the Lisbon half marathon next month."),
+         ("Ana", "Lisbon sounds amazing. Are you training every day?"),
+         ("Ben", "Four times a week, long runs on Sunday along the river.")],
+        [("Ben", "I finished the Lisbon half marathon last weekend in 1 hour 52 minutes!"),
+         ("Ana", "That is a great time. Was the course hilly?"),
+         ("Ben", "Very hilly near the castle, my legs still hurt."),
+         ("Ana", "Pixel passed his puppy training class two days ago."),
+         ("Ben", "Good boy Pixel! Did he learn to sit?")],
+        [("Ana", "I started a new job at the Riverside Library this week."),
+         ("Ben", "Congrats! What do you do there?"),
+         ("Ana", "I run the children's reading hour on Saturdays."),
+         ("Ben", "Pixel could visit as a reading dog some day."),
+         ("Ana", "Ha, maybe once he stops chewing books.")],
+    ]
+    sessions = []
+    for s, script in enumerate(scripts[:n_sessions], start=1):
+        date = datetime(2024, 3 * s, 10, 18, 30)
+        turns = [Turn(id=f"D{s}:{i}", speaker=sp, text=tx) for i, (sp, tx) in enumerate(script, start=1)]
+        sessions.append(Session(id=f"S{s}", date=date, turns=turns))
+    return Conversation(id=cid, sessions=sessions, speakers=["Ana", "Ben"])
+
+
+@pytest.fixture
+def conversation() -> Conversation:
+    return make_conversation()
