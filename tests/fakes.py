@@ -105,6 +105,7 @@ class ScriptedChatModel(BaseChatModel):
     report_usage: bool = True  # False: like servers that send no token usage
     calls: list[list[BaseMessage]] = Field(default_factory=list)
     model_name: str = "scripted-fake"
+    cache: Any = False  # never serve a scripted reply from a global LLM cache: each call must run
 
     @property
     def _llm_type(self) -> str:
@@ -193,12 +194,12 @@ _TURN_LINE_RE = re.compile(
     re.M,
 )
 _EVENT_LINE_RE = re.compile(r"^\[(?P<idx>\d+)\] \((?P<time>[^;]*); (?P<ids>[^)]*)\) (?P<text>.*)$", re.M)
-_CAPITALISED_RE = re.compile(r"\b[A-Z][A-Za-z]+(?:'s)?\b")
+_CAPITALISED_RE = re.compile(r"\b[A-Z][A-Za-z]+(?:'s)?(?:[ \t]+[A-Z][A-Za-z]+(?:'s)?)*\b")
 _NOT_ENTITIES = set(
     "I A An The It Its This That These Those What When Where Why How Who Yes No Oh Hey Hi Hello "
     "Thanks Thank Wow And But So Or My Me We Our You Your He She His Her They Their Do Did Does "
     "Are Is Was Were Have Has Had Just Really Well Sure Great Nice Cool Awesome Also Not Can "
-    "Could Would Will Let Maybe Okay Ok Haha Lol Sounds Good Glad Love Like Image".split()
+    "Could Would Will Let Maybe Okay Ok Haha Lol Sounds Good Glad Love Like Image People".split()
 )
 
 
@@ -232,6 +233,7 @@ def _group_sizes(n: int) -> list[int]:
 
 def _third_person(speaker: str, text: str) -> str:
     text = re.sub(r"\[image: (.*?)\]", r"(and shared a picture of \1)", text).strip()
+    text = re.sub(r"^(?:[^\s.!?]+\s?){1,3}!\s+", "", text)  # drop an opening "Hey Mel!"
     text = re.sub(r"\bI'm\b", f"{speaker} is", text)
     text = re.sub(r"\bI've\b", f"{speaker} has", text)
     text = re.sub(r"\bI\b", speaker, text)
@@ -262,10 +264,13 @@ def _events_for(turns: list[dict[str, str]]) -> list[dict[str, Any]]:
         statements = "; ".join(_third_person(t["speaker"].strip(), t["text"]) for t in group)
         entities: list[str] = []
         for t in group:
-            for word in _CAPITALISED_RE.findall(t["text"]):
-                word = word.removesuffix("'s")
-                if word not in _NOT_ENTITIES and word not in entities:
-                    entities.append(word)
+            for run in _CAPITALISED_RE.findall(t["text"]):  # "the Pottery Workshop" -> one entity
+                words = [w.removesuffix("'s") for w in run.split()]
+                while words and words[0] in _NOT_ENTITIES:
+                    words.pop(0)
+                name = " ".join(words)
+                if name and name not in entities:
+                    entities.append(name)
         events.append(
             {
                 "text": f"On {_human_date(date)}, {statements}.",

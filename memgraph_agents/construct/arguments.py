@@ -3,10 +3,13 @@
 EMem links events through role-argument pairs extracted by an LLM; MemORAI through entities.
 Offline (DESIGN §5) we take what a statistical pass can find reliably in chat text:
 
-* **person** - a speaker's name when mentioned (or as the ``Name:`` prefix of a turn);
+* **person** - a speaker's name when mentioned (or as the ``Name:`` prefix of a turn); a
+  capitalised nickname that is a unique 3+ letter prefix of a speaker's first name ("Mel")
+  keys to that speaker (``melanie``) so both spellings meet in one argument node;
 * **proper** - capitalised word sequences ("Museum of Modern Art", "LGBTQ"), allowing "of",
   "the", "de", "&" inside, without a leading "The"/filler; a lone capitalised word at a
-  sentence start only counts if it is a known name or is capitalised elsewhere mid-sentence;
+  sentence start only counts if it is a known name, an acronym ("LGBTQ"), or is capitalised
+  elsewhere mid-sentence;
 * **date** - "7 May 2023", "May 7th, 2023", "7th of May", "April 2023", "summer 2022", years
   19xx/20xx, and the labels :mod:`timeparse` writes ("the week of 1 May 2023"); keys are
   canonical ("May 7, 2023" and "7 May 2023" both key ``7 may 2023``);
@@ -54,29 +57,57 @@ we'd we'll we're we've were weren't what what's when when's where where's which 
 whom why why's with won't would wouldn't you you'd you'll you're you've your yours yourself
 yourselves also just really even ever still yet much many lot lots bit quite pretty super gonna
 wanna gotta got get gets getting im ive dont cant thats its youre whats u ur anything something
+us will may might must shall now back right since around first lately together upon though
+although without within along across anyway else every another whether less least enough almost
+away instead rather per via cuz cause etc either neither far often here there ever""".split())
+STOPWORDS = STOPWORDS | frozenset("""
 everything nothing anyone someone everyone one ones thing things stuff way ways kind sort time times
 """.split())
-FILLER = frozenset("""
+# Chat filler: interjections that never start a name or a keyphrase.
+INTERJECTIONS = frozenset("""
 hey hi hello bye goodbye yeah yea yep yes nope nah ok okay oh ooh ah aw aww wow whoa lol lmao omg
-haha hahaha hehe hmm um uh thanks thank thx ty please sure cool awesome great nice good amazing
-fantastic wonderful incredible glad happy sorry congrats congratulations cheers well like totally
+haha hahaha hehe hmm um uh thanks thank thx ty please sure congrats congratulations cheers sorry
+btw imo imho tbh idk fyi asap brb ttyl np jk smh ikr omw xoxo dear
+""".split())
+# Common verbs / adjectives / adverbs of chat: not keyphrase words (we have no POS tagger), and
+# they start a name only before another capitalised word ("New York", "Big Ben").
+WEAK = frozenset("""
+cool awesome great nice good amazing fantastic wonderful incredible glad happy well like totally
 definitely absolutely actually probably especially finally recently usually literally honestly
 seriously exactly always never sometimes often maybe perhaps already again soon later today tonight
 yesterday tomorrow week weeks weekend month months year years day days ago last next new old
 big little lovely beautiful fun exciting excited proud tough hard easy sounds sound seems seem
 looks look looking feel feels feeling felt think thought know knew see saw seen said say says tell
 told make made take took taken go goes going went gone come came coming want wanted love loved
-loves like liked try tried trying start started keep kept let need needed hope hoped guess mean
-means talk talked talking chat chatted remember glad hear heard share shared show showed wait
+loves liked try tried trying start started keep kept let need needed hope hoped guess mean
+means talk talked talking chat chatted remember hear heard share shared show showed wait
 enjoy enjoyed enjoying appreciate stay give gave find found help helped doing done been having
+paid met ran bought sent won lost did had wrote left put sat began drove flew ate fell held hit
+built spent taught caught brought chose gets makes takes goes uses use used agree
+powerful special important interesting cute perfect hilarious crazy stressful peaceful favorite
+favourite best better worst bad sad real true whole sweet inspiring inspired busy ready able sure
+long short living
 """.split())
-_WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+_VERBS = """
+make see keep stay push check seem become bring happen believe allow consider continue appear
+include provide reach remain suggest require decide understand follow stop speak spend grow offer
+add expect realize realise manage handle learn wish wonder miss motivate inspire encourage remind
+pursue embrace cherish overcome achieve accomplish put get do have go take give tell ask work help
+""".split()
+WEAK = WEAK | frozenset(
+    f for v in _VERBS for f in (v, v + "s", v + "ing", v[:-1] + "ing" if v.endswith("e") else v + v[-1] + "ing")
+) - {"work", "help"}  # nouns too: keep "work", "help" as keyphrases
+FILLER = INTERJECTIONS | WEAK
+_TIME_UNITS = {"day", "days", "week", "weeks", "weekend", "weekends", "month", "months", "year", "years"}
+_WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+             "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri"}
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
            "October", "November", "December"]
 _MONTH_ABBR = {m[:3]: m for m in _MONTHS} | {"Sept": "September"}
 _NUMBER_WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_NAME_ADJ = {"new", "old", "big", "little", "great", "good", "best", "real", "true", "sweet", "last"}
 _CONNECTORS = {"of", "the", "de", "du", "la", "von", "van", "&"}
 _NOT_PROPER = {"i", "i'm", "i've", "i'll", "i'd"}
 
@@ -135,7 +166,7 @@ def _sentence_initial(text: str, pos: int) -> bool:
 def extract_arguments(text: str, speakers: Sequence[str] = (), max_keyphrases: int = 5) -> list[ArgumentMention]:
     """Offline arguments of ``text`` (see the module doc), deduplicated by key, in text order."""
     found: list[tuple[int, int, ArgumentMention]] = []  # (start, priority, mention)
-    taken = [False] * (len(text) + 1)
+    taken = [False] * (len(text) + 1)  # characters already inside a mention
 
     def add(start: int, end: int, name: str, kind: Kind, key: str | None = None, prio: int = 0) -> None:
         k = key if key is not None else normalise_key(name)
@@ -165,10 +196,12 @@ def extract_arguments(text: str, speakers: Sequence[str] = (), max_keyphrases: i
 
     for m in _NUMBER_RE.finditer(text):
         num, unit = m.group("num"), m.group("unit")
-        if unit and (unit.lower() in STOPWORDS or unit.lower() in FILLER):
-            unit = None  # "3 of them", "two great..." -> the bare number
-        if not unit and num.lower() in _NUMBER_WORDS:
-            continue  # a bare "two" says nothing
+        low_unit = (unit or "").lower()
+        if unit and (low_unit in STOPWORDS or (low_unit in FILLER and low_unit not in _TIME_UNITS)
+                     or low_unit.endswith("ing") or num.endswith(("%", "k", "K"))):
+            unit = None  # "3 of them", "2 dancing", "100% agree" -> the bare number
+        if not unit and not re.search(r"[$£€%kKmM]|bn", num):
+            continue  # a bare "two" or "3" says nothing on its own
         end = m.end("unit") if unit else m.end("num")
         if free(m.start(), end):
             value = str(_NUMBER_WORDS.get(num.lower(), num))
@@ -177,51 +210,112 @@ def extract_arguments(text: str, speakers: Sequence[str] = (), max_keyphrases: i
     # Proper nouns: capitalised runs (connectors allowed inside).
     words = [(m.start(), m.end(), m.group(0)) for m in _WORD_RE.finditer(text)]
     mid_caps = {w.lower() for s, _, w in words if w[0].isupper() and not _sentence_initial(text, s)}
-
-    def capital(w: str) -> bool:
-        low = w.lower().replace("’", "'")
-        return (w[0].isupper() and low not in _NOT_PROPER and low not in STOPWORDS and low not in FILLER
-                and low not in _WEEKDAYS and w.rstrip(".") not in _MONTHS and w not in _MONTH_ABBR)
-
+    propers: list[tuple[int, int]] = []
     i = 0
     while i < len(words):
-        if not capital(words[i][2]) or not free(words[i][0], words[i][1]):
+        j = _proper_run_end(text, words, i, free)
+        if j == i:
             i += 1
             continue
-        j = i + 1
-        while j < len(words):
-            gap = text[words[j - 1][1]:words[j][0]]
-            if gap != " " or not free(words[j][0], words[j][1]):
-                break
-            if capital(words[j][2]):
-                j += 1
-            elif words[j][2].lower() in _CONNECTORS and j + 1 < len(words) and capital(words[j + 1][2]) \
-                    and text[words[j][1]:words[j + 1][0]] == " ":
-                j += 2
+        s, e = words[i][0], words[j - 1][1]
+        w0 = words[i][2]
+        lone_initial = j - i == 1 and _sentence_initial(text, s)
+        if not lone_initial or w0.lower() in mid_caps or (w0.isupper() and len(w0) > 1):
+            person = _speaker_for(w0, first_names)
+            if person is not None:
+                add(s, e, text[s:e], "person", normalise_key(person) if j - i == 1 else None)
             else:
-                break
-        run = words[i:j]
-        s, e = run[0][0], run[-1][1]
-        lone_initial = len(run) == 1 and _sentence_initial(text, s)
-        w0 = run[0][2]
-        if not lone_initial or w0.lower() in first_names or w0.lower() in mid_caps or (w0.isupper() and len(w0) > 1):
-            name = text[s:e]
-            kind: Kind = "person" if run[0][2].lower() in first_names else "proper"
-            add(s, e, name, kind, prio=0 if kind == "person" else 3)
+                add(s, e, text[s:e], "proper", prio=3)
+                propers.append((s, e))
         i = j
 
-    # Keyphrases (RAKE): runs of content words between stopwords / punctuation / taken spans.
-    runs: list[list[tuple[int, int, str]]] = [[]]
-    prev_end = 0
+    for s, e, name in _keyphrases(text, words, propers, free, max_keyphrases, {m.key for _, _, m in found}):
+        add(s, e, name, "keyphrase", prio=4)
+
+    out: dict[str, tuple[int, int, ArgumentMention]] = {}
+    for start, prio, m in sorted(found, key=lambda t: (t[1], t[0])):
+        out.setdefault(m.key, (start, prio, m))
+    return [m for _, _, m in sorted(out.values(), key=lambda t: (t[0], t[1]))]
+
+
+def _capital(w: str, strong: bool) -> bool:
+    """A capitalised word that can be part of a name.
+
+    ``strong``: not a stopword or weak word either. Non-strong words may only start a name
+    when they are name-like adjectives followed by a strong word ("New York", "Big Sur").
+    """
+    low = w.lower().replace("’", "'")
+    if len(w) < 2 or not w[0].isupper() or low in _NOT_PROPER or low in INTERJECTIONS or low in _WEEKDAYS:
+        return False
+    if w.rstrip(".") in _MONTHS or w in _MONTH_ABBR:
+        return False
+    if strong:
+        return low not in STOPWORDS and low not in WEAK
+    return low in _NAME_ADJ or (low not in STOPWORDS and low not in WEAK)
+
+
+def _proper_run_end(text: str, words: list[tuple[int, int, str]], i: int, free) -> int:
+    """End index (exclusive) of the capitalised run starting at word i, or i if none starts."""
+
+    def joined(k: int) -> bool:  # word k follows word k-1 after exactly one space
+        return text[words[k - 1][1]:words[k][0]] == " " and free(words[k][0], words[k][1])
+
+    if not free(words[i][0], words[i][1]) or not _capital(words[i][2], strong=False):
+        return i
+    strong_start = _capital(words[i][2], strong=True)
+    j = i + 1
+    while j < len(words) and joined(j):
+        if _capital(words[j][2], strong=True):
+            j += 1
+            continue
+        k = j  # connectors ("of", "of the") count only when a capitalised word follows
+        while k < len(words) and words[k][2].lower() in _CONNECTORS and joined(k):
+            k += 1
+        if k > j and k < len(words) and joined(k) and _capital(words[k][2], strong=True):
+            j = k + 1
+        else:
+            break
+    if not strong_start and j == i + 1:
+        return i  # "New" alone is not a name; "New York" is
+    return j
+
+
+def _speaker_for(word: str, first_names: dict[str, str]) -> str | None:
+    """The speaker a name refers to: their first name, or a nickname prefix of it ("Mel")."""
+    low = word.lower()
+    if low in first_names:
+        return first_names[low]
+    if len(low) >= 3:
+        hits = [full for first, full in first_names.items() if first.startswith(low)]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+def _keyphrases(text, words, propers, free, limit, known_keys):
+    """RAKE over runs of content words; a proper noun inside a run counts as one word."""
+    units: list[tuple[int, int, str]] = []
+    covered = 0
     for s, e, w in words:
+        if s < covered:
+            continue
+        span = next(((ps, pe) for ps, pe in propers if ps <= s < pe), None)
+        if span:
+            units.append((span[0], span[1], normalise_key(text[span[0]:span[1]])))
+            covered = span[1]
+            continue
         low = w.lower().replace("’", "'")
         content = (len(low) > 1 and low not in STOPWORDS and low not in FILLER and low not in _WEEKDAYS
-                   and low not in _CONNECTORS and free(s, e) and not low.endswith("'s"))
-        if not content or re.search(r"[^\s\-]", text[prev_end:s]):
-            if runs[-1]:
-                runs.append([])
-        if content:
-            runs[-1].append((s, e, low))
+                   and low not in _CONNECTORS and low not in _NUMBER_WORDS and free(s, e) and not low.endswith("'s")
+                   and not (len(low) >= 5 and low.endswith("ed")))  # past tense verbs
+        units.append((s, e, low if content else ""))
+    runs: list[list[tuple[int, int, str]]] = [[]]
+    prev_end = 0
+    for s, e, w in units:
+        if not w or re.search(r"[^\s\-]", text[prev_end:s]):
+            runs.append([])
+        if w:
+            runs[-1].append((s, e, w))
         prev_end = e
     phrases = [r[-3:] for r in runs if r]
     freq: Counter[str] = Counter()
@@ -230,18 +324,13 @@ def extract_arguments(text: str, speakers: Sequence[str] = (), max_keyphrases: i
         for _, _, w in p:
             freq[w] += 1
             degree[w] += len(p)
-    counts = Counter(" ".join(w for _, _, w in p) for p in phrases)
+    keys = [" ".join(w for _, _, w in p) for p in phrases]
+    counts = Counter(keys)
     scored: dict[str, tuple[float, int, int, int]] = {}
-    for p in phrases:
-        key = " ".join(w for _, _, w in p)
+    for p, key in zip(phrases, keys):
+        if key in scored or normalise_key(key) in known_keys:
+            continue
         score = sum(degree[w] / freq[w] for _, _, w in p) + 0.5 * (counts[key] - 1)
-        if key not in scored:
-            scored[key] = (score, p[0][0], p[-1][1], len(scored))
-    best = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][3]))[: max(0, max_keyphrases)]
-    for _, (_, s, e, _) in best:
-        add(s, e, text[s:e], "keyphrase", prio=4)
-
-    out: dict[str, tuple[int, int, ArgumentMention]] = {}
-    for start, prio, m in sorted(found, key=lambda t: (t[1], t[0])):
-        out.setdefault(m.key, (start, prio, m))
-    return [m for _, _, m in sorted(out.values(), key=lambda t: (t[0], t[1]))]
+        scored[key] = (score, p[0][0], p[-1][1], len(scored))
+    best = sorted(scored.values(), key=lambda v: (-v[0], v[3]))[: max(0, limit)]
+    return [(s, e, text[s:e]) for _, s, e, _ in best]

@@ -59,7 +59,8 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
             if verdict.same_event:
                 _merge(b, ev.id, old_id)
             elif verdict.has_overlap or verdict.relation_type:
-                b.edges.append(Edge(src=ev.id, dst=old_id, kind=EdgeKind.RELATION,
+                # The judge's relation reads OLD --type--> NEW (like follow_up).
+                b.edges.append(Edge(src=old_id, dst=ev.id, kind=EdgeKind.RELATION,
                                     label=verdict.relation_type or "overlap", session_id=session.id,
                                     weight=best, turn_ids=list(ev.turn_ids)))
     return b

@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.dense import dense
+from memgraph_agents.retrieval.lexical import bm25, hybrid
 
 Retriever = Callable[..., list[Evidence]]
 
-RETRIEVERS: dict[str, Retriever] = {"dense": dense}
-DEFAULT_RETRIEVER = "dense"
+RETRIEVERS: dict[str, Retriever] = {"dense": dense, "bm25": bm25, "hybrid": hybrid}
+DEFAULT_RETRIEVER = "hybrid"
 
 
 def get_retriever(name: str) -> Retriever:

@@ -89,7 +89,7 @@ class MemoryStore:
     def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> "MemoryStore":
         """Open a namespace with a ``Settings`` object (data dir, embeddings, Chroma host)."""
         embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
-        return cls(Path(settings.data_dir), namespace or settings.namespace, embedder,
+        return cls(Path(settings.data_dir), settings.namespace if namespace is None else namespace, embedder,
                    chroma_host=settings.chroma_host, chroma_port=settings.chroma_port, create=create)
 
     # -- reads -----------------------------------------------------------------------------

@@ -42,7 +42,8 @@ class GraphSnapshot:
     sessions: dict[str, dict]  # committed session id -> record (date, seq, participants…)
     _vector_loader: Callable[[list[str]], dict[str, np.ndarray]] | None = None
     _csr_cache: dict = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _derived: dict = field(default_factory=dict)
     _vectors: np.ndarray | None = None
 
     @classmethod
@@ -130,6 +131,13 @@ class GraphSnapshot:
                     a = a.maximum(a.T).tocsr()
                 self._csr_cache[key] = a
             return self._csr_cache[key]
+
+    def derived(self, key: object, factory: Callable[[], object]):
+        """A structure computed once per snapshot (BM25 index, prepared transition, …)."""
+        with self._lock:
+            if key not in self._derived:
+                self._derived[key] = factory()
+            return self._derived[key]
 
     def vectors(self) -> np.ndarray:
         """``(n_nodes, dim)`` embeddings aligned with ``ids``; zero rows for un-embedded nodes."""

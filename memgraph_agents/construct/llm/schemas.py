@@ -139,7 +139,7 @@ class ExtractedEvent(BaseModel):
     turn_ids: list[str] = Field(min_length=1, description="ids of the turns this event comes from")
     time: str | None = Field(None, description="when it happened: YYYY-MM-DD, YYYY-MM or YYYY; null if unknown")
     participants: list[str] = Field(
-        default_factory=list, max_length=MAX_PARTICIPANTS, description="up to 3 people involved"
+        default_factory=list, max_length=MAX_PARTICIPANTS, description="people involved, most important first"
     )
     arguments: list[RoleArgument] = Field(default_factory=list, description="role-argument pairs")
 

@@ -75,8 +75,8 @@ class PreparedGraph:
     def local_matvec(self, x: np.ndarray, rows: np.ndarray, out: np.ndarray) -> np.ndarray | None:
         """``out[:] = Pᵀx`` for ``x`` zero outside the sorted index array ``rows`` (symmetric only).
 
-        Returns the support of ``out``, or ``None`` (``out`` untouched) when the rows hold more
-        than an eighth of the non-zeros, where a full product is cheaper.
+        Returns ``rows`` ∪ support(``out``) (sorted), or ``None`` (``out`` untouched) when the rows
+        hold more than an eighth of the non-zeros, where a full product is cheaper.
         """
         assert self.inv_deg is not None
         parts = []
@@ -90,6 +90,7 @@ class PreparedGraph:
         w = x[rows] * self.inv_deg[rows]
         out.fill(0)
         hit = np.zeros(self.n, dtype=bool)
+        hit[rows] = True
         for blk, local, a, b, _ in parts:
             sub = blk[local]  # rows of A = columns of A for a symmetric A
             out += sub.T @ w[a:b]
@@ -136,7 +137,7 @@ def prepare_transition(
     precision, ample for ranking. ``symmetric=None`` detects symmetry (one sparse comparison).
     ``threads`` = number of row blocks; default: the CPU count (≤ 4) for large graphs, else 1.
     """
-    a = _check_adjacency(adj)
+    a = _check_adjacency(adj).copy()  # our own copy: canonicalised in place below
     a.sum_duplicates()
     n = a.shape[0]
     dt = np.dtype(dtype)
@@ -216,9 +217,9 @@ class _Product:
 
     def __call__(self, v: np.ndarray, out: np.ndarray) -> np.ndarray:
         if self.ball is not None:
-            reach = self.g.local_matvec(v, self.ball, out)
-            if reach is not None:
-                self.ball = np.union1d(self.ball, reach)
+            ball = self.g.local_matvec(v, self.ball, out)
+            if ball is not None:
+                self.ball = ball
                 return out
             self.ball = None  # the ball got big: full products from now on
         return self.g.matvec(v, out)

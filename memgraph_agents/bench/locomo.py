@@ -1,0 +1,554 @@
+"""LoCoMo benchmark runner (DESIGN §11): ingest, retrieve every question, score, optionally QA.
+
+``run_locomo_bench`` is the whole benchmark as a function that returns a JSON-able dict (the
+CLI writes it to ``results.json`` and renders ``results.md`` / ``recall.png`` from it):
+
+1. **ingest** each chosen conversation into its own namespace (one per ``sample_id``, the same
+   one ``memgraph ingest`` uses). Ingest is idempotent: sessions already in memory are skipped,
+   so a second run reuses the memory. Per conversation it records the wall time, how many
+   sessions were new, and the embedding cache hits / misses, from which the state of the run
+   is named: ``cold`` (vectors computed), ``warm`` (every vector came from the embedding
+   cache) or ``reused`` (nothing to ingest).
+2. **retrieve** every question of the chosen categories with each retriever, asking for
+   ``max(k)`` items (10 at least with ``--qa``). Each retriever is warmed up with one
+   unrelated query per namespace first, so model loading and per-namespace index building
+   are not counted as query latency. The question's own embedding is always computed during
+   the timed call (it is never served from the embedding cache), so latency includes it.
+3. **score** per question with ``memgraph_agents.bench.metrics``: turn recall / hit / session
+   recall / answer recall / context tokens at every k. Turn metrics use the ranked evidence
+   flattened into provenance turn ids (first occurrence wins); "answer recall@k" and
+   "context tokens@k" use the text of the ranked evidence prefix that yields the first k
+   turns. Averages run over questions with at least one resolvable gold evidence id; the
+   others are counted as ``skipped_questions``.
+4. with ``qa=True``, answer each question from the top-10 evidence and judge it
+   (``memgraph_agents.bench.qa``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memgraph_agents.aio import run_sync
+from memgraph_agents.bench import metrics
+from memgraph_agents.config import Settings
+from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoQuestion, LocomoSample, iter_locomo_questions, load_locomo
+from memgraph_agents.model.evidence import Evidence, flatten_turns
+
+__all__ = [
+    "BENCH_VERSION", "DEFAULT_KS", "WARMUP_QUERY", "BenchOptions", "run_locomo_bench", "parse_int_list",
+    "parse_name_list", "check_options", "select_samples", "namespace_for", "machine_info", "evidence_prefix",
+]
+
+BENCH_VERSION = 1
+DEFAULT_KS: tuple[int, ...] = (3, 5, 10)
+WARMUP_QUERY = "What did we talk about the last time we met?"
+BUILDERS = ("offline", "llm")
+ALL_CATEGORIES = (1, 2, 3, 4, 5)
+
+
+# --------------------------------------------------------------------------- options
+
+
+def parse_int_list(text: str | Sequence[int], what: str, *, allowed: Sequence[int] | None = None) -> list[int]:
+    """``"3,5,10"`` -> ``[3, 5, 10]`` (sorted, unique, positive); one-line ``ValueError`` otherwise."""
+    if isinstance(text, str):
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        if not parts:
+            raise ValueError(f"{what}: expected a comma-separated list of integers, got {text!r}")
+        try:
+            values = [int(p) for p in parts]
+        except ValueError:
+            raise ValueError(f"{what}: expected a comma-separated list of integers, got {text!r}") from None
+    else:
+        values = [int(v) for v in text]
+        if not values:
+            raise ValueError(f"{what}: the list is empty")
+    bad = [v for v in values if v <= 0 or (allowed is not None and v not in allowed)]
+    if bad:
+        if allowed is not None:
+            raise ValueError(f"{what}: {', '.join(map(str, bad))} not allowed; choose from "
+                             f"{', '.join(map(str, allowed))}")
+        raise ValueError(f"{what}: values must be positive integers, got {', '.join(map(str, bad))}")
+    return sorted(set(values))
+
+
+def parse_name_list(text: str | Sequence[str] | None) -> list[str] | None:
+    """``"a, b,a"`` -> ``["a", "b"]`` (order kept); ``None`` / empty -> ``None``."""
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else [str(p).strip() for p in text]
+    parts = list(dict.fromkeys(p for p in parts if p))
+    return parts or None
+
+
+@dataclass
+class BenchOptions:
+    """Validated benchmark options (``check_options`` builds them from raw CLI values)."""
+
+    retrievers: list[str]
+    ks: list[int] = field(default_factory=lambda: list(DEFAULT_KS))
+    categories: list[int] = field(default_factory=lambda: list(DEFAULT_CATEGORIES))
+    conversations: list[str] | None = None
+    builder: str = "offline"
+    qa: bool = False
+
+    @property
+    def retrieve_k(self) -> int:
+        """How many items each retriever is asked for."""
+        from memgraph_agents.bench.qa import QA_EVIDENCE
+
+        return max(max(self.ks), QA_EVIDENCE if self.qa else 0)
+
+
+def check_options(settings: Settings, *, retrievers: str | Sequence[str] | None = None,
+                  ks: str | Sequence[int] = DEFAULT_KS, categories: str | Sequence[int] = DEFAULT_CATEGORIES,
+                  conversations: str | Sequence[str] | None = None, builder: str = "offline",
+                  qa: bool = False) -> BenchOptions:
+    """Validate everything that can be checked before loading data; one-line ``ValueError``s."""
+    from memgraph_agents.retrieval.registry import RETRIEVERS
+
+    available = list(RETRIEVERS)
+    names = parse_name_list(retrievers) or available
+    unknown = [n for n in names if n not in RETRIEVERS]
+    if unknown:
+        raise ValueError(f"unknown retriever{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
+                         f"available: {', '.join(available)}")
+    if builder not in BUILDERS:
+        raise ValueError(f"--builder: expected one of {', '.join(BUILDERS)}, got {builder!r}")
+    if builder == "llm" and settings.offline:
+        raise ValueError("--builder llm needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
+    if qa and settings.offline:
+        raise ValueError("--qa needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
+    return BenchOptions(
+        retrievers=names,
+        ks=parse_int_list(ks, "--k"),
+        categories=parse_int_list(categories, "--categories", allowed=ALL_CATEGORIES),
+        conversations=parse_name_list(conversations),
+        builder=builder,
+        qa=qa,
+    )
+
+
+def select_samples(samples: Sequence[LocomoSample], conversations: Sequence[str] | None, source: str = "") -> list[LocomoSample]:
+    """The samples named in ``conversations`` (file order), all when ``None``."""
+    if not conversations:
+        return list(samples)
+    by_id = {s.sample_id: s for s in samples}
+    unknown = [c for c in conversations if c not in by_id]
+    if unknown:
+        where = f" in {source}" if source else ""
+        raise ValueError(f"unknown conversation id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{where}: "
+                         f"available: {', '.join(by_id)}")
+    wanted = set(conversations)
+    return [s for s in samples if s.sample_id in wanted]
+
+
+def namespace_for(sample_id: str) -> str:
+    """The namespace of a LoCoMo sample: the same as ``memgraph ingest FILE`` picks."""
+    ns = re.sub(r"[^A-Za-z0-9_-]+", "-", sample_id).strip("-_")[:64]
+    return ns or "default"
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class _NoProgress:
+    def add_task(self, description: str, total: float | None = None, **_: Any) -> int:
+        return 0
+
+    def update(self, task: Any, **_: Any) -> None:
+        pass
+
+
+# --------------------------------------------------------------------------- timing
+
+
+class _FreshQueryEmbedder:
+    """The store's cached embedder, except that the current question is always embedded anew.
+
+    Latency must include the query embedding, but the persistent (model, text) cache would
+    serve a question from an earlier run or from the previous retriever. Other texts (graph
+    texts a retriever might embed) still go through the cache, as in normal use.
+    """
+
+    def __init__(self, base) -> None:
+        self.base = base
+        self.query: str | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.base, name)
+
+    def _fresh(self, text: str) -> np.ndarray:
+        v = np.asarray(self.base.inner.embed_documents([text])[0], dtype=np.float32)
+        n = float(np.linalg.norm(v))
+        return v / n if n else v
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        q = self.query
+        if q is None or q not in texts:
+            return self.base.embed(texts)
+        others = [t for t in texts if t != q]
+        cached = self.base.embed(others) if others else None
+        fresh = self._fresh(q)
+        rows, j = [], 0
+        for t in texts:
+            if t == q:
+                rows.append(fresh)
+            else:
+                rows.append(cached[j])
+                j += 1
+        return np.stack(rows).astype(np.float32, copy=False)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+class _BenchStore:
+    """A store seen through ``_FreshQueryEmbedder``; everything else is the real store."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+        self.embedder = _FreshQueryEmbedder(store.embedder)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+# --------------------------------------------------------------------------- scoring helpers
+
+
+def evidence_prefix(evidence: Sequence[Evidence], k: int) -> list[Evidence]:
+    """The ranked evidence up to (and including) the item that brings the k-th distinct turn."""
+    seen: set[str] = set()
+    for i, ev in enumerate(evidence):
+        seen.update(ev.turn_ids)
+        if len(seen) >= k:
+            return list(evidence[: i + 1])
+    return list(evidence)
+
+
+def _session_from_id(turn_id: str) -> str | None:
+    m = re.fullmatch(r"D(\d+):\d+", turn_id)
+    return f"S{m[1]}" if m else None
+
+
+def _nanmean(values: Sequence[float]) -> float | None:
+    x = np.asarray(values, dtype=np.float64)
+    x = x[~np.isnan(x)] if x.size else x
+    return round(float(x.mean()), 4) if x.size else None
+
+
+def _clean(value: Any) -> Any:
+    """NaN / inf -> None, recursively (results.json must be valid JSON)."""
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _metric_names(ks: Sequence[int]) -> list[str]:
+    names = [f"turn_recall@{k}" for k in ks]
+    for stem in ("hit", "session_recall", "answer_recall", "context_tokens"):
+        names += [f"{stem}@{k}" for k in ks]
+    return names
+
+
+def score_question(evidence: Sequence[Evidence], gold: Sequence[str], answer: str, ks: Sequence[int],
+                   turn_session: dict[str, str]) -> dict[str, float]:
+    """Every retrieval metric of one question (``nan`` where undefined)."""
+    ranked = flatten_turns(list(evidence))
+    out: dict[str, float] = {}
+    for k in ks:
+        out[f"turn_recall@{k}"] = metrics.turn_recall_at_k(ranked, gold, k)
+        out[f"hit@{k}"] = metrics.hit_at_k(ranked, gold, k)
+        out[f"session_recall@{k}"] = metrics.session_recall_at_k(ranked, gold, k, turn_session)
+        texts = [ev.text for ev in evidence_prefix(evidence, k)]
+        out[f"answer_recall@{k}"] = metrics.answer_recall_at_k(texts, answer)
+        out[f"context_tokens@{k}"] = float(metrics.context_tokens(texts))
+    return out
+
+
+def _aggregate(rows: Sequence[dict[str, float]], names: Sequence[str]) -> dict[str, float | None]:
+    return {n: _nanmean([r[n] for r in rows]) for n in names}
+
+
+# --------------------------------------------------------------------------- machine
+
+
+def machine_info() -> dict[str, Any]:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        cpu = platform.processor()
+    ram_gb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                ram_gb = round(int(line.split()[1]) / 1024**2, 1)
+                break
+    except OSError:
+        pass
+    try:
+        nproc = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        nproc = os.cpu_count() or 0
+    return {"nproc": nproc, "ram_gb": ram_gb, "cpu": cpu or "unknown", "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def _ingest(samples: Sequence[LocomoSample], settings: Settings, progress) -> dict[str, Any]:
+    from memgraph_agents.ingest import ingest_conversation
+    from memgraph_agents.runtime import get_store
+
+    per: dict[str, Any] = {}
+    nodes: dict[str, int] = {}
+    edges: dict[str, int] = {}
+    total_seconds, new_turns, turns, graph_bytes, vectors = 0.0, 0, 0, 0, 0
+    llm_usage: dict[str, float] = {}
+    warm_model_seconds = None
+    for sample in samples:
+        conv, ns = sample.conversation, namespace_for(sample.sample_id)
+        store = get_store(settings, ns)
+        emb = store.embedder
+        if warm_model_seconds is None:  # load the embedding model outside the timed ingest
+            t0 = time.perf_counter()
+            emb.inner.embed_documents(["warm up"])
+            warm_model_seconds = round(time.perf_counter() - t0, 3)
+        hits0, misses0 = emb.hits, emb.misses
+        task = progress.add_task(f"ingest {conv.id}", total=len(conv.sessions))
+        report = ingest_conversation(conv, settings, namespace=ns,
+                                     progress=lambda sid, done, total, t=task: progress.update(t, completed=done))
+        hits, misses = emb.hits - hits0, emb.misses - misses0
+        state = "reused" if report.sessions_new == 0 else ("warm" if misses == 0 else "cold")
+        progress.update(task, description=f"ingest {conv.id}: {state}, {report.sessions_new} new / "
+                                          f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
+        stats = store.stats()
+        builders = sorted({s.get("builder", "offline") for s in store.sessions()})
+        n_turns = sum(len(s.turns) for s in conv.sessions)
+        per[conv.id] = {
+            "namespace": ns, "state": state, "seconds": round(report.seconds, 3), "sessions": len(conv.sessions),
+            "sessions_new": report.sessions_new, "sessions_unchanged": report.sessions_unchanged,
+            "sessions_replaced": report.sessions_replaced, "turns": n_turns, "turns_new": report.turns,
+            "embedding_cache": {"hits": hits, "misses": misses}, "builders": builders,
+            "nodes": sum(stats["nodes"].values()), "edges": sum(stats["edges"].values()),
+            "notes": len(report.notes),
+        }
+        total_seconds += report.seconds
+        new_turns += report.turns
+        turns += n_turns
+        graph_bytes += stats["graph_bytes"]
+        vectors += stats["vectors"]
+        for kind, n in stats["nodes"].items():
+            nodes[kind] = nodes.get(kind, 0) + n
+        for kind, n in stats["edges"].items():
+            edges[kind] = edges.get(kind, 0) + n
+        for k, v in report.llm_usage.items():
+            llm_usage[k] = llm_usage.get(k, 0) + v
+    states = {p["state"] for p in per.values()}
+    return {
+        "seconds": round(total_seconds, 3), "state": states.pop() if len(states) == 1 else "mixed",
+        "embedding_model_load_seconds": warm_model_seconds, "turns": turns, "turns_new": new_turns,
+        "nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items())), "vectors": vectors,
+        "graph_bytes": graph_bytes, "llm_usage": llm_usage, "per_conversation": per,
+    }
+
+
+@dataclass
+class _Question:
+    sample: LocomoSample
+    q: LocomoQuestion
+    namespace: str
+
+
+def _retrieve_all(name: str, questions: Sequence[_Question], stores: dict[str, _BenchStore], opts: BenchOptions,
+                  turn_sessions: dict[str, dict[str, str]], progress, records: list | None
+                  ) -> tuple[dict[str, Any], dict[str, list[Evidence]]]:
+    from memgraph_agents.retrieval.registry import retrieve
+
+    k = opts.retrieve_k
+    warm_ms: list[float] = []
+    for store in stores.values():  # one warm-up query per namespace
+        store.embedder.query = None
+        t0 = time.perf_counter()
+        retrieve(name, WARMUP_QUERY, store, k=k)
+        warm_ms.append(1000 * (time.perf_counter() - t0))
+    names = _metric_names(opts.ks)
+    latencies: list[float] = []
+    rows: list[dict[str, float]] = []
+    row_cats: list[int] = []
+    n_items: list[int] = []
+    n_turns: list[int] = []
+    errors: list[str] = []
+    evidence_by_q: dict[str, list[Evidence]] = {}
+    task = progress.add_task(f"retrieve {name}", total=len(questions))
+    for item in questions:
+        q, store = item.q, stores[item.namespace]
+        store.embedder.query = q.question
+        t0 = time.perf_counter()
+        try:
+            evidence = retrieve(name, q.question, store, k=k)
+        except Exception as e:  # one failing question must not lose a long run: counted, reported
+            evidence = []
+            errors.append(f"{q.id}: {type(e).__name__}: {' '.join(str(e).split())}")
+        latencies.append(1000 * (time.perf_counter() - t0))
+        store.embedder.query = None
+        evidence_by_q[q.id] = evidence
+        ranked = flatten_turns(evidence)
+        n_items.append(len(evidence))
+        n_turns.append(len(ranked))
+        ts = turn_sessions[item.namespace]
+        gold = list(q.evidence)
+        scores = score_question(evidence, gold, q.answer, opts.ks, ts) if gold else None
+        if scores is not None:
+            rows.append(scores)
+            row_cats.append(q.category)
+        if records is not None:
+            records.append({
+                "retriever": name, "qid": q.id, "category": q.category, "question": q.question, "answer": q.answer,
+                "gold": gold, "gold_sessions": sorted({ts.get(t) or _session_from_id(t) or "?" for t in gold}),
+                "turns": ranked[: max(opts.ks)], "items": [ev.node_id for ev in evidence],
+                "latency_ms": round(latencies[-1], 2),
+                "scores": _clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
+            })
+        progress.update(task, advance=1)
+    if errors and len(errors) == len(questions):
+        raise RuntimeError(f"retriever {name!r} failed on every question, e.g. {errors[0]}")
+    out: dict[str, Any] = {"questions": len(rows), "skipped_questions": len(questions) - len(rows)}
+    out.update(_aggregate(rows, names))
+    out["latency_ms_p50"] = round(metrics.percentile(latencies, 50), 2) if latencies else None
+    out["latency_ms_p95"] = round(metrics.percentile(latencies, 95), 2) if latencies else None
+    out["latency_ms_mean"] = round(float(np.mean(latencies)), 2) if latencies else None
+    out["warmup_ms"] = round(float(np.mean(warm_ms)), 1) if warm_ms else None
+    out["items_per_query"] = round(float(np.mean(n_items)), 2) if n_items else 0.0
+    out["turns_per_query"] = round(float(np.mean(n_turns)), 2) if n_turns else 0.0
+    out["short_queries"] = sum(1 for n in n_turns if n < max(opts.ks))  # flattened to fewer than max k turns
+    out["errors"] = len(errors)
+    if errors:
+        out["error_examples"] = errors[:5]
+    per_cat: dict[str, Any] = {}
+    for c in opts.categories:
+        sel = [r for r, rc in zip(rows, row_cats) if rc == c]
+        per_cat[str(c)] = {"questions": len(sel), **_aggregate(sel, names)}
+    out["per_category"] = per_cat
+    progress.update(task, description=f"retrieve {name}: p50 {out['latency_ms_p50']} ms")
+    return out, evidence_by_q
+
+
+def _run_qa(name: str, questions: Sequence[_Question], evidence_by_q: dict[str, list[Evidence]], settings: Settings,
+            progress, records: list | None) -> dict[str, Any]:
+    from memgraph_agents.bench.qa import QA_EVIDENCE, QAItem, arun_qa, qa_scores
+    from memgraph_agents.runtime import get_chat_model
+
+    model = get_chat_model(settings)
+    if model is None:
+        raise ValueError("--qa needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
+    items = [QAItem(qid=x.q.id, category=x.q.category, question=x.q.question, gold=x.q.answer,
+                    evidence=evidence_by_q.get(x.q.id, [])[:QA_EVIDENCE], speakers=list(x.sample.conversation.speakers))
+             for x in questions]
+    task = progress.add_task(f"qa {name}", total=len(items))
+    outcomes, usage = run_sync(arun_qa(model, items, timeout=settings.llm_timeout,
+                                       concurrency=settings.llm_max_concurrency,
+                                       on_done=lambda o: progress.update(task, advance=1)))
+    scores = qa_scores(outcomes, usage)
+    progress.update(task, description=f"qa {name}: judge {scores['judge_accuracy']:.3f}")
+    if records is not None:
+        for o in outcomes:
+            records.append({"retriever": name, "qid": o.qid, "category": o.category, "question": o.question,
+                            "gold": o.gold, "answer": o.answer, "correct": o.correct, "f1": round(o.f1, 4),
+                            "reasoning": o.reasoning, "error": o.error, "qa": True})
+    return scores
+
+
+def run_locomo_bench(
+    data: str | os.PathLike[str] | Sequence[LocomoSample],
+    settings: Settings,
+    *,
+    retrievers: str | Sequence[str] | None = None,
+    ks: str | Sequence[int] = DEFAULT_KS,
+    categories: str | Sequence[int] = DEFAULT_CATEGORIES,
+    conversations: str | Sequence[str] | None = None,
+    builder: str = "offline",
+    qa: bool = False,
+    progress=None,
+    command: str = "",
+    records: list | None = None,
+    on_ingested: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run the LoCoMo benchmark; return the results (the ``results.json`` document).
+
+    ``data``: a LoCoMo file or already loaded samples. ``progress``: anything with rich's
+    ``add_task(description, total=)`` / ``update(task, advance=, completed=, description=)``.
+    ``records``: when a list, per-question rows (retrieval and QA) are appended to it.
+    """
+    opts = check_options(settings, retrievers=retrievers, ks=ks, categories=categories,
+                         conversations=conversations, builder=builder, qa=qa)
+    progress = progress or _NoProgress()
+    if isinstance(data, (str, os.PathLike)):
+        source = os.fspath(data)
+        samples = load_locomo(source)
+    else:
+        source, samples = "(samples)", list(data)
+    samples = select_samples(samples, opts.conversations, source)
+
+    # Ingest: the offline builder never calls an LLM, whatever MEMGRAPH_LLM says.
+    ingest_settings = settings.model_copy(update={"llm": "none"}) if opts.builder == "offline" else settings
+    ingest = _ingest(samples, ingest_settings, progress)
+    mismatched = {cid: p["builders"] for cid, p in ingest["per_conversation"].items() if p["builders"] != [opts.builder]}
+    if mismatched:
+        cid, found = next(iter(mismatched.items()))
+        raise ValueError(f"namespace {namespace_for(cid)!r} in {settings.data_dir} was built with the "
+                         f"{'/'.join(found)} builder, not {opts.builder!r}: use another --data-dir or "
+                         f"`memgraph forget --namespace {namespace_for(cid)}`")
+    if on_ingested is not None:
+        on_ingested(ingest)
+
+    from memgraph_agents.runtime import get_store
+
+    stores = {namespace_for(s.sample_id): _BenchStore(get_store(settings, namespace_for(s.sample_id), create=False))
+              for s in samples}
+    turn_sessions = {ns: dict(st.snapshot().turn_session) for ns, st in stores.items()}
+    questions = [_Question(s, q, namespace_for(s.sample_id)) for s, q in iter_locomo_questions(samples, opts.categories)]
+    if not questions:
+        raise ValueError(f"no question in categories {','.join(map(str, opts.categories))} for the chosen conversations")
+    skipped = sum(1 for x in questions if not x.q.evidence)
+
+    results: dict[str, Any] = {
+        "benchmark": "locomo", "version": BENCH_VERSION, "data": source,
+        "conversations": [s.sample_id for s in samples], "categories": opts.categories, "ks": opts.ks,
+        "builder": opts.builder, "llm": settings.llm if opts.qa else ingest_settings.llm,
+        "ingest_llm": ingest_settings.llm, "embeddings": settings.embeddings, "retrieve_k": opts.retrieve_k,
+        "questions": len(questions), "skipped_questions": skipped,
+        "questions_per_category": {str(c): sum(1 for x in questions if x.q.category == c) for c in opts.categories},
+        "retrievers": {},
+    }
+    for name in opts.retrievers:
+        summary, evidence_by_q = _retrieve_all(name, questions, stores, opts, turn_sessions, progress, records)
+        if opts.qa:
+            summary["qa"] = _run_qa(name, questions, evidence_by_q, settings, progress, records)
+        results["retrievers"][name] = summary
+    results["ingest"] = ingest
+    results["machine"] = machine_info()
+    results["date"] = datetime.now().astimezone().isoformat(timespec="seconds")
+    results["command"] = command
+    return _clean(results)

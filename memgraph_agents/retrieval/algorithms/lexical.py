@@ -1,0 +1,82 @@
+"""BM25 over a list of texts (Robertson & Zaragoza 2009), on the ``bm25s`` package.
+
+Tokens: lowercase words of two or more characters (bm25s' default pattern), English
+stopwords removed (bm25s' ``"en"`` list, the Lucene one), Porter-stemmed by our own stemmer
+(``porter.stem_words``; no PyStemmer needed) so "painting" matches "paints". Scoring is
+bm25s' Lucene variant with k1 = 1.5, b = 0.75.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import bm25s
+import numpy as np
+
+from memgraph_agents.retrieval.algorithms.porter import stem_words
+
+__all__ = ["BM25Index", "tokenize"]
+
+
+def tokenize(
+    texts: Sequence[str], *, stopwords: str | Iterable[str] = "en", stem: bool = True
+) -> list[list[str]]:
+    """The token lists ``BM25Index`` indexes and queries with."""
+    if not texts:
+        return []
+    stop = stopwords if isinstance(stopwords, str) else list(stopwords)
+    return bm25s.tokenize(
+        list(texts), stopwords=stop, stemmer=stem_words if stem else None,
+        return_ids=False, show_progress=False,
+    )
+
+
+class BM25Index:
+    """``BM25Index(texts).search(query, k)`` → ``[(text index, score)]``, best first.
+
+    Only texts sharing at least one query term are returned (score > 0), so a query of
+    stopwords only, or of words absent from the corpus, returns ``[]``; so does an empty
+    corpus. ``k`` larger than the corpus is fine. Ties go to the lower index.
+    """
+
+    def __init__(
+        self,
+        texts: Sequence[str],
+        *,
+        stopwords: str | Iterable[str] = "en",
+        stem: bool = True,
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> None:
+        self.size = len(texts)
+        self._stopwords = stopwords if isinstance(stopwords, str) else list(stopwords)
+        self._stem = stem
+        tokens = tokenize(texts, stopwords=self._stopwords, stem=stem)
+        self._bm25: bm25s.BM25 | None = None
+        # bm25s cannot index a corpus without a single token.
+        if any(tokens):
+            self._bm25 = bm25s.BM25(k1=k1, b=b)
+            self._bm25.index(tokens, show_progress=False)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every text for ``query`` (zeros when nothing matches)."""
+        if self._bm25 is None:
+            return np.zeros(self.size)
+        terms = tokenize([query], stopwords=self._stopwords, stem=self._stem)[0]
+        ids = self._bm25.get_tokens_ids([t for t in terms if t])
+        if not ids:
+            return np.zeros(self.size)
+        return np.asarray(self._bm25.get_scores_from_ids(ids), dtype=np.float64)
+
+    def search(self, query: str, k: int = 10) -> list[tuple[int, float]]:
+        if k <= 0:
+            return []
+        s = self.scores(query)
+        hits = np.flatnonzero(s > 0)
+        if hits.size == 0:
+            return []
+        order = hits[np.lexsort((hits, -s[hits]))][:k]
+        return [(int(i), float(s[i])) for i in order]

@@ -1,0 +1,140 @@
+"""Evaluation metrics (DESIGN §11) on hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from memgraph_agents.bench.metrics import (
+    answer_recall_at_k, bleu1, context_tokens, f1_locomo, hit_at_k, normalize_answer,
+    percentile, session_recall_at_k, set_f1, turn_recall_at_k,
+)
+from memgraph_agents.model import Evidence
+
+RANKED = ["D1:1", "D1:2", "D1:1", "D2:3"]  # D1:1 repeated: first occurrence wins
+GOLD = ["D1:1", "D2:3", "D2:3"]  # duplicate gold id counts once: |gold| = 2
+
+
+def test_turn_recall_first_occurrence_and_cutoffs() -> None:
+    assert turn_recall_at_k(RANKED, GOLD, 1) == 0.5  # [D1:1]
+    assert turn_recall_at_k(RANKED, GOLD, 2) == 0.5  # [D1:1, D1:2]
+    assert turn_recall_at_k(RANKED, GOLD, 3) == 1.0  # [D1:1, D1:2, D2:3]: the repeat took no slot
+    assert turn_recall_at_k(RANKED, GOLD, 100) == 1.0
+    assert turn_recall_at_k(RANKED, GOLD, 0) == 0.0
+    assert turn_recall_at_k([], GOLD, 10) == 0.0
+    assert math.isnan(turn_recall_at_k(RANKED, [], 10))
+
+
+def test_turn_metrics_flatten_evidence() -> None:
+    ev = [
+        Evidence(node_id="event:1", kind="event", text="a", score=0.9, turn_ids=["D1:1", "D1:2"]),
+        Evidence(node_id="event:2", kind="event", text="b", score=0.8, turn_ids=["D1:2", "D2:3", "D2:4"]),
+    ]
+    # Flattened: D1:1, D1:2, D2:3, D2:4.
+    assert turn_recall_at_k(ev, ["D2:3", "D2:4"], 3) == 0.5
+    assert turn_recall_at_k(ev, ["D2:3", "D2:4"], 4) == 1.0
+    assert hit_at_k(ev, ["D2:3", "D2:4"], 3) == 0.0
+    assert hit_at_k(ev, ["D2:3", "D2:4"], 4) == 1.0
+
+
+def test_hit_at_k() -> None:
+    assert hit_at_k(RANKED, GOLD, 2) == 0.0
+    assert hit_at_k(RANKED, GOLD, 3) == 1.0
+    assert hit_at_k(RANKED, ["D1:2"], 2) == 1.0
+    assert math.isnan(hit_at_k(RANKED, [], 3))
+
+
+def test_session_recall_order_of_first_appearance() -> None:
+    t2s = {"D2:1": "S2", "D5:3": "S5", "D2:7": "S2", "D1:4": "S1", "D1:5": "S1"}
+    ranked = ["D2:1", "D5:3", "D2:7", "D1:4"]  # sessions in order: S2, S5, S1
+    assert session_recall_at_k(ranked, ["D1:4"], 2, t2s) == 0.0  # [S2, S5]
+    assert session_recall_at_k(ranked, ["D1:4"], 3, t2s) == 1.0  # k counts sessions, not turns
+    # Gold turns D2:7 and D1:5 -> sessions {S2, S1}; unknown gold ids are ignored.
+    assert session_recall_at_k(ranked, ["D2:7", "D1:5", "D9:9"], 1, t2s) == 0.5
+    assert session_recall_at_k(ranked, ["D2:7", "D1:5"], 3, t2s) == 1.0
+    # Ranked turns unknown to the mapping are skipped.
+    assert session_recall_at_k(["X:1", "D1:4"], ["D1:5"], 1, t2s) == 1.0
+    assert math.isnan(session_recall_at_k(ranked, ["D9:9"], 3, t2s))
+
+
+def test_answer_recall() -> None:
+    texts = ["Caroline went to the LGBTQ support group on 7 May 2023", "Melanie: nice!"]
+    assert answer_recall_at_k(texts, "7 May, 2023") == 1.0
+    assert answer_recall_at_k(texts, "The support groups") == 1.0  # article dropped, "groups" -> "group"
+    assert answer_recall_at_k(texts, "support meeting") == 0.5
+    assert answer_recall_at_k(texts, "a Paris trip") == 0.0
+    assert answer_recall_at_k([], "Paris") == 0.0
+    assert answer_recall_at_k(["in 2022"], 2022) == 1.0  # non-string answers (LoCoMo has ints)
+    assert math.isnan(answer_recall_at_k(texts, "the"))
+
+
+def test_context_tokens_and_percentile() -> None:
+    assert context_tokens(["a b c", "  d\te  ", ""]) == 5
+    assert percentile([1, 2, 3, 4], 50) == 2.5
+    assert percentile([1, 2, 3, 4], 95) == pytest.approx(3.85)
+    assert percentile([5.0, float("nan")], 50) == 5.0
+    assert math.isnan(percentile([], 50))
+    with pytest.raises(ValueError):
+        percentile([1.0], 101)
+
+
+def test_normalize_answer_official() -> None:
+    # LoCoMo's scorer drops commas, punctuation, a/an/the and also "and".
+    assert normalize_answer("The Cat, and a DOG!") == "cat dog"
+    assert normalize_answer("  7 May   2023. ") == "7 may 2023"
+    assert normalize_answer("anthem") == "anthem"  # whole words only
+
+
+def test_f1_locomo_tokens_articles_punctuation_stems() -> None:
+    # pred "cats are running" -> [cat, are, run]; gold "cat running" -> [cat, run]
+    # P = 2/3, R = 1, F1 = 0.8
+    assert f1_locomo("The cats are running", "cat running", 4) == pytest.approx(0.8)
+    assert f1_locomo("an apple.", "Apple", 2) == 1.0
+    assert f1_locomo("Paris", "London", 4) == 0.0
+    # Repeated tokens count as a multiset: pred [yes, yes] vs gold [yes]: P = 1/2, R = 1.
+    assert f1_locomo("yes yes", "yes", 4) == pytest.approx(2 / 3)
+
+
+def test_f1_locomo_multi_hop_comma_split() -> None:
+    # Gold parts: "London" best 1.0 (pred part "London"), "Berlin" best 0.0 -> mean 0.5.
+    assert f1_locomo("Paris, London", "London, Berlin", 1) == 0.5
+    # "pottery" -> 1.0; "hiking" vs "hiking in the mountains" = [hike, in, mountain]:
+    # P = 1/3, R = 1, F1 = 0.5 -> mean 0.75.
+    assert f1_locomo("hiking in the mountains, pottery", "pottery, hiking", 1) == pytest.approx(0.75)
+    # Without the category the commas are simply dropped: one bag of tokens.
+    assert f1_locomo("Paris, London", "London, Berlin") == 0.5
+
+
+def test_f1_locomo_other_categories_and_empty() -> None:
+    # Category 3 keeps the gold before ';': "Likely yes" -> [like, ye]; pred [ye]: F1 = 2/3.
+    assert f1_locomo("yes", "Likely yes; because she likes it", 3) == pytest.approx(2 / 3)
+    assert f1_locomo("No information available.", "anything", 5) == 1.0
+    assert f1_locomo("She went to Paris", "anything", 5) == 0.0
+    assert f1_locomo("", "Paris", 4) == 0.0
+    assert f1_locomo("Paris", "", 4) == 0.0
+    assert f1_locomo("", "", 4) == 0.0
+    assert f1_locomo("the", "a", 4) == 0.0  # nothing left after normalisation
+    assert f1_locomo("2022", 2022, 2) == 1.0
+
+
+def test_set_f1_mem0_style() -> None:
+    # pred set {the, cat, hat}, gold set {the, cat}: P = 2/3, R = 1, F1 = 0.8 (no stemming,
+    # articles kept, duplicates ignored).
+    assert set_f1("the cat the hat", "The cat.") == pytest.approx(0.8)
+    assert set_f1("cats", "cat") == 0.0
+    assert set_f1("", "cat") == 0.0
+    assert set_f1("cat", "") == 0.0
+
+
+def test_bleu1() -> None:
+    # 6 tokens each; clipped matches the(2) cat on mat = 5; BP = 1 -> 5/6.
+    assert bleu1("the cat sat on the mat", "the cat is on the mat") == pytest.approx(5 / 6)
+    # Short prediction: precision 1, c = 2, r = 6, BP = exp(1 - 3).
+    assert bleu1("the cat", "the cat is on the mat") == pytest.approx(math.exp(-2))
+    # Clipping: "the the the" vs "the cat": 1 match of 3, longer than the reference -> 1/3.
+    assert bleu1("the the the", "the cat") == pytest.approx(1 / 3)
+    # Punctuation is a token; contractions split like NLTK: [she, does, n't, know, .]
+    assert bleu1("She doesn't know.", "she doesn't know.") == 1.0
+    assert bleu1("", "cat") == 0.0
+    assert bleu1("dog", "cat") == 0.0
