@@ -16,6 +16,7 @@ from typing import Annotated, Literal, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from memgraph_agents.config import IngestParams, Settings
 from memgraph_agents.construct.build import SessionBuild, session_hash
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.events import segment_events
@@ -25,6 +26,7 @@ from memgraph_agents.construct.relate import relate
 from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.topic_layer import update_topics
 from memgraph_agents.model.conversation import Session
+from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
 from memgraph_agents.storage import SessionRecord, SessionWrite
 
@@ -38,11 +40,29 @@ def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     return out
 
 
+# Settings fields ``MemoryContext`` has no slot for. ``aingest_conversation`` passes them as
+# plain data in ``context.extra["settings"]`` so that an explicit ``Settings`` object (a short
+# ``llm_timeout``, custom ``ingest`` parameters) is honoured rather than silently replaced by
+# the environment's values.
+EXTRA_SETTINGS = ("llm_timeout", "llm_max_concurrency", "ingest")
+
+
+def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
+    ctx = runtime.context or MemoryContext()
+    settings = ctx.settings()
+    extra = (ctx.extra or {}).get("settings") or {}
+    update = {k: v for k, v in extra.items() if k in EXTRA_SETTINGS}
+    if isinstance(update.get("ingest"), dict):
+        update["ingest"] = IngestParams.model_validate(update["ingest"])
+    return settings.model_copy(update=update) if update else settings
+
+
 class IngestState(TypedDict, total=False):
     session: Session
     speakers: list[str]
     build: SessionBuild
     status: str  # new | replaced | unchanged | committed
+    replaced: bool  # an older version of this session was deleted by ``check``
     notes: Annotated[list[str], operator.add]
     usage: Annotated[dict[str, float], add_counts]
 
@@ -50,7 +70,7 @@ class IngestState(TypedDict, total=False):
 def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContext:
     from memgraph_agents.llm.usage import LLMUsage
 
-    settings = (runtime.context or MemoryContext()).settings()
+    settings = run_settings(runtime)
     store = get_store(settings)
     llm = get_chat_model(settings)
     return BuildContext(snapshot=store.snapshot(), embedder=store.embedder, params=settings.ingest,
@@ -64,7 +84,7 @@ def _usage(ctx: BuildContext) -> dict:
 
 
 def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    settings = (runtime.context or MemoryContext()).settings()
+    settings = run_settings(runtime)
     store = get_store(settings)
     session = state["session"]
     old = store.session_hash(session.id)
@@ -72,7 +92,7 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
         return {"status": "unchanged"}
     if old is not None:  # same id, new content (e.g. a chat session that grew): replace it
         store.delete_session(session.id)
-        return {"status": "replaced"}
+        return {"status": "replaced", "replaced": True}
     return {"status": "new"}
 
 
@@ -113,13 +133,16 @@ def sentences(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
 
 
 def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    settings = (runtime.context or MemoryContext()).settings()
+    settings = run_settings(runtime)
     store = get_store(settings)
     session, b = state["session"], state["build"]
     snap = store.snapshot()
     fresh = [n for n in b.nodes if n.embed and n.id not in snap]
     vecs = store.embedder.embed([n.text for n in fresh]) if fresh else []
-    llm_builder = "llm" if not settings.offline else "offline"
+    # "llm" only when the events really came from the LLM: a session whose extraction fell
+    # back is recorded as built offline (the reason is in info.notes).
+    llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))
+    llm_builder = "llm" if not settings.offline and llm_events else "offline"
     record = SessionRecord(id=session.id, date=session.date.isoformat(), participants=list(session.participants),
                            n_turns=len(session.turns), content_hash=session_hash(session), builder=llm_builder,
                            info={"notes": b.notes, "usage": state.get("usage", {})})

@@ -34,10 +34,12 @@ ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
 
 async def aingest_conversation(conversation: Conversation, settings: Settings, *, namespace: str | None = None,
                                progress: ProgressFn | None = None) -> IngestReport:
-    from memgraph_agents.graphs.ingest import graph
+    from memgraph_agents.graphs.ingest import EXTRA_SETTINGS, graph
 
     ns = namespace or settings.namespace
-    ctx = MemoryContext.from_settings(settings.model_copy(update={"namespace": ns}))
+    run = settings.model_copy(update={"namespace": ns})
+    # MemoryContext carries no timeout or ingest parameters: pass them along explicitly.
+    ctx = MemoryContext.from_settings(run, settings=run.model_dump(mode="json", include=set(EXTRA_SETTINGS)))
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
     total = len(conversation.sessions)
@@ -49,7 +51,7 @@ async def aingest_conversation(conversation: Conversation, settings: Settings, *
         else:
             report.sessions_new += 1
             report.turns += len(session.turns)
-            report.sessions_replaced += int(out.get("notes") is not None and status == "replaced")
+            report.sessions_replaced += int(bool(out.get("replaced")))  # status is "committed" by now
             report.notes.extend(f"{session.id}: {n}" for n in out.get("notes", []))
             for k, v in (out.get("usage") or {}).items():
                 report.llm_usage[k] = report.llm_usage.get(k, 0) + v

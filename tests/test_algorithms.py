@@ -92,7 +92,8 @@ def test_ppr_closed_forms() -> None:
     # Directed 0 -> 1 only: node 1 is dangling and teleports to the seed (node 0), which gives
     # the same equations and the same answer.
     one_way = sp.csr_matrix(np.array([[0.0, 1.0], [0.0, 0.0]]))
-    np.testing.assert_allclose(personalized_pagerank(one_way, np.array([3.0, 0.0])), [2 / 3, 1 / 3], atol=1e-9)
+    got = personalized_pagerank(one_way, np.array([3.0, 0.0]))
+    np.testing.assert_allclose(got, [2 / 3, 1 / 3], atol=1e-9)
     # Path 0 - 1 - 2, seed on 0: p0 = 1/2 + p1/4, p1 = (p0 + p2)/2, p2 = p1/4
     # => p1 = 1/4 + p1/4 => p1 = 1/3, p0 = 7/12, p2 = 1/12.
     path = sp.csr_matrix(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float))
@@ -202,7 +203,8 @@ def test_query_edge_weights_rules() -> None:
     # Turn 2 has no arguments: its session edge uses its own similarity (0.7).
     # Negative similarity -> weight 0 -> edge dropped. Duplicate edges keep the max.
     w = query_edge_weights(
-        [2, 0, 1, 1], [3, 2, 0, 0], [EdgeCode.TURN_SESSION, EdgeCode.OTHER, EdgeCode.RELATION, EdgeCode.RELATION],
+        [2, 0, 1, 1], [3, 2, 0, 0],
+        [EdgeCode.TURN_SESSION, EdgeCode.OTHER, EdgeCode.RELATION, EdgeCode.RELATION],
         np.array([0.1, 0.2, 0.7, 0.3]), np.array([0.0, -0.4, 0.2, 0.6]), mirror=False,
     ).toarray()
     assert w[2, 3] == pytest.approx(0.7)
@@ -235,7 +237,8 @@ def test_sentence_hop_one_hop() -> None:
     # One hop (both directions): 0 -> 1; 2 -> 3 and 5 (5 -> 2). Gathered {0, 1, 2, 3, 5}.
     # Chunk 0: mean(0.5, 0.1) = 0.3; chunk 1: mean(0.3, -0.2) = 0.05; chunk 2: 0.25.
     got = sentence_hop(HOP_SIMS, HOP_KNN, HOP_CHUNK, top_n=2, gamma=1.2, hops=1)
-    assert [(c, round(s, 9), sents) for c, s, sents in got] == [(0, 0.3, [0, 1]), (2, 0.25, [5]), (1, 0.05, [2, 3])]
+    rounded = [(c, round(s, 9), sents) for c, s, sents in got]
+    assert rounded == [(0, 0.3, [0, 1]), (2, 0.25, [5]), (1, 0.05, [2, 3])]
 
 
 def test_sentence_hop_no_hop_threshold_and_fallback() -> None:
@@ -265,7 +268,8 @@ def test_reciprocal_rank_fusion() -> None:
     assert [x for x, _ in fused] == ["b", "c", "a", "d"]
     assert dict(fused)["b"] == pytest.approx(1 / 62 + 1 / 61)
     # Weights: the second list silenced.
-    assert [x for x, _ in reciprocal_rank_fusion([["a", "b"], ["b", "c"]], k=1, weights=[1, 0])] == ["a", "b", "c"]
+    silenced = reciprocal_rank_fusion([["a", "b"], ["b", "c"]], k=1, weights=[1, 0])
+    assert [x for x, _ in silenced] == ["a", "b", "c"]
     # Ties: equal score and best rank -> first seen.
     assert [x for x, _ in reciprocal_rank_fusion([["x"], ["y"]])] == ["x", "y"]
     # Repeats inside one list count once, at their first rank.

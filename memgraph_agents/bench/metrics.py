@@ -43,7 +43,11 @@ def _ranked_ids(ranked: Ranked) -> list[str]:
 
 
 def turn_recall_at_k(ranked_turns: Ranked, gold: Iterable[str], k: int) -> float:
-    """|gold ∩ first k distinct ranked turns| / |gold| (gold deduplicated); nan if no gold."""
+    """|gold ∩ first k distinct ranked turns| / |gold| (gold deduplicated); nan if no gold.
+
+    Pass only resolvable gold ids (turns that exist in the conversation): LoCoMo has a few
+    evidence ids that point nowhere, and keeping them would cap recall below 1.
+    """
     gold_set = set(gold)
     if not gold_set:
         return math.nan

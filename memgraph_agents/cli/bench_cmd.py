@@ -1,13 +1,130 @@
-"""``memgraph bench``: placeholder until the benchmark lands."""
+"""``memgraph bench locomo``: ingest LoCoMo, run every question through each retriever, score.
+
+    memgraph bench locomo --data FILE [--conversations ID,...] [--builder offline|llm]
+        [--retrievers dense,bm25,...] [--k 3,5,10] [--categories 1,2,3,4] [--data-dir DIR]
+        [--qa] [--llm SPEC] --out DIR
+
+Writes ``OUT/results.json``, ``OUT/results.md``, ``OUT/recall.png`` and
+``OUT/questions.jsonl`` (one row per question and retriever).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from memgraph_agents.config import Settings
 
 
 def add_parser(sub) -> None:
-    sub.add_parser("bench", help="benchmarks (locomo)")
+    bench = sub.add_parser("bench", help="benchmarks (locomo)", description="Benchmarks.")
+    bsub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCHMARK")
+    s = bsub.add_parser(
+        "locomo", help="retrieval (and QA) benchmark on a LoCoMo-format file",
+        description="Ingest LoCoMo conversations (one namespace per sample_id, reusing memory already in the "
+                    "data dir), retrieve every question with each retriever and score turn/session recall, "
+                    "answer recall, context size and latency; with --qa also answer and judge with an LLM.")
+    s.add_argument("--data", type=Path, help="LoCoMo JSON file (required)")
+    s.add_argument("--out", type=Path, help="output directory (required): results.json, results.md, recall.png")
+    s.add_argument("--conversations", help="comma-separated sample ids (default: all in the file)")
+    s.add_argument("--builder", default="offline", help="offline (default; no LLM at ingest) or llm")
+    s.add_argument("--retrievers", help="comma-separated retriever names (default: every registered retriever)")
+    s.add_argument("--k", default="3,5,10", help="comma-separated k values (default 3,5,10)")
+    s.add_argument("--categories", default="1,2,3,4",
+                   help="question categories: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, "
+                        "5 adversarial (default 1,2,3,4)")
+    s.add_argument("--qa", action="store_true", help="also answer from the top-10 evidence and judge (needs an LLM)")
+    s.add_argument("--llm", help="'provider:model' for --qa / --builder llm (env MEMGRAPH_LLM)")
+    # Also accepted after the sub-command; SUPPRESS keeps the global option's value when absent.
+    s.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="memory location (as the global option)")
+    s.add_argument("--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)")
 
 
-def cmd_bench(args: argparse.Namespace, settings) -> int:
-    raise RuntimeError("memgraph bench is not available yet")
+def _command_line(args: argparse.Namespace, settings: Settings) -> str:
+    if Path(sys.argv[0]).name == "memgraph" and len(sys.argv) > 1 and "bench" in sys.argv:
+        return shlex.join(["memgraph", *sys.argv[1:]])
+    parts = ["memgraph", "--data-dir", str(settings.data_dir)]
+    if settings.embeddings != "minilm":
+        parts += ["--embeddings", settings.embeddings]
+    parts += ["bench", "locomo", "--data", str(args.data)]
+    for opt in ("conversations", "retrievers", "k", "categories", "builder", "llm"):
+        value = getattr(args, opt, None)
+        if value:
+            parts += [f"--{opt}", str(value)]
+    if args.qa:
+        parts.append("--qa")
+    parts += ["--out", str(args.out)]
+    return shlex.join(parts)
+
+
+def _table(title: str, columns: list[str], rows: list[list[str]]):
+    """``output.table`` with the name column never wrapped (names stay readable on 80 columns)."""
+    from memgraph_agents.cli.output import table
+
+    t = table(title, columns, rows)
+    t.columns[0].no_wrap = True
+    t.columns[0].min_width = max([len(str(r[0])) for r in rows] + [len(columns[0])])
+    return t
+
+
+def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
+    if getattr(args, "bench_command", None) != "locomo":
+        raise ValueError("usage: memgraph bench locomo --data FILE --out DIR")
+    return cmd_bench_locomo(args, settings)
+
+
+def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.bench.locomo import check_options, run_locomo_bench
+    from memgraph_agents.bench.report import (
+        INGEST_COLUMNS, QA_COLUMNS, category_columns, category_rows, ingest_rows, overall_columns, overall_rows,
+        qa_rows, write_results,
+    )
+    from memgraph_agents.cli.output import console, progress_bar
+
+    # Everything that can be checked is checked before any work starts.
+    check_options(settings, retrievers=args.retrievers, ks=args.k, categories=args.categories,
+                  conversations=args.conversations, builder=args.builder, qa=args.qa)
+    if args.data is None:
+        raise ValueError("bench locomo needs --data FILE (a LoCoMo JSON file)")
+    if not args.data.is_file():
+        raise FileNotFoundError(f"--data {args.data}: {'is a directory' if args.data.is_dir() else 'file not found'}")
+    if args.out is None:
+        raise ValueError("bench locomo needs --out DIR (where results.json, results.md and recall.png go)")
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out}: exists and is not a directory")
+
+    records: list[dict] = []
+    console.print(f"memgraph bench locomo: memory in {settings.data_dir}, embeddings {settings.embeddings}, "
+                  f"builder {args.builder}")
+    with progress_bar() as p:
+        results = run_locomo_bench(
+            args.data, settings, retrievers=args.retrievers, ks=args.k, categories=args.categories,
+            conversations=args.conversations, builder=args.builder, qa=args.qa, progress=p,
+            command=_command_line(args, settings), records=records,
+        )
+    paths = write_results(results, args.out)
+    with (args.out / "questions.jsonl").open("w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+    kmax = max(results["ks"])
+    ing = results["ingest"]
+    console.print(_table(f"Ingest ({ing['state']}, {ing['seconds']:.1f} s)", INGEST_COLUMNS, ingest_rows(results)))
+    console.print(_table(f"LoCoMo retrieval: {results['questions'] - results['skipped_questions']} questions "
+                        f"({results['skipped_questions']} skipped: no resolvable evidence)",
+                        overall_columns(results), overall_rows(results)))
+    console.print(_table(f"Turn recall@{kmax} per category", category_columns(results, f"turn_recall@{kmax}"),
+                        category_rows(results, f"turn_recall@{kmax}")))
+    qrows = qa_rows(results)
+    if qrows:
+        console.print(_table(f"QA with {results['llm']}", QA_COLUMNS, qrows))
+    for name, r in results["retrievers"].items():
+        if r.get("error_examples"):
+            what = "every question" if r.get("failed") else f"{r['errors']} question(s)"
+            console.print(f"warning: {name} raised on {what}, e.g. {r['error_examples'][0]}", markup=False)
+    console.print(f"wrote {paths['json']}, {paths['md']}, {paths['png']} and {args.out / 'questions.jsonl'}",
+                  markup=False)
+    return 0

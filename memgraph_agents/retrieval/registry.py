@@ -6,11 +6,16 @@ from collections.abc import Callable
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.dense import dense
+from memgraph_agents.retrieval.dwpr_retriever import dwpr
 from memgraph_agents.retrieval.lexical import bm25, hybrid
+from memgraph_agents.retrieval.ppr_retriever import ppr
+from memgraph_agents.retrieval.sentence_hop_retriever import sentence_hop
 
 Retriever = Callable[..., list[Evidence]]
 
-RETRIEVERS: dict[str, Retriever] = {"dense": dense, "bm25": bm25, "hybrid": hybrid}
+RETRIEVERS: dict[str, Retriever] = {
+    "dense": dense, "bm25": bm25, "hybrid": hybrid, "ppr": ppr, "sentence_hop": sentence_hop, "dwpr": dwpr,
+}
 DEFAULT_RETRIEVER = "hybrid"
 
 

@@ -87,12 +87,13 @@ def query_edge_weights(
             raise ValueError("edge_sim must have one entry per edge")
 
     w = np.zeros(src.shape[0])
+    if needs_edge_sim.any():
+        w[needs_edge_sim] = edge_sim[needs_edge_sim]
     arg = kind == EdgeCode.ARG_TURN
     w[arg] = node_sim[src[arg]]
-    w[needs_edge_sim] = edge_sim[needs_edge_sim] if needs_edge_sim.any() else 0.0
 
     # Mean argument similarity per turn, each (argument, turn) pair counted once.
-    pairs = np.unique(np.stack([src[arg], dst[arg]], axis=1), axis=0) if arg.any() else np.zeros((0, 2), int)
+    pairs = np.unique(np.stack([src[arg], dst[arg]], axis=1), axis=0).reshape(-1, 2)
     total = np.bincount(pairs[:, 1], weights=node_sim[pairs[:, 0]], minlength=n)
     count = np.bincount(pairs[:, 1], minlength=n)
     turn_score = np.where(count > 0, total / np.maximum(count, 1), node_sim)
@@ -101,7 +102,9 @@ def query_edge_weights(
 
     if mirror:
         back = arg | ts
-        src, dst, w = np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]]), np.concatenate([w, w[back]])
+        src, dst, w = (
+            np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]]), np.concatenate([w, w[back]])
+        )
     w = np.clip(w, 0.0, None)
     keep = w > 0
     src, dst, w = src[keep], dst[keep], w[keep]
