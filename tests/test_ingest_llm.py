@@ -14,6 +14,7 @@ import pytest
 
 import memgraph_agents.construct.fuse as fuse_mod
 import memgraph_agents.llm.structured as structured
+from memgraph_agents.config import Settings
 from memgraph_agents.construct.relate import argument_key
 from memgraph_agents.embeddings import HashEmbeddings
 from memgraph_agents.ingest import ingest_conversation
@@ -245,9 +246,11 @@ def test_malformed_then_valid_reply_is_repaired_and_stays_llm(settings, kind):
 # --------------------------------------------------------------------------- (c) fallbacks
 
 
-def _offline_events(settings, conv):
-    s = settings.model_copy(update={"namespace": "offline-twin"})
-    ingest_conversation(conv, s)
+@pytest.fixture(scope="module")
+def offline_events(tmp_path_factory):
+    """Events of ``make_conversation()`` built offline (what every fallback must reproduce)."""
+    s = Settings(data_dir=tmp_path_factory.mktemp("offline") / "mem", embeddings="hash", namespace="twin")
+    ingest_conversation(make_conversation(), s)
     return {i: (n.text, n.turn_ids) for i, n in rows(get_store(s), "event").items()}
 
 
@@ -260,7 +263,7 @@ FAILURES = {
 
 
 @pytest.mark.parametrize("mode", list(FAILURES))
-def test_failing_llm_falls_back_to_offline_per_session_and_loses_nothing(settings, monkeypatch, mode):
+def test_failing_llm_falls_back_to_offline_per_session_and_loses_nothing(settings, monkeypatch, offline_events, mode):
     monkeypatch.setattr(structured, "DEFAULT_BACKOFF_BASE", 0.001)  # 429s: retried, but quickly
     make, error = FAILURES[mode]
     conv = make_conversation()
@@ -279,7 +282,7 @@ def test_failing_llm_falls_back_to_offline_per_session_and_loses_nothing(setting
     # Exactly the events the offline builder makes.
     got = {i: (n.text, n.turn_ids) for i, n in rows(store, "event").items()}
     assert {n.attrs["builder"] for n in rows(store, "event").values()} == {"offline"}
-    assert got == _offline_events(settings, conv)
+    assert got == offline_events
     assert not [e for e in edges(store, "relation") if e.label != "follow_up"]
     assert report.llm_usage["failures"] >= 3 and report.llm_usage["calls"] == len(model.calls)
     if mode == "rate_limited":  # transient: retried up to 3 attempts per request

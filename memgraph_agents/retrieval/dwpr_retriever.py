@@ -16,7 +16,7 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.dwpr import EdgeCode, dwpr as dwpr_scores, query_edge_weights
 from memgraph_agents.retrieval.evidence import to_evidence, top_indices
-from memgraph_agents.retrieval.seeds import node_similarities, turn_seeds
+from memgraph_agents.retrieval.seeds import node_similarities, speaker_weights, turn_seeds
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE
 
 
@@ -42,7 +42,8 @@ def _edges(snap):
     return snap.derived("dwpr_edges", build)
 
 
-def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50) -> list[Evidence]:
+def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
+         other_speaker: float = 0.3) -> list[Evidence]:
     snap = store.snapshot()
     sims = np.clip(node_similarities(snap, store.embedder.embed_one(query)), 0.0, None).astype(np.float64)
     src, dst, kind = _edges(snap)
@@ -67,5 +68,8 @@ def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 
     for i, s in ts.items():  # lexical evidence the embedding misses
         seed[i] += s * 10
     scores = dwpr_scores(w, seed, damping=damping)
+    sw = speaker_weights(query, snap, other_speaker) if other_speaker < 1 else None
+    if sw is not None:
+        scores = scores * sw
     mask = inside & (snap.kind == KIND_CODE["turn"])
     return [to_evidence(snap, int(i), scores[i], retriever="dwpr") for i in top_indices(scores, k, mask)]

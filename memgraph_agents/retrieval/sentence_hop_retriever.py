@@ -15,8 +15,15 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop as hop
 from memgraph_agents.retrieval.evidence import to_evidence
-from memgraph_agents.retrieval.seeds import node_similarities
+from memgraph_agents.retrieval.seeds import node_similarities, speaker_weights
 from memgraph_agents.storage.snapshot import EDGE_CODE
+
+
+def sentence_bm25(snap):
+    """BM25 over sentence texts, built once per snapshot."""
+    from memgraph_agents.retrieval.algorithms.lexical import BM25Index
+
+    return snap.derived(("bm25", "sentence"), lambda: BM25Index([snap.text[i] for i in snap.indices_of(NodeKind.SENTENCE)]))
 
 
 def _sentence_graph(snap):
@@ -34,13 +41,22 @@ def _sentence_graph(snap):
     return snap.derived("sentence_graph", build)
 
 
-def sentence_hop(query: str, store, *, k: int = 10, top_n: int = 15, gamma: float = 1.2, hops: int = 1) -> list[Evidence]:
+def sentence_hop(query: str, store, *, k: int = 10, top_n: int = 15, gamma: float = 1.2, hops: int = 1,
+                 other_speaker: float = 0.3, lexical: float = 0.3) -> list[Evidence]:
     snap = store.snapshot()
     sims = node_similarities(snap, store.embedder.embed_one(query))
     sents, knn, turn_of = _sentence_graph(snap)
     if not len(sents):
         return []
-    ranked = hop(sims[sents], knn, turn_of, top_n=top_n, gamma=gamma, hops=hops)
+    rel = sims[sents].astype(np.float64)
+    if lexical > 0:  # cosine plus a max-normalised BM25 term, so exact names and numbers count
+        lex = sentence_bm25(snap).scores(query)
+        if lex.max() > 0:
+            rel = rel + lexical * lex / lex.max()
+    ranked = hop(rel, knn, turn_of, top_n=top_n, gamma=gamma, hops=hops)
+    sw = speaker_weights(query, snap, other_speaker) if other_speaker < 1 else None
+    if sw is not None:  # the speaker prior (see ``speaker_weights``) re-orders the chunks
+        ranked = sorted(((t, s * sw[t], js) for t, s, js in ranked), key=lambda r: -r[1])
     out = [to_evidence(snap, int(t), s, retriever="sentence_hop",
                        path=[snap.ids[sents[j]] for j in js[:3]] + [snap.ids[t]]) for t, s, js in ranked[:k]]
     if len(out) < k:  # fill from the best remaining sentences' turns
