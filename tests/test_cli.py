@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from memgraph_agents.cli import output
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.runtime import get_store
@@ -22,10 +23,16 @@ VALID = '{"id": "x", "sessions": [{"id": "S1", "date": "2024-01-01", "turns": [%
 TURN = '{"id": "%s", "speaker": "A", "text": "%s"}'
 
 
+def set_width(monkeypatch, columns: int) -> None:
+    """Fix the CLI consoles' width. (They are module-level: COLUMNS is read once, at import.)"""
+    for c in (output.console, output.err_console):
+        monkeypatch.setattr(c, "_width", columns)
+
+
 @pytest.fixture
 def wide(monkeypatch):
     """A wide console, so tables and messages are not cut at 80 columns (see the xfails below)."""
-    monkeypatch.setenv("COLUMNS", "250")
+    set_width(monkeypatch, 250)
 
 
 def run(tmp_path, *argv: str) -> int:
@@ -148,58 +155,67 @@ BAD_FILES = {
 }
 
 
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory):
+    """A data dir holding the example in namespace ``good``, shared by the bad-input tests
+    (none of which may change it): (root, fingerprint)."""
+    root = tmp_path_factory.mktemp("cli")
+    assert run(root, "ingest", str(EXAMPLE), "--namespace", "good") == 0
+    return root, fingerprint(root, "good")
+
+
 @pytest.fixture
-def ingested(tmp_path, capsys, wide):
-    """The example ingested into namespace ``good``; returns its fingerprint."""
-    assert run(tmp_path, "ingest", str(EXAMPLE), "--namespace", "good") == 0
+def ingested(memory, capsys, wide):
+    root, fp = memory
     capsys.readouterr()
-    return fingerprint(tmp_path, "good")
+    yield fp
+    assert fingerprint(root, "good") == fp
+    assert sorted(p.name for p in (root / "mem" / "namespaces").iterdir()) == ["good"]
 
 
 @pytest.mark.parametrize("case", list(BAD_FILES))
-def test_bad_input_file_exits_2_with_one_line_and_changes_nothing(tmp_path, capsys, ingested, case):
+def test_bad_input_file_exits_2_with_one_line_and_changes_nothing(memory, tmp_path, capsys, ingested, case):
+    root, _ = memory
     content, expected = BAD_FILES[case]
     path = tmp_path / f"{case}.json"
     if content is not None:
         path.write_bytes(content)
-    assert run(tmp_path, "ingest", str(path), "--namespace", "good") == 2
+    assert run(root, "ingest", str(path), "--namespace", "good") == 2
     captured = capsys.readouterr()
     line = error_line(captured.err)
     assert expected in line and f"{case}.json" in line  # names the file and the problem
     assert "Traceback" not in captured.err
-    assert fingerprint(tmp_path, "good") == ingested
-    assert sorted(p.name for p in (tmp_path / "mem" / "namespaces").iterdir()) == ["good"]
+    assert fingerprint(root, "good") == ingested
 
 
-def test_bad_namespace_exits_2_and_creates_nothing(tmp_path, capsys, ingested):
-    assert run(tmp_path, "ingest", str(EXAMPLE), "--namespace", "../../etc") == 2
+def test_bad_namespace_exits_2_and_creates_nothing(memory, capsys, ingested):
+    root, _ = memory
+    assert run(root, "ingest", str(EXAMPLE), "--namespace", "../../etc") == 2
     line = error_line(capsys.readouterr().err)
     assert "invalid namespace '../../etc'" in line
-    assert fingerprint(tmp_path, "good") == ingested
-    assert sorted(p.name for p in (tmp_path / "mem" / "namespaces").iterdir()) == ["good"]
-    assert not (tmp_path / "etc").exists() and not (tmp_path / "mem" / "etc").exists()
+    assert not (root / "etc").exists() and not (root / "mem" / "etc").exists()
     for argv in (["stats", "--namespace", "../../etc"], ["forget", "--namespace", "../../etc"],
                  ["show", "S1:1", "--namespace", "../x"], ["ask", "hi", "--namespace", "a/b"]):
-        assert run(tmp_path, *argv) == 2, argv
+        assert run(root, *argv) == 2, argv
         assert "invalid namespace" in error_line(capsys.readouterr().err)
-    assert fingerprint(tmp_path, "good") == ingested
+    assert fingerprint(root, "good") == ingested
 
 
-def test_unknown_format_is_an_argparse_error(tmp_path, capsys, ingested):
+def test_unknown_format_is_an_argparse_error(memory, capsys, ingested):
+    root, _ = memory
     with pytest.raises(SystemExit) as exc:
-        run(tmp_path, "ingest", str(EXAMPLE), "--namespace", "good", "--format", "xml")
+        run(root, "ingest", str(EXAMPLE), "--namespace", "good", "--format", "xml")
     assert exc.value.code == 2
     assert "invalid choice: 'xml'" in capsys.readouterr().err
-    assert fingerprint(tmp_path, "good") == ingested
 
 
-def test_unknown_namespace_and_session(tmp_path, capsys, ingested):
-    assert run(tmp_path, "show", "S1:1", "--namespace", "nope") == 2
+def test_unknown_namespace_and_session(memory, capsys, ingested):
+    root, _ = memory
+    assert run(root, "show", "S1:1", "--namespace", "nope") == 2
     assert "does not exist" in error_line(capsys.readouterr().err)
-    assert run(tmp_path, "forget", "--namespace", "good", "--session", "S9") == 2
+    assert run(root, "forget", "--namespace", "good", "--session", "S9") == 2
     assert "no session 'S9'" in error_line(capsys.readouterr().err)
-    assert fingerprint(tmp_path, "good") == ingested
-    assert not (tmp_path / "mem" / "namespaces" / "nope").exists()
+    assert not (root / "mem" / "namespaces" / "nope").exists()
 
 
 # --------------------------------------------------------------------------- console output at the default width
@@ -209,7 +225,7 @@ def test_unknown_namespace_and_session(tmp_path, capsys, ingested):
                    "width (80 columns when stderr is not a terminal), so a long error is not one line; "
                    "print it with soft_wrap=True")
 def test_long_error_is_one_line_at_the_default_width(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("COLUMNS", raising=False)
+    set_width(monkeypatch, 80)  # what rich uses when stdout/stderr is a pipe or a file
     path = tmp_path / "bad_date.json"
     path.write_bytes(BAD_FILES["bad_date"][0])
     assert run(tmp_path, "ingest", str(path)) == 2
@@ -219,13 +235,12 @@ def test_long_error_is_one_line_at_the_default_width(tmp_path, capsys, monkeypat
 
 @pytest.mark.xfail(strict=True, reason="BUG (cli/memory_cmds.py): at 80 columns (any pipe or log) the stats "
                    "tables cut kind names to 'senten…', 'argume…', so the output no longer names them")
-def test_stats_names_every_kind_at_the_default_width(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("COLUMNS", raising=False)
-    assert run(tmp_path, "ingest", str(EXAMPLE)) == 0
-    capsys.readouterr()
-    assert run(tmp_path, "stats") == 0
+def test_stats_names_every_kind_at_the_default_width(memory, capsys, monkeypatch):
+    set_width(monkeypatch, 80)  # what rich uses when stdout/stderr is a pipe or a file
+    root, _ = memory
+    assert run(root, "stats") == 0
     out = capsys.readouterr().out
-    for kind in ("sentence", "argument", "evidence", "relation", "contains", "similar", NS):
+    for kind in ("namespace", "sentence", "argument", "insight", "contains", "evidence", "relation", "similar"):
         assert kind in out
 
 

@@ -82,6 +82,9 @@ class MemoryStore:
         self.lock = FileLock(str(self.dir / "write.lock"))
         self._thread_lock = threading.RLock()
         self._snapshot: GraphSnapshot | None = None
+        # (node id, text) -> vector. Keyed by text too, so a node deleted and re-created with
+        # other text (here or by another process) never gets a stale vector.
+        self._vec_cache: dict[tuple[str, str], np.ndarray] = {}
         self.fault_hook = None  # tests: called between the vector write and the graph commit
         self.recover()
 
@@ -101,9 +104,19 @@ class MemoryStore:
             with self._thread_lock:
                 gen = self.db.generation()
                 snap = GraphSnapshot.from_rows(gen, self.db.raw_nodes(), self.db.raw_edges(),
-                                               self.db.sessions("committed"), self.vectors.get_vectors)
+                                               self.db.sessions("committed"), self._load_vectors)
                 self._snapshot = snap
         return snap
+
+    def _load_vectors(self, ids: list[str], texts: list[str]) -> dict[str, np.ndarray]:
+        """Vectors for ``ids``: from the in-process cache, the rest from Chroma (then cached)."""
+        keys = list(zip(ids, texts))
+        missing = [i for i, t in keys if (i, t) not in self._vec_cache]
+        if missing:
+            text_of = dict(keys)
+            for i, v in self.vectors.get_vectors(missing).items():
+                self._vec_cache[(i, text_of[i])] = v
+        return {i: self._vec_cache[(i, t)] for i, t in keys if (i, t) in self._vec_cache}
 
     def sessions(self) -> list[dict]:
         return self.db.sessions("committed")
@@ -148,6 +161,8 @@ class MemoryStore:
                                     [n.text for n in new_embedded])
             if self.fault_hook is not None:
                 self.fault_hook("after_vectors")
+            for n in new_embedded:
+                self._vec_cache[(n.id, n.text)] = np.asarray(w.vectors[n.id], dtype=np.float32)
             with self.db.transaction() as c:
                 GraphDB.insert_nodes(c, w.nodes)
                 GraphDB.insert_edges(c, w.edges)

@@ -40,7 +40,7 @@ class GraphSnapshot:
     eweight: np.ndarray
     eturns: list[list[str]]
     sessions: dict[str, dict]  # committed session id -> record (date, seq, participants…)
-    _vector_loader: Callable[[list[str]], dict[str, np.ndarray]] | None = None
+    _vector_loader: Callable[[list[str], list[str]], dict[str, np.ndarray]] | None = None
     _csr_cache: dict = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _derived: dict = field(default_factory=dict)
@@ -143,7 +143,7 @@ class GraphSnapshot:
         """``(n_nodes, dim)`` embeddings aligned with ``ids``; zero rows for un-embedded nodes."""
         with self._lock:
             if self._vectors is None:
-                got = self._vector_loader(self.ids) if self._vector_loader and self.ids else {}
+                got = self._vector_loader(self.ids, self.text) if self._vector_loader and self.ids else {}
                 dim = len(next(iter(got.values()))) if got else 1
                 mat = np.zeros((len(self.ids), dim), dtype=np.float32)
                 for nid, v in got.items():
