@@ -315,7 +315,15 @@ def machine_info() -> dict[str, Any]:
     except AttributeError:  # not Linux
         nproc = os.cpu_count() or 0
     return {"nproc": nproc, "ram_gb": ram_gb, "cpu": cpu or "unknown", "python": platform.python_version(),
-            "platform": platform.platform()}
+            "platform": platform.platform(), "loadavg": _loadavg()}
+
+
+def _loadavg() -> list[float] | None:
+    """1/5/15-minute load averages: timings on a shared machine are only comparable at similar load."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
 
 
 # --------------------------------------------------------------------------- the run
@@ -539,6 +547,7 @@ def run_locomo_bench(
     opts = check_options(settings, retrievers=retrievers, ks=ks, categories=categories,
                          conversations=conversations, builder=builder, qa=qa)
     progress = progress or _NoProgress()
+    load_start = _loadavg()
     if isinstance(data, (str, os.PathLike)):
         source = os.fspath(data)
         samples = load_locomo(source)
@@ -578,7 +587,7 @@ def run_locomo_bench(
             summary["qa"] = _run_qa(name, questions, evidence_by_q, settings, progress, records)
         results["retrievers"][name] = summary
     results["ingest"] = ingest
-    results["machine"] = machine_info()
+    results["machine"] = {**machine_info(), "loadavg_start": load_start}
     results["date"] = datetime.now().astimezone().isoformat(timespec="seconds")
     results["command"] = command
     return _clean(results)

@@ -109,7 +109,11 @@ def _md_table(columns: list[str], rows: list[list[str]]) -> str:
 
 def _machine_line(m: dict[str, Any]) -> str:
     ram = f"{m['ram_gb']} GB RAM" if m.get("ram_gb") is not None else "RAM unknown"
-    return f"{m.get('nproc')} CPUs ({m.get('cpu')}), {ram}; Python {m.get('python')}; {m.get('platform')}"
+    load = ""
+    if m.get("loadavg_start") or m.get("loadavg"):
+        fmt_load = lambda xs: "/".join(f"{x:.1f}" for x in xs) if xs else "?"  # noqa: E731
+        load = f"; load average (1/5/15 min) {fmt_load(m.get('loadavg_start'))} at start, {fmt_load(m.get('loadavg'))} at end"
+    return f"{m.get('nproc')} CPUs ({m.get('cpu')}), {ram}; Python {m.get('python')}; {m.get('platform')}{load}"
 
 
 def write_markdown(results: dict[str, Any], path: Path) -> Path:

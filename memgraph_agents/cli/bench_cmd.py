@@ -64,9 +64,14 @@ def _table(title: str, columns: list[str], rows: list[list[str]]):
     """``output.table`` with the name column never wrapped (names stay readable on 80 columns)."""
     from memgraph_agents.cli.output import table
 
+    from rich import box
+
     t = table(title, columns, rows)
+    t.box = box.SIMPLE_HEAD  # no vertical rules: room for the numbers on 80 columns
     t.columns[0].no_wrap = True
     t.columns[0].min_width = max([len(str(r[0])) for r in rows] + [len(columns[0])])
+    for c in t.columns[1:]:
+        c.min_width = max(len(str(r[t.columns.index(c)])) for r in rows) if rows else 0
     return t
 
 

@@ -11,37 +11,43 @@ from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="memgraph", description="Long-term conversational memory as an event graph.")
-    p.add_argument("--data-dir", type=Path, default=None,
-                   help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})")
-    p.add_argument("--embeddings", default=None, help="'minilm' (default, offline) or 'hash' (tests only)")
+    common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
+    common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
+                        help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})")
+    common.add_argument("--embeddings", default=argparse.SUPPRESS,
+                        help="'minilm' (default, offline) or 'hash' (tests only)")
+    p = argparse.ArgumentParser(prog="memgraph", description="Long-term conversational memory as an event graph.",
+                                parents=[common])
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    s = sub.add_parser("ingest", help="add a conversation file to memory")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, parents=[common])
+
+    s = command("ingest", help="add a conversation file to memory")
     s.add_argument("file")
     s.add_argument("--namespace", help="target namespace (LoCoMo default: one per sample_id)")
     s.add_argument("--format", choices=["locomo", "json", "jsonl"], help="default: from extension and content")
     s.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
 
-    s = sub.add_parser("stats", help="sessions, nodes and edges by kind, size on disk")
+    s = command("stats", help="sessions, nodes and edges by kind, size on disk")
     s.add_argument("--namespace")
 
-    s = sub.add_parser("show", help="a node, its neighbours and its provenance turns")
+    s = command("show", help="a node, its neighbours and its provenance turns")
     s.add_argument("node_id", help="a node id (event:S1:2, arg:caroline) or a turn id (D1:3)")
     s.add_argument("--namespace")
 
-    s = sub.add_parser("forget", help="delete a session, or a whole namespace")
+    s = command("forget", help="delete a session, or a whole namespace")
     s.add_argument("--namespace")
     s.add_argument("--session")
 
-    s = sub.add_parser("ask", help="retrieve evidence for a question")
+    s = command("ask", help="retrieve evidence for a question")
     s.add_argument("question")
     s.add_argument("--namespace")
     s.add_argument("--retriever", help="dense, bm25, hybrid, ppr, sentence_hop, dwpr")
     s.add_argument("-k", "--top-k", type=int, default=5)
     s.add_argument("--trace", action="store_true", help="also print how the evidence was reached")
 
-    s = sub.add_parser("demo", help="ingest the example conversation and answer a few questions (offline)")
+    s = command("demo", help="ingest the example conversation and answer a few questions (offline)")
     s.add_argument("--retriever", help="retriever to use (default: the best available)")
 
     from memgraph_agents.cli import bench_cmd
@@ -53,9 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _settings(args: argparse.Namespace) -> Settings:
     s = Settings()
     update = {}
-    if args.data_dir is not None:
+    if getattr(args, "data_dir", None) is not None:
         update["data_dir"] = args.data_dir
-    if args.embeddings:
+    if getattr(args, "embeddings", None):
         update["embeddings"] = args.embeddings
     if getattr(args, "llm", None):
         update["llm"] = Settings(llm=args.llm).llm  # validates the spec

@@ -49,16 +49,18 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     node_kinds = ["session", "turn", "sentence", "event", "argument", "topic", "fact", "insight"]
     edge_kinds = ["contains", "next", "evidence", "relation", "role", "synonym", "member", "similar"]
-    rows_n, rows_e, rows_s = [], [], []
+    rows_s, stats = [], []
     for ns in names:
         s = get_store(settings, ns, create=False).stats()
+        stats.append(s)
         rows_s.append([ns, s["sessions"], sum(s["nodes"].values()), sum(s["edges"].values()), s["vectors"],
                        f"{s['graph_bytes'] / 1e6:.1f} MB"])
-        rows_n.append([ns] + [s["nodes"].get(k, 0) for k in node_kinds])
-        rows_e.append([ns] + [s["edges"].get(k, 0) for k in edge_kinds])
-    console.print(table("Namespaces", ["namespace", "sessions", "nodes", "edges", "vectors", "graph on disk"], rows_s))
-    console.print(table("Nodes by kind", ["namespace"] + node_kinds, rows_n))
-    console.print(table("Edges by kind", ["namespace"] + edge_kinds, rows_e))
+    console.print(table("Namespaces", ["namespace", "sessions", "nodes", "edges", "vectors", "on disk"], rows_s))
+    # Kinds as rows, namespaces as columns: stays readable on an 80-column terminal.
+    console.print(table("Nodes by kind", ["node kind"] + names, [[k] + [s["nodes"].get(k, 0) for s in stats]
+                                                                 for k in node_kinds]))
+    console.print(table("Edges by kind", ["edge kind"] + names, [[k] + [s["edges"].get(k, 0) for s in stats]
+                                                                 for k in edge_kinds]))
     return 0
 
 

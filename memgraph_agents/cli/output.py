@@ -9,8 +9,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# Pipes and logs get a wide console, so tables keep whole kind names and lines stay whole.
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 @contextmanager

@@ -1,8 +1,8 @@
 """Step 4: fusion with existing memory (CompassMem).
 
-A new event whose most similar existing event has cosine >= 0.9 is merged into it: the new
-node is dropped and its edges are redirected to the old event, so the old event gains the
-new turns as provenance (edges owned by the new session, removed if it is deleted).
+A new event whose most similar existing event has cosine >= 0.9 is merged into it: the old
+event gains the new turns as provenance (edges owned by the new session, removed if it is
+deleted) and the new event remains only as a non-embedded ``same_event`` link.
 With an LLM, a near miss (cosine in [0.8, 0.9)) is judged: same_event merges, overlap or a
 relation type adds a typed edge. Judge calls are capped per session.
 """
@@ -20,17 +20,20 @@ JUDGE_FLOOR = 0.8
 MAX_JUDGE_CALLS = 5
 
 
-def _merge(b: SessionBuild, new_id: str, old_id: str) -> None:
-    b.nodes = [n for n in b.nodes if n.id != new_id]
-    kept = []
-    for e in b.edges:
-        if e.src == new_id:
-            e.src = old_id
-        if e.dst == new_id:
-            e.dst = old_id
-        if e.src != e.dst:
-            kept.append(e)
-    b.edges = kept
+def _merge(b: SessionBuild, new_id: str, old_id: str, session_id: str) -> None:
+    """Fuse ``new_id`` into ``old_id``: the old event gains the new turns as provenance.
+
+    The new event stays as a non-embedded node linked ``same_event`` to the old one and keeps
+    its own evidence and role edges: forgetting the *older* session then still leaves the
+    newer turns with an event (each session owns exactly what it produced).
+    """
+    node = next(n for n in b.nodes if n.id == new_id)
+    node.embed = False
+    node.attrs["merged_into"] = old_id
+    for e in [e for e in b.edges if e.src == new_id and e.kind == EdgeKind.EVIDENCE]:
+        b.edges.append(Edge(src=old_id, dst=e.dst, kind=EdgeKind.EVIDENCE, session_id=session_id, turn_ids=e.turn_ids))
+    b.edges.append(Edge(src=new_id, dst=old_id, kind=EdgeKind.RELATION, label="same_event", session_id=session_id,
+                        turn_ids=list(node.turn_ids)))
     b.notes.append(f"fusion: {new_id} merged into {old_id}")
 
 
@@ -45,7 +48,7 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
         j = int(np.argmax(sims[r]))
         best, old_id = float(sims[r, j]), ctx.snapshot.ids[idx[j]]
         if best >= ctx.params.fusion_threshold:
-            _merge(b, ev.id, old_id)
+            _merge(b, ev.id, old_id, session.id)
         elif ctx.llm is not None and best >= JUDGE_FLOOR and judged < MAX_JUDGE_CALLS:
             judged += 1
             from memgraph_agents.construct.llm.extract import judge_fusion
@@ -57,7 +60,7 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
                 b.notes.append(f"fusion judge failed ({type(exc).__name__})")
                 continue
             if verdict.same_event:
-                _merge(b, ev.id, old_id)
+                _merge(b, ev.id, old_id, session.id)
             elif verdict.has_overlap or verdict.relation_type:
                 # The judge's relation reads OLD --type--> NEW (like follow_up).
                 b.edges.append(Edge(src=old_id, dst=ev.id, kind=EdgeKind.RELATION,

@@ -1,0 +1,72 @@
+"""``NavigatorContext``: the navigator graph's ``context_schema`` (DESIGN §7, §9).
+
+It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
+LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where
+the paper gives one (k = 5, p = 5 topics, 3 explorers, one refinement round); the offline
+thresholds and ``turns_per_event`` were tuned on two development conversations (see the
+navigator report in the PR).
+
+``top_k`` keeps its name from the issue but here means the *localisation* k (events), not the
+number of evidence items returned; ``navigate(..., k=)`` sets that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from memgraph_agents.config import Settings
+from memgraph_agents.runtime import MemoryContext
+
+POLICIES = ("auto", "llm", "offline")
+
+
+@dataclass
+class NavigatorContext(MemoryContext):
+    """Run parameters of the navigator; every field has a working default."""
+
+    policy: str = "auto"  # llm | offline | auto (llm when a chat model is configured)
+    n_explorers: int = 3  # explorers per wave, run in parallel through ``Send``
+    top_k: int = 5  # localisation: best-k events
+    topics_p: int = 5  # localisation: also the best event of each of the first p topics
+    max_refinements: int = 1  # extra rounds after the first (CompassMem: one)
+    max_steps: int = 24  # node decisions (explorer steps) per question, all rounds
+    max_llm_calls: int = 8  # hard cap per question, repair turns included
+    frontier: int = 5  # nodes one explorer decides in one call
+    max_start: int = 5  # start nodes per round (LLM policy); offline: one per explorer
+    start_selection: str = "auto"  # llm | score | auto (llm only when candidates exceed one wave)
+    seed_retriever: str = "ppr"  # one-shot ranking that seeds localisation and fills the tail
+    seed_pool: int = 50  # turns taken from the one-shot ranking
+    turns_per_event: int = 2  # turns a kept event contributes before the tail (benchmark ranking)
+    keep_os: float = 0.25  # offline keep: one-shot score relative to the best (question subgoal)
+    keep_sim: float = 0.92  # offline keep: cosine to an open subgoal relative to the best found
+    satisfy_os: float = 0.6  # offline: the question is satisfied by a node this high in the one-shot
+    satisfy_sim: float = 0.97  # offline: a subgoal is satisfied by a node this close to the best
+    next_floor: float = 0.85  # offline: neighbours below this relative priority are not followed
+    llm_timeout: float = 0.0  # seconds per LLM call; 0 = the settings' value
+
+    def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise ValueError(f"navigator policy {self.policy!r}: choose from {', '.join(POLICIES)}")
+        if self.start_selection not in ("auto", "llm", "score"):
+            raise ValueError(f"start_selection {self.start_selection!r}: choose auto, llm or score")
+        for name in ("n_explorers", "top_k", "frontier", "max_start", "turns_per_event", "seed_pool"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"navigator {name} must be >= 1")
+        for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"navigator {name} must be >= 0")
+
+    @classmethod
+    def from_settings(cls, s: Settings, **params: Any) -> "NavigatorContext":
+        """The memory fields from ``s``; navigator fields from ``params`` (unknown names raise)."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(params) - known
+        if unknown:
+            raise ValueError(f"unknown navigator parameter(s) {', '.join(sorted(unknown))}")
+        base = dict(data_dir=str(s.data_dir), namespace=s.namespace, embeddings=s.embeddings, llm=s.llm,
+                    chroma_host=s.chroma_host or "", chroma_port=s.chroma_port, retriever="navigator")
+        return cls(**{**base, **params})
+
+    def timeout(self, settings: Settings) -> float:
+        return self.llm_timeout or settings.llm_timeout

@@ -1,0 +1,81 @@
+"""Localisation (CompassMem §4.3.2): where exploration starts.
+
+Events are ranked by the best one-shot ranking we have (``seed_retriever``, PPR by default:
+dense + BM25 turn seeds spread over the graph), so the navigator starts from at least
+one-shot quality: an event scores its best turn's normalised one-shot score, plus a small
+share of its own cosine to the query (a tie-break, and a score for events the one-shot pool
+does not reach). Candidates are the best ``k`` events plus the best event of each of the
+first ``p`` distinct topics met walking down that ranking (CompassMem: k = 5, p = 5), which
+keeps one semantic aspect from crowding out the others.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memgraph_agents.navigator.view import EventView
+
+DENSE_SHARE = 0.05  # weight of the event's own cosine next to its one-shot score
+TOPIC_WALK = 4  # walk at most TOPIC_WALK * k events looking for new topics
+DIVERSITY = 0.85  # offline start selection: score factor for a topic already chosen
+
+
+def one_shot(query: str, store, *, retriever: str, pool: int) -> list[tuple[int, float]]:
+    """``[(turn node index, normalised score)]`` from the seed retriever, best first."""
+    from memgraph_agents.retrieval.registry import get_retriever
+
+    snap = store.snapshot()
+    ranked: list[tuple[int, float]] = []
+    seen: set[int] = set()
+    for ev in get_retriever(retriever)(query, store, k=pool):
+        for t in ev.turn_ids:  # a retriever returning events contributes their turns
+            i = snap.index.get(f"turn:{t}")
+            if i is not None and i not in seen:
+                seen.add(i)
+                ranked.append((i, float(ev.score)))
+    top = max((s for _, s in ranked), default=0.0)
+    if top <= 0:  # rank-based when scores are not positive
+        return [(i, 1.0 / (1 + r)) for r, (i, _) in enumerate(ranked)]
+    return [(i, max(s, 0.0) / top) for i, s in ranked]
+
+
+def rank_events(view: EventView, one_shot_scores: dict[int, float], event_cosines: np.ndarray) -> list[tuple[int, float]]:
+    """Every event with its localisation score, best first (ties: graph order)."""
+    out = []
+    for e, cos in zip(view.events, event_cosines):
+        best = max((one_shot_scores.get(t, 0.0) for t in view.turns.get(int(e), [])), default=0.0)
+        out.append((int(e), best + DENSE_SHARE * float(cos)))
+    out.sort(key=lambda x: (-x[1], x[0]))
+    return out
+
+
+def candidates(ranking: list[tuple[int, float]], view: EventView, k: int, p: int,
+               exclude: set[int] = frozenset()) -> list[tuple[int, float]]:
+    """Top-``k`` events plus the first event of each of the first ``p`` distinct topics."""
+    ranking = [(e, s) for e, s in ranking if e not in exclude]
+    chosen = ranking[:k]
+    topics = {view.topic.get(e, -1 - e) for e, _ in chosen}
+    have = {e for e, _ in chosen}
+    for e, s in ranking[k : TOPIC_WALK * max(k, p)]:
+        if len(topics) >= p:
+            break
+        t = view.topic.get(e, -1 - e)
+        if t not in topics and e not in have:
+            topics.add(t)
+            have.add(e)
+            chosen.append((e, s))
+    return chosen
+
+
+def select_start(cands: list[tuple[int, float]], view: EventView, n: int) -> list[int]:
+    """Offline start selection: greedy by score, a topic already chosen costs ``DIVERSITY``."""
+    left = list(cands)
+    picked: list[int] = []
+    used: set[int] = set()
+    while left and len(picked) < n:
+        best = max(range(len(left)), key=lambda i: (left[i][1] * (DIVERSITY if view.topic.get(left[i][0]) in used else 1.0), -i))
+        e, _ = left.pop(best)
+        picked.append(e)
+        if e in view.topic:
+            used.add(view.topic[e])
+    return picked

@@ -1,0 +1,93 @@
+"""Offline policy (DESIGN §7): embedding-driven planning, keeping and refinement.
+
+- plan: the question plus its clauses (split at "and", ";", "," before a wh-word…);
+- keep a node when, for an unsatisfied subgoal, its relative similarity clears ``keep_sim``
+  or (for the question itself) its one-shot score clears ``keep_os``; both are relative to
+  what localisation found, so the thresholds mean the same for every question;
+- a subgoal is satisfied when a kept node matches it nearly as well as the best match
+  localisation found (``satisfy_sim``), or for the question when the node is near the top of
+  the one-shot ranking (``satisfy_os``);
+- follow the (≤ 3) neighbours with the best priority above ``next_floor``;
+- refined query: the text of the unsatisfied subgoals.
+
+Decisions for a whole frontier use the subgoal status at the start of the wave, as an LLM
+deciding the frontier in one call does; that keeps parallel explorers deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from memgraph_agents.navigator.config import NavigatorContext
+from memgraph_agents.navigator.search import Decision, Search
+from memgraph_agents.navigator.state import QueueEntry
+from memgraph_agents.navigator.view import Neighbour
+
+_SPLIT = re.compile(r"\s*(?:;|\?\s+|,?\s+and\s+(?=(?:what|when|where|who|whom|which|why|how|did|does|do|is|was|were|has|had)\b)"
+                    r"|,\s+(?=(?:what|when|where|who|whom|which|why|how)\b)|\s+as well as\s+)\s*", re.I)
+_WORD = re.compile(r"[A-Za-z0-9']+")
+MAX_SUBGOALS = 5
+
+
+def plan(question: str) -> list[str]:
+    """The question plus its clauses (each with at least three words)."""
+    q = " ".join(question.split())
+    clauses = [c.strip(" ,.?") for c in _SPLIT.split(q)]
+    parts = [c for c in clauses if len(_WORD.findall(c)) >= 3]
+    out = [q] + (parts if len(parts) > 1 else [])
+    return list(dict.fromkeys(out))[:MAX_SUBGOALS]
+
+
+def refine(subgoals: list[str], satisfied: list[bool], question: str) -> str:
+    open_ = [s for s, ok in zip(subgoals, satisfied) if not ok]
+    return " ".join(open_) if open_ else question
+
+
+def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx: NavigatorContext,
+           visited: set[str], source: str = "offline") -> list[Decision]:
+    idx = [search.idx(e["node"]) for e in entries]
+    known = [i for i in idx if i is not None]
+    rels = dict(zip(known, search.rels(known)))
+    qi = search.q_index
+    frontier = {e["node"] for e in entries}
+    out = []
+    for e, i in zip(entries, idx):
+        if i is None:
+            out.append(Decision(e["node"], "SKIP", [], [], "node no longer in memory", source, {}))
+            continue
+        r = rels[i]
+        os_ = search.scorer.os_score(i)
+        open_ = [j for j, ok in enumerate(satisfied) if not ok]
+        by_os = qi is not None and qi in open_ and os_ >= ctx.keep_os
+        best_open = max((float(r[j]) for j in open_), default=0.0)
+        by_sim = any(float(search.scorer.rel([i])[0][j]) >= ctx.keep_sim for j in open_)
+        scores = {"one_shot": round(os_, 3), "best_open": round(best_open, 3)}
+        if not (by_os or by_sim):
+            out.append(Decision(e["node"], "SKIP", [], [], f"below thresholds for open subgoals ({best_open:.2f})",
+                                source, scores))
+            continue
+        sims = search.scorer.rel([i])[0]
+        supports = [j for j in range(len(satisfied))
+                    if sims[j] >= ctx.satisfy_sim or (j == qi and os_ >= ctx.satisfy_os)]
+        after = [ok or j in supports for j, ok in enumerate(satisfied)]
+        why = f"one-shot {os_:.2f}" if by_os else f"matches an open subgoal ({best_open:.2f})"
+        if all(after):
+            out.append(Decision(e["node"], "ANSWER", [], supports, why + "; every subgoal supported", source, scores))
+            continue
+        nxt = follow(search, i, after, visited | frontier, ctx.next_floor)
+        out.append(Decision(e["node"], "EXPAND", nxt, supports, why, source, scores))
+    return out
+
+
+def follow(search: Search, i: int, satisfied: list[bool], exclude: set[str], floor: float, limit: int = 3) -> list[str]:
+    """The best unvisited neighbours by priority (max relative similarity to open subgoals)."""
+    nbs: list[Neighbour] = [n for n in search.view.neighbours.get(i, []) if search.snap.ids[n.node] not in exclude]
+    if not nbs:
+        return []
+    r = search.rels([n.node for n in nbs])
+    open_ = [j for j, ok in enumerate(satisfied) if not ok] or list(range(len(satisfied)))
+    pr = r[:, open_].max(axis=1)
+    order = np.argsort(-pr, kind="stable")
+    return [search.snap.ids[nbs[k].node] for k in order[:limit] if pr[k] >= floor]
