@@ -133,12 +133,14 @@ def calls_for(model, marker):
 
 
 def assert_nothing_lost(store, conversation):
-    """Every session committed, every turn stored, every turn evidence of exactly one event."""
+    """Every session committed, every turn stored, every turn evidence of exactly one event of
+    its own session (a fused older event may cite it too)."""
     assert {s["id"] for s in store.sessions()} == {s.id for s in conversation.sessions}
     assert all(s["status"] == "committed" for s in store.sessions())
     turns = rows(store, "turn")
     assert set(turns) == {f"turn:{t.id}" for s in conversation.sessions for t in s.turns}
-    covered = Counter(e.dst for e in edges(store, "evidence"))
+    covered = Counter(e.dst for e in edges(store, "evidence") if e.session_id == turns[e.dst].session_id
+                      and rows(store, "event")[e.src].session_id == e.session_id)
     assert set(covered) == set(turns) and set(covered.values()) == {1}
 
 

@@ -49,7 +49,7 @@ def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx
            visited: set[str], source: str = "offline") -> list[Decision]:
     idx = [search.idx(e["node"]) for e in entries]
     known = [i for i in idx if i is not None]
-    rels = dict(zip(known, search.rels(known)))
+    dense = dict(zip(known, search.scorer.rel(known)))
     qi = search.q_index
     frontier = {e["node"] for e in entries}
     out = []
@@ -57,22 +57,21 @@ def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx
         if i is None:
             out.append(Decision(e["node"], "SKIP", [], [], "node no longer in memory", source, {}))
             continue
-        r = rels[i]
+        sims = dense[i]
         os_ = search.scorer.os_score(i)
         open_ = [j for j, ok in enumerate(satisfied) if not ok]
         by_os = qi is not None and qi in open_ and os_ >= ctx.keep_os
-        best_open = max((float(r[j]) for j in open_), default=0.0)
-        by_sim = any(float(search.scorer.rel([i])[0][j]) >= ctx.keep_sim for j in open_)
-        scores = {"one_shot": round(os_, 3), "best_open": round(best_open, 3)}
+        best_open = max((float(sims[j]) for j in open_), default=0.0)
+        by_sim = best_open >= ctx.keep_sim
+        scores = {"one_shot": round(os_, 3), "sim": round(best_open, 3)}
         if not (by_os or by_sim):
-            out.append(Decision(e["node"], "SKIP", [], [], f"below thresholds for open subgoals ({best_open:.2f})",
+            out.append(Decision(e["node"], "SKIP", [], [], f"not close to an open subgoal (sim {best_open:.2f}, one-shot {os_:.2f})",
                                 source, scores))
             continue
-        sims = search.scorer.rel([i])[0]
         supports = [j for j in range(len(satisfied))
                     if sims[j] >= ctx.satisfy_sim or (j == qi and os_ >= ctx.satisfy_os)]
         after = [ok or j in supports for j, ok in enumerate(satisfied)]
-        why = f"one-shot {os_:.2f}" if by_os else f"matches an open subgoal ({best_open:.2f})"
+        why = f"high in the one-shot ranking ({os_:.2f})" if by_os else f"close to an open subgoal ({best_open:.2f})"
         if all(after):
             out.append(Decision(e["node"], "ANSWER", [], supports, why + "; every subgoal supported", source, scores))
             continue
