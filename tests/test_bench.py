@@ -148,6 +148,7 @@ def test_bench_files_shape_and_hand_computed_metrics(tmp_path, data_file, script
     assert ing["edges"]["contains"] >= 9 and ing["seconds"] >= 0
     conv = ing["per_conversation"]["conv-t1"]
     assert conv["state"] == "cold" and conv["sessions_new"] == 3 and conv["embedding_cache"]["misses"] > 0
+    assert conv["history"]["cold"]["seconds"] == conv["seconds"] and "warm" not in conv["history"]
     assert set(r["retrievers"]) == {"dense", "scripted"}
     for s in r["retrievers"].values():
         for k in (1, 3, 5):
@@ -217,6 +218,9 @@ def test_bench_every_registered_retriever_and_memory_reuse(tmp_path, data_file):
     again = _results(tmp_path)
     assert again["ingest"]["state"] == "reused" and again["ingest"]["turns_new"] == 0
     assert all(p["state"] == "reused" for p in again["ingest"]["per_conversation"].values())
+    # the cost of building the memory is still reported, from the data dir's history
+    built = first["ingest"]["per_conversation"]["conv-t1"]
+    assert again["ingest"]["per_conversation"]["conv-t1"]["history"]["cold"]["seconds"] == built["seconds"]
     assert again["retrievers"]["dense"]["turn_recall@10"] == first["retrievers"]["dense"]["turn_recall@10"]
 
 

@@ -26,6 +26,7 @@ CLI writes it to ``results.json`` and renders ``results.md`` / ``recall.png`` fr
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import platform
@@ -401,6 +402,9 @@ def _ingest(samples: Sequence[LocomoSample], settings: Settings, progress) -> di
             edges[kind] = edges.get(kind, 0) + n
         for k, v in report.llm_usage.items():
             llm_usage[k] = llm_usage.get(k, 0) + v
+    history = _update_ingest_history(Path(settings.data_dir), per)
+    for cid, p in per.items():
+        p["history"] = history.get(p["namespace"], {})
     states = {p["state"] for p in per.values()}
     return {
         "seconds": round(total_seconds, 3), "state": states.pop() if len(states) == 1 else "mixed",
@@ -408,6 +412,39 @@ def _ingest(samples: Sequence[LocomoSample], settings: Settings, progress) -> di
         "nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items())), "vectors": vectors,
         "graph_bytes": graph_bytes, "llm_usage": llm_usage, "per_conversation": per,
     }
+
+
+INGEST_HISTORY = Path("bench") / "ingest_times.json"
+
+
+def _update_ingest_history(data_dir: Path, per: dict[str, Any]) -> dict[str, Any]:
+    """Remember the last cold and the last warm ingest time of each namespace in the data dir.
+
+    A run that reuses memory ingests nothing, so its own timing says nothing about the cost of
+    building that memory: the history (``DATA_DIR/bench/ingest_times.json``, which survives
+    deleting ``namespaces/`` and ``chroma/``) keeps the figures of the runs that built it.
+    """
+    path = data_dir / INGEST_HISTORY
+    try:
+        history = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        history = {}
+    now = datetime.now().astimezone().isoformat(timespec="seconds")
+    changed = False
+    for p in per.values():
+        if p["state"] in ("cold", "warm") and p["sessions_new"] == p["sessions"]:  # a full build only
+            history.setdefault(p["namespace"], {})[p["state"]] = {
+                "seconds": p["seconds"], "date": now, "sessions": p["sessions"], "turns": p["turns"],
+                "embedding_misses": p["embedding_cache"]["misses"],
+            }
+            changed = True
+    if changed:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(history, indent=2) + "\n", encoding="utf-8")
+        except OSError:
+            pass  # a read-only data dir: the history is a convenience
+    return history
 
 
 @dataclass

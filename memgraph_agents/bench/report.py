@@ -85,15 +85,17 @@ def qa_rows(results: dict[str, Any]) -> list[list[str]]:
 
 
 INGEST_COLUMNS = ["conversation", "state", "seconds", "sessions new/total", "turns", "emb cache hit/miss",
-                  "nodes", "edges"]
+                  "nodes", "edges", "last cold s", "last warm s"]
 
 
 def ingest_rows(results: dict[str, Any]) -> list[list[str]]:
     rows = []
     for cid, p in results["ingest"]["per_conversation"].items():
         cache = p.get("embedding_cache", {})
+        hist = p.get("history") or {}
         rows.append([cid, p["state"], fmt(p["seconds"], 1), f"{p['sessions_new']}/{p['sessions']}", fmt(p["turns"]),
-                     f"{cache.get('hits', 0)}/{cache.get('misses', 0)}", fmt(p["nodes"]), fmt(p["edges"])])
+                     f"{cache.get('hits', 0)}/{cache.get('misses', 0)}", fmt(p["nodes"]), fmt(p["edges"]),
+                     fmt((hist.get("cold") or {}).get("seconds"), 1), fmt((hist.get("warm") or {}).get("seconds"), 1)])
     return rows
 
 
@@ -183,7 +185,8 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
         f"{ing['seconds']:.1f} s in total this run ({ing['state']}), {ing['turns']} turns "
         f"({ing['turns_new']} newly ingested), {ing['vectors']} vectors, "
         f"{ing['graph_bytes'] / 1e6:.1f} MB on disk; embedding model load {fmt(ing.get('embedding_model_load_seconds'), 1)} s "
-        "(not counted). cold: vectors computed; warm: all vectors from the embedding cache; reused: already in memory.",
+        "(not counted). cold: vectors computed; warm: all vectors from the embedding cache; reused: already in memory. "
+        "Last cold / warm: the latest full build of that kind recorded in this data dir (`bench/ingest_times.json`).",
         "",
         _md_table(INGEST_COLUMNS, ingest_rows(results)),
         "",

@@ -101,13 +101,23 @@ def context_of(runtime) -> NavigatorContext:
 
 
 def resources(runtime, config: dict | None) -> Resources:
+    """Resolve the run's store and chat model; settings are read only when something is missing."""
     ctx = context_of(runtime)
     conf = (config or {}).get("configurable", {}) or {}
-    settings = ctx.settings()
-    store = conf.get(STORE_KEY) or get_store(settings, create=False)
-    llm = conf[LLM_KEY] if LLM_KEY in conf else (None if ctx.policy == "offline" else get_chat_model(settings))
+    store, settings = conf.get(STORE_KEY), None
+    if store is None:
+        settings = ctx.settings()
+        store = get_store(settings, create=False)
     if ctx.policy == "offline":
         llm = None
-    elif ctx.policy == "llm" and llm is None:
+    elif LLM_KEY in conf:
+        llm = conf[LLM_KEY]
+    else:
+        settings = settings or ctx.settings()
+        llm = get_chat_model(settings)
+    if ctx.policy == "llm" and llm is None:
         raise ValueError("navigator policy 'llm' needs a chat model: set MEMGRAPH_LLM or pass llm=")
-    return Resources(context=ctx, store=store, llm=llm, timeout=ctx.timeout(settings))
+    timeout = ctx.llm_timeout
+    if llm is not None and not timeout:
+        timeout = (settings or ctx.settings()).llm_timeout
+    return Resources(context=ctx, store=store, llm=llm, timeout=timeout or 60.0)

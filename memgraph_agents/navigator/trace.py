@@ -18,8 +18,17 @@ from typing import Any
 ACTION_MARK = {"SKIP": "·", "EXPAND": "+", "ANSWER": "✓"}
 
 
+# Sort phase within (round, wave): what led to the wave, the wave's decisions, what followed.
+PHASE = {"plan": 0, "refine": 0, "localize": 0, "schedule": 0, "decision": 1, "note": 1, "route": 2, "budget": 3,
+         "answer": 3}
+
+
 def event(type_: str, *, round_: int = 0, wave: int = 0, explorer: int | None = None, **fields: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": type_, "round": round_, "wave": wave}
+    """A trace event; ``round``/``wave``/``phase``/``explorer``/``rank`` order it (``sort_key``)."""
+    phase = PHASE.get(type_, 1 if explorer is not None else 2)
+    if type_ == "fallback" and explorer is None:
+        phase = 3 if fields.get("role") == "responder" else 0
+    out: dict[str, Any] = {"type": type_, "round": round_, "wave": wave, "phase": phase}
     if explorer is not None:
         out["explorer"] = explorer
     out.update({k: v for k, v in fields.items() if v is not None})
@@ -36,7 +45,7 @@ def emit(runtime, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def sort_key(e: dict[str, Any]) -> tuple:
-    return (e.get("round", 0), e.get("wave", 0), e.get("explorer", -1), e.get("rank", -1))
+    return (e.get("round", 0), e.get("wave", 0), e.get("phase", 0), e.get("explorer", -1), e.get("rank", -1))
 
 
 def _status(flags: list[bool] | None) -> str:

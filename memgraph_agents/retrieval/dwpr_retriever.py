@@ -16,7 +16,7 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.dwpr import EdgeCode, dwpr as dwpr_scores, query_edge_weights
 from memgraph_agents.retrieval.evidence import to_evidence, top_indices
-from memgraph_agents.retrieval.seeds import node_similarities, speaker_weights, turn_seeds
+from memgraph_agents.retrieval.seeds import OTHER_SPEAKER, node_similarities, speaker_weights, turn_seeds
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE
 
 
@@ -43,7 +43,7 @@ def _edges(snap):
 
 
 def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
-         other_speaker: float = 0.3) -> list[Evidence]:
+         other_speaker: float = OTHER_SPEAKER) -> list[Evidence]:
     snap = store.snapshot()
     sims = np.clip(node_similarities(snap, store.embedder.embed_one(query)), 0.0, None).astype(np.float64)
     src, dst, kind = _edges(snap)

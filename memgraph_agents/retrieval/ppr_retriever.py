@@ -15,7 +15,7 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.ppr import ppr_prepared, ppr_seed_weights, prepare_transition
 from memgraph_agents.retrieval.evidence import to_evidence, top_indices
-from memgraph_agents.retrieval.seeds import mention_seeds, node_similarities, speaker_weights, turn_seeds
+from memgraph_agents.retrieval.seeds import OTHER_SPEAKER, mention_seeds, node_similarities, speaker_weights, turn_seeds
 
 GRAPH_EDGES = ("evidence", "role", "synonym", "next", "relation", "similar")
 
@@ -45,7 +45,7 @@ def _session_counts(snap, idx: np.ndarray) -> np.ndarray:
 
 def ppr(query: str, store, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
         damping: float = 0.5, turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5,
-        pool: int = 50, other_speaker: float = 0.3) -> list[Evidence]:
+        pool: int = 50, other_speaker: float = OTHER_SPEAKER) -> list[Evidence]:
     snap = store.snapshot()
     qv = store.embedder.embed_one(query)
     sims = node_similarities(snap, qv)

@@ -10,13 +10,15 @@ from memgraph_agents.retrieval.dwpr_retriever import dwpr
 from memgraph_agents.retrieval.lexical import bm25, hybrid
 from memgraph_agents.retrieval.ppr_retriever import ppr
 from memgraph_agents.retrieval.sentence_hop_retriever import sentence_hop
+from memgraph_agents.navigator.run import navigator
 
 Retriever = Callable[..., list[Evidence]]
 
 RETRIEVERS: dict[str, Retriever] = {
     "dense": dense, "bm25": bm25, "hybrid": hybrid, "ppr": ppr, "sentence_hop": sentence_hop, "dwpr": dwpr,
+    "navigator": navigator,
 }
-DEFAULT_RETRIEVER = "hybrid"
+DEFAULT_RETRIEVER = "ppr"
 
 
 def get_retriever(name: str) -> Retriever:

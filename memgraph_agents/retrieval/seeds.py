@@ -9,6 +9,11 @@ from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.lexical import bm25_ranking
 
+# Weight of turns by participants the query does not name (see ``speaker_weights``): a soft
+# prior, so a strong match from the other speaker can still win.
+OTHER_SPEAKER = 0.6
+RRF_K = 10  # sharper than the usual 60: seeds for a random walk must not be flat
+
 
 def node_similarities(snap, qv: np.ndarray) -> np.ndarray:
     """Cosine of the query to every node (0 for nodes without a vector)."""
@@ -35,7 +40,7 @@ def sentence_turn_ranking(snap, sims: np.ndarray, pool: int) -> list[int]:
     return out
 
 
-def turn_seeds(query: str, snap, sims: np.ndarray, pool: int = 50, rrf_k: int = 60,
+def turn_seeds(query: str, snap, sims: np.ndarray, pool: int = 50, rrf_k: int = RRF_K,
                sentences: bool = True) -> dict[int, float]:
     """Rank fusion over turns of dense, BM25 and best-sentence rankings, as seed mass."""
     turns = snap.indices_of(NodeKind.TURN)
@@ -49,7 +54,11 @@ def turn_seeds(query: str, snap, sims: np.ndarray, pool: int = 50, rrf_k: int = 
 def mention_seeds(query: str, snap, sims_of, ka: int = 10, max_seeds: int = 30, floor: float = 0.8) -> dict[int, float]:
     """Arguments matching the query's mentions (EMem-G: top-Ka per mention, ≤ 30 in all)."""
     args = snap.indices_of(NodeKind.ARGUMENT)
-    mentions = extract_arguments(query, [])
+    # Participants are hubs (an argument of nearly every event): seeding them only blurs the
+    # walk; the speaker prior (``speaker_weights``) uses that signal instead.
+    speakers = {p.lower() for s in snap.sessions.values() for p in s.get("participants", [])}
+    speakers |= {p.split()[0] for p in speakers if p}
+    mentions = [m for m in extract_arguments(query, []) if m.key not in speakers]
     if not len(args) or not mentions:
         return {}
     vecs = snap.vectors()[args]
@@ -76,7 +85,7 @@ def mentioned_speakers(query: str, snap) -> set[str]:
     return found
 
 
-def speaker_weights(query: str, snap, other: float = 0.3) -> np.ndarray | None:
+def speaker_weights(query: str, snap, other: float = OTHER_SPEAKER) -> np.ndarray | None:
     """Per-node multiplier: turns by a speaker the query does not name get ``other``.
 
     In conversational memory a question about one participant is answered by what that

@@ -15,7 +15,7 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop as hop
 from memgraph_agents.retrieval.evidence import to_evidence
-from memgraph_agents.retrieval.seeds import node_similarities, speaker_weights
+from memgraph_agents.retrieval.seeds import OTHER_SPEAKER, node_similarities, speaker_weights
 from memgraph_agents.storage.snapshot import EDGE_CODE
 
 
@@ -42,7 +42,7 @@ def _sentence_graph(snap):
 
 
 def sentence_hop(query: str, store, *, k: int = 10, top_n: int = 15, gamma: float = 1.2, hops: int = 1,
-                 other_speaker: float = 0.3, lexical: float = 0.3) -> list[Evidence]:
+                 other_speaker: float = OTHER_SPEAKER, lexical: float = 0.3) -> list[Evidence]:
     snap = store.snapshot()
     sims = node_similarities(snap, store.embedder.embed_one(query))
     sents, knn, turn_of = _sentence_graph(snap)

@@ -1,0 +1,260 @@
+"""The navigator graph's nodes (wired in ``memgraph_agents.graphs.navigator``).
+
+    planner → localize ⇉ explore (×N, Send) → coordinate ─┬─⇉ explore   (keep exploring)
+                 ↑                                         ├─→ refine → localize
+                 └─────────────────────────────────────────┴─→ respond
+
+Each node is a function of the state (or of its ``Send`` payload), the run ``config``
+(live store / model) and the ``runtime`` (context = parameters, stream writer). Routing
+decisions are taken by ``localize`` / ``coordinate`` and written to ``next`` with their
+reason in the trace; ``route`` only reads them, so every decision is visible.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.types import Send
+
+from memgraph_agents.llm.structured import LLMError
+from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.navigator import budget
+from memgraph_agents.navigator.localize import candidates, one_shot, rank_events, select_start
+from memgraph_agents.navigator.policies import llm as llm_policy
+from memgraph_agents.navigator.policies import offline
+from memgraph_agents.navigator.queue import priority, reprioritise, schedule
+from memgraph_agents.navigator.resources import SeedStore, embed_texts, resources
+from memgraph_agents.navigator.search import Search, build_search
+from memgraph_agents.navigator.state import ExplorerInput, KeptItem, NavState, QueueEntry
+from memgraph_agents.navigator.trace import emit, event
+
+
+def _usage(u: LLMUsage | None, **extra: float) -> dict[str, float]:
+    out: dict[str, float] = dict(extra)
+    if u is not None:
+        s = u.snapshot()
+        out.update(llm_calls=s["calls"], llm_failures=s["failures"], input_tokens=s["input_tokens"],
+                   output_tokens=s["output_tokens"])
+    return out
+
+
+def _fallback(runtime, role: str, err: Exception, **where: Any) -> dict[str, Any]:
+    return event("fallback", reason=f"{role}: {type(err).__name__}: {' '.join(str(err).split())[:200]}", role=role, **where)
+
+
+async def planner(state: NavState, config, runtime) -> dict:
+    res = resources(runtime, config)
+    question = " ".join(state["question"].split())
+    if not question:
+        raise ValueError("the question is empty")
+    usage, source, events = None, "offline", []
+    subgoals = offline.plan(question)
+    allow = budget.allowance(budget.calls_left(state, res.context), keep=2)
+    if not res.offline and allow:
+        usage = LLMUsage()
+        try:
+            search = build_search({"question": question}, res, subgoals=[question])
+            subgoals = await llm_policy.plan(search, model=res.llm, allowance=allow, usage=usage, timeout=res.timeout)
+            source = "llm"
+        except LLMError as e:
+            events.append(_fallback(runtime, "planner", e))
+    events.append(event("plan", source=source, subgoals=subgoals))
+    return {"question": question, "subgoals": subgoals, "satisfied": [False] * len(subgoals), "query": question,
+            "round": 0, "wave": 0, "started": state.get("started") or time.time(),
+            "trace": emit(runtime, events), "counters": _usage(usage)}
+
+
+def _entry(search: Search, i: int, rels, satisfied: list[bool], **kw: Any) -> QueueEntry:
+    r = [round(float(x), 4) for x in rels]
+    return QueueEntry(node=search.snap.ids[i], rels=r, priority=kw.pop("priority", priority(r, satisfied)),
+                      os=round(search.scorer.os_score(i), 4), **kw)
+
+
+async def localize(state: NavState, config, runtime) -> dict:
+    res = resources(runtime, config)
+    ctx, rnd, query = res.context, state.get("round", 0), state.get("query") or state["question"]
+    seed_store = SeedStore(res.store)
+    ranked = one_shot(query, seed_store, retriever=ctx.seed_retriever, pool=ctx.seed_pool)
+    search0 = build_search(state, res)
+    snap, view = search0.snap, search0.view
+    update: dict[str, Any] = {}
+    if rnd == 0:
+        update["one_shot"] = [[snap.attrs[i]["turn_id"], round(s, 5)] for i, s in ranked]
+        state = {**state, "one_shot": update["one_shot"]}
+    search = build_search(state, res)
+    qv = embed_texts(res.store.embedder, [query])[0]
+    vecs = snap.vectors()
+    cos = vecs[view.events] @ qv if len(view.events) and vecs.shape[1] == qv.shape[0] else [0.0] * len(view.events)
+    visited = set(state.get("visited") or [])
+    exclude = {snap.index[v] for v in visited if v in snap.index}
+    cands = candidates(rank_events(view, dict(ranked), cos), view, ctx.top_k, ctx.topics_p, exclude)
+    ids = [c for c, _ in cands]
+    refs = [float(x) for x in search.scorer.sims(ids).max(axis=0)] if ids else list(state.get("refs") or [])
+    if refs:
+        merged = [max(a, b) for a, b in zip(refs, state.get("refs") or refs)]
+        search.scorer.refs[:] = merged
+        update["refs"] = merged
+    satisfied = list(state.get("satisfied") or [False] * len(search.subgoals))
+    usage, events, source = None, [], "score"
+    if res.offline:
+        start = select_start(cands, view, ctx.n_explorers)
+    else:
+        start = select_start(cands, view, min(ctx.max_start, len(cands)))
+        wants_llm = ctx.start_selection == "llm" or (ctx.start_selection == "auto" and len(cands) > ctx.frontier)
+        allow = budget.allowance(budget.explore_calls(state, ctx), keep=1)
+        if wants_llm and allow:
+            usage = LLMUsage()
+            try:
+                start = await llm_policy.select_start(search, ids, satisfied=satisfied, max_start=ctx.max_start,
+                                                      model=res.llm, allowance=allow, usage=usage, timeout=res.timeout)
+                source = "llm"
+            except LLMError as e:
+                events.append(_fallback(runtime, "start selection", e, round_=rnd, wave=state.get("wave", 0)))
+    top = cands[0][1] if cands else 1.0
+    score = dict(cands)
+    rels = search.rels(start) if start else []
+    starts = [_entry(search, i, r, satisfied, priority=round(score[i] / (top or 1.0), 4), parent=None,
+                     relation="start", path=[snap.ids[i]], round=rnd) for i, r in zip(start, rels)]
+    if rnd == 0:
+        update["candidates"] = [[snap.ids[c], round(s, 4)] for c, s in cands]
+    events.append(event("localize", round_=rnd, wave=state.get("wave", 0), query=query, source=source, candidates=[snap.ids[c] for c in ids],
+                        start=[e["node"] for e in starts],
+                        scores={snap.ids[c]: round(s, 3) for c, s in cands}))
+    pending = [e for n, e in (state.get("queue") or {}).items() if n not in visited]
+    update.update(_dispatch(state, ctx, res.offline, pending + starts, events, rnd, reason_empty="no candidate to start from"))
+    update["trace"] = emit(runtime, events)
+    update["counters"] = _usage(usage)
+    return update
+
+
+def _dispatch(state: dict, ctx, offline_mode: bool, entries: list[QueueEntry], events: list, rnd: int,
+              reason_empty: str) -> dict:
+    """Assign the next wave (claiming its nodes) or decide where to go instead."""
+    satisfied = state.get("satisfied") or []
+    wave = state.get("wave", 0) + 1
+    if satisfied and all(satisfied):
+        return _route(events, state, "respond", "every subgoal is supported", entries)
+    steps_left = ctx.max_steps - budget.steps_used(state)
+    calls = None if offline_mode else budget.explore_calls(state, ctx)
+    assignments = schedule(entries, n_explorers=ctx.n_explorers, frontier=ctx.frontier, steps_left=steps_left,
+                           calls_left=calls)
+    if assignments:
+        claimed = [e["node"] for a in assignments for e in a["entries"]]
+        events.append(event("schedule", round_=rnd, wave=wave,
+                            frontiers=[{"explorer": a["explorer"], "nodes": [e["node"] for e in a["entries"]]}
+                                       for a in assignments],
+                            queue=len(entries) - len(claimed)))
+        rest = {e["node"]: e for e in entries if e["node"] not in claimed}
+        return {"assignments": assignments, "visited": claimed, "wave": wave, "next": "explore",
+                "queue": {"set": rest, "pop": claimed}}
+    if steps_left <= 0:
+        return _route(events, state, "respond", "step budget exhausted", entries)
+    why = "LLM call budget for exploring exhausted" if entries and calls is not None and calls <= 0 else reason_empty
+    if budget.can_refine(state, ctx, offline_mode):
+        open_ = [f"S{j + 1}" for j, ok in enumerate(satisfied) if not ok]
+        return _route(events, state, "refine", f"{why}; open: {', '.join(open_)}", entries)
+    last = "no refinement left" if state.get("round", 0) >= ctx.max_refinements else "no budget to refine"
+    return _route(events, state, "respond", f"{why}; {last}", entries)
+
+
+def _route(events: list, state: dict, to: str, reason: str, entries: list[QueueEntry]) -> dict:
+    events.append(event("route", round_=state.get("round", 0), wave=state.get("wave", 0), to=to, reason=reason))
+    return {"assignments": [], "next": to, "queue": {"pop": [e["node"] for e in entries]}}
+
+
+async def explore(inp: ExplorerInput, config, runtime) -> dict:
+    """One explorer: decide its whole frontier (one LLM call, or the offline policy)."""
+    res = resources(runtime, config)
+    ctx, a = res.context, inp["assignment"]
+    rnd, wave, who = inp.get("round", 0), inp.get("wave", 0), a["explorer"]
+    search = build_search(inp, res)
+    satisfied = list(inp.get("satisfied") or [False] * len(search.subgoals))
+    visited = set(inp.get("visited") or [])
+    usage, events, notes = None, [], []
+    decisions = None
+    if not res.offline and a["allowance"] > 0:
+        usage = LLMUsage()
+        try:
+            decisions, notes = await llm_policy.explore(
+                search, a["entries"], satisfied=satisfied, kept=inp.get("kept") or {}, visited=visited, ctx=ctx,
+                model=res.llm, allowance=a["allowance"], usage=usage, timeout=res.timeout)
+        except LLMError as e:
+            events.append(_fallback(runtime, "explorer", e, round_=rnd, wave=wave, explorer=who))
+    if decisions is None:
+        decisions = offline.decide(search, a["entries"], satisfied, ctx, visited,
+                                   source="offline" if res.offline else "fallback")
+    for note in notes:
+        events.append(event("note", round_=rnd, wave=wave, explorer=who, reason=note))
+    kept: dict[str, KeptItem] = {}
+    pushes: dict[str, QueueEntry] = {}
+    status = list(satisfied)
+    for d, entry, rank in zip(decisions, a["entries"], a["ranks"]):
+        status = [ok or j in d.supports for j, ok in enumerate(status)]
+        scores = d.scores or {"priority": round(entry.get("priority", 0.0), 3)}
+        events.append(event("decision", round_=rnd, wave=wave, explorer=who, rank=rank, node=d.node,
+                            action=d.action, reason=d.reason, source=d.source, scores=scores, subgoals=status,
+                            supports=d.supports, next=d.next or None, via=entry.get("relation")))
+        if d.action == "SKIP":
+            continue
+        kept[d.node] = KeptItem(node=d.node, order=[rnd, wave, rank], supports=d.supports, action=d.action,
+                                reason=d.reason, score=float(entry.get("priority", 0.0)), explorer=who,
+                                path=list(entry.get("path") or [d.node]))
+        i = search.idx(d.node)
+        nbs = {search.snap.ids[n.node]: n for n in search.view.neighbours.get(i, [])} if i is not None else {}
+        nxt = [search.idx(n) for n in d.next if search.idx(n) is not None and n not in visited]
+        for n, r in zip(nxt, search.rels(nxt) if nxt else []):
+            nid = search.snap.ids[n]
+            label = nbs[nid].relation if nid in nbs else "named"
+            e = _entry(search, n, r, status, parent=d.node, relation=label,
+                       path=[*(entry.get("path") or [d.node]), nid], round=rnd)
+            if nid not in pushes or e["priority"] > pushes[nid]["priority"]:
+                pushes[nid] = e
+    return {"kept": kept, "satisfied": status, "queue": {"push": pushes}, "trace": emit(runtime, events),
+            "counters": _usage(usage, steps=len(decisions))}
+
+
+async def coordinate(state: NavState, config, runtime) -> dict:
+    """After a wave: re-prioritise the merged queue, then schedule the next wave or route."""
+    res = resources(runtime, config)
+    ctx, rnd = res.context, state.get("round", 0)
+    satisfied = state.get("satisfied") or []
+    visited = set(state.get("visited") or [])
+    changed, drop = reprioritise(state.get("queue") or {}, satisfied, visited, ctx.next_floor if res.offline else 0.0)
+    entries = [changed.get(n, e) for n, e in (state.get("queue") or {}).items() if n not in drop]
+    events: list = []
+    update = _dispatch(state, ctx, res.offline, entries, events, rnd, reason_empty="queue exhausted")
+    update["queue"] = {**update["queue"], "pop": list({*update["queue"].get("pop", []), *drop})}
+    update["trace"] = emit(runtime, events)
+    return update
+
+
+def route(state: NavState) -> list[Send] | str:
+    """Read the decision taken by ``localize`` / ``coordinate``: a wave of ``Send``s, or a node."""
+    if state.get("next") == "explore" and state.get("assignments"):
+        shared = {k: state.get(k) for k in ("question", "query", "subgoals", "satisfied", "refs", "one_shot", "kept",
+                                             "visited", "round", "wave")}
+        return [Send("explore", ExplorerInput(**shared, assignment=a)) for a in state["assignments"]]
+    return state.get("next") if state.get("next") in ("refine", "respond") else "respond"
+
+
+async def refine(state: NavState, config, runtime) -> dict:
+    """Gap-aware refinement: a new query aimed at the unsatisfied subgoals; next round."""
+    res = resources(runtime, config)
+    ctx = res.context
+    satisfied = state.get("satisfied") or []
+    query = offline.refine(state.get("subgoals") or [], satisfied, state["question"])
+    usage, events, source = None, [], "offline"
+    allow = budget.allowance(budget.calls_left(state, ctx), keep=2)
+    if not res.offline and allow:
+        usage = LLMUsage()
+        try:
+            query = await llm_policy.refine(build_search(state, res), query=state.get("query") or state["question"],
+                                            satisfied=satisfied, kept=state.get("kept") or {}, model=res.llm,
+                                            allowance=allow, usage=usage, timeout=res.timeout)
+            source = "llm"
+        except LLMError as e:
+            events.append(_fallback(runtime, "refiner", e, round_=state.get("round", 0), wave=state.get("wave", 0)))
+    rnd = state.get("round", 0) + 1
+    events.append(event("refine", round_=rnd, wave=state.get("wave", 0), source=source, query=query))
+    return {"query": query, "round": rnd, "trace": emit(runtime, events), "counters": _usage(usage)}

@@ -1,0 +1,100 @@
+"""The Responder (DESIGN §7.5) and the evidence it works from.
+
+Kept events become ``Evidence`` in keeping order, each with its provenance turns ordered
+best first (one-shot score, then cosine to the question) and the path that reached it. When
+nothing was kept, the round-0 localisation candidates stand in. With an LLM the Responder
+answers from the raw turns of that evidence, with their dates; offline it returns the
+evidence itself for the calling agent's own LLM.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+
+from memgraph_agents.llm.structured import LLMError
+from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.navigator import budget
+from memgraph_agents.navigator.policies import llm as llm_policy
+from memgraph_agents.navigator.resources import resources
+from memgraph_agents.navigator.search import Search, build_search
+from memgraph_agents.navigator.state import NavState
+from memgraph_agents.navigator.trace import emit, event
+from memgraph_agents.retrieval.evidence import to_evidence
+
+MAX_ANSWER_TURNS = 40  # raw turns shown to the answering model
+
+
+def build_evidence(search: Search, state: dict) -> tuple[list[Evidence], bool]:
+    """(evidence in keeping order, whether it is the candidate fallback)."""
+    snap = search.snap
+    items = sorted((state.get("kept") or {}).values(), key=lambda k: list(k["order"]))
+    fallback = not items
+    if fallback:
+        items = [{"node": n, "score": s, "path": [n]} for n, s in state.get("candidates") or []]
+    out = []
+    for k in items:
+        i = snap.index.get(k["node"])
+        if i is None:
+            continue
+        turns = [snap.attrs[t]["turn_id"] for t in search.scorer.turn_order(i, search.qv)]
+        out.append(to_evidence(snap, i, float(k.get("score", 0.0)), retriever="navigator", path=list(k.get("path") or []),
+                               turn_ids=turns or None))
+    return out, fallback
+
+
+def _human(iso: str) -> str:
+    try:
+        d = date.fromisoformat(iso[:10])
+    except ValueError:
+        return iso or "date unknown"
+    return f"{d.day} {d:%B %Y}"
+
+
+def evidence_text(search: Search, evidence: list[Evidence], limit: int = MAX_ANSWER_TURNS) -> str:
+    """Raw turns of the evidence, ``[8 May 2023 | D1:3] Caroline: …``, in evidence order."""
+    snap, lines, seen = search.snap, [], set()
+    for ev in evidence:
+        for t in ev.turn_ids:
+            i = snap.index.get(f"turn:{t}")
+            if i is None or t in seen:
+                continue
+            seen.add(t)
+            text = " ".join(snap.text[i].split())
+            lines.append(f"[{_human(snap.session_date(snap.owner[i]))} | {t}] {text}")
+            if len(lines) >= limit:
+                return "\n".join(lines)
+    return "\n".join(lines) or "(no excerpt was found)"
+
+
+async def respond(state: NavState, config, runtime) -> dict:
+    res = resources(runtime, config)
+    search = build_search(state, res)
+    evidence, fallback = build_evidence(search, state)
+    events = []
+    rnd, wave = state.get("round", 0), state.get("wave", 0)
+    if fallback and evidence:
+        events.append(event("fallback", round_=rnd, wave=wave, role="responder",
+                            reason="nothing was kept: answering from the localisation candidates"))
+    answer, usage, source = None, None, "offline"
+    allow = budget.allowance(budget.calls_left(state, res.context))
+    if not res.offline and allow:
+        usage = LLMUsage()
+        try:
+            got = await llm_policy.answer(search, evidence_text(search, evidence), model=res.llm, allowance=allow,
+                                          usage=usage, timeout=res.timeout)
+            answer, source = " ".join(got.answer.split()), "llm"
+        except LLMError as e:
+            events.append(event("fallback", round_=rnd, wave=wave, role="responder", reason=f"{type(e).__name__}: {e}"[:200]))
+    elif not res.offline:
+        events.append(event("budget", round_=rnd, wave=wave, reason="no LLM call left for the answer"))
+    events.append(event("answer", round_=rnd, wave=wave, source=source, answer=answer, kept=len(state.get("kept") or {})))
+    counters = {}
+    if usage is not None:
+        s = usage.snapshot()
+        counters = {"llm_calls": s["calls"], "llm_failures": s["failures"], "input_tokens": s["input_tokens"],
+                    "output_tokens": s["output_tokens"]}
+    wall = 1000 * (time.time() - state["started"]) if state.get("started") else 0.0
+    return {"answer": answer, "evidence": evidence, "wall_ms": round(wall, 1), "trace": emit(runtime, events),
+            "counters": counters}
