@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -34,12 +35,14 @@ class EmbeddingModel:
             cache_path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(cache_path), check_same_thread=False, timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # a cache: no fsync per commit
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS emb (model TEXT, key BLOB, vec BLOB, PRIMARY KEY(model, key))"
             )
             self._db.commit()
         self.hits = 0
         self.misses = 0
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @property
     def dim(self) -> int:
@@ -86,7 +89,22 @@ class EmbeddingModel:
         return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
 
     def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        """One query vector. Queries skip the on-disk cache (a write per query costs more than
+        it saves); a small in-memory LRU serves repeated questions."""
+        hit = self._recent.get(text)
+        if hit is not None:
+            self._recent.move_to_end(text)
+            return hit
+        found = self._lookup([_key(text)])
+        vec = next(iter(found.values()), None)
+        if vec is None:
+            vec = np.asarray(self.inner.embed_query(text), dtype=np.float32)
+            norm = float(np.linalg.norm(vec))
+            vec = vec / norm if norm else vec
+        self._recent[text] = vec
+        if len(self._recent) > 4096:
+            self._recent.popitem(last=False)
+        return vec
 
     def close(self) -> None:
         if self._db is not None:
