@@ -1,1 +1,37 @@
-"""Drop-in pieces for agents: memory tools, LangChain retriever."""
+"""Drop-in memory for LangGraph / LangChain agents.
+
+- ``create_memory_tools(...)``: recall + remember tools (``create_agent``, ``ToolNode``);
+- ``MemoryMiddleware`` / ``memory_writer_node``: write every finished chat turn to memory;
+- ``MemoryRetriever``: a LangChain ``BaseRetriever`` over any retriever;
+- ``AgentMemory``: the object behind them (namespace from the run, background writer);
+- ``OfflineRecallModel``: a stand-in model that recalls instead of chatting (no LLM).
+"""
+
+from memgraph_agents.integrations.hooks import MemoryMiddleware, memory_writer_node
+from memgraph_agents.integrations.memory import (
+    AgentMemory,
+    BackgroundWriter,
+    MemoryWriteError,
+    MissingUserError,
+    RecallResult,
+    user_namespace,
+)
+from memgraph_agents.integrations.offline_model import OfflineRecallModel
+from memgraph_agents.integrations.retriever import MemoryRetriever, evidence_document
+from memgraph_agents.integrations.tools import MemoryTools, create_memory_tools
+
+__all__ = [
+    "AgentMemory",
+    "BackgroundWriter",
+    "MemoryMiddleware",
+    "MemoryRetriever",
+    "MemoryTools",
+    "MemoryWriteError",
+    "MissingUserError",
+    "OfflineRecallModel",
+    "RecallResult",
+    "create_memory_tools",
+    "evidence_document",
+    "memory_writer_node",
+    "user_namespace",
+]

@@ -474,3 +474,153 @@ def sample_session(session_id: str = "S1", prefix: str = "D1", date: str = "2023
         for i, (speaker, text, caption) in enumerate(lines, start=1)
     ]
     return Session(id=session_id, date=datetime.fromisoformat(date), turns=turns)
+
+
+# --------------------------------------------------------------------------- navigator
+
+NAV_PLAN_MARKER = "TASK: NAVIGATION PLAN"
+NAV_START_MARKER = "TASK: NAVIGATION START"
+NAV_STEP_MARKER = "TASK: NAVIGATION STEP"
+NAV_REFINE_MARKER = "TASK: NAVIGATION REFINE"
+NAV_ANSWER_MARKER = "TASK: NAVIGATION ANSWER"
+
+_NAV_NODE_RE = re.compile(r"^\[(?P<id>[^\]\n]+)\] \((?P<date>[^)\n]*)\) (?P<text>.*)$", re.M)
+_NAV_NB_RE = re.compile(r"^    (?P<arrow>->|<-) (?P<rel>.+?) \[(?P<id>[^\]\n]+)\] \((?P<date>[^)\n]*)\) (?P<text>.*)$", re.M)
+_NAV_GOAL_RE = re.compile(r"^S(?P<n>\d+) \[(?P<status>open|done)\] (?P<text>.*)$", re.M)
+_NAV_EVIDENCE_RE = re.compile(r"^\[(?P<date>[^|\n]*) \| (?P<turn>[^\]\n]+)\] (?:(?P<speaker>[^:\n]+): )?(?P<text>.*)$", re.M)
+_NAV_STOP = set(
+    "a an the and or of to in on at for with by from about as is are was were be been did do does has have had "
+    "what when where who whom which why how would could should will can their his her its they them he she it "
+    "i you we my your our this that these those there here not no yes ever recently likely".split()
+)
+
+
+def nav_words(text: str) -> set[str]:
+    """Content words, lower-cased, crude plural stripping: the careful model's notion of 'says'."""
+    out = set()
+    for w in re.findall(r"[a-z0-9]+", text.lower()):
+        if w in _NAV_STOP or len(w) < 3:
+            continue
+        for suffix in ("ing", "ed", "s"):  # chewed / chewing / chews -> chew
+            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+                w = w[: -len(suffix)]
+                break
+        out.add(w)
+    return out
+
+
+def _overlap(text: str, goal: str) -> float:
+    g = nav_words(goal)
+    return len(g & nav_words(text)) / len(g) if g else 0.0
+
+
+def parse_nav_step(prompt: str) -> dict[str, Any]:
+    """Subgoals (with status), the number of kept items, frontier nodes and their neighbours."""
+    goals = [{"n": int(m["n"]), "done": m["status"] == "done", "text": m["text"]} for m in _NAV_GOAL_RE.finditer(prompt)]
+    kept_part = prompt.split("Evidence kept so far:", 1)[-1].split("Frontier events.", 1)[0]
+    kept = 0 if "(nothing yet)" in kept_part else len(re.findall(r"^\[", kept_part, re.M))
+    frontier_part = prompt.split("Frontier events.", 1)[-1].split("For each frontier event", 1)[0]
+    nodes: list[dict[str, Any]] = []
+    for line in frontier_part.splitlines():
+        m = _NAV_NODE_RE.match(line)
+        if m:
+            nodes.append({"id": m["id"], "text": m["text"], "neighbours": []})
+            continue
+        m = _NAV_NB_RE.match(line)
+        if m and nodes:
+            nodes[-1]["neighbours"].append({"id": m["id"], "relation": m["rel"], "text": m["text"]})
+    return {"goals": goals, "kept": kept, "nodes": nodes}
+
+
+def careful_navigator_responder(*, n_subgoals: int = 3, min_expand: int = 3, max_expand: int = 6,
+                                keep_at: float = 0.5, satisfy_at: float = 0.6) -> Responder:
+    """A scripted model that behaves like a careful LLM navigating memory.
+
+    - plans ``n_subgoals`` subgoals (the question, then its content words in halves);
+    - keeps (EXPAND) a node when it shares enough words with an open subgoal, and always
+      keeps the best ones until ``min_expand`` nodes are kept, never more than ``max_expand``;
+    - marks a subgoal satisfied only when the node states most of its words (``satisfy_at``);
+    - names up to 2 neighbours that share words with an open subgoal; ANSWER when all done;
+    - refines with the open subgoals' words; answers with the first excerpt's opening words.
+    """
+
+    def plan(messages: list[BaseMessage]) -> str:
+        q = re.search(r"^Question: (.*)$", task_text(messages), re.M)[1]
+        words = [w for w in re.findall(r"[A-Za-z0-9']+", q) if w.lower() not in _NAV_STOP and len(w) > 2]
+        half = max(1, len(words) // 2)
+        goals = [q, " ".join(words[:half]) or q, " ".join(words[half:]) or f"when {q}"]
+        while len(goals) < n_subgoals:
+            goals.append(f"{goals[-1]} (date)")
+        return json.dumps({"subgoals": goals[:n_subgoals]})
+
+    def start(messages: list[BaseMessage]) -> str:
+        prompt = task_text(messages)
+        q = re.search(r"^Question: (.*)$", prompt, re.M)[1]
+        cands = [(m["id"], m["text"]) for m in _NAV_NODE_RE.finditer(prompt)]
+        cands.sort(key=lambda c: -_overlap(c[1], q))
+        return json.dumps({"node_ids": [c[0] for c in cands[:3]], "reason": "closest to the question"})
+
+    def step(messages: list[BaseMessage]) -> str:
+        p = parse_nav_step(task_text(messages))
+        open_goals = [g for g in p["goals"] if not g["done"]]
+        kept = p["kept"]
+        scored = []
+        for node in p["nodes"]:
+            rel = max((_overlap(node["text"], g["text"]) for g in open_goals), default=0.0)
+            scored.append((rel, node))
+        order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
+        decisions: dict[str, dict[str, Any]] = {}
+        done = {g["n"] for g in p["goals"] if g["done"]}
+        for rank, i in enumerate(order):
+            rel, node = scored[i]
+            if len(done) == len(p["goals"]):
+                if kept < min_expand and rel > 0:  # still worth keeping as context for the answer
+                    kept += 1
+                    decisions[node["id"]] = {"node_id": node["id"], "action": "ANSWER", "reason": "more context"}
+                else:
+                    decisions[node["id"]] = {"node_id": node["id"], "action": "SKIP", "reason": "everything is supported"}
+                continue
+            keep = kept < max_expand and (rel >= keep_at or (kept < min_expand and rel > 0))
+            if not keep:
+                decisions[node["id"]] = {"node_id": node["id"], "action": "SKIP", "reason": "not about an open subgoal"}
+                continue
+            kept += 1
+            sat = [g["n"] for g in p["goals"] if _overlap(node["text"], g["text"]) >= satisfy_at]
+            done |= set(sat)
+            left = [g for g in p["goals"] if g["n"] not in done]
+            if not left:
+                decisions[node["id"]] = {"node_id": node["id"], "action": "ANSWER", "satisfied_subgoals": sat,
+                                         "reason": "every subgoal is now supported"}
+                continue
+            nbs = sorted(node["neighbours"], key=lambda n: -max(_overlap(n["text"], g["text"]) for g in left))
+            nxt = [n["id"] for n in nbs if max(_overlap(n["text"], g["text"]) for g in left) > 0.3][:2]
+            decisions[node["id"]] = {"node_id": node["id"], "action": "EXPAND", "next_nodes": nxt,
+                                     "satisfied_subgoals": sat, "reason": f"mentions {rel:.0%} of an open subgoal"}
+        return json.dumps({"decisions": [decisions[n["id"]] for n in p["nodes"]]})
+
+    def refine(messages: list[BaseMessage]) -> str:
+        goals = [m["text"] for m in _NAV_GOAL_RE.finditer(task_text(messages)) if m["status"] == "open"]
+        return json.dumps({"query": " ".join(goals) or "more", "target_subgoals": []})
+
+    def answer(messages: list[BaseMessage]) -> str:
+        prompt = task_text(messages)
+        q = re.search(r"^Question: (.*)$", prompt, re.M)[1]
+        lines = list(_NAV_EVIDENCE_RE.finditer(prompt.split("Excerpts, in the order they were found:", 1)[-1]))
+        if not lines:
+            return json.dumps({"answer": "unknown", "turn_ids": []})
+        best = max(lines, key=lambda m: _overlap(m["text"], q))  # first of the best: max keeps the first
+        return json.dumps({"answer": " ".join(best["text"].split()[:8]), "turn_ids": [best["turn"]]})
+
+    return route_responder({NAV_PLAN_MARKER: plan, NAV_START_MARKER: start, NAV_STEP_MARKER: step,
+                            NAV_REFINE_MARKER: refine, NAV_ANSWER_MARKER: answer})
+
+
+def nav_step_override(base: Responder, step: Callable[[list[BaseMessage]], ResponderResult]) -> Responder:
+    """``base`` for every navigator role except the explorer step, which ``step`` answers."""
+
+    def respond(messages: list[BaseMessage]) -> ResponderResult:
+        if NAV_STEP_MARKER in task_text(messages):
+            return step(messages)
+        return base(messages)
+
+    return respond

@@ -111,9 +111,11 @@ def _no_env_llm(monkeypatch):
     monkeypatch.setattr(err_console, "width", 1000)  # no soft wrapping of error lines in captured output
 
 
-def _bench(tmp_path, data_file, *extra: str) -> int:
-    return main(["--data-dir", str(tmp_path / "mem"), "--embeddings", "hash", "bench", "locomo",
-                 "--data", str(data_file), "--out", str(tmp_path / "out"), *extra])
+def _bench(tmp_path, data_file, *extra: str, local_options: bool = False) -> int:
+    common = ["--data-dir", str(tmp_path / "mem"), "--embeddings", "hash"]
+    if local_options:  # the same options given after the sub-command
+        return main(["bench", "locomo", *common, "--data", str(data_file), "--out", str(tmp_path / "out"), *extra])
+    return main([*common, "bench", "locomo", "--data", str(data_file), "--out", str(tmp_path / "out"), *extra])
 
 
 def _results(tmp_path) -> dict:
@@ -245,9 +247,11 @@ def test_bench_qa_with_fake_model(tmp_path, data_file, scripted):
     model = ScriptedChatModel(responder=qa_responder)
     register_chat_model("fake:qa", model)
     assert _bench(tmp_path, data_file, "--conversations", "conv-t1", "--retrievers", "scripted", "--qa",
-                  "--llm", "fake:qa") == 0
+                  "--llm", "fake:qa", local_options=True) == 0
+    assert (tmp_path / "mem" / "namespaces" / "conv-t1").is_dir()  # --data-dir after the sub-command
     r = _results(tmp_path)
     assert r["llm"] == "fake:qa" and r["ingest_llm"] == "none" and r["builder"] == "offline"
+    assert r["embeddings"] == "hash"
     qa = r["retrievers"]["scripted"]["qa"]
     # 6 questions (q3 included: QA needs no evidence ids); q0 exact, q1 "Pixel" for "Pixel, Lisbon half marathon"
     assert qa["questions"] == 6

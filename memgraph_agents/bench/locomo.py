@@ -14,6 +14,8 @@ CLI writes it to ``results.json`` and renders ``results.md`` / ``recall.png`` fr
    unrelated query per namespace first, so model loading and per-namespace index building
    are not counted as query latency. The question's own embedding is always computed during
    the timed call (it is never served from the embedding cache), so latency includes it.
+   Retrievers take turns question by question, so a busy spell on a shared machine slows
+   them all alike.
 3. **score** per question with ``memgraph_agents.bench.metrics``: turn recall / hit / session
    recall / answer recall / context tokens at every k. Turn metrics use the ranked evidence
    flattened into provenance turn ids (first occurrence wins); "answer recall@k" and
@@ -454,85 +456,112 @@ class _Question:
     namespace: str
 
 
-def _retrieve_all(name: str, questions: Sequence[_Question], stores: dict[str, _BenchStore], opts: BenchOptions,
-                  turn_sessions: dict[str, dict[str, str]], progress, records: list | None
-                  ) -> tuple[dict[str, Any], dict[str, list[Evidence]]]:
-    from memgraph_agents.retrieval.registry import retrieve
+class _RetrieverRun:
+    """One retriever's pass over the questions: evidence, per-question scores, latencies."""
 
-    k = opts.retrieve_k
-    warm_ms: list[float] = []
-    errors: list[str] = []
-    for ns, store in stores.items():  # one warm-up query per namespace
-        store.embedder.query = None
-        t0 = time.perf_counter()
-        try:
-            retrieve(name, WARMUP_QUERY, store, k=k)
-        except Exception as e:  # reported with the question errors; the questions still run
-            errors.append(f"warm-up on {ns}: {type(e).__name__}: {' '.join(str(e).split())}")
-        warm_ms.append(1000 * (time.perf_counter() - t0))
-    names = _metric_names(opts.ks)
-    latencies: list[float] = []
-    rows: list[dict[str, float]] = []
-    row_cats: list[int] = []
-    n_items: list[int] = []
-    n_turns: list[int] = []
-    failures = 0
-    evidence_by_q: dict[str, list[Evidence]] = {}
-    task = progress.add_task(f"retrieve {name}", total=len(questions))
-    for item in questions:
-        q, store = item.q, stores[item.namespace]
+    def __init__(self, name: str, opts: BenchOptions, questions: Sequence[_Question],
+                 turn_sessions: dict[str, dict[str, str]], progress) -> None:
+        self.name, self.opts, self.questions, self.turn_sessions = name, opts, questions, turn_sessions
+        self.progress = progress
+        self.task = progress.add_task(f"retrieve {name}", total=len(questions))
+        self.warm_ms: list[float] = []
+        self.errors: list[str] = []
+        self.failures = 0
+        self.latencies: list[float] = []
+        self.rows: list[dict[str, float]] = []
+        self.row_cats: list[int] = []
+        self.n_items: list[int] = []
+        self.n_turns: list[int] = []
+        self.evidence: dict[str, list[Evidence]] = {}
+        self.records: list[dict] = []
+
+    def warm_up(self, stores: dict[str, _BenchStore]) -> None:
+        """One unrelated query per namespace: model loading and index building are not latency."""
+        from memgraph_agents.retrieval.registry import retrieve
+
+        for ns, store in stores.items():
+            store.embedder.query = None
+            t0 = time.perf_counter()
+            try:
+                retrieve(self.name, WARMUP_QUERY, store, k=self.opts.retrieve_k)
+            except Exception as e:  # reported with the question errors; the questions still run
+                self.errors.append(f"warm-up on {ns}: {type(e).__name__}: {' '.join(str(e).split())}")
+            self.warm_ms.append(1000 * (time.perf_counter() - t0))
+
+    def run(self, item: _Question, store: _BenchStore) -> None:
+        from memgraph_agents.retrieval.registry import retrieve
+
+        q, opts = item.q, self.opts
         store.embedder.query = q.question
         t0 = time.perf_counter()
         try:
-            evidence = retrieve(name, q.question, store, k=k)
+            evidence = retrieve(self.name, q.question, store, k=opts.retrieve_k)
         except Exception as e:  # one failing question must not lose a long run: counted, reported
             evidence = []
-            failures += 1
-            errors.append(f"{q.id}: {type(e).__name__}: {' '.join(str(e).split())}")
-        latencies.append(1000 * (time.perf_counter() - t0))
+            self.failures += 1
+            self.errors.append(f"{q.id}: {type(e).__name__}: {' '.join(str(e).split())}")
+        self.latencies.append(1000 * (time.perf_counter() - t0))
         store.embedder.query = None
-        evidence_by_q[q.id] = evidence
+        self.evidence[q.id] = evidence
         ranked = flatten_turns(evidence)
-        n_items.append(len(evidence))
-        n_turns.append(len(ranked))
-        ts = turn_sessions[item.namespace]
+        self.n_items.append(len(evidence))
+        self.n_turns.append(len(ranked))
+        ts = self.turn_sessions[item.namespace]
         gold = list(q.evidence)
         scores = score_question(evidence, gold, q.answer, opts.ks, ts) if gold else None
         if scores is not None:
-            rows.append(scores)
-            row_cats.append(q.category)
-        if records is not None:
-            records.append({
-                "retriever": name, "qid": q.id, "category": q.category, "question": q.question, "answer": q.answer,
-                "gold": gold, "gold_sessions": sorted({ts.get(t) or _session_from_id(t) or "?" for t in gold}),
-                "turns": ranked[: max(opts.ks)], "items": [ev.node_id for ev in evidence],
-                "latency_ms": round(latencies[-1], 2),
-                "scores": _clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
-            })
-        progress.update(task, advance=1)
-    out: dict[str, Any] = {"questions": len(rows), "skipped_questions": len(questions) - len(rows)}
-    # A retriever that raised on every question scores 0 everywhere: flag it instead of
-    # letting it pass for a weak retriever.
-    out["failed"] = failures == len(questions)
-    out.update(_aggregate(rows, names))
-    out["latency_ms_p50"] = round(metrics.percentile(latencies, 50), 2) if latencies else None
-    out["latency_ms_p95"] = round(metrics.percentile(latencies, 95), 2) if latencies else None
-    out["latency_ms_mean"] = round(float(np.mean(latencies)), 2) if latencies else None
-    out["warmup_ms"] = round(float(np.mean(warm_ms)), 1) if warm_ms else None
-    out["items_per_query"] = round(float(np.mean(n_items)), 2) if n_items else 0.0
-    out["turns_per_query"] = round(float(np.mean(n_turns)), 2) if n_turns else 0.0
-    out["short_queries"] = sum(1 for n in n_turns if n < max(opts.ks))  # flattened to fewer than max k turns
-    out["errors"] = failures
-    if errors:
-        out["error_examples"] = errors[:5]
-    per_cat: dict[str, Any] = {}
-    for c in opts.categories:
-        sel = [r for r, rc in zip(rows, row_cats) if rc == c]
-        total = sum(1 for x in questions if x.q.category == c)
-        per_cat[str(c)] = {"questions": len(sel), "skipped_questions": total - len(sel), **_aggregate(sel, names)}
-    out["per_category"] = per_cat
-    progress.update(task, description=f"retrieve {name} p50 {fmt_ms(out['latency_ms_p50'])}")
-    return out, evidence_by_q
+            self.rows.append(scores)
+            self.row_cats.append(q.category)
+        self.records.append({
+            "retriever": self.name, "qid": q.id, "category": q.category, "question": q.question, "answer": q.answer,
+            "gold": gold, "gold_sessions": sorted({ts.get(t) or _session_from_id(t) or "?" for t in gold}),
+            "turns": ranked[: max(opts.ks)], "items": [ev.node_id for ev in evidence],
+            "latency_ms": round(self.latencies[-1], 2),
+            "scores": _clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
+        })
+        self.progress.update(self.task, advance=1)
+
+    def summary(self) -> dict[str, Any]:
+        opts, names, lat = self.opts, _metric_names(self.opts.ks), self.latencies
+        n_q = len(self.questions)
+        out: dict[str, Any] = {"questions": len(self.rows), "skipped_questions": n_q - len(self.rows)}
+        # A retriever that raised on every question scores 0 everywhere: flag it instead of
+        # letting it pass for a weak retriever.
+        out["failed"] = self.failures == n_q
+        out.update(_aggregate(self.rows, names))
+        out["latency_ms_p50"] = round(metrics.percentile(lat, 50), 2) if lat else None
+        out["latency_ms_p95"] = round(metrics.percentile(lat, 95), 2) if lat else None
+        out["latency_ms_mean"] = round(float(np.mean(lat)), 2) if lat else None
+        out["warmup_ms"] = round(float(np.mean(self.warm_ms)), 1) if self.warm_ms else None
+        out["items_per_query"] = round(float(np.mean(self.n_items)), 2) if self.n_items else 0.0
+        out["turns_per_query"] = round(float(np.mean(self.n_turns)), 2) if self.n_turns else 0.0
+        out["short_queries"] = sum(1 for n in self.n_turns if n < max(opts.ks))  # fewer than max k turns
+        out["errors"] = self.failures
+        if self.errors:
+            out["error_examples"] = self.errors[:5]
+        per_cat: dict[str, Any] = {}
+        for c in opts.categories:
+            sel = [r for r, rc in zip(self.rows, self.row_cats) if rc == c]
+            total = sum(1 for x in self.questions if x.q.category == c)
+            per_cat[str(c)] = {"questions": len(sel), "skipped_questions": total - len(sel), **_aggregate(sel, names)}
+        out["per_category"] = per_cat
+        self.progress.update(self.task, description=f"retrieve {self.name} p50 {fmt_ms(out['latency_ms_p50'])}")
+        return out
+
+
+def _retrieve_all(questions: Sequence[_Question], stores: dict[str, _BenchStore], opts: BenchOptions,
+                  turn_sessions: dict[str, dict[str, str]], progress) -> list[_RetrieverRun]:
+    """Every retriever on every question, interleaved question by question (the retriever order
+    rotating), so that load from other processes on a shared machine hits every retriever's
+    latency alike instead of whichever retriever happened to run during a busy minute."""
+    runs = [_RetrieverRun(name, opts, questions, turn_sessions, progress) for name in opts.retrievers]
+    for run in runs:
+        run.warm_up(stores)
+    for i, item in enumerate(questions):
+        store = stores[item.namespace]
+        for j in range(len(runs)):
+            runs[(i + j) % len(runs)].run(item, store)
+    return runs
 
 
 def _run_qa(name: str, questions: Sequence[_Question], evidence_by_q: dict[str, list[Evidence]], settings: Settings,
@@ -618,11 +647,14 @@ def run_locomo_bench(
         "questions_per_category": {str(c): sum(1 for x in questions if x.q.category == c) for c in opts.categories},
         "retrievers": {},
     }
-    for name in opts.retrievers:
-        summary, evidence_by_q = _retrieve_all(name, questions, stores, opts, turn_sessions, progress, records)
+    runs = _retrieve_all(questions, stores, opts, turn_sessions, progress)
+    for run in runs:
+        summary = run.summary()
+        if records is not None:
+            records.extend(run.records)
         if opts.qa:
-            summary["qa"] = _run_qa(name, questions, evidence_by_q, settings, progress, records)
-        results["retrievers"][name] = summary
+            summary["qa"] = _run_qa(run.name, questions, run.evidence, settings, progress, records)
+        results["retrievers"][run.name] = summary
     results["ingest"] = ingest
     results["machine"] = {**machine_info(), "loadavg_start": load_start}
     results["date"] = datetime.now().astimezone().isoformat(timespec="seconds")

@@ -138,7 +138,8 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
         "turns, |gold ∩ top-k| / |gold|. hit@k: all gold turns in the top k. Session recall: the same over "
         "sessions in order of first appearance. Answer recall / context words: gold-answer tokens found in, and "
         "words of, the ranked evidence prefix that yields the first k turns. Latency: wall time of one "
-        "retrieve call, query embedding included, after a warm-up query.",
+        "retrieve call, query embedding included, after a warm-up query; retrievers take turns question by question. "
+        "Latencies depend on the machine's load: see the load averages above.",
         "",
         "## Retrieval, all categories",
         "",

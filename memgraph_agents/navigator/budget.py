@@ -5,7 +5,9 @@ LLM calls are allocated, never estimated after the fact: a role gets an *allowan
 what is left after the reserve for later roles. So concurrent explorers cannot overshoot.
 
 Reserve while exploring: the responder's call, plus a refined query and one explorer call
-while a refinement round is still possible. Unused reserve is simply not spent.
+while a refinement round is still possible and the budget can pay for both it and a wave
+now (a small cap spends itself on the first round rather than on a refinement it cannot
+afford to explore). Unused reserve is simply not spent.
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ def can_refine(state: dict[str, Any], ctx: NavigatorContext, offline: bool) -> b
 
 def explore_calls(state: dict[str, Any], ctx: NavigatorContext) -> int:
     """Calls explorers may use now: what is left after the reserve."""
-    reserve = 1 + (2 if state.get("round", 0) < ctx.max_refinements else 0)
-    return max(0, calls_left(state, ctx) - reserve)
+    left = calls_left(state, ctx) - 1  # the responder
+    if state.get("round", 0) < ctx.max_refinements and left - 2 >= 1:
+        left -= 2  # a refined query and one explorer call after it
+    return max(0, left)
 
 
 def allowance(left: int, keep: int = 0) -> int:

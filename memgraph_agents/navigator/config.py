@@ -34,22 +34,22 @@ class NavigatorContext(MemoryContext):
     max_llm_calls: int = 8  # hard cap per question, repair turns included
     frontier: int = 5  # nodes one explorer decides in one call
     max_start: int = 5  # start nodes per round (LLM policy); offline: one per explorer
-    start_selection: str = "auto"  # llm | score | auto (llm only when candidates exceed one wave)
+    start_selection: str = "score"  # score (topic-diverse, the first wave judges them) | llm (one more call)
     seed_retriever: str = "ppr"  # one-shot ranking that seeds localisation and fills the tail
     seed_pool: int = 50  # turns taken from the one-shot ranking
-    turns_per_event: int = 2  # turns a kept event contributes before the tail (benchmark ranking)
+    turns_per_event: int = 1  # turns a kept event contributes before the tail (benchmark ranking)
     keep_os: float = 0.25  # offline keep: one-shot score relative to the best (question subgoal)
     keep_sim: float = 0.92  # offline keep: cosine to an open subgoal relative to the best found
     satisfy_os: float = 0.6  # offline: the question is satisfied by a node this high in the one-shot
     satisfy_sim: float = 0.97  # offline: a subgoal is satisfied by a node this close to the best
-    next_floor: float = 0.85  # offline: neighbours below this relative priority are not followed
+    next_floor: float = 0.85  # queued nodes below this relative priority are dropped, not explored
     llm_timeout: float = 0.0  # seconds per LLM call; 0 = the settings' value
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
             raise ValueError(f"navigator policy {self.policy!r}: choose from {', '.join(POLICIES)}")
-        if self.start_selection not in ("auto", "llm", "score"):
-            raise ValueError(f"start_selection {self.start_selection!r}: choose auto, llm or score")
+        if self.start_selection not in ("llm", "score"):
+            raise ValueError(f"start_selection {self.start_selection!r}: choose score or llm")
         for name in ("n_explorers", "top_k", "frontier", "max_start", "turns_per_event", "seed_pool"):
             if getattr(self, name) < 1:
                 raise ValueError(f"navigator {name} must be >= 1")

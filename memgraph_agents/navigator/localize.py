@@ -39,7 +39,8 @@ def one_shot(query: str, store, *, retriever: str, pool: int) -> list[tuple[int,
     return [(i, max(s, 0.0) / top) for i, s in ranked]
 
 
-def rank_events(view: EventView, one_shot_scores: dict[int, float], event_cosines: np.ndarray) -> list[tuple[int, float]]:
+def rank_events(view: EventView, one_shot_scores: dict[int, float],
+                event_cosines: np.ndarray) -> list[tuple[int, float]]:
     """Every event with its localisation score, best first (ties: graph order)."""
     out = []
     for e, cos in zip(view.events, event_cosines):
@@ -72,8 +73,12 @@ def select_start(cands: list[tuple[int, float]], view: EventView, n: int) -> lis
     left = list(cands)
     picked: list[int] = []
     used: set[int] = set()
+    def value(i: int) -> tuple[float, int]:
+        e, s = left[i]
+        return (s * (DIVERSITY if view.topic.get(e) in used else 1.0), -i)
+
     while left and len(picked) < n:
-        best = max(range(len(left)), key=lambda i: (left[i][1] * (DIVERSITY if view.topic.get(left[i][0]) in used else 1.0), -i))
+        best = max(range(len(left)), key=value)
         e, _ = left.pop(best)
         picked.append(e)
         if e in view.topic:

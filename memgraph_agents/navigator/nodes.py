@@ -39,8 +39,9 @@ def _usage(u: LLMUsage | None, **extra: float) -> dict[str, float]:
     return out
 
 
-def _fallback(runtime, role: str, err: Exception, **where: Any) -> dict[str, Any]:
-    return event("fallback", reason=f"{role}: {type(err).__name__}: {' '.join(str(err).split())[:200]}", role=role, **where)
+def _fallback(role: str, err: Exception, **where: Any) -> dict[str, Any]:
+    why = " ".join(str(err).split())[:200]
+    return event("fallback", reason=f"{role}: {type(err).__name__}: {why}", role=role, **where)
 
 
 async def planner(state: NavState, config, runtime) -> dict:
@@ -58,7 +59,7 @@ async def planner(state: NavState, config, runtime) -> dict:
             subgoals = await llm_policy.plan(search, model=res.llm, allowance=allow, usage=usage, timeout=res.timeout)
             source = "llm"
         except LLMError as e:
-            events.append(_fallback(runtime, "planner", e))
+            events.append(_fallback("planner", e))
     events.append(event("plan", source=source, subgoals=subgoals))
     return {"question": question, "subgoals": subgoals, "satisfied": [False] * len(subgoals), "query": question,
             "round": 0, "wave": 0, "started": state.get("started") or time.time(),
@@ -71,60 +72,66 @@ def _entry(search: Search, i: int, rels, satisfied: list[bool], **kw: Any) -> Qu
                       os=round(search.scorer.os_score(i), 4), **kw)
 
 
-async def localize(state: NavState, config, runtime) -> dict:
-    res = resources(runtime, config)
-    ctx, rnd, query = res.context, state.get("round", 0), state.get("query") or state["question"]
-    seed_store = SeedStore(res.store)
-    ranked = one_shot(query, seed_store, retriever=ctx.seed_retriever, pool=ctx.seed_pool)
-    search0 = build_search(state, res)
-    snap, view = search0.snap, search0.view
+def _candidates(state: dict, res, query: str) -> tuple[Search, list[tuple[int, float]], dict[str, Any]]:
+    """Seed ranking for ``query``, the search view, the candidates and the state update."""
+    ctx = res.context
+    ranked = one_shot(query, SeedStore(res.store), retriever=ctx.seed_retriever, pool=ctx.seed_pool)
+    snap = res.store.snapshot()
     update: dict[str, Any] = {}
-    if rnd == 0:
+    if state.get("round", 0) == 0:  # the question's own ranking: turn scores and the benchmark tail
         update["one_shot"] = [[snap.attrs[i]["turn_id"], round(s, 5)] for i, s in ranked]
         state = {**state, "one_shot": update["one_shot"]}
     search = build_search(state, res)
+    view, vecs = search.view, snap.vectors()
     qv = embed_texts(res.store.embedder, [query])[0]
-    vecs = snap.vectors()
     cos = vecs[view.events] @ qv if len(view.events) and vecs.shape[1] == qv.shape[0] else [0.0] * len(view.events)
-    visited = set(state.get("visited") or [])
-    exclude = {snap.index[v] for v in visited if v in snap.index}
+    exclude = {snap.index[v] for v in state.get("visited") or [] if v in snap.index}
     cands = candidates(rank_events(view, dict(ranked), cos), view, ctx.top_k, ctx.topics_p, exclude)
-    ids = [c for c, _ in cands]
-    refs = [float(x) for x in search.scorer.sims(ids).max(axis=0)] if ids else list(state.get("refs") or [])
-    if refs:
-        merged = [max(a, b) for a, b in zip(refs, state.get("refs") or refs)]
-        search.scorer.refs[:] = merged
-        update["refs"] = merged
+    if cands:  # the best similarity localisation finds per subgoal: what "relative" is relative to
+        best = search.scorer.sims([c for c, _ in cands]).max(axis=0)
+        refs = [max(float(a), b) for a, b in zip(best, state.get("refs") or [0.0] * len(best))]
+        search.scorer.refs[:] = refs
+        update["refs"] = refs
+    return search, cands, update
+
+
+async def localize(state: NavState, config, runtime) -> dict:
+    """Candidates for this round's query, start nodes, and the first wave of explorers."""
+    res = resources(runtime, config)
+    ctx, rnd, wave = res.context, state.get("round", 0), state.get("wave", 0)
+    query = state.get("query") or state["question"]
+    search, cands, update = _candidates(state, res, query)
+    snap, ids = search.snap, [c for c, _ in cands]
     satisfied = list(state.get("satisfied") or [False] * len(search.subgoals))
     usage, events, source = None, [], "score"
-    if res.offline:
-        start = select_start(cands, view, ctx.n_explorers)
-    else:
-        start = select_start(cands, view, min(ctx.max_start, len(cands)))
-        wants_llm = ctx.start_selection == "llm" or (ctx.start_selection == "auto" and len(cands) > ctx.frontier)
-        allow = budget.allowance(budget.explore_calls(state, ctx), keep=1)
-        if wants_llm and allow:
-            usage = LLMUsage()
-            try:
-                start = await llm_policy.select_start(search, ids, satisfied=satisfied, max_start=ctx.max_start,
-                                                      model=res.llm, allowance=allow, usage=usage, timeout=res.timeout)
-                source = "llm"
-            except LLMError as e:
-                events.append(_fallback(runtime, "start selection", e, round_=rnd, wave=state.get("wave", 0)))
-    top = cands[0][1] if cands else 1.0
+    start = select_start(cands, search.view, ctx.n_explorers if res.offline else ctx.max_start)
+    allow = 0 if res.offline else budget.allowance(budget.explore_calls(state, ctx), keep=1)
+    if ctx.start_selection == "llm" and len(cands) > 1 and allow:
+        usage = LLMUsage()
+        try:
+            start = await llm_policy.select_start(search, ids, satisfied=satisfied, max_start=ctx.max_start,
+                                                  model=res.llm, allowance=allow, usage=usage, timeout=res.timeout)
+            source = "llm"
+        except LLMError as e:
+            events.append(_fallback("start selection", e, round_=rnd, wave=wave))
+    top = (cands[0][1] if cands else 1.0) or 1.0
     score = dict(cands)
-    rels = search.rels(start) if start else []
-    starts = [_entry(search, i, r, satisfied, priority=round(score[i] / (top or 1.0), 4), parent=None,
-                     relation="start", path=[snap.ids[i]], round=rnd) for i, r in zip(start, rels)]
+    starts = [_entry(search, i, r, satisfied, priority=round(score[i] / top, 4), parent=None, relation="start",
+                     path=[snap.ids[i]], round=rnd) for i, r in zip(start, search.rels(start) if start else [])]
     if rnd == 0:
         update["candidates"] = [[snap.ids[c], round(s, 4)] for c, s in cands]
-    events.append(event("localize", round_=rnd, wave=state.get("wave", 0), query=query, source=source, candidates=[snap.ids[c] for c in ids],
-                        start=[e["node"] for e in starts],
+    events.append(event("localize", round_=rnd, wave=wave, query=query, source=source,
+                        candidates=[snap.ids[c] for c in ids], start=[e["node"] for e in starts],
                         scores={snap.ids[c]: round(s, 3) for c, s in cands}))
+    visited = set(state.get("visited") or [])
     pending = [e for n, e in (state.get("queue") or {}).items() if n not in visited]
-    update.update(_dispatch(state, ctx, res.offline, pending + starts, events, rnd, reason_empty="no candidate to start from"))
+    counters = _usage(usage)
+    spent = {**state, "counters": {**(state.get("counters") or {}),
+                                   "llm_calls": budget.calls_used(state) + counters.get("llm_calls", 0)}}
+    update.update(_dispatch(spent, ctx, res.offline, pending + starts, events, rnd,
+                            reason_empty="no candidate to start from"))
     update["trace"] = emit(runtime, events)
-    update["counters"] = _usage(usage)
+    update["counters"] = counters
     return update
 
 
@@ -180,7 +187,7 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
                 search, a["entries"], satisfied=satisfied, kept=inp.get("kept") or {}, visited=visited, ctx=ctx,
                 model=res.llm, allowance=a["allowance"], usage=usage, timeout=res.timeout)
         except LLMError as e:
-            events.append(_fallback(runtime, "explorer", e, round_=rnd, wave=wave, explorer=who))
+            events.append(_fallback("explorer", e, round_=rnd, wave=wave, explorer=who))
     if decisions is None:
         decisions = offline.decide(search, a["entries"], satisfied, ctx, visited,
                                    source="offline" if res.offline else "fallback")
@@ -192,15 +199,17 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
     for d, entry, rank in zip(decisions, a["entries"], a["ranks"]):
         status = [ok or j in d.supports for j, ok in enumerate(status)]
         scores = d.scores or {"priority": round(entry.get("priority", 0.0), 3)}
+        i = search.idx(d.node)
         events.append(event("decision", round_=rnd, wave=wave, explorer=who, rank=rank, node=d.node,
                             action=d.action, reason=d.reason, source=d.source, scores=scores, subgoals=status,
-                            supports=d.supports, next=d.next or None, via=entry.get("relation")))
+                            supports=d.supports, next=d.next or None, via=entry.get("relation"),
+                            date=search.date(i) if i is not None else None,
+                            snippet=search.text(i, 60) if i is not None else None))
         if d.action == "SKIP":
             continue
         kept[d.node] = KeptItem(node=d.node, order=[rnd, wave, rank], supports=d.supports, action=d.action,
                                 reason=d.reason, score=float(entry.get("priority", 0.0)), explorer=who,
                                 path=list(entry.get("path") or [d.node]))
-        i = search.idx(d.node)
         nbs = {search.snap.ids[n.node]: n for n in search.view.neighbours.get(i, [])} if i is not None else {}
         nxt = [search.idx(n) for n in d.next if search.idx(n) is not None and n not in visited]
         for n, r in zip(nxt, search.rels(nxt) if nxt else []):
@@ -220,11 +229,11 @@ async def coordinate(state: NavState, config, runtime) -> dict:
     ctx, rnd = res.context, state.get("round", 0)
     satisfied = state.get("satisfied") or []
     visited = set(state.get("visited") or [])
-    changed, drop = reprioritise(state.get("queue") or {}, satisfied, visited, ctx.next_floor if res.offline else 0.0)
+    changed, drop = reprioritise(state.get("queue") or {}, satisfied, visited, ctx.next_floor)
     entries = [changed.get(n, e) for n, e in (state.get("queue") or {}).items() if n not in drop]
     events: list = []
     update = _dispatch(state, ctx, res.offline, entries, events, rnd, reason_empty="queue exhausted")
-    update["queue"] = {**update["queue"], "pop": list({*update["queue"].get("pop", []), *drop})}
+    update["queue"] = {**update["queue"], "pop": sorted({*update["queue"].get("pop", []), *drop})}
     update["trace"] = emit(runtime, events)
     return update
 
@@ -254,7 +263,7 @@ async def refine(state: NavState, config, runtime) -> dict:
                                             allowance=allow, usage=usage, timeout=res.timeout)
             source = "llm"
         except LLMError as e:
-            events.append(_fallback(runtime, "refiner", e, round_=state.get("round", 0), wave=state.get("wave", 0)))
+            events.append(_fallback("refiner", e, round_=state.get("round", 0), wave=state.get("wave", 0)))
     rnd = state.get("round", 0) + 1
     events.append(event("refine", round_=rnd, wave=state.get("wave", 0), source=source, query=query))
     return {"query": query, "round": rnd, "trace": emit(runtime, events), "counters": _usage(usage)}

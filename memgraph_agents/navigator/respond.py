@@ -39,8 +39,8 @@ def build_evidence(search: Search, state: dict) -> tuple[list[Evidence], bool]:
         if i is None:
             continue
         turns = [snap.attrs[t]["turn_id"] for t in search.scorer.turn_order(i, search.qv)]
-        out.append(to_evidence(snap, i, float(k.get("score", 0.0)), retriever="navigator", path=list(k.get("path") or []),
-                               turn_ids=turns or None))
+        out.append(to_evidence(snap, i, float(k.get("score", 0.0)), retriever="navigator",
+                               path=list(k.get("path") or []), turn_ids=turns or None))
     return out, fallback
 
 
@@ -86,10 +86,12 @@ async def respond(state: NavState, config, runtime) -> dict:
                                           usage=usage, timeout=res.timeout)
             answer, source = " ".join(got.answer.split()), "llm"
         except LLMError as e:
-            events.append(event("fallback", round_=rnd, wave=wave, role="responder", reason=f"{type(e).__name__}: {e}"[:200]))
+            why = f"{type(e).__name__}: {e}"[:200]
+            events.append(event("fallback", round_=rnd, wave=wave, role="responder", reason=why))
     elif not res.offline:
         events.append(event("budget", round_=rnd, wave=wave, reason="no LLM call left for the answer"))
-    events.append(event("answer", round_=rnd, wave=wave, source=source, answer=answer, kept=len(state.get("kept") or {})))
+    events.append(event("answer", round_=rnd, wave=wave, source=source, answer=answer,
+                        kept=len(state.get("kept") or {})))
     counters = {}
     if usage is not None:
         s = usage.snapshot()

@@ -103,7 +103,8 @@ async def anavigate(question: str, store, *, context: NavigatorContext | None = 
     return _result(store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
-def navigate(question: str, store, *, context: NavigatorContext | None = None, llm=None, k: int = 10) -> NavigationResult:
+def navigate(question: str, store, *, context: NavigatorContext | None = None, llm=None,
+             k: int = 10) -> NavigationResult:
     """Blocking ``anavigate`` (safe inside a running event loop: it then uses a worker thread)."""
     return run_sync(anavigate(question, store, context=context, llm=llm, k=k))
 

@@ -52,11 +52,11 @@ def _status(flags: list[bool] | None) -> str:
     return "".join("■" if f else "□" for f in flags or [])
 
 
-def format_trace(trace: list[dict[str, Any]], *, width: int = 110) -> list[str]:
-    """Readable lines, one per event, in search order."""
+def format_trace(trace: list[dict[str, Any]], *, width: int = 120) -> list[str]:
+    """Readable lines in search order; a decision takes two (what was decided, and why)."""
     lines: list[str] = []
 
-    def cut(s: str, n: int) -> str:
+    def cut(s: str, n: int = width) -> str:
         s = " ".join(str(s).split())
         return s if len(s) <= n else s[: n - 1] + "…"
 
@@ -64,26 +64,30 @@ def format_trace(trace: list[dict[str, Any]], *, width: int = 110) -> list[str]:
         t = e["type"]
         head = f"r{e.get('round', 0)}"
         if t == "plan":
-            lines.append(f"{head} plan ({e.get('source', '')}): " + " | ".join(f"S{i + 1} {s}" for i, s in enumerate(e.get("subgoals", []))))
+            goals = " | ".join(f"S{i + 1} {s}" for i, s in enumerate(e.get("subgoals", [])))
+            lines.append(cut(f"{head} plan ({e.get('source', '')}): {goals}"))
         elif t == "localize":
-            lines.append(cut(f"{head} localize {e.get('query', '')!r}: {len(e.get('candidates', []))} candidates, "
-                             f"start {', '.join(e.get('start', []))}", width))
+            lines.append(cut(f"{head} localize ({e.get('source', '')}) {e.get('query', '')!r}: "
+                             f"{len(e.get('candidates', []))} candidates → start {', '.join(e.get('start', []))}"))
         elif t == "schedule":
             fr = "; ".join(f"E{a['explorer']}: {', '.join(a['nodes'])}" for a in e.get("frontiers", []))
-            lines.append(cut(f"{head} wave {e.get('wave')} → {fr}", width))
+            lines.append(cut(f"{head} wave {e.get('wave')}: {fr}"))
         elif t == "decision":
             mark = ACTION_MARK.get(e.get("action", ""), "?")
-            sc = e.get("scores", {})
-            score = " ".join(f"{k}={v:.2f}" for k, v in sc.items() if isinstance(v, (int, float)))
-            nxt = f" next: {', '.join(e['next'])}" if e.get("next") else ""
-            lines.append(cut(f"{head}.w{e.get('wave')} E{e.get('explorer')} {mark} {e.get('action'):6} {e.get('node')} "
-                             f"[{_status(e.get('subgoals'))}] {score} — {e.get('reason', '')}{nxt}", width))
+            sc = " ".join(f"{k}={v:.2f}" for k, v in (e.get("scores") or {}).items() if isinstance(v, (int, float)))
+            lines.append(cut(f"{head}.w{e.get('wave')} E{e.get('explorer')} {mark} {e.get('action', ''):6} "
+                             f"{e.get('node')} [{_status(e.get('subgoals'))}] {sc}  {e.get('date', '')} "
+                             f"\"{e.get('snippet', '')}\""))
+            nxt = f"; next → {', '.join(e['next'])}" if e.get("next") else ""
+            via = f"via {e['via']}: " if e.get("via") and e.get("via") != "start" else ""
+            lines.append("      " + cut(f"{via}{e.get('reason', '')}{nxt}", width - 6))
         elif t == "route":
-            lines.append(f"{head} route → {e.get('to')}: {e.get('reason', '')}")
+            lines.append(cut(f"{head} route → {e.get('to')}: {e.get('reason', '')}"))
         elif t == "refine":
-            lines.append(cut(f"{head} refine ({e.get('source', '')}): {e.get('query', '')!r}", width))
+            lines.append(cut(f"{head} refine ({e.get('source', '')}): {e.get('query', '')!r}"))
         elif t == "answer":
-            lines.append(cut(f"{head} answer ({e.get('source', '')}): {e.get('answer')!r} from {e.get('kept', 0)} kept", width))
+            answer = f"{e.get('answer')!r} from {e.get('kept', 0)} kept"
+            lines.append(cut(f"{head} answer ({e.get('source', '')}): {answer}"))
         else:
-            lines.append(cut(f"{head} {t}: {e.get('reason', '')}", width))
+            lines.append(cut(f"{head} {t}{' ' + e['role'] if e.get('role') else ''}: {e.get('reason', '')}"))
     return lines

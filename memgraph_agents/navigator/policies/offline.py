@@ -25,8 +25,9 @@ from memgraph_agents.navigator.search import Decision, Search
 from memgraph_agents.navigator.state import QueueEntry
 from memgraph_agents.navigator.view import Neighbour
 
-_SPLIT = re.compile(r"\s*(?:;|\?\s+|,?\s+and\s+(?=(?:what|when|where|who|whom|which|why|how|did|does|do|is|was|were|has|had)\b)"
-                    r"|,\s+(?=(?:what|when|where|who|whom|which|why|how)\b)|\s+as well as\s+)\s*", re.I)
+_WH = r"(?:what|when|where|who|whom|which|why|how)"
+_AUX = r"(?:did|does|do|is|was|were|has|had)"
+_SPLIT = re.compile(rf"\s*(?:;|\?\s+|,?\s+and\s+(?=(?:{_WH}|{_AUX})\b)|,\s+(?={_WH}\b)|\s+as well as\s+)\s*", re.I)
 _WORD = re.compile(r"[A-Za-z0-9']+")
 MAX_SUBGOALS = 5
 
@@ -65,8 +66,8 @@ def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx
         by_sim = best_open >= ctx.keep_sim
         scores = {"one_shot": round(os_, 3), "sim": round(best_open, 3)}
         if not (by_os or by_sim):
-            out.append(Decision(e["node"], "SKIP", [], [], f"not close to an open subgoal (sim {best_open:.2f}, one-shot {os_:.2f})",
-                                source, scores))
+            why = f"not close to an open subgoal (sim {best_open:.2f}, one-shot {os_:.2f})"
+            out.append(Decision(e["node"], "SKIP", [], [], why, source, scores))
             continue
         supports = [j for j in range(len(satisfied))
                     if sims[j] >= ctx.satisfy_sim or (j == qi and os_ >= ctx.satisfy_os)]

@@ -1,0 +1,91 @@
+"""The example chatbot: a ``create_agent`` agent with long-term memory (recall / remember tools,
+every finished turn written to memory in the background).
+
+    START → model ⇄ tools → (turn writer) → END
+
+The chat model is chosen per run from the context (``llm``, else ``MEMGRAPH_LLM``): any
+``provider:model`` that ``init_chat_model`` knows, including OpenAI-compatible servers
+through ``OPENAI_BASE_URL``. Without one the chatbot runs **offline**: an
+``OfflineRecallModel`` recalls evidence for each message and shows it instead of chatting.
+
+Compiled without a checkpointer (``langgraph dev`` brings its own); the run context
+(``ChatbotContext``: ``user_id`` plus the ``MemoryContext`` fields) is editable in Studio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+
+from memgraph_agents.integrations import AgentMemory, MemoryMiddleware, OfflineRecallModel, create_memory_tools
+from memgraph_agents.runtime import MemoryContext, get_chat_model
+
+SYSTEM_PROMPT = (
+    "You are a friendly assistant with long-term memory of your past conversations with this user. "
+    "Before answering anything that may depend on earlier conversations (names, dates, plans, "
+    "preferences), call `recall` and ground your answer in the evidence, mentioning dates when useful. "
+    "When the user tells you something worth keeping, you may call `remember` with a short, "
+    "self-contained statement. Be concise."
+)
+
+
+@dataclass
+class ChatbotContext(MemoryContext):
+    """Whose memory (``user_id``) and the memory / model settings (empty = from env)."""
+
+    user_id: str = ""
+    user_name: str = ""  # how the user appears in memory ("user" when empty)
+
+
+class ModelFromContext(AgentMiddleware):
+    """Use the run's chat model (context ``llm``, else ``MEMGRAPH_LLM``); offline: keep the stand-in."""
+
+    def __init__(self, memory: AgentMemory) -> None:
+        super().__init__()
+        self.memory = memory
+
+    def _model(self, request: Any):
+        settings = self.memory.settings_for(getattr(request.runtime, "context", None))
+        return None if settings.offline else get_chat_model(settings)
+
+    def wrap_model_call(self, request, handler):
+        model = self._model(request)
+        return handler(request if model is None else request.override(model=model))
+
+    async def awrap_model_call(self, request, handler):
+        model = self._model(request)
+        return await handler(request if model is None else request.override(model=model))
+
+
+class ChatTurnWriter(MemoryMiddleware):
+    """The turn writer, naming the user by the context's ``user_name``."""
+
+    def _names(self, runtime: Any) -> dict[str, str] | None:
+        name = getattr(getattr(runtime, "context", None), "user_name", "")
+        return {"user": name} if name else None
+
+    def after_agent(self, state: Any, runtime: Any) -> None:
+        self.speaker_names = self._names(runtime)
+        return super().after_agent(state, runtime)
+
+    async def aafter_agent(self, state: Any, runtime: Any) -> None:
+        self.speaker_names = self._names(runtime)
+        return await super().aafter_agent(state, runtime)
+
+
+def build_chatbot_graph(memory: AgentMemory | None = None, *, model: Any = None):
+    """The chatbot over ``memory`` (default: settings from ``MEMGRAPH_*``); ``model`` fixes the
+    chat model (tests), otherwise it is chosen per run (see the module docstring)."""
+    memory = memory or AgentMemory()
+    tools = create_memory_tools(memory=memory)
+    middleware: list[AgentMiddleware] = [] if model is not None else [ModelFromContext(memory)]
+    middleware.append(ChatTurnWriter(memory))
+    return create_agent(model or OfflineRecallModel(), tools=list(tools), middleware=middleware,
+                        system_prompt=SYSTEM_PROMPT, context_schema=ChatbotContext, name="chatbot")
+
+
+memory = AgentMemory()
+graph = build_chatbot_graph(memory)

@@ -1,0 +1,67 @@
+"""``MemoryRetriever``: a LangChain ``BaseRetriever`` over any memgraph retriever.
+
+    retriever = MemoryRetriever(settings=Settings(), namespace="alice", retriever="hybrid", k=5)
+    docs = retriever.invoke("Where did Jonas travel?")
+
+Each ``Document`` holds the evidence text; its metadata has the node id, kind, score, turn
+ids, session ids and dates, the path and a one-line ``citation``. Without ``namespace``
+the namespace comes from the run (user id in the LangGraph runtime context or in
+``config["configurable"]``), as for the memory tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field
+
+from memgraph_agents.config import Settings
+from memgraph_agents.model.evidence import Evidence
+
+from memgraph_agents.integrations.memory import AgentMemory, current_config, current_context
+
+
+def evidence_document(ev: Evidence) -> Document:
+    return Document(id=ev.node_id, page_content=ev.text,
+                    metadata={"node_id": ev.node_id, "kind": ev.kind, "score": ev.score, "turn_ids": list(ev.turn_ids),
+                              "session_ids": list(ev.session_ids), "session_dates": list(ev.session_dates),
+                              "path": list(ev.path), "retriever": ev.retriever, "citation": ev.cite()})
+
+
+class MemoryRetriever(BaseRetriever):
+    """Documents from a namespace's memory with any retriever (name or callable)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    settings: Settings | None = None
+    namespace: str | None = None
+    retriever: str | Callable[..., list[Evidence]] = "ppr"
+    k: int = 5
+    memory: AgentMemory | None = Field(default=None, exclude=True)
+
+    def _memory(self) -> AgentMemory:
+        if self.memory is None:
+            self.memory = AgentMemory(self.settings, retriever=self.retriever, k=self.k)
+        return self.memory
+
+    def _call(self, query: str) -> list[Document]:
+        mem = self._memory()
+        res = mem.recall(query, context=current_context(), config=current_config(), k=self.k,
+                         namespace=self.namespace)
+        return [evidence_document(ev) for ev in res.evidence]
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return self._call(query)
+
+    async def _aget_relevant_documents(self, query: str, *,
+                                       run_manager: AsyncCallbackManagerForRetrieverRun) -> list[Document]:
+        mem = self._memory()
+        res = await mem.arecall(query, context=current_context(), config=current_config(), k=self.k,
+                                namespace=self.namespace)
+        return [evidence_document(ev) for ev in res.evidence]
+
+
+__all__ = ["MemoryRetriever", "evidence_document"]
