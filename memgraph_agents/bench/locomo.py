@@ -180,9 +180,10 @@ class _NoProgress:
 class _FreshQueryEmbedder:
     """The store's cached embedder, except that the current question is always embedded anew.
 
-    Latency must include the query embedding, but the persistent (model, text) cache would
-    serve a question from an earlier run or from the previous retriever. Other texts (graph
-    texts a retriever might embed) still go through the cache, as in normal use.
+    Latency must include the query embedding, but the embedder's in-memory LRU (or the disk
+    cache) would serve a question from the previous retriever or an earlier run. Other texts
+    (graph texts, query mentions a retriever embeds) still go through the caches, as in
+    normal use.
     """
 
     def __init__(self, base) -> None:
@@ -193,7 +194,9 @@ class _FreshQueryEmbedder:
         return getattr(self.base, name)
 
     def _fresh(self, text: str) -> np.ndarray:
-        v = np.asarray(self.base.inner.embed_documents([text])[0], dtype=np.float32)
+        # the production path for a question seen for the first time (``EmbeddingModel.embed_one``
+        # after missing its LRU and the disk cache): ``embed_query``
+        v = np.asarray(self.base.inner.embed_query(text), dtype=np.float32)
         n = float(np.linalg.norm(v))
         return v / n if n else v
 
