@@ -28,16 +28,11 @@ CLI writes it to ``results.json`` and renders ``results.md`` / ``recall.png`` fr
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import platform
-import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,6 +41,12 @@ from memgraph_agents.aio import run_sync
 from memgraph_agents.bench import metrics
 from memgraph_agents.config import Settings
 from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoQuestion, LocomoSample, iter_locomo_questions, load_locomo
+from memgraph_agents.bench.ingest_phase import check_builder, ingest_samples
+from memgraph_agents.bench.machine import loadavg, machine_info
+from memgraph_agents.bench.options import (
+    DEFAULT_KS, BenchOptions, check_options, namespace_for, parse_int_list, parse_name_list, select_samples,
+)
+from memgraph_agents.bench.scoring import aggregate, clean, evidence_prefix, fmt_ms, metric_names, score_question, session_from_id
 from memgraph_agents.model.evidence import Evidence, flatten_turns
 
 __all__ = [
@@ -54,113 +55,8 @@ __all__ = [
 ]
 
 BENCH_VERSION = 1
-DEFAULT_KS: tuple[int, ...] = (3, 5, 10)
 WARMUP_QUERY = "What did we talk about the last time we met?"
-BUILDERS = ("offline", "llm")
-ALL_CATEGORIES = (1, 2, 3, 4, 5)
 
-
-# --------------------------------------------------------------------------- options
-
-
-def parse_int_list(text: str | Sequence[int], what: str, *, allowed: Sequence[int] | None = None) -> list[int]:
-    """``"3,5,10"`` -> ``[3, 5, 10]`` (sorted, unique, positive); one-line ``ValueError`` otherwise."""
-    if isinstance(text, str):
-        parts = [p.strip() for p in text.split(",") if p.strip()]
-        if not parts:
-            raise ValueError(f"{what}: expected a comma-separated list of integers, got {text!r}")
-        try:
-            values = [int(p) for p in parts]
-        except ValueError:
-            raise ValueError(f"{what}: expected a comma-separated list of integers, got {text!r}") from None
-    else:
-        values = [int(v) for v in text]
-        if not values:
-            raise ValueError(f"{what}: the list is empty")
-    bad = [v for v in values if v <= 0 or (allowed is not None and v not in allowed)]
-    if bad:
-        if allowed is not None:
-            raise ValueError(f"{what}: {', '.join(map(str, bad))} not allowed; choose from "
-                             f"{', '.join(map(str, allowed))}")
-        raise ValueError(f"{what}: values must be positive integers, got {', '.join(map(str, bad))}")
-    return sorted(set(values))
-
-
-def parse_name_list(text: str | Sequence[str] | None) -> list[str] | None:
-    """``"a, b,a"`` -> ``["a", "b"]`` (order kept); ``None`` / empty -> ``None``."""
-    if text is None:
-        return None
-    parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else [str(p).strip() for p in text]
-    parts = list(dict.fromkeys(p for p in parts if p))
-    return parts or None
-
-
-@dataclass
-class BenchOptions:
-    """Validated benchmark options (``check_options`` builds them from raw CLI values)."""
-
-    retrievers: list[str]
-    ks: list[int] = field(default_factory=lambda: list(DEFAULT_KS))
-    categories: list[int] = field(default_factory=lambda: list(DEFAULT_CATEGORIES))
-    conversations: list[str] | None = None
-    builder: str = "offline"
-    qa: bool = False
-
-    @property
-    def retrieve_k(self) -> int:
-        """How many items each retriever is asked for."""
-        from memgraph_agents.bench.qa import QA_EVIDENCE
-
-        return max(max(self.ks), QA_EVIDENCE if self.qa else 0)
-
-
-def check_options(settings: Settings, *, retrievers: str | Sequence[str] | None = None,
-                  ks: str | Sequence[int] = DEFAULT_KS, categories: str | Sequence[int] = DEFAULT_CATEGORIES,
-                  conversations: str | Sequence[str] | None = None, builder: str = "offline",
-                  qa: bool = False) -> BenchOptions:
-    """Validate everything that can be checked before loading data; one-line ``ValueError``s."""
-    from memgraph_agents.retrieval.registry import RETRIEVERS
-
-    available = list(RETRIEVERS)
-    names = parse_name_list(retrievers) or available
-    unknown = [n for n in names if n not in RETRIEVERS]
-    if unknown:
-        raise ValueError(f"unknown retriever{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
-                         f"available: {', '.join(available)}")
-    if builder not in BUILDERS:
-        raise ValueError(f"--builder: expected one of {', '.join(BUILDERS)}, got {builder!r}")
-    if builder == "llm" and settings.offline:
-        raise ValueError("--builder llm needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
-    if qa and settings.offline:
-        raise ValueError("--qa needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
-    return BenchOptions(
-        retrievers=names,
-        ks=parse_int_list(ks, "--k"),
-        categories=parse_int_list(categories, "--categories", allowed=ALL_CATEGORIES),
-        conversations=parse_name_list(conversations),
-        builder=builder,
-        qa=qa,
-    )
-
-
-def select_samples(samples: Sequence[LocomoSample], conversations: Sequence[str] | None, source: str = "") -> list[LocomoSample]:
-    """The samples named in ``conversations`` (file order), all when ``None``."""
-    if not conversations:
-        return list(samples)
-    by_id = {s.sample_id: s for s in samples}
-    unknown = [c for c in conversations if c not in by_id]
-    if unknown:
-        where = f" in {source}" if source else ""
-        raise ValueError(f"unknown conversation id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{where}: "
-                         f"available: {', '.join(by_id)}")
-    wanted = set(conversations)
-    return [s for s in samples if s.sample_id in wanted]
-
-
-def namespace_for(sample_id: str) -> str:
-    """The namespace of a LoCoMo sample: the same as ``memgraph ingest FILE`` picks."""
-    ns = re.sub(r"[^A-Za-z0-9_-]+", "-", sample_id).strip("-_")[:64]
-    return ns or "default"
 
 
 # --------------------------------------------------------------------------- progress
@@ -234,222 +130,7 @@ class _BenchStore:
 # --------------------------------------------------------------------------- scoring helpers
 
 
-def evidence_prefix(evidence: Sequence[Evidence], k: int) -> list[Evidence]:
-    """The ranked evidence up to (and including) the item that brings the k-th distinct turn."""
-    seen: set[str] = set()
-    for i, ev in enumerate(evidence):
-        seen.update(ev.turn_ids)
-        if len(seen) >= k:
-            return list(evidence[: i + 1])
-    return list(evidence)
-
-
-def _session_from_id(turn_id: str) -> str | None:
-    m = re.fullmatch(r"D(\d+):\d+", turn_id)
-    return f"S{m[1]}" if m else None
-
-
-def _nanmean(values: Sequence[float]) -> float | None:
-    x = np.asarray(values, dtype=np.float64)
-    x = x[~np.isnan(x)] if x.size else x
-    return round(float(x.mean()), 4) if x.size else None
-
-
-def _clean(value: Any) -> Any:
-    """NaN / inf -> None, recursively (results.json must be valid JSON)."""
-    if isinstance(value, float):
-        return None if math.isnan(value) or math.isinf(value) else value
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return value
-
-
-def _metric_names(ks: Sequence[int]) -> list[str]:
-    names = [f"turn_recall@{k}" for k in ks]
-    for stem in ("hit", "session_recall", "answer_recall", "context_tokens"):
-        names += [f"{stem}@{k}" for k in ks]
-    return names
-
-
-def score_question(evidence: Sequence[Evidence], gold: Sequence[str], answer: str, ks: Sequence[int],
-                   turn_session: dict[str, str]) -> dict[str, float]:
-    """Every retrieval metric of one question (``nan`` where undefined)."""
-    ranked = flatten_turns(list(evidence))
-    out: dict[str, float] = {}
-    for k in ks:
-        out[f"turn_recall@{k}"] = metrics.turn_recall_at_k(ranked, gold, k)
-        out[f"hit@{k}"] = metrics.hit_at_k(ranked, gold, k)
-        out[f"session_recall@{k}"] = metrics.session_recall_at_k(ranked, gold, k, turn_session)
-        texts = [ev.text for ev in evidence_prefix(evidence, k)]
-        out[f"answer_recall@{k}"] = metrics.answer_recall_at_k(texts, answer)
-        out[f"context_tokens@{k}"] = float(metrics.context_tokens(texts))
-    return out
-
-
-def fmt_ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f} ms"
-
-
-def _aggregate(rows: Sequence[dict[str, float]], names: Sequence[str]) -> dict[str, float | None]:
-    return {n: _nanmean([r[n] for r in rows]) for n in names}
-
-
-# --------------------------------------------------------------------------- machine
-
-
-def machine_info() -> dict[str, Any]:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        cpu = platform.processor()
-    ram_gb = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                ram_gb = round(int(line.split()[1]) / 1024**2, 1)
-                break
-    except OSError:
-        pass
-    try:
-        nproc = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        nproc = os.cpu_count() or 0
-    return {"nproc": nproc, "ram_gb": ram_gb, "cpu": cpu or "unknown", "python": platform.python_version(),
-            "platform": platform.platform(), "loadavg": _loadavg()}
-
-
-def _loadavg() -> list[float] | None:
-    """1/5/15-minute load averages: timings on a shared machine are only comparable at similar load."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
-
-
 # --------------------------------------------------------------------------- the run
-
-
-def _check_builder(samples: Sequence[LocomoSample], settings: Settings, builder: str) -> None:
-    """Refuse to score memory built by the other builder (ingest would reuse it unchanged).
-
-    Sessions record ``builder="llm"`` only when their events came from the LLM; an LLM ingest
-    whose extraction fell back for some sessions records those as ``offline``. So: the offline
-    builder rejects any LLM-built session, the LLM builder rejects a namespace with sessions
-    of which none was LLM-built.
-    """
-    from memgraph_agents.runtime import get_store
-
-    for sample in samples:
-        ns = namespace_for(sample.sample_id)
-        existing = [s.get("builder") or "offline" for s in get_store(settings, ns).sessions()]
-        if not existing:
-            continue
-        wrong = ("llm" in existing) if builder == "offline" else ("llm" not in existing)
-        if wrong:
-            found = "llm" if builder == "offline" else "offline"
-            raise ValueError(f"namespace {ns!r} in {settings.data_dir} was built with the {found} builder, not "
-                             f"{builder!r}: use another --data-dir or `memgraph forget --namespace {ns}`")
-
-
-def _ingest(samples: Sequence[LocomoSample], settings: Settings, progress) -> dict[str, Any]:
-    from memgraph_agents.ingest import ingest_conversation
-    from memgraph_agents.runtime import get_store
-
-    per: dict[str, Any] = {}
-    nodes: dict[str, int] = {}
-    edges: dict[str, int] = {}
-    total_seconds, new_turns, turns, graph_bytes, vectors = 0.0, 0, 0, 0, 0
-    llm_usage: dict[str, float] = {}
-    warm_model_seconds = None
-    for sample in samples:
-        conv, ns = sample.conversation, namespace_for(sample.sample_id)
-        store = get_store(settings, ns)
-        emb = store.embedder
-        if warm_model_seconds is None:  # load the embedding model outside the timed ingest
-            t0 = time.perf_counter()
-            emb.inner.embed_documents(["warm up"])
-            warm_model_seconds = round(time.perf_counter() - t0, 3)
-        hits0, misses0 = emb.hits, emb.misses
-        task = progress.add_task(f"ingest {conv.id}", total=len(conv.sessions))
-        report = ingest_conversation(conv, settings, namespace=ns,
-                                     progress=lambda sid, done, total, t=task: progress.update(t, completed=done))
-        hits, misses = emb.hits - hits0, emb.misses - misses0
-        state = "reused" if report.sessions_new == 0 else ("warm" if misses == 0 else "cold")
-        progress.update(task, description=f"ingest {conv.id} {state} {report.seconds:.1f}s")
-        stats = store.stats()
-        builders: dict[str, int] = {}
-        for rec in store.sessions():
-            b = rec.get("builder") or "offline"
-            builders[b] = builders.get(b, 0) + 1
-        n_turns = sum(len(s.turns) for s in conv.sessions)
-        per[conv.id] = {
-            "namespace": ns, "state": state, "seconds": round(report.seconds, 3), "sessions": len(conv.sessions),
-            "sessions_new": report.sessions_new, "sessions_unchanged": report.sessions_unchanged,
-            "sessions_replaced": report.sessions_replaced, "turns": n_turns, "turns_new": report.turns,
-            "embedding_cache": {"hits": hits, "misses": misses}, "builders": builders,
-            "nodes": sum(stats["nodes"].values()), "edges": sum(stats["edges"].values()),
-            "notes": len(report.notes),
-        }
-        total_seconds += report.seconds
-        new_turns += report.turns
-        turns += n_turns
-        graph_bytes += stats["graph_bytes"]
-        vectors += stats["vectors"]
-        for kind, n in stats["nodes"].items():
-            nodes[kind] = nodes.get(kind, 0) + n
-        for kind, n in stats["edges"].items():
-            edges[kind] = edges.get(kind, 0) + n
-        for k, v in report.llm_usage.items():
-            llm_usage[k] = llm_usage.get(k, 0) + v
-    history = _update_ingest_history(Path(settings.data_dir), per)
-    for cid, p in per.items():
-        p["history"] = history.get(p["namespace"], {})
-    states = {p["state"] for p in per.values()}
-    return {
-        "seconds": round(total_seconds, 3), "state": states.pop() if len(states) == 1 else "mixed",
-        "embedding_model_load_seconds": warm_model_seconds, "turns": turns, "turns_new": new_turns,
-        "nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items())), "vectors": vectors,
-        "graph_bytes": graph_bytes, "llm_usage": llm_usage, "per_conversation": per,
-    }
-
-
-INGEST_HISTORY = Path("bench") / "ingest_times.json"
-
-
-def _update_ingest_history(data_dir: Path, per: dict[str, Any]) -> dict[str, Any]:
-    """Remember the last cold and the last warm ingest time of each namespace in the data dir.
-
-    A run that reuses memory ingests nothing, so its own timing says nothing about the cost of
-    building that memory: the history (``DATA_DIR/bench/ingest_times.json``, which survives
-    deleting ``namespaces/`` and ``chroma/``) keeps the figures of the runs that built it.
-    """
-    path = data_dir / INGEST_HISTORY
-    try:
-        history = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, ValueError):
-        history = {}
-    now = datetime.now().astimezone().isoformat(timespec="seconds")
-    changed = False
-    for p in per.values():
-        if p["state"] in ("cold", "warm") and p["sessions_new"] == p["sessions"]:  # a full build only
-            history.setdefault(p["namespace"], {})[p["state"]] = {
-                "seconds": p["seconds"], "date": now, "sessions": p["sessions"], "turns": p["turns"],
-                "embedding_misses": p["embedding_cache"]["misses"],
-            }
-            changed = True
-    if changed:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(history, indent=2) + "\n", encoding="utf-8")
-        except OSError:
-            pass  # a read-only data dir: the history is a convenience
-    return history
 
 
 @dataclass
@@ -517,21 +198,21 @@ class _RetrieverRun:
             self.row_cats.append(q.category)
         self.records.append({
             "retriever": self.name, "qid": q.id, "category": q.category, "question": q.question, "answer": q.answer,
-            "gold": gold, "gold_sessions": sorted({ts.get(t) or _session_from_id(t) or "?" for t in gold}),
+            "gold": gold, "gold_sessions": sorted({ts.get(t) or session_from_id(t) or "?" for t in gold}),
             "turns": ranked[: max(opts.ks)], "items": [ev.node_id for ev in evidence],
             "latency_ms": round(self.latencies[-1], 2),
-            "scores": _clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
+            "scores": clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
         })
         self.progress.update(self.task, advance=1)
 
     def summary(self) -> dict[str, Any]:
-        opts, names, lat = self.opts, _metric_names(self.opts.ks), self.latencies
+        opts, names, lat = self.opts, metric_names(self.opts.ks), self.latencies
         n_q = len(self.questions)
         out: dict[str, Any] = {"questions": len(self.rows), "skipped_questions": n_q - len(self.rows)}
         # A retriever that raised on every question scores 0 everywhere: flag it instead of
         # letting it pass for a weak retriever.
         out["failed"] = self.failures == n_q
-        out.update(_aggregate(self.rows, names))
+        out.update(aggregate(self.rows, names))
         out["latency_ms_p50"] = round(metrics.percentile(lat, 50), 2) if lat else None
         out["latency_ms_p95"] = round(metrics.percentile(lat, 95), 2) if lat else None
         out["latency_ms_mean"] = round(float(np.mean(lat)), 2) if lat else None
@@ -546,7 +227,7 @@ class _RetrieverRun:
         for c in opts.categories:
             sel = [r for r, rc in zip(self.rows, self.row_cats) if rc == c]
             total = sum(1 for x in self.questions if x.q.category == c)
-            per_cat[str(c)] = {"questions": len(sel), "skipped_questions": total - len(sel), **_aggregate(sel, names)}
+            per_cat[str(c)] = {"questions": len(sel), "skipped_questions": total - len(sel), **aggregate(sel, names)}
         out["per_category"] = per_cat
         self.progress.update(self.task, description=f"retrieve {self.name} p50 {fmt_ms(out['latency_ms_p50'])}")
         return out
@@ -616,7 +297,7 @@ def run_locomo_bench(
     opts = check_options(settings, retrievers=retrievers, ks=ks, categories=categories,
                          conversations=conversations, builder=builder, qa=qa)
     progress = progress or _NoProgress()
-    load_start = _loadavg()
+    load_start = loadavg()
     if isinstance(data, (str, os.PathLike)):
         source = os.fspath(data)
         samples = load_locomo(source)
@@ -626,8 +307,8 @@ def run_locomo_bench(
 
     # Ingest: the offline builder never calls an LLM, whatever MEMGRAPH_LLM says.
     ingest_settings = settings.model_copy(update={"llm": "none"}) if opts.builder == "offline" else settings
-    _check_builder(samples, ingest_settings, opts.builder)
-    ingest = _ingest(samples, ingest_settings, progress)
+    check_builder(samples, ingest_settings, opts.builder)
+    ingest = ingest_samples(samples, ingest_settings, progress)
     if on_ingested is not None:
         on_ingested(ingest)
 
@@ -662,4 +343,4 @@ def run_locomo_bench(
     results["machine"] = {**machine_info(), "loadavg_start": load_start}
     results["date"] = datetime.now().astimezone().isoformat(timespec="seconds")
     results["command"] = command
-    return _clean(results)
+    return clean(results)

@@ -1,0 +1,113 @@
+"""Benchmark options: parsing and validating what the CLI passes (one-line errors)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memgraph_agents.config import Settings
+from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoSample
+
+DEFAULT_KS: tuple[int, ...] = (3, 5, 10)
+BUILDERS = ("offline", "llm")
+ALL_CATEGORIES = (1, 2, 3, 4, 5)
+
+def parse_int_list(text: str | Sequence[int], what: str, *, allowed: Sequence[int] | None = None) -> list[int]:
+    """``"3,5,10"`` -> ``[3, 5, 10]`` (sorted, unique, positive); one-line ``ValueError`` otherwise."""
+    if isinstance(text, str):
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        if not parts:
+            raise ValueError(f"{what}: expected a comma-separated list of integers, got {text!r}")
+        try:
+            values = [int(p) for p in parts]
+        except ValueError:
+            raise ValueError(f"{what}: expected a comma-separated list of integers, got {text!r}") from None
+    else:
+        values = [int(v) for v in text]
+        if not values:
+            raise ValueError(f"{what}: the list is empty")
+    bad = [v for v in values if v <= 0 or (allowed is not None and v not in allowed)]
+    if bad:
+        if allowed is not None:
+            raise ValueError(f"{what}: {', '.join(map(str, bad))} not allowed; choose from "
+                             f"{', '.join(map(str, allowed))}")
+        raise ValueError(f"{what}: values must be positive integers, got {', '.join(map(str, bad))}")
+    return sorted(set(values))
+
+
+def parse_name_list(text: str | Sequence[str] | None) -> list[str] | None:
+    """``"a, b,a"`` -> ``["a", "b"]`` (order kept); ``None`` / empty -> ``None``."""
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else [str(p).strip() for p in text]
+    parts = list(dict.fromkeys(p for p in parts if p))
+    return parts or None
+
+
+@dataclass
+class BenchOptions:
+    """Validated benchmark options (``check_options`` builds them from raw CLI values)."""
+
+    retrievers: list[str]
+    ks: list[int] = field(default_factory=lambda: list(DEFAULT_KS))
+    categories: list[int] = field(default_factory=lambda: list(DEFAULT_CATEGORIES))
+    conversations: list[str] | None = None
+    builder: str = "offline"
+    qa: bool = False
+
+    @property
+    def retrieve_k(self) -> int:
+        """How many items each retriever is asked for."""
+        from memgraph_agents.bench.qa import QA_EVIDENCE
+
+        return max(max(self.ks), QA_EVIDENCE if self.qa else 0)
+
+
+def check_options(settings: Settings, *, retrievers: str | Sequence[str] | None = None,
+                  ks: str | Sequence[int] = DEFAULT_KS, categories: str | Sequence[int] = DEFAULT_CATEGORIES,
+                  conversations: str | Sequence[str] | None = None, builder: str = "offline",
+                  qa: bool = False) -> BenchOptions:
+    """Validate everything that can be checked before loading data; one-line ``ValueError``s."""
+    from memgraph_agents.retrieval.registry import RETRIEVERS
+
+    available = list(RETRIEVERS)
+    names = parse_name_list(retrievers) or available
+    unknown = [n for n in names if n not in RETRIEVERS]
+    if unknown:
+        raise ValueError(f"unknown retriever{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
+                         f"available: {', '.join(available)}")
+    if builder not in BUILDERS:
+        raise ValueError(f"--builder: expected one of {', '.join(BUILDERS)}, got {builder!r}")
+    if builder == "llm" and settings.offline:
+        raise ValueError("--builder llm needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
+    if qa and settings.offline:
+        raise ValueError("--qa needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
+    return BenchOptions(
+        retrievers=names,
+        ks=parse_int_list(ks, "--k"),
+        categories=parse_int_list(categories, "--categories", allowed=ALL_CATEGORIES),
+        conversations=parse_name_list(conversations),
+        builder=builder,
+        qa=qa,
+    )
+
+
+def select_samples(samples: Sequence[LocomoSample], conversations: Sequence[str] | None, source: str = "") -> list[LocomoSample]:
+    """The samples named in ``conversations`` (file order), all when ``None``."""
+    if not conversations:
+        return list(samples)
+    by_id = {s.sample_id: s for s in samples}
+    unknown = [c for c in conversations if c not in by_id]
+    if unknown:
+        where = f" in {source}" if source else ""
+        raise ValueError(f"unknown conversation id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{where}: "
+                         f"available: {', '.join(by_id)}")
+    wanted = set(conversations)
+    return [s for s in samples if s.sample_id in wanted]
+
+
+def namespace_for(sample_id: str) -> str:
+    """The namespace of a LoCoMo sample: the same as ``memgraph ingest FILE`` picks."""
+    ns = re.sub(r"[^A-Za-z0-9_-]+", "-", sample_id).strip("-_")[:64]
+    return ns or "default"
