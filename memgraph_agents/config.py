@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     llm_max_concurrency: int = Field(4, ge=1)
     chroma_host: str | None = Field(None, description="Chroma server host; embedded when unset")
     chroma_port: int = Field(8000, ge=1, le=65535)
-    retriever: str = Field("hybrid", description="default retriever name")
+    retriever: str = Field("ppr", description="default retriever name (`memgraph ask`, retrieval graph)")
     top_k: int = Field(10, ge=1, le=200)
     ingest: IngestParams = Field(default_factory=IngestParams)
 
