@@ -1,15 +1,17 @@
 """The ingest graph (DESIGN §5): one run adds one session to a namespace's memory.
 
-    check ─┬─> normalise -> segment -> relate -> fuse -> topics -> sentences -> commit
+    check ─┬─> normalise -> segment -> relate -> fuse -> topics -> sentences
+           │       -> premem -> memorai -> sgmem -> commit
            └─> END (the session is already stored unchanged)
 
 Each step has an offline and an LLM implementation, chosen by the run context's ``llm``;
-LLM failures fall back to offline for that session (recorded in ``notes``).
+LLM failures fall back to offline for that session (recorded in ``notes``). The generated-
+memory layers (premem, memorai, sgmem) run only when the context's preset asks for them
+(``memgraph_agents.presets``); otherwise they pass the build through unchanged.
 """
 
 from __future__ import annotations
 
-import asyncio
 import operator
 from typing import Annotated, Literal, TypedDict
 
@@ -21,12 +23,15 @@ from memgraph_agents.construct.build import SessionBuild, session_hash
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.events import segment_events
 from memgraph_agents.construct.fuse import fuse
+from memgraph_agents.construct.layers import LAYER_STEPS
 from memgraph_agents.construct.normalise import normalise_session
 from memgraph_agents.construct.relate import relate
 from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.topic_layer import update_topics
+from memgraph_agents.llm.limits import call_limiter
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.presets import get_preset
 from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
 from memgraph_agents.storage import SessionRecord, SessionWrite
 
@@ -76,7 +81,14 @@ def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContex
     return BuildContext(snapshot=store.snapshot(), embedder=store.embedder, params=settings.ingest,
                         speakers=state.get("speakers") or list(state["session"].participants),
                         seq=len(store.sessions()) + 1, llm=llm, usage=LLMUsage() if llm else None,
-                        llm_timeout=settings.llm_timeout, semaphore=asyncio.Semaphore(settings.llm_max_concurrency))
+                        llm_timeout=settings.llm_timeout,
+                        # one bound per chat model for the whole process, not per step or session
+                        semaphore=call_limiter(settings.llm, settings.llm_max_concurrency) if llm else None,
+                        layers=_layers(runtime))
+
+
+def _layers(runtime: Runtime[MemoryContext]) -> tuple[str, ...]:
+    return get_preset(run_settings(runtime).preset).layers
 
 
 def _usage(ctx: BuildContext) -> dict:
@@ -88,7 +100,7 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     store = get_store(settings)
     session = state["session"]
     old = store.session_hash(session.id)
-    if old == session_hash(session):
+    if old == session_hash(session, _layers(runtime)):
         return {"status": "unchanged"}
     if old is not None:  # same id, new content (e.g. a chat session that grew): replace it
         store.delete_session(session.id)
@@ -132,6 +144,20 @@ def sentences(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     return {"build": add_sentences(state["build"].model_copy(deep=True), state["session"], ctx)}
 
 
+def layer_node(name: str):
+    """The ``name`` layer as a node: runs when the preset asks for it, else passes through."""
+
+    async def run(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+        if name not in _layers(runtime):
+            return {}
+        ctx = _context(state, runtime)
+        b = await LAYER_STEPS[name](state["build"].model_copy(deep=True), state["session"], ctx)
+        return {"build": b, "usage": _usage(ctx)}
+
+    run.__name__ = name
+    return run
+
+
 def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     settings = run_settings(runtime)
     store = get_store(settings)
@@ -144,8 +170,9 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))
     llm_builder = "llm" if not settings.offline and llm_events else "offline"
     record = SessionRecord(id=session.id, date=session.date.isoformat(), participants=list(session.participants),
-                           n_turns=len(session.turns), content_hash=session_hash(session), builder=llm_builder,
-                           info={"notes": b.notes, "usage": state.get("usage", {})})
+                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(runtime)), builder=llm_builder,
+                           info={"notes": b.notes, "usage": state.get("usage", {}),
+                                 "preset": run_settings(runtime).preset})
     store.commit_session(SessionWrite(record=record, nodes=b.nodes, edges=b.edges,
                                       vectors={n.id: v for n, v in zip(fresh, vecs)},
                                       replace_nodes=b.replace_nodes, replace_edges=b.replace_edges,
@@ -162,11 +189,14 @@ def build_ingest_graph():
     g.add_node("fuse", fuse_step)
     g.add_node("topics", topics)
     g.add_node("sentences", sentences)
+    for name in LAYER_STEPS:
+        g.add_node(name, layer_node(name))
     g.add_node("commit", commit)
     g.add_edge(START, "check")
     g.add_conditional_edges("check", route_check, {"normalise": "normalise", END: END})
     for a, b in [("normalise", "segment"), ("segment", "relate"), ("relate", "fuse"), ("fuse", "topics"),
-                 ("topics", "sentences"), ("sentences", "commit"), ("commit", END)]:
+                 ("topics", "sentences"), ("sentences", "premem"), ("premem", "memorai"), ("memorai", "sgmem"),
+                 ("sgmem", "commit"), ("commit", END)]:
         g.add_edge(a, b)
     return g.compile()
 

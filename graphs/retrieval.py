@@ -1,9 +1,11 @@
-"""The retrieval graph: one node per retriever, the run context picks which one runs.
+"""The retrieval graph: one node per registered retriever, the run context picks which one runs.
 
-    START ──route──> dense | bm25 | hybrid | ppr | sentence_hop | dwpr ──> END
+    START ──route──> dense | bm25 | hybrid | ppr | sentence_hop | dwpr | … ──> END
 
 Every retriever node reads ``query`` / ``k`` and writes ``evidence``; the conditional edge
-declares its ``path_map`` so the drawing shows every choice.
+declares its ``path_map`` so the drawing shows every choice. The retriever is the context's
+``retriever``, else ``MEMGRAPH_RETRIEVER`` when set, else ``DEFAULT_RETRIEVER``; ``k`` is the
+input's, else the context's ``top_k`` (else ``MEMGRAPH_TOP_K``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.retrieval.registry import DEFAULT_RETRIEVER, RETRIEVERS, get_retriever
+from memgraph_agents.retrieval.registry import (
+    DEFAULT_RETRIEVER,
+    RETRIEVERS,
+    get_retriever,
+    retrieve,
+)
 from memgraph_agents.runtime import MemoryContext, get_store
 
 
@@ -25,20 +32,27 @@ class RetrievalState(TypedDict, total=False):
 
 
 def retriever_node(name: str):
+    """A node running the retriever ``name`` on the context's namespace."""
+
     def run(state: RetrievalState, runtime: Runtime[MemoryContext]) -> dict:
-        ctx = runtime.context or MemoryContext()
-        settings = ctx.settings()
+        settings = (runtime.context or MemoryContext()).settings()
         store = get_store(settings, create=False)
         k = state.get("k") or settings.top_k
-        return {"evidence": get_retriever(name)(state["query"], store, k=k)}
+        return {"evidence": retrieve(name, state.get("query", ""), store, k=k)}
 
     run.__name__ = name
     return run
 
 
 def route(state: RetrievalState, runtime: Runtime[MemoryContext]) -> str:
-    name = (runtime.context.retriever if runtime.context else "") or DEFAULT_RETRIEVER
-    get_retriever(name)  # clear error for an unknown name
+    """The retriever to run (``ValueError`` naming the choices for an unknown one)."""
+    ctx = runtime.context or MemoryContext()
+    name = ctx.retriever
+    if not name:
+        settings = ctx.settings()
+        # Settings.retriever has a default of its own; only an explicit MEMGRAPH_RETRIEVER counts.
+        name = settings.retriever if "retriever" in settings.model_fields_set else DEFAULT_RETRIEVER
+    get_retriever(name)
     return name
 
 

@@ -19,7 +19,9 @@ from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain.agents.middleware.types import AgentState
+from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
+from langgraph.runtime import Runtime
 
 from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
 
@@ -77,8 +79,8 @@ class MemoryMiddleware(AgentMiddleware):
 def memory_writer_node(memory: AgentMemory, *, speaker_names: dict[str, str] | None = None):
     """A ``StateGraph`` node ``(state, config, runtime) -> {}`` that writes the chat so far."""
 
-    def write_turn(state: dict, config: dict, runtime: Any = None) -> dict:
-        _write(memory, state, getattr(runtime, "context", None), config or {}, speaker_names)
+    def write_turn(state: dict, config: RunnableConfig, runtime: Runtime) -> dict:
+        _write(memory, state, getattr(runtime, "context", None), dict(config or {}), speaker_names)
         return {}
 
     write_turn.__name__ = "write_memory"

@@ -109,6 +109,20 @@ def current_context() -> Any:
 # --------------------------------------------------------------------------- background writer
 
 
+def _at_exit(fn) -> None:
+    """Run ``fn`` at interpreter exit *before* ``concurrent.futures`` stops accepting work
+    (``threading._register_atexit`` hooks run before ``atexit`` ones and in reverse order),
+    so writes still queued at exit can finish (an ingest uses thread pools)."""
+    register = getattr(threading, "_register_atexit", None)
+    try:
+        if register is not None:
+            register(fn)
+            return
+    except RuntimeError:  # already shutting down
+        return
+    atexit.register(fn)
+
+
 @dataclass
 class _Job:
     key: str
@@ -136,7 +150,7 @@ class BackgroundWriter:
         self.reports: list[Any] = []
         self.errors: list[tuple[str, BaseException]] = []
         ref = weakref.ref(self)
-        atexit.register(lambda: (w := ref()) is not None and w.close(timeout=120))
+        _at_exit(lambda: (w := ref()) is not None and w.close(timeout=120))
 
     # -- submit / wait -------------------------------------------------------------------
     def submit(self, key: str, namespace: str, settings: Settings, conversation: Conversation) -> None:
@@ -373,7 +387,7 @@ class AgentMemory:
         if store is None:
             return RecallResult(ns, self._name(name), query, [])
         if name == "navigator":
-            from memgraph_agents.navigator import NavigatorContext, anavigate
+            from memgraph_agents.navigator import anavigate
 
             ctx = self._nav_context(settings, ns)
             nav = await anavigate(query, store, context=ctx, llm=self.navigator_llm, k=k or default_k)

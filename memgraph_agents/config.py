@@ -31,6 +31,8 @@ class IngestParams(BaseSettings):
     sentence_knn: int = Field(3, ge=0, le=10, description="kNN edges per sentence")
     topic_join_threshold: float = Field(0.5, description="a new event joins the nearest topic at cosine >=")
     topic_recluster_every: int = Field(4, ge=1, description="re-run k-means every T ingested sessions")
+    # Generated-memory layers (presets); each layer appends its own fields below, prefixed by its name.
+    premem_link_threshold: float = Field(0.6, description="PREMem: link clusters across sessions at cosine >= θ")
 
 
 class Settings(BaseSettings):
@@ -46,6 +48,8 @@ class Settings(BaseSettings):
     chroma_port: int = Field(8000, ge=1, le=65535)
     retriever: str = Field("ppr", description="default retriever name (`memgraph ask`, retrieval graph)")
     top_k: int = Field(10, ge=1, le=200)
+    preset: str = Field("default", description="a seed paper's system: layers built at ingest and the retriever "
+                                               "(default, compassmem, emem, emem-g, sgmem, memorai, premem)")
     ingest: IngestParams = Field(default_factory=IngestParams)
 
     @field_validator("llm")
@@ -57,6 +61,13 @@ class Settings(BaseSettings):
         if ":" not in v:
             raise ValueError(f"MEMGRAPH_LLM={v!r}: expected 'none' or 'provider:model' (e.g. openai:gpt-4o-mini)")
         return v
+
+    @field_validator("preset")
+    @classmethod
+    def _preset(cls, v: str) -> str:
+        from memgraph_agents.presets import get_preset
+
+        return get_preset(v).name
 
     @property
     def offline(self) -> bool:

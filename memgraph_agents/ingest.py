@@ -2,19 +2,31 @@
 
 Each session runs through the ingest graph (``memgraph_agents.graphs.ingest``) and commits
 atomically; an unchanged session is skipped, so re-running an ingest adds nothing.
+
+One writer per namespace: each session's run (check -> ... -> commit) holds the namespace's
+ingest lock, so concurrent ingests (threads, asyncio tasks, processes) into one namespace
+take turns session by session and every session is built on the graph it is committed to.
+The whole conversation is checked before anything is written: text is data, so control
+characters are removed (as the file loaders do) and text that is not valid Unicode is an
+``InputError``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from memgraph_agents.aio import run_sync
 from memgraph_agents.config import Settings
+from memgraph_agents.loaders.errors import InputError
+from memgraph_agents.loaders.jsonconv import clean_text
 from memgraph_agents.model.conversation import Conversation
-from memgraph_agents.runtime import MemoryContext
+from memgraph_agents.runtime import MemoryContext, get_store
 
 
 class IngestReport(BaseModel):
@@ -31,20 +43,70 @@ class IngestReport(BaseModel):
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def checked_conversation(conversation: Any) -> Conversation:
+    """``conversation`` ready to store, or a clear error before anything is written.
+
+    Control characters (other than newline and tab) are removed from every string, as the
+    file loaders do; an unpaired surrogate (``"\\ud800"`` in JSON) cannot be stored as text
+    and is an ``InputError``.
+    """
+    if not isinstance(conversation, Conversation):
+        raise TypeError(f"ingest needs a memgraph_agents.model.Conversation (load files with "
+                        f"memgraph_agents.loaders.load_conversations), got {type(conversation).__name__}")
+    changed = False
+
+    def clean(value: Any, where: str) -> Any:
+        nonlocal changed
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                raise InputError(f"conversation {conversation.id!r}: {where}: text holds an unpaired surrogate "
+                                 "(not valid Unicode)")
+            out = clean_text(value)
+            changed |= out != value
+            return out
+        if isinstance(value, list):
+            return [clean(v, where) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v, where) for k, v in value.items()}
+        return value
+
+    data = conversation.model_dump()
+    data["id"] = clean(data["id"], "id")
+    data["speakers"] = clean(data["speakers"], "speakers")
+    for s in data["sessions"]:
+        s["participants"] = clean(s["participants"], f"session {s['id']!r}")
+        s["turns"] = [clean(t, f"session {s['id']!r} turn {t['id']!r}") for t in s["turns"]]
+    if not changed:
+        return conversation
+    from pydantic import ValidationError
+
+    try:
+        return Conversation.model_validate(data)
+    except ValidationError as e:
+        from memgraph_agents.loaders.errors import validation_message
+
+        raise InputError(f"conversation {conversation.id!r}: {validation_message(e)}") from e
+
 
 async def aingest_conversation(conversation: Conversation, settings: Settings, *, namespace: str | None = None,
                                progress: ProgressFn | None = None) -> IngestReport:
     from memgraph_agents.graphs.ingest import EXTRA_SETTINGS, graph
 
+    conversation = checked_conversation(conversation)
     ns = namespace or settings.namespace
     run = settings.model_copy(update={"namespace": ns})
+    store = await asyncio.to_thread(get_store, run)  # validates the namespace; may wait for a lock
     # MemoryContext carries no timeout or ingest parameters: pass them along explicitly.
     ctx = MemoryContext.from_settings(run, settings=run.model_dump(mode="json", include=set(EXTRA_SETTINGS)))
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
     total = len(conversation.sessions)
     for i, session in enumerate(conversation.sessions, start=1):
-        out = await graph.ainvoke({"session": session, "speakers": list(conversation.speakers)}, context=ctx)
+        async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
+            out = await graph.ainvoke({"session": session, "speakers": list(conversation.speakers)}, context=ctx)
         status = out.get("status")
         if status == "unchanged":
             report.sessions_unchanged += 1

@@ -28,12 +28,13 @@ class MemoryContext:
     chroma_port: int = 0
     top_k: int = 0
     retriever: str = ""
+    preset: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def settings(self) -> Settings:
         base = Settings()
         overrides: dict[str, Any] = {}
-        for name in ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever"):
+        for name in ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever", "preset"):
             value = getattr(self, name)
             if value not in ("", 0, None):
                 overrides[name] = value
@@ -43,7 +44,7 @@ class MemoryContext:
     def from_settings(cls, s: Settings, **extra: Any) -> "MemoryContext":
         return cls(data_dir=str(s.data_dir), namespace=s.namespace, embeddings=s.embeddings, llm=s.llm,
                    chroma_host=s.chroma_host or "", chroma_port=s.chroma_port, top_k=s.top_k,
-                   retriever=s.retriever, extra=dict(extra))
+                   retriever=s.retriever, preset=s.preset, extra=dict(extra))
 
 
 _STORES: dict[tuple, Any] = {}

@@ -42,6 +42,11 @@ def add_parser(sub) -> None:
     s.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="memory location (as the global option)")
     s.add_argument("--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)")
 
+    # --- issue 6: `memgraph bench scale` (memgraph_agents/bench/scale.py) ---
+    from memgraph_agents.bench.scale import add_scale_parser
+
+    add_scale_parser(bsub)
+
 
 def _command_line(args: argparse.Namespace, settings: Settings) -> str:
     if Path(sys.argv[0]).name == "memgraph" and len(sys.argv) > 1 and "bench" in sys.argv:
@@ -76,6 +81,10 @@ def _table(title: str, columns: list[str], rows: list[list[str]]):
 
 
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
+    if getattr(args, "bench_command", None) == "scale":  # issue 6: synthetic scale benchmark
+        from memgraph_agents.bench.scale import cmd_bench_scale
+
+        return cmd_bench_scale(args, settings)
     if getattr(args, "bench_command", None) != "locomo":
         raise ValueError("usage: memgraph bench locomo --data FILE --out DIR")
     return cmd_bench_locomo(args, settings)

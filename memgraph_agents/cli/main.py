@@ -50,9 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("demo", help="ingest the example conversation and answer a few questions (offline)")
     s.add_argument("--retriever", help="retriever to use (default: the best available)")
 
-    from memgraph_agents.cli import bench_cmd
+    from memgraph_agents.cli import bench_cmd, draw_cmd, trace_cmd
 
     bench_cmd.add_parser(sub)
+    draw_cmd.add_parser(sub, common)
+    trace_cmd.add_parser(sub, common)
     return p
 
 
@@ -72,12 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     args = build_parser().parse_args(argv)
-    from memgraph_agents.cli import ask_cmd, bench_cmd, memory_cmds
+    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, memory_cmds, trace_cmd
     from memgraph_agents.cli.output import err_console
 
     commands = {"ingest": memory_cmds.cmd_ingest, "stats": memory_cmds.cmd_stats, "show": memory_cmds.cmd_show,
                 "forget": memory_cmds.cmd_forget, "ask": ask_cmd.cmd_ask, "demo": ask_cmd.cmd_demo,
-                "bench": bench_cmd.cmd_bench}
+                "bench": bench_cmd.cmd_bench, "draw": draw_cmd.cmd_draw, "trace": trace_cmd.cmd_trace}
     try:
         return commands[args.command](args, _settings(args))
     except KeyboardInterrupt:

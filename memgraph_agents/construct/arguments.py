@@ -296,10 +296,13 @@ def _keyphrases(text, words, propers, free, limit, known_keys):
     """RAKE over runs of content words; a proper noun inside a run counts as one word."""
     units: list[tuple[int, int, str]] = []
     covered = 0
+    # Proper-noun spans start at a word and never overlap: a lookup by start word replaces a
+    # scan of every span per word (quadratic: a 1 MB turn took minutes).
+    span_at = {ps: (ps, pe) for ps, pe in propers}
     for s, e, w in words:
         if s < covered:
             continue
-        span = next(((ps, pe) for ps, pe in propers if ps <= s < pe), None)
+        span = span_at.get(s)
         if span:
             units.append((span[0], span[1], normalise_key(text[span[0]:span[1]])))
             covered = span[1]

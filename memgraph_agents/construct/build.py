@@ -30,11 +30,16 @@ class SessionBuild(BaseModel):
         return [e for e in self.edges if e.kind == kind]
 
 
-def session_hash(session: Session) -> str:
-    """Content hash: re-ingesting an unchanged session is a no-op."""
+def session_hash(session: Session, layers: tuple[str, ...] = ()) -> str:
+    """Content hash: re-ingesting an unchanged session is a no-op.
+
+    The generated-memory layers asked for are part of it (when there are any): ingesting
+    again with another preset rebuilds the session with that preset's layers."""
     payload = {
         "id": session.id, "date": session.date.isoformat(),
         "turns": [[t.id, t.speaker, t.text, t.image_caption, t.timestamp.isoformat() if t.timestamp else None]
                   for t in session.turns],
     }
+    if layers:
+        payload["layers"] = sorted(layers)
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]

@@ -52,7 +52,9 @@ def _is_abbreviation_stop(line: str, cut: int, punct: str) -> bool:
     """True when the boundary candidate ending at ``cut`` is an abbreviation's dot."""
     if not punct.startswith(".") or punct.startswith(".."):
         return False
-    m = _WORD_BEFORE_RE.search(line[: cut - len(punct) + 1])
+    # Only a short window before the dot: searching the whole prefix made long turns quadratic.
+    end = cut - len(punct) + 1
+    m = _WORD_BEFORE_RE.search(line, max(0, end - 64), end)
     if not m:
         return False
     # Only the word immediately before the dot, e.g. "e.g" or "Dr".

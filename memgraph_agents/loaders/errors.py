@@ -53,6 +53,8 @@ def parse_json(text: str, where: str) -> Any:
     """``json.loads`` with a one-line error giving line and column, and saying when it is truncated."""
     try:
         return json.loads(text)
+    except RecursionError as e:  # "[[[[..." a hundred thousand deep: not a conversation
+        raise InputError(f"{where}: JSON nested too deeply") from e
     except json.JSONDecodeError as e:
         if not text.strip():
             raise InputError(f"{where}: empty file, expected JSON") from e

@@ -87,7 +87,7 @@ def detect_format(source: str, text: str) -> tuple[Format, Any]:
         return "jsonl", None
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         if suffix != ".json" and _first_line_is_object(text):
             return "jsonl", None
         parse_json(text, source)  # raises the InputError with line and column
@@ -128,6 +128,8 @@ def conversations_from_jsonl(text: str, source: str) -> list[Conversation]:
             raw = json.loads(line)
         except json.JSONDecodeError as e:
             raise InputError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from e
+        except RecursionError as e:
+            raise InputError(f"{where}: JSON nested too deeply") from e
         if not isinstance(raw, dict):
             raise InputError(f"{where}: expected a JSON object (one turn), got {json_type(raw)}")
         _check_keys(raw, _LINE_KEYS, where)
@@ -317,6 +319,6 @@ def _first_line_is_object(text: str) -> bool:
         if line.strip():
             try:
                 return isinstance(json.loads(line), dict)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 return False
     return False

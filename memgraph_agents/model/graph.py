@@ -20,8 +20,14 @@ class NodeKind(StrEnum):
     EVENT = "event"
     ARGUMENT = "argument"
     TOPIC = "topic"
-    FACT = "fact"
-    INSIGHT = "insight"
+    FACT = "fact"  # SGMem generated memory: a fact stated in a session
+    INSIGHT = "insight"  # SGMem: a higher-level observation over facts
+    # Appended kinds keep the codes of the ones above stable.
+    SUMMARY = "summary"  # SGMem / MemORAI: a session or segment summary
+    SEGMENT = "segment"  # MemORAI: a topic segment of one session
+    FRAGMENT = "fragment"  # PREMem: an episodic memory fragment (factual | experiential | subjective)
+    CLUSTER = "cluster"  # PREMem: a per-session cluster of fragments
+    REASONING = "reasoning"  # PREMem: a reasoning fragment over linked clusters
 
 
 class EdgeKind(StrEnum):
@@ -33,6 +39,11 @@ class EdgeKind(StrEnum):
     SYNONYM = "synonym"  # argument<->argument
     MEMBER = "member"  # topic->event
     SIMILAR = "similar"  # sentence<->sentence kNN, event<->event across sessions
+    # Appended kinds (generated memory, issue 7); the codes above stay stable.
+    DERIVED = "derived"  # generated node -> the nodes it was generated from (its sources)
+    LINK = "link"  # PREMem cluster<->cluster across sessions, weight = similarity
+    MENTIONS = "mentions"  # MemORAI entity (argument) -> turn that mentions it
+    TRIPLE = "triple"  # MemORAI argument -> argument, ``label`` = predicate
 
 
 TOPIC_OWNER = ""  # session_id of namespace-level derived rows

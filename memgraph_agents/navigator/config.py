@@ -2,9 +2,9 @@
 
 It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
 LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where
-the paper gives one (k = 5, p = 5 topics, 3 explorers, one refinement round); the offline
-thresholds and ``turns_per_event`` were tuned on two development conversations (see the
-navigator report in the PR).
+the paper gives one (k = 5, p = 5 topics, 3 explorers, one refinement round). The offline
+thresholds, the seed fusion and the ranking knobs (``turns_per_event``, ``turn_ratio``) were
+chosen on the LoCoMo development split (7 conversations), so they may flatter it.
 
 ``top_k`` keeps its name from the issue but here means the *localisation* k (events), not the
 number of evidence items returned; ``navigate(..., k=)`` sets that.
@@ -35,9 +35,10 @@ class NavigatorContext(MemoryContext):
     frontier: int = 5  # nodes one explorer decides in one call
     max_start: int = 5  # start nodes per round (LLM policy); offline: one per explorer
     start_selection: str = "score"  # score (topic-diverse, the first wave judges them) | llm (one more call)
-    seed_retriever: str = "ppr"  # one-shot ranking that seeds localisation and fills the tail
+    seed_retriever: str = "ppr+dwpr"  # one-shot ranking(s) that seed localisation and fill the tail (RRF)
     seed_pool: int = 50  # turns taken from the one-shot ranking
-    turns_per_event: int = 1  # turns a kept event contributes before the tail (benchmark ranking)
+    turns_per_event: int = 2  # at most this many turns of a kept event come before the tail (ranking)
+    turn_ratio: float = 0.8  # ...its 2nd+ turns only with a one-shot score >= this share of its best
     keep_os: float = 0.25  # offline keep: one-shot score relative to the best (question subgoal)
     keep_sim: float = 0.92  # offline keep: cosine to an open subgoal relative to the best found
     satisfy_os: float = 0.6  # offline: the question is satisfied by a node this high in the one-shot

@@ -1,8 +1,10 @@
 """Localisation (CompassMem §4.3.2): where exploration starts.
 
-Events are ranked by the best one-shot ranking we have (``seed_retriever``, PPR by default:
-dense + BM25 turn seeds spread over the graph), so the navigator starts from at least
-one-shot quality: an event scores its best turn's normalised one-shot score, plus a small
+Events are ranked by the best one-shot ranking we have (``seed_retriever``): by default the
+reciprocal-rank fusion of PPR and DW-PR, the two best one-shot retrievers here (both fuse
+dense + BM25 turn seeds; they spread them over different graphs, and fused they beat either
+alone), so the navigator starts from at least one-shot quality. An event scores its best
+turn's normalised one-shot score, plus a small
 share of its own cosine to the query (a tie-break, and a score for events the one-shot pool
 does not reach). Candidates are the best ``k`` events plus the best event of each of the
 first ``p`` distinct topics met walking down that ranking (CompassMem: k = 5, p = 5), which
@@ -14,25 +16,39 @@ from __future__ import annotations
 import numpy as np
 
 from memgraph_agents.navigator.view import EventView
+from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 
 DENSE_SHARE = 0.05  # weight of the event's own cosine next to its one-shot score
 TOPIC_WALK = 4  # walk at most TOPIC_WALK * k events looking for new topics
-DIVERSITY = 0.85  # offline start selection: score factor for a topic already chosen
+DIVERSITY = 0.95  # offline start selection: a topic already chosen costs 5% (breaks near-ties)
+RRF_K = 60  # reciprocal rank fusion constant when several seed retrievers are fused
 
 
 def one_shot(query: str, store, *, retriever: str, pool: int) -> list[tuple[int, float]]:
-    """``[(turn node index, normalised score)]`` from the seed retriever, best first."""
+    """``[(turn node index, normalised score)]`` from the seed retriever, best first.
+
+    ``retriever`` may name several retrievers joined by ``+``: their turn rankings are fused
+    by reciprocal rank (k = 60, as ``hybrid`` does).
+    """
+    names = [n.strip() for n in retriever.split("+") if n.strip()]
+    if len(names) > 1:
+        lists = [[i for i, _ in one_shot(query, store, retriever=n, pool=pool)] for n in names]
+        return _normalised(reciprocal_rank_fusion(lists, k=RRF_K)[:pool])
     from memgraph_agents.retrieval.registry import get_retriever
 
     snap = store.snapshot()
     ranked: list[tuple[int, float]] = []
     seen: set[int] = set()
-    for ev in get_retriever(retriever)(query, store, k=pool):
+    for ev in get_retriever(names[0] if names else retriever)(query, store, k=pool):
         for t in ev.turn_ids:  # a retriever returning events contributes their turns
             i = snap.index.get(f"turn:{t}")
             if i is not None and i not in seen:
                 seen.add(i)
                 ranked.append((i, float(ev.score)))
+    return _normalised(ranked)
+
+
+def _normalised(ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
     top = max((s for _, s in ranked), default=0.0)
     if top <= 0:  # rank-based when scores are not positive
         return [(i, 1.0 / (1 + r)) for r, (i, _) in enumerate(ranked)]

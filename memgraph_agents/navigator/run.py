@@ -3,8 +3,8 @@
 ``navigate(question, store, context=..., llm=...)`` runs the navigator graph on a store and
 returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance,
 the trace and the counters. The ``navigator`` retriever (registered for ``memgraph bench``)
-ranks turns: each kept event's best ``turns_per_event`` turns in keeping order, then the
-rest of the one-shot ranking it started from, so k is never spent on one long event.
+ranks turns: each kept event's best turn(s) in keeping order, then the rest of the one-shot
+ranking it started from, so k is never spent on one long event.
 """
 
 from __future__ import annotations
@@ -56,13 +56,22 @@ def _inputs(question: str, k: int) -> dict:
     return {"question": question, "k": k, "started": time.time()}
 
 
-def rank_turns(store, state: dict, *, k: int, turns_per_event: int) -> list[Evidence]:
-    """Kept events' best turns (≤ ``turns_per_event`` each) in keeping order, then the tail."""
+def rank_turns(store, state: dict, *, k: int, turns_per_event: int, turn_ratio: float) -> list[Evidence]:
+    """Kept events' best turns in keeping order, then the tail (the one-shot ranking).
+
+    A kept event contributes its best turn, and up to ``turns_per_event`` in all whose one-shot
+    score is at least ``turn_ratio`` of that best one: a long event does not spend k, and a
+    turn the one-shot ranking thought little of does not push a better one out of the top.
+    """
     snap = store.snapshot()
+    score = {t: float(s) for t, s in state.get("one_shot") or []}
     out: list[Evidence] = []
     seen: set[str] = set()
     for ev in state.get("evidence") or []:
-        for t in ev.turn_ids[:turns_per_event]:
+        best = score.get(ev.turn_ids[0], 0.0) if ev.turn_ids else 0.0
+        chosen = ev.turn_ids[:1] + [t for t in ev.turn_ids[1:turns_per_event]
+                                    if best > 0 and score.get(t, 0.0) >= turn_ratio * best]
+        for t in chosen:
             item = turn_evidence(snap, t, ev.score, retriever="navigator", path=[*ev.path, f"turn:{t}"])
             if item is not None and t not in seen:
                 seen.add(t)
@@ -87,7 +96,8 @@ def _result(store, state: dict, ctx: NavigatorContext, policy: str, k: int, wall
     trace = sorted(state.get("trace") or [], key=sort_key)
     return NavigationResult(question=state.get("question", ""), answer=state.get("answer"),
                             evidence=state.get("evidence") or [],
-                            ranking=rank_turns(store, state, k=k, turns_per_event=ctx.turns_per_event),
+                            ranking=rank_turns(store, state, k=k, turns_per_event=ctx.turns_per_event,
+                                               turn_ratio=ctx.turn_ratio),
                             subgoals=state.get("subgoals") or [], satisfied=state.get("satisfied") or [],
                             trace=trace, counters=counters, policy=policy)
 

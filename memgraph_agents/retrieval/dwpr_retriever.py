@@ -1,11 +1,20 @@
-"""``dwpr`` (MemORAI): dynamic weighted PageRank on a query-focused subgraph.
+"""``dwpr`` (MemORAI, Pham Van et al., §3.3): dynamic weighted PageRank on a query-focused subgraph.
 
-Subgraph: top-k arguments (by similarity of their text, our stand-in for MemORAI's entity
-descriptions), top-k sessions and top-k turns, plus their 1-hop neighbourhood over the
-argument→turn, turn→session and relation edges. Query-conditioned weights (MemORAI eq. 1):
-argument→turn = sim(q, argument); turn→session = mean over the turn's arguments of
-sim(q, argument); relation = sim(q, relation evidence). Seeds = sim(q, v) for every
-subgraph node; PR(v) ← (1−d)·seed(v) + d·Σ_{u→v} w(u→v)/Σ_{u→*}w(u→*)·PR(u). Turns ranked.
+Subgraph: the top-``seeds_k`` arguments (by similarity of their text, our stand-in for
+MemORAI's entity descriptions) and sessions, the top-``pool`` fused turns
+(``seeds.turn_seeds``), plus their 1-hop neighbourhood over the argument→turn (through the
+events), turn→session and turn→next-turn edges. Query-conditioned weights (MemORAI eq. 1)::
+
+    w(a → t) = sim(q, a)                              argument → turn
+    w(t → s) = (1/|A(t)|) Σ_{a ∈ A(t)} sim(q, a)      turn → session (own sim if no argument)
+    w(t → t') = (sim(q, t) + sim(q, t')) / 2          relation (next-turn) edge
+
+(argument–turn and turn–session edges mirrored), seeds ``seed(v) = sim(q, v)`` on the subgraph
+plus 10 × the turn's RRF seed mass (the lexical evidence the embedding misses), and (eq. 2–3)::
+
+    PR(v) ← (1 − d)·seed(v) + d·Σ_{u→v} w(u→v) / Σ_{u→*} w(u→*) · PR(u),   d = 0.85
+
+Similarities are clipped at 0. Subgraph turns are ranked by PR times the speaker prior.
 """
 
 from __future__ import annotations
@@ -14,49 +23,62 @@ import numpy as np
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
-from memgraph_agents.retrieval.algorithms.dwpr import EdgeCode, dwpr as dwpr_scores, query_edge_weights
-from memgraph_agents.retrieval.evidence import to_evidence, top_indices
-from memgraph_agents.retrieval.seeds import OTHER_SPEAKER, node_similarities, speaker_weights, turn_seeds
+from memgraph_agents.retrieval.algorithms.dwpr import EdgeCode, query_edge_weights
+from memgraph_agents.retrieval.algorithms.dwpr import dwpr as dwpr_scores
+from memgraph_agents.retrieval.evidence import incident, to_evidence, top_indices
+from memgraph_agents.retrieval.seeds import (
+    OTHER_SPEAKER,
+    node_similarities,
+    speaker_weights,
+    turn_seeds,
+)
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE
 
 
-def _edges(snap):
-    """Derived edge list: argument→turn (through events), turn→session, turn–turn relations."""
+def _edges(snap) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(src, dst, EdgeCode)`` of argument→turn (through events), turn→session and next edges.
+
+    Built once per snapshot, vectorised: an event's role edge (e → a) and evidence edge
+    (e → t) make an argument→turn edge (a → t).
+    """
 
     def build():
-        ev, ro, co, nx_ = EDGE_CODE["evidence"], EDGE_CODE["role"], EDGE_CODE["contains"], EDGE_CODE["next"]
-        turns_of: dict[int, list[int]] = {}
-        for s, d in zip(snap.src[snap.ekind == ev], snap.dst[snap.ekind == ev]):
-            turns_of.setdefault(int(s), []).append(int(d))
-        src, dst, kind = [], [], []
-        for e, a in zip(snap.src[snap.ekind == ro], snap.dst[snap.ekind == ro]):
-            for t in turns_of.get(int(e), []):
-                src.append(int(a)); dst.append(t); kind.append(EdgeCode.ARG_TURN)
-        sess = (snap.ekind == co) & (snap.kind[snap.src] == KIND_CODE["session"])
-        for s, t in zip(snap.src[sess], snap.dst[sess]):
-            src.append(int(t)); dst.append(int(s)); kind.append(EdgeCode.TURN_SESSION)
-        for a, b in zip(snap.src[snap.ekind == nx_], snap.dst[snap.ekind == nx_]):
-            src.append(int(a)); dst.append(int(b)); kind.append(EdgeCode.RELATION)
-        return np.array(src, np.int64), np.array(dst, np.int64), np.array(kind, np.int64)
+        parts = []
+        role = snap.ekind == EDGE_CODE["role"]
+        ev_src, arg = snap.src[role].astype(np.int64), snap.dst[role].astype(np.int64)
+        indptr, turns = incident(snap, "evidence", outgoing=True)
+        deg = indptr[ev_src + 1] - indptr[ev_src]
+        starts = np.repeat(indptr[ev_src], deg)
+        offsets = np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg)
+        parts.append((np.repeat(arg, deg), turns[starts + offsets], EdgeCode.ARG_TURN))
+        sess = (snap.ekind == EDGE_CODE["contains"]) & (snap.kind[snap.src] == KIND_CODE["session"])
+        parts.append((snap.dst[sess], snap.src[sess], EdgeCode.TURN_SESSION))
+        nxt = snap.ekind == EDGE_CODE["next"]
+        parts.append((snap.src[nxt], snap.dst[nxt], EdgeCode.RELATION))
+        src = np.concatenate([np.asarray(s, np.int64) for s, _, _ in parts])
+        dst = np.concatenate([np.asarray(d, np.int64) for _, d, _ in parts])
+        kind = np.concatenate([np.full(len(s), int(c), np.int64) for s, _, c in parts])
+        return src, dst, kind
 
     return snap.derived("dwpr_edges", build)
 
 
 def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
          other_speaker: float = OTHER_SPEAKER) -> list[Evidence]:
+    """The top-k subgraph turns by DW-PR (see the module docstring)."""
     snap = store.snapshot()
-    sims = np.clip(node_similarities(snap, store.embedder.embed_one(query)), 0.0, None).astype(np.float64)
+    if k <= 0:
+        return []
     src, dst, kind = _edges(snap)
     if not len(src):
         return []
-    chosen = [snap.indices_of(NodeKind.ARGUMENT), snap.indices_of(NodeKind.SESSION)]
-    seeds = set()
-    for idx in chosen:
-        seeds.update(int(i) for i in idx[np.argsort(-sims[idx], kind="stable")[:seeds_k]])
-    ts = turn_seeds(query, snap, sims.astype(np.float32), pool)
-    seeds.update(list(ts)[:pool])
+    raw = node_similarities(snap, store.embedder.embed_one(query))
+    sims = np.clip(raw, 0.0, None).astype(np.float64)
     inside = np.zeros(len(snap.ids), dtype=bool)
-    inside[list(seeds)] = True
+    for idx in (snap.indices_of(NodeKind.ARGUMENT), snap.indices_of(NodeKind.SESSION)):
+        inside[idx[np.argsort(-sims[idx], kind="stable")[:seeds_k]]] = True
+    ts = turn_seeds(query, snap, raw, pool)  # unclipped: negative cosines still rank
+    inside[list(ts)[:pool]] = True
     touch = inside[src] | inside[dst]  # 1-hop neighbourhood of the seeds
     inside[src[touch]] = True
     inside[dst[touch]] = True

@@ -1,4 +1,16 @@
-"""Turn graph nodes into ``Evidence``: text, score, provenance turns, session dates."""
+"""Turn graph nodes into ``Evidence``: text, score, provenance turns, session dates.
+
+Provenance of a node (the turns that cite it):
+
+* turn, sentence: its own turn;
+* event: its turns, then the turns its ``evidence`` edges add (fused events gain turns from
+  later sessions that way);
+* argument: the turns of the events that have it in a ``role``;
+* topic: the turns of its ``member`` events.
+
+Edge lookups go through per-snapshot incidence lists (``incident``), so one node costs
+O(its degree), not a scan of every edge.
+"""
 
 from __future__ import annotations
 
@@ -8,32 +20,69 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot
 
-_EVIDENCE = EDGE_CODE["evidence"]
-_MEMBER = EDGE_CODE["member"]
-_ROLE = EDGE_CODE["role"]
+_TURN, _SENTENCE = KIND_CODE["turn"], KIND_CODE["sentence"]
+_EVENT, _ARGUMENT, _TOPIC = KIND_CODE["event"], KIND_CODE["argument"], KIND_CODE["topic"]
+
+
+def incident(snap: GraphSnapshot, edge_kind: str, *, outgoing: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr, other)``: node ``i``'s ``edge_kind`` neighbours are ``other[indptr[i]:indptr[i + 1]]``.
+
+    ``outgoing``: edges leaving ``i`` (``other`` = their targets), else edges entering ``i``.
+    Neighbours keep the order of the snapshot's edge list. Built once per snapshot.
+    """
+
+    def build():
+        sel = np.flatnonzero(snap.ekind == EDGE_CODE[edge_kind])
+        key, other = (snap.src[sel], snap.dst[sel]) if outgoing else (snap.dst[sel], snap.src[sel])
+        order = np.argsort(key, kind="stable")
+        indptr = np.searchsorted(key[order], np.arange(len(snap.ids) + 1))
+        return indptr, other[order].astype(np.int64)
+
+    return snap.derived(("incident", edge_kind, outgoing), build)
+
+
+def _neighbours(snap: GraphSnapshot, i: int, edge_kind: str, *, outgoing: bool) -> np.ndarray:
+    indptr, other = incident(snap, edge_kind, outgoing=outgoing)
+    return other[indptr[i]:indptr[i + 1]]
 
 
 def provenance(snap: GraphSnapshot, i: int) -> list[str]:
-    """Turn ids behind node ``i``, in conversation order where known."""
+    """Turn ids behind node ``i`` (see the module docstring), in conversation order where known."""
     kind = int(snap.kind[i])
-    if kind in (KIND_CODE["turn"], KIND_CODE["sentence"]):
+    if kind in (_TURN, _SENTENCE):
         return list(snap.turn_ids[i])
     turns = list(snap.turn_ids[i])
-    if kind == KIND_CODE["event"]:
-        # Fused events gain turns from later sessions through their evidence edges.
-        extra = snap.dst[(snap.src == i) & (snap.ekind == _EVIDENCE)]
-        turns += [snap.attrs[j]["turn_id"] for j in extra]
-    elif kind == KIND_CODE["argument"]:
-        events = snap.src[(snap.dst == i) & (snap.ekind == _ROLE)]
-        turns = [t for e in events for t in snap.turn_ids[e]]
-    elif kind == KIND_CODE["topic"]:
-        events = snap.dst[(snap.src == i) & (snap.ekind == _MEMBER)]
-        turns = [t for e in events for t in snap.turn_ids[e]]
+    if kind == _EVENT:
+        for j in _neighbours(snap, i, "evidence", outgoing=True):
+            turns += snap.turn_ids[j]  # a turn node's turn_ids is [its own id]
+    elif kind == _ARGUMENT:
+        turns = [t for e in _neighbours(snap, i, "role", outgoing=False) for t in snap.turn_ids[e]]
+    elif kind == _TOPIC:
+        turns = [t for e in _neighbours(snap, i, "member", outgoing=True) for t in snap.turn_ids[e]]
     return list(dict.fromkeys(turns))
+
+
+def session_counts(snap: GraphSnapshot) -> np.ndarray:
+    """Per node, the number of distinct sessions its provenance turns belong to (at least 1).
+
+    HippoRAG 2's node specificity, counted in sessions (``ppr_seed_weights``). Computed for
+    events (the nodes ``ppr`` seeds by similarity); other nodes get 1. Built once per snapshot.
+    """
+
+    def build():
+        counts = np.ones(len(snap.ids), dtype=np.float64)
+        ts = snap.turn_session
+        for i in snap.indices_of(NodeKind.EVENT):
+            sessions = {ts[t] for t in provenance(snap, int(i)) if t in ts}
+            counts[i] = max(1, len(sessions))
+        return counts
+
+    return snap.derived("session_counts", build)
 
 
 def to_evidence(snap: GraphSnapshot, i: int, score: float, *, retriever: str, path: list[str] | None = None,
                 turn_ids: list[str] | None = None) -> Evidence:
+    """``Evidence`` for node ``i``; sessions from its turns (else its owner session)."""
     turns = turn_ids if turn_ids is not None else provenance(snap, i)
     ts = snap.turn_session
     sessions = list(dict.fromkeys(ts[t] for t in turns if t in ts)) or ([snap.owner[i]] if snap.owner[i] else [])
@@ -44,18 +93,24 @@ def to_evidence(snap: GraphSnapshot, i: int, score: float, *, retriever: str, pa
 
 def turn_evidence(snap: GraphSnapshot, turn_id: str, score: float, *, retriever: str,
                   path: list[str] | None = None) -> Evidence | None:
+    """``Evidence`` for the turn ``turn_id`` (``D1:3``), ``None`` when it is not stored."""
     i = snap.index.get(f"turn:{turn_id}")
     return None if i is None else to_evidence(snap, i, score, retriever=retriever, path=path)
 
 
 def top_indices(scores: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
-    """Indices of the ``k`` highest scores (restricted to ``mask``), best first, ties stable."""
+    """Indices of the ``k`` highest scores (restricted to ``mask``), best first, ties to the lower index.
+
+    O(n) selection plus a sort of the ≤ k winners (and of any ties at the cut). NaN scores are
+    never returned.
+    """
     s = scores if mask is None else np.where(mask, scores, -np.inf)
     k = min(k, int(np.isfinite(s).sum()))
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
-    part = np.argpartition(-s, k - 1)[:k]
-    return part[np.lexsort((part, -s[part]))]
+    kth = -np.partition(-s, k - 1)[k - 1]  # the k-th best score
+    part = np.flatnonzero(s >= kth)  # every tie at the cut, so the lowest indices win it
+    return part[np.lexsort((part, -s[part]))][:k]
 
 
-__all__ = ["provenance", "to_evidence", "turn_evidence", "top_indices", "NodeKind"]
+__all__ = ["NodeKind", "incident", "provenance", "session_counts", "to_evidence", "top_indices", "turn_evidence"]

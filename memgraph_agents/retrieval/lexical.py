@@ -1,4 +1,18 @@
-"""``bm25`` and ``hybrid`` (dense + BM25, reciprocal-rank fusion) over turns."""
+"""``bm25`` and ``hybrid`` (dense + BM25, reciprocal-rank fusion) over turns.
+
+``bm25``: Okapi BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and
+Beyond", 2009) over the turn texts, Lucene variant with k1 = 1.5, b = 0.75::
+
+    score(q, t) = Σ_{w ∈ q} IDF(w) · f(w, t)·(k1 + 1) / (f(w, t) + k1·(1 − b + b·|t| / avgdl))
+
+(tokens: lowercase, stopwords removed, Porter-stemmed; see ``algorithms.lexical``). A query
+of stopwords only, or of words no turn contains, gets no BM25 hit.
+
+``hybrid``: the dense cosine ranking (Chroma) and the BM25 ranking of the top ``pool`` turns,
+fused by reciprocal rank (Cormack, Clarke & Büttcher, SIGIR 2009) with k = 60::
+
+    RRF(t) = 1 / (k + rank_dense(t)) + 1 / (k + rank_bm25(t))
+"""
 
 from __future__ import annotations
 
@@ -22,24 +36,38 @@ def turn_bm25(snap) -> tuple[np.ndarray, BM25Index]:
 
 
 def bm25_ranking(query: str, snap, k: int) -> list[tuple[int, float]]:
-    """``[(node index, score)]`` of the top-k turns by BM25."""
+    """``[(node index, score)]`` of the top-k turns by BM25 (only turns sharing a query term)."""
     idx, index = turn_bm25(snap)
     return [(int(idx[r]), s) for r, s in index.search(query, k)]
 
 
-def dense_ranking(query: str, store, k: int, kinds=("turn",)) -> list[tuple[int, float]]:
-    snap = store.snapshot()
-    return [(snap.index[n], s) for n, s in store.search(store.embedder.embed_one(query), k, list(kinds))]
+def dense_ranking(query: str, store, k: int, kinds=("turn",), snap=None) -> list[tuple[int, float]]:
+    """``[(node index in snap, cosine)]`` of the dense top-k over ``kinds`` (Chroma).
+
+    Hits the snapshot does not hold (a session committed after ``snap`` was taken) are dropped.
+    """
+    snap = snap if snap is not None else store.snapshot()
+    if k <= 0:
+        return []
+    hits = store.search(store.embedder.embed_one(query), k, list(kinds))
+    return [(snap.index[n], s) for n, s in hits if n in snap.index]
 
 
 def bm25(query: str, store, *, k: int = 10) -> list[Evidence]:
+    """The top-k turns by BM25."""
     snap = store.snapshot()
     return [to_evidence(snap, i, s, retriever="bm25") for i, s in bm25_ranking(query, snap, k)]
 
 
 def hybrid(query: str, store, *, k: int = 10, pool: int = 50, rrf_k: int = 60) -> list[Evidence]:
-    """Dense + BM25 over turns fused by reciprocal rank (Cormack et al. 2009, k = 60)."""
+    """Dense + BM25 over turns fused by reciprocal rank (Cormack et al. 2009, k = 60).
+
+    Each ranking contributes its top ``max(pool, k)``, so a large ``k`` is still filled.
+    """
+    if k <= 0:
+        return []
     snap = store.snapshot()
-    fused = reciprocal_rank_fusion([[i for i, _ in dense_ranking(query, store, pool)],
+    pool = max(pool, k)
+    fused = reciprocal_rank_fusion([[i for i, _ in dense_ranking(query, store, pool, snap=snap)],
                                     [i for i, _ in bm25_ranking(query, snap, pool)]], k=rrf_k)
     return [to_evidence(snap, i, s, retriever="hybrid") for i, s in fused[:k]]

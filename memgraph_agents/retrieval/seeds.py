@@ -1,6 +1,22 @@
-"""Query-side signals shared by the graph retrievers: similarities, lexical and mention seeds."""
+"""Query-side signals shared by the graph retrievers: similarities, seeds and the speaker prior.
+
+* ``node_similarities``: cos(q, v) for every node (0 for nodes without a vector).
+* ``turn_seeds``: reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009) of three
+  turn rankings — dense cosine, BM25, and best-sentence cosine —
+  ``RRF(t) = Σ_r 1 / (k + rank_r(t))`` with a sharp ``k = 10`` so random-walk seeds are not flat.
+* ``mention_seeds``: EMem-G's argument seeds (Zhou & Han 2025, §3.3): per query mention the
+  top-Ka arguments by cosine (≥ ``floor``), at most 30 in all, each weighted by its best cosine.
+* ``speaker_weights``: a multiplicative prior ``w(t) = 1`` for turns by a participant the query
+  names, ``other`` (< 1) for the other turns, ``1`` for non-turn nodes.
+
+Everything that does not depend on the query (sentence→turn map, argument vectors, speaker
+codes, name patterns) is computed once per snapshot with ``snap.derived``; per query the work
+is vectorised numpy over the node arrays.
+"""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -8,6 +24,7 @@ from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.lexical import bm25_ranking
+from memgraph_agents.storage.snapshot import KIND_CODE
 
 # Weight of turns by participants the query does not name (see ``speaker_weights``): a soft
 # prior, so a strong match from the other speaker can still win.
@@ -15,74 +32,115 @@ OTHER_SPEAKER = 0.6
 RRF_K = 10  # sharper than the usual 60: seeds for a random walk must not be flat
 
 
+# Below this many matrix entries a matrix-vector product runs in one thread (``einsum``):
+# a multi-threaded BLAS call costs ~10 ms waking its threads after any pause, 30x the product.
+_BLAS_MIN_SIZE = 4_000_000
+
+
+def matvec(mat: np.ndarray, vec: np.ndarray) -> np.ndarray:
+    """``mat @ vec``, single-threaded for the small matrices of one namespace (see ``_BLAS_MIN_SIZE``)."""
+    if mat.size < _BLAS_MIN_SIZE:
+        return np.einsum("ij,j->i", mat, vec.astype(mat.dtype, copy=False))
+    return mat @ vec
+
+
 def node_similarities(snap, qv: np.ndarray) -> np.ndarray:
-    """Cosine of the query to every node (0 for nodes without a vector)."""
+    """Cosine of the query to every node (0 for nodes without a vector, all 0 on a dimension mismatch)."""
     vecs = snap.vectors()
     if vecs.shape[1] != qv.shape[0]:
         return np.zeros(len(snap.ids), dtype=np.float32)
-    return vecs @ qv
+    return matvec(vecs, qv)
+
+
+def sentence_turns(snap) -> tuple[np.ndarray, np.ndarray]:
+    """``(sentence node indices, their turn's node index or -1)``, built once per snapshot."""
+
+    def build():
+        sents = snap.indices_of(NodeKind.SENTENCE)
+        turn_of = np.array([snap.index.get(f"turn:{snap.attrs[i].get('turn_id')}", -1) for i in sents],
+                           dtype=np.int64)
+        return sents, turn_of
+
+    return snap.derived("sentence_turns", build)
+
+
+def top_order(values: np.ndarray, k: int) -> np.ndarray:
+    """``np.argsort(-values, kind="stable")[:k]`` without sorting everything (same order, ties
+    included): partition at the k-th largest value, then sort only the candidates. At a million
+    nodes the full sorts were most of a query's time (bench scale, BENCHMARKS.md)."""
+    n = len(values)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k >= n or n <= 4096:
+        return np.argsort(-values, kind="stable")[:k]
+    kth = np.partition(values, n - k)[n - k]  # the k-th largest value
+    cand = np.flatnonzero(values >= kth)  # ascending index: stable ties
+    return cand[np.argsort(-values[cand], kind="stable")][:k]
 
 
 def sentence_turn_ranking(snap, sims: np.ndarray, pool: int) -> list[int]:
-    """Turns ranked by their best sentence's similarity (long turns are not diluted)."""
-    sents = snap.indices_of(NodeKind.SENTENCE)
+    """Turns ranked by their best sentence's similarity (long turns are not diluted), first ``pool``."""
+    sents, turn_of = sentence_turns(snap)
     if not len(sents):
         return []
-    out: list[int] = []
-    seen: set[int] = set()
-    for j in sents[np.argsort(-sims[sents], kind="stable")]:
-        t = snap.index.get(f"turn:{snap.attrs[j]['turn_id']}")
-        if t is not None and t not in seen:
-            seen.add(t)
-            out.append(t)
-            if len(out) >= pool:
-                break
-    return out
+    rel = sims[sents]
+    m = 8 * pool
+    while True:  # the best m sentences usually hold ``pool`` distinct turns; else look further
+        turns = turn_of[top_order(rel, m)]
+        turns = turns[turns >= 0]
+        _, first = np.unique(turns, return_index=True)  # a turn ranks at its best sentence
+        if len(first) >= pool or m >= len(sents):
+            return turns[np.sort(first)][:pool].tolist()
+        m *= 4
 
 
 def turn_seeds(query: str, snap, sims: np.ndarray, pool: int = 50, rrf_k: int = RRF_K,
                sentences: bool = True) -> dict[int, float]:
     """Rank fusion over turns of dense, BM25 and best-sentence rankings, as seed mass."""
     turns = snap.indices_of(NodeKind.TURN)
-    dense = turns[np.argsort(-sims[turns], kind="stable")[:pool]]
-    rankings = [list(map(int, dense)), [i for i, _ in bm25_ranking(query, snap, pool)]]
+    dense = turns[top_order(sims[turns], pool)]
+    rankings = [dense.tolist(), [i for i, _ in bm25_ranking(query, snap, pool)]]
     if sentences:
         rankings.append(sentence_turn_ranking(snap, sims, pool))
     return dict(reciprocal_rank_fusion(rankings, k=rrf_k))
 
 
-def mention_seeds(query: str, snap, sims_of, ka: int = 10, max_seeds: int = 30, floor: float = 0.8) -> dict[int, float]:
-    """Arguments matching the query's mentions (EMem-G: top-Ka per mention, ≤ 30 in all)."""
-    args = snap.indices_of(NodeKind.ARGUMENT)
-    # Participants are hubs (an argument of nearly every event): seeding them only blurs the
-    # walk; the speaker prior (``speaker_weights``) uses that signal instead.
-    speakers = {p.lower() for s in snap.sessions.values() for p in s.get("participants", [])}
-    speakers |= {p.split()[0] for p in speakers if p}
-    mentions = [m for m in extract_arguments(query, []) if m.key not in speakers]
-    if not len(args) or not mentions:
-        return {}
-    vecs = snap.vectors()[args]
-    out: dict[int, float] = {}
-    for m in mentions:
-        s = vecs @ sims_of(m.name)
-        for r in np.argsort(-s)[:ka]:
-            if s[r] < floor:
-                break
-            out[int(args[r])] = max(out.get(int(args[r]), 0.0), float(s[r]))
-    return dict(sorted(out.items(), key=lambda kv: -kv[1])[:max_seeds])
+# --------------------------------------------------------------------------- speakers
+
+
+def _speakers(snap) -> dict:
+    """Per snapshot: participant names, their query patterns, and each node's speaker code.
+
+    Names are the sessions' participants plus the turns' speakers (so a session stored with an
+    empty participants list still has them). A name matches as a whole word, in full or by its
+    first word, any case, possessive included (``Ana's``); lookarounds rather than ``\\b`` so a
+    name that starts or ends with a non-word character (``Dr. Who``) still matches.
+    """
+
+    def build():
+        turns = snap.indices_of(NodeKind.TURN)
+        spoken = [snap.attrs[i].get("speaker") for i in turns]
+        names = {p.strip() for s in snap.sessions.values() for p in s.get("participants") or [] if p and p.strip()}
+        names |= {p.strip() for p in spoken if isinstance(p, str) and p.strip()}
+        names_sorted = sorted(names)
+        patterns = {}
+        for name in names_sorted:
+            alts = sorted({re.escape(name), re.escape(name.split()[0])}, key=len, reverse=True)
+            patterns[name] = re.compile(rf"(?<!\w)(?:{'|'.join(alts)})(?!\w)", re.IGNORECASE)
+        code_of = {n: c for c, n in enumerate(names_sorted)}
+        code = np.full(len(snap.ids), -1, dtype=np.int64)  # -1: not a turn, or an unknown speaker
+        code[turns] = [code_of.get(p.strip() if isinstance(p, str) else p, -1) for p in spoken]
+        keys = {n.lower() for n in names}  # argument keys of participants (mention_seeds skips them)
+        keys |= {k.split()[0] for k in keys}
+        return {"names": frozenset(names), "patterns": patterns, "code": code, "code_of": code_of,
+                "turn_mask": snap.kind == KIND_CODE["turn"], "keys": frozenset(keys)}
+
+    return snap.derived("speakers", build)
 
 
 def mentioned_speakers(query: str, snap) -> set[str]:
-    """Participants of the conversation named in the query (full or first name, any case)."""
-    import re
-
-    names = {p for s in snap.sessions.values() for p in s.get("participants", [])}
-    found = set()
-    for name in names:
-        first = name.split()[0]
-        if re.search(rf"\b({re.escape(name)}|{re.escape(first)})('s)?\b", query, re.IGNORECASE):
-            found.add(name)
-    return found
+    """Participants of the conversation named in the query (full or first name, any case, possessive)."""
+    return {name for name, rx in _speakers(snap)["patterns"].items() if rx.search(query)}
 
 
 def speaker_weights(query: str, snap, other: float = OTHER_SPEAKER) -> np.ndarray | None:
@@ -91,14 +149,49 @@ def speaker_weights(query: str, snap, other: float = OTHER_SPEAKER) -> np.ndarra
     In conversational memory a question about one participant is answered by what that
     participant said (on LoCoMo's development split 96% of the evidence turns of questions
     naming one speaker are that speaker's). ``None`` when the query names no participant,
-    or all of them (then it carries no signal).
+    or all of them (then it carries no signal). Turns of an unknown speaker count as "other".
     """
+    sp = _speakers(snap)
     named = mentioned_speakers(query, snap)
-    everyone = {p for s in snap.sessions.values() for p in s.get("participants", [])}
-    if not named or named >= everyone:
+    if not named or named >= sp["names"]:
         return None
-    w = np.ones(len(snap.ids))
-    for i in snap.indices_of(NodeKind.TURN):
-        if snap.attrs[i].get("speaker") not in named:
-            w[i] = other
-    return w
+    by_named = np.isin(sp["code"], [sp["code_of"][n] for n in named])
+    return np.where(sp["turn_mask"] & ~by_named, float(other), 1.0)
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+def _argument_vectors(snap) -> tuple[np.ndarray, np.ndarray]:
+    """``(argument node indices, their vectors)``, built once per snapshot."""
+
+    def build():
+        args = snap.indices_of(NodeKind.ARGUMENT)
+        return args, snap.vectors()[args]
+
+    return snap.derived("argument_vectors", build)
+
+
+def mention_seeds(query: str, snap, sims_of, ka: int = 10, max_seeds: int = 30, floor: float = 0.8) -> dict[int, float]:
+    """Arguments matching the query's mentions (EMem-G: top-Ka per mention, ≤ 30 in all).
+
+    ``sims_of(text)`` embeds a mention. Returns ``{argument node index: best cosine}``, best first.
+    """
+    args, vecs = _argument_vectors(snap)
+    if not len(args):
+        return {}
+    # Participants are hubs (an argument of nearly every event): seeding them only blurs the
+    # walk; the speaker prior (``speaker_weights``) uses that signal instead.
+    speakers = _speakers(snap)["keys"]
+    mentions = [m for m in extract_arguments(query, []) if m.key not in speakers]
+    out: dict[int, float] = {}
+    for m in mentions:
+        mv = sims_of(m.name)
+        if mv.shape[0] != vecs.shape[1]:
+            continue  # vectors from another embedding model: no signal
+        s = matvec(vecs, mv)
+        for r in np.argsort(-s)[:ka]:
+            if s[r] < floor:
+                break
+            out[int(args[r])] = max(out.get(int(args[r]), 0.0), float(s[r]))
+    return dict(sorted(out.items(), key=lambda kv: -kv[1])[:max_seeds])

@@ -3,12 +3,20 @@
 Session lifecycle: ``pending`` (vectors may be partly written) -> ``committed`` (visible) and
 ``deleting`` (being removed). A ``generation`` counter in ``meta`` bumps on every change so
 readers (other threads or processes) know when to reload their snapshot.
+
+Connections: one writer connection (``conn``, used only under the store's write locks) and
+one reader connection per thread. Reads never run on the writer connection, so a reader
+never sees a write transaction that is still open, and ``read_graph`` reads the generation,
+sessions, nodes and edges inside one read transaction: one consistent committed state even
+while another thread or process commits (WAL).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,6 +64,10 @@ def row_to_edge(r: tuple) -> Edge:
                 turn_ids=json.loads(r[6]), attrs=json.loads(r[7]))
 
 
+class _ReaderConnection(sqlite3.Connection):
+    """A plain connection that can be weakly referenced (a thread's reader dies with it)."""
+
+
 class GraphDB:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -66,6 +78,30 @@ class GraphDB:
         self.conn.execute("PRAGMA foreign_keys=OFF")
         self.conn.executescript(SCHEMA)
         self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+        self._local = threading.local()
+        self._readers: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()  # closed by ``close``
+
+    @property
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read connection (autocommit: each statement sees the latest commit)."""
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None,
+                                factory=_ReaderConnection)
+            c.execute("PRAGMA query_only=ON")
+            self._local.conn = c
+            self._readers.add(c)
+        return c
+
+    def read_graph(self) -> tuple[int, list[tuple], list[tuple], list[dict]]:
+        """``(generation, node rows, edge rows, committed sessions)`` from one read transaction."""
+        c = self.reader
+        c.execute("BEGIN")
+        try:
+            gen = int(c.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+            return gen, self.raw_nodes(), self.raw_edges(), self.sessions("committed")
+        finally:
+            c.execute("COMMIT")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -80,10 +116,10 @@ class GraphDB:
             raise
 
     def generation(self) -> int:
-        return int(self.conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
+        return int(self.reader.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
 
     def get_meta(self, key: str) -> str | None:
-        r = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        r = self.reader.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return r[0] if r else None
 
     def set_meta(self, key: str, value: str) -> None:
@@ -93,7 +129,7 @@ class GraphDB:
     # -- reads ---------------------------------------------------------------------------
     def sessions(self, status: str | None = "committed") -> list[dict]:
         q = "SELECT id, date, status, seq, participants, n_turns, content_hash, builder, ingested_at, info FROM sessions"
-        rows = self.conn.execute(q + (" WHERE status=?" if status else "") + " ORDER BY seq", (status,) if status else ())
+        rows = self.reader.execute(q + (" WHERE status=?" if status else "") + " ORDER BY seq", (status,) if status else ())
         keys = ("id", "date", "status", "seq", "participants", "n_turns", "content_hash", "builder", "ingested_at", "info")
         out = []
         for r in rows:
@@ -109,26 +145,26 @@ class GraphDB:
         for i in range(0, len(ids), 900):
             chunk = ids[i : i + 900]
             q = f"SELECT id FROM nodes WHERE id IN ({','.join('?' * len(chunk))})"
-            found.update(r[0] for r in self.conn.execute(q, chunk))
+            found.update(r[0] for r in self.reader.execute(q, chunk))
         return found
 
     def nodes(self, where: str = "", params: tuple = ()) -> list[Node]:
         q = "SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes " + where
-        return [row_to_node(r) for r in self.conn.execute(q, params)]
+        return [row_to_node(r) for r in self.reader.execute(q, params)]
 
     def edges(self, where: str = "", params: tuple = ()) -> list[Edge]:
         q = "SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges " + where
-        return [row_to_edge(r) for r in self.conn.execute(q, params)]
+        return [row_to_edge(r) for r in self.reader.execute(q, params)]
 
     def raw_nodes(self) -> list[tuple]:
-        return self.conn.execute("SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes ORDER BY rowid").fetchall()
+        return self.reader.execute("SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes ORDER BY rowid").fetchall()
 
     def raw_edges(self) -> list[tuple]:
-        return self.conn.execute("SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid").fetchall()
+        return self.reader.execute("SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid").fetchall()
 
     def counts(self) -> tuple[dict[str, int], dict[str, int]]:
-        n = dict(self.conn.execute("SELECT kind, COUNT(*) FROM nodes GROUP BY kind").fetchall())
-        e = dict(self.conn.execute("SELECT kind, COUNT(*) FROM edges GROUP BY kind").fetchall())
+        n = dict(self.reader.execute("SELECT kind, COUNT(*) FROM nodes GROUP BY kind").fetchall())
+        e = dict(self.reader.execute("SELECT kind, COUNT(*) FROM edges GROUP BY kind").fetchall())
         return n, e
 
     # -- writes (inside ``transaction``) ------------------------------------------------
@@ -144,4 +180,6 @@ class GraphDB:
         c.executemany(f"{verb} INTO edges VALUES (?,?,?,?,?,?,?,?)", [_edge_row(e) for e in edges])
 
     def close(self) -> None:
+        for c in list(self._readers):
+            c.close()
         self.conn.close()

@@ -8,7 +8,10 @@ Commit protocol (a session becomes visible only when both stores hold it, DESIGN
 
 Readers only see committed rows, and vector hits are filtered to committed node ids. On
 open, a ``pending`` session (a crash between 1 and 3) is rolled back and a ``deleting`` one
-(a crash mid-delete) is finished. Writers hold a per-namespace file lock.
+(a crash mid-delete) is finished; a failure the process survives rolls back at once.
+Writers hold a per-namespace file lock; ingests also hold the namespace's ingest lock
+(``storage.locks``) from a session's check to its commit. Snapshots are read in one SQLite
+read transaction on a per-thread connection (README "Concurrency model").
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pydantic import BaseModel, Field
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node, NodeKind
 from memgraph_agents.storage.graph_db import GraphDB
+from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import NamespaceError, namespace_dir, validate_namespace
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
@@ -81,6 +85,10 @@ class MemoryStore:
         self.vectors = VectorIndex(chroma_client(self.data_dir, chroma_host, chroma_port), namespace, embedder.name)
         self.lock = FileLock(str(self.dir / "write.lock"))
         self._thread_lock = threading.RLock()
+        self._snap_lock = threading.Lock()
+        # One ingest (check -> ... -> commit of a session) at a time per namespace, across
+        # threads, event loops and processes; see ``ingest_lock``.
+        self.ingest_lock = namespace_ingest_lock(self.dir)
         self._snapshot: GraphSnapshot | None = None
         # (node id, text) -> vector. Keyed by text too, so a node deleted and re-created with
         # other text (here or by another process) never gets a stale vector.
@@ -101,11 +109,12 @@ class MemoryStore:
         gen = self.db.generation()
         snap = self._snapshot
         if snap is None or snap.generation != gen:
-            with self._thread_lock:
-                gen = self.db.generation()
-                snap = GraphSnapshot.from_rows(gen, self.db.raw_nodes(), self.db.raw_edges(),
-                                               self.db.sessions("committed"), self._load_vectors)
-                self._snapshot = snap
+            with self._snap_lock:  # not the write lock: readers never wait for a commit
+                snap = self._snapshot
+                if snap is None or snap.generation != self.db.generation():
+                    gen, nodes, edges, sessions = self.db.read_graph()  # one consistent read
+                    snap = GraphSnapshot.from_rows(gen, nodes, edges, sessions, self._load_vectors)
+                    self._snapshot = snap
         return snap
 
     def _load_vectors(self, ids: list[str], texts: list[str]) -> dict[str, np.ndarray]:
@@ -153,22 +162,35 @@ class MemoryStore:
                 c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
                           (r.id, r.date, "pending", seq, json.dumps(r.participants), r.n_turns, r.content_hash,
                            r.builder, now, json.dumps(r.info)))
-            existing = self.db.node_ids(n.id for n in w.nodes)
-            new_embedded = [n for n in w.nodes if n.embed and n.id not in existing and n.id in w.vectors]
-            if new_embedded:
-                self.vectors.upsert([n.id for n in new_embedded], np.stack([w.vectors[n.id] for n in new_embedded]),
-                                    [n.kind.value for n in new_embedded], [n.session_id for n in new_embedded],
-                                    [n.text for n in new_embedded])
-            if self.fault_hook is not None:
-                self.fault_hook("after_vectors")
+            try:
+                existing = self.db.node_ids(n.id for n in w.nodes)
+                new_embedded = [n for n in w.nodes if n.embed and n.id not in existing and n.id in w.vectors]
+                if new_embedded:
+                    self.vectors.upsert([n.id for n in new_embedded],
+                                        np.stack([w.vectors[n.id] for n in new_embedded]),
+                                        [n.kind.value for n in new_embedded], [n.session_id for n in new_embedded],
+                                        [n.text for n in new_embedded])
+                if self.fault_hook is not None:
+                    self.fault_hook("after_vectors")
+                with self.db.transaction() as c:
+                    GraphDB.insert_nodes(c, w.nodes)
+                    GraphDB.insert_edges(c, w.edges)
+                    if w.replace_kinds:
+                        self._replace_derived(c, w)
+                    c.execute("UPDATE sessions SET status='committed' WHERE id=?", (r.id,))
+            except StoreFault:  # a simulated crash: leave the pending row for ``recover``
+                raise
+            except BaseException:
+                # A failure we survive (Chroma refused the batch, bad text, interrupt): undo the
+                # pending row and any vectors now, instead of at the next open. If even that
+                # fails (the Chroma server is gone), the pending row stays for ``recover``.
+                try:
+                    self._finish_delete(r.id)
+                except Exception:
+                    pass
+                raise
             for n in new_embedded:
                 self._vec_cache[(n.id, n.text)] = np.asarray(w.vectors[n.id], dtype=np.float32)
-            with self.db.transaction() as c:
-                GraphDB.insert_nodes(c, w.nodes)
-                GraphDB.insert_edges(c, w.edges)
-                if w.replace_kinds:
-                    self._replace_derived(c, w)
-                c.execute("UPDATE sessions SET status='committed' WHERE id=?", (r.id,))
 
     def _replace_derived(self, c, w: SessionWrite) -> None:
         for kind in w.replace_kinds:
@@ -201,9 +223,15 @@ class MemoryStore:
             if r and r[0]:
                 reassign[nid] = r[0]
         doomed = [n for n in owned if n not in reassign]
-        self.vectors.delete_session(session_id)  # pending-session leftovers included
-        for new_owner in set(reassign.values()):
+        generated = self._generated_from(c, set(doomed))  # owned by later sessions
+        doomed += generated
+        # Hand shared vectors to their new owner first: deleting by owner would drop them too.
+        # (Both steps are idempotent, so ``recover`` can repeat them after a crash.)
+        for new_owner in sorted(set(reassign.values())):
             self.vectors.set_owner([n for n, o in reassign.items() if o == new_owner], new_owner)
+        self.vectors.delete_session(session_id)  # pending-session leftovers included
+        if generated:
+            self.vectors.delete(generated)
         with self.db.transaction() as t:
             t.execute("DELETE FROM edges WHERE session_id=?", (session_id,))
             for i in range(0, len(doomed), 900):
@@ -218,6 +246,22 @@ class MemoryStore:
                       (NodeKind.TOPIC.value, TOPIC_OWNER))
             t.execute("DELETE FROM sessions WHERE id=?", (session_id,))
         return {"session": session_id, "nodes_removed": len(doomed), "nodes_reassigned": len(reassign)}
+
+    @staticmethod
+    def _generated_from(c, doomed: set[str]) -> list[str]:
+        """Other sessions' generated nodes (``derived`` edges) built from ``doomed`` nodes:
+        a reasoning fragment over a deleted cluster goes with it (the provenance rule)."""
+        out: list[str] = []
+        frontier = list(doomed)
+        while frontier:
+            chunk, frontier = frontier[:900], frontier[900:]
+            marks = ",".join("?" * len(chunk))
+            for (src,) in c.execute(f"SELECT DISTINCT src FROM edges WHERE kind='derived' AND dst IN ({marks})", chunk):
+                if src not in doomed:
+                    doomed.add(src)
+                    out.append(src)
+                    frontier.append(src)
+        return out
 
     def recover(self) -> None:
         """Roll back half-written sessions and finish half-done deletes (after a crash)."""
@@ -237,7 +281,8 @@ def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None 
     d = namespace_dir(Path(data_dir), namespace)
     if not (d / "graph.sqlite").exists():
         raise NamespaceError(f"namespace {namespace!r} does not exist in {data_dir}")
-    with FileLock(str(d / "write.lock")):
+    # Wait for a running ingest to finish its session, then for any other writer.
+    with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock")):
         client = chroma_client(Path(data_dir), chroma_host, chroma_port)
         from memgraph_agents.storage.namespaces import collection_name
 

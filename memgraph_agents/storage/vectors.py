@@ -15,6 +15,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from memgraph_agents.storage.locks import hold_process_lock
 from memgraph_agents.storage.namespaces import collection_name
 
 
@@ -53,7 +54,11 @@ _CLIENTS_LOCK = threading.Lock()
 
 
 def chroma_client(data_dir: Path, host: str | None = None, port: int = 8000):
-    """An embedded ``PersistentClient`` under ``data_dir/chroma`` or an ``HttpClient``; one per target."""
+    """An embedded ``PersistentClient`` under ``data_dir/chroma`` or an ``HttpClient``; one per target.
+
+    The embedded client locks ``data_dir/chroma`` for this process (one process per embedded
+    data dir); several processes share one memory through a Chroma server (``host``).
+    """
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -64,9 +69,49 @@ def chroma_client(data_dir: Path, host: str | None = None, port: int = 8000):
             if host:
                 _CLIENTS[key] = chromadb.HttpClient(host=host, port=port, settings=settings)
             else:
-                Path(key).mkdir(parents=True, exist_ok=True)
+                # Embedded Chroma is single-process: lock the directory for this process's lifetime
+                # (a clear ``DataDirInUseError`` for a second process; README "Concurrency model").
+                hold_process_lock(Path(key))
                 _CLIENTS[key] = chromadb.PersistentClient(path=key, settings=settings)
         return _CLIENTS[key]
+
+
+class ChromaUnavailableError(RuntimeError):
+    """The Chroma server cannot be reached (server mode)."""
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    try:
+        import httpx
+
+        return (httpx.TransportError,)
+    except ImportError:  # pragma: no cover - chromadb's HTTP client depends on httpx
+        return ()
+
+
+_TRANSPORT_ERRORS = _transport_errors()
+
+
+class _Reachable:
+    """Proxy of a Chroma client or collection: a lost connection to the server becomes one clear error."""
+
+    def __init__(self, collection, where: str) -> None:
+        self._collection = collection
+        self._where = where
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._collection, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            try:
+                return attr(*args, **kwargs)
+            except _TRANSPORT_ERRORS as e:
+                raise ChromaUnavailableError(f"the Chroma server at {self._where} is unreachable "
+                                             f"({type(e).__name__}: {e}); is `chroma run` up?") from e
+
+        return call
 
 
 class VectorIndex:
@@ -75,13 +120,19 @@ class VectorIndex:
     def __init__(self, client, namespace: str, model_name: str) -> None:
         self.client = client
         self.name = collection_name(namespace)
-        self.collection = client.get_or_create_collection(
+        settings = client.get_settings()
+        server = settings.chroma_server_host and f"{settings.chroma_server_host}:{settings.chroma_server_http_port}"
+        # Server mode: a lost connection is one clear ``ChromaUnavailableError``.
+        api = _Reachable(client, server) if server else client
+        self.collection = api.get_or_create_collection(
             self.name,
             embedding_function=MemgraphEmbeddingFunction(model_name),
             configuration={"hnsw": {"space": "cosine"}},
             metadata={"namespace": namespace, "embedding_model": model_name},
         )
-        self._batch = max(1, min(2000, client.get_max_batch_size()))
+        if server:
+            self.collection = _Reachable(self.collection, server)
+        self._batch = max(1, min(2000, api.get_max_batch_size()))
 
     def upsert(self, ids: list[str], vectors: np.ndarray, kinds: list[str], sessions: list[str], texts: list[str]) -> None:
         for i in range(0, len(ids), self._batch):

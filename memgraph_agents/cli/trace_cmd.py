@@ -1,0 +1,50 @@
+"""``memgraph trace "question" --out trace.html``: the navigator's path as a self-contained page."""
+
+from __future__ import annotations
+
+import argparse
+
+from memgraph_agents.cli.output import console
+from memgraph_agents.config import Settings
+
+
+def add_parser(sub, common) -> argparse.ArgumentParser:
+    p = sub.add_parser("trace", parents=[common],
+                       help="run the navigator and write its path as one self-contained HTML page")
+    p.add_argument("question")
+    p.add_argument("--namespace")
+    p.add_argument("--out", default="trace.html", help="HTML file to write (default trace.html)")
+    p.add_argument("-k", "--top-k", type=int, default=5, help="evidence items (default 5)")
+    p.add_argument("--policy", choices=["auto", "llm", "offline"], default="auto",
+                   help="navigator policy (auto: the LLM when MEMGRAPH_LLM / --llm names one)")
+    p.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
+    p.add_argument("--max-nodes", type=int, default=300, help="events drawn around the path (default 300)")
+    return p
+
+
+def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from memgraph_agents.debug.trace_html import write_trace_html
+    from memgraph_agents.navigator import NavigatorContext
+    from memgraph_agents.runtime import get_chat_model, get_store
+
+    ns = args.namespace or settings.namespace
+    run = settings.model_copy(update={"namespace": ns})
+    store = get_store(run, ns, create=False)
+    llm = None if args.policy == "offline" else get_chat_model(run)
+    if args.policy == "llm" and llm is None:
+        raise ValueError("--policy llm needs a chat model: set MEMGRAPH_LLM or pass --llm provider:model")
+    ctx = NavigatorContext.from_settings(run, policy=args.policy if llm is not None else "offline")
+    out = Path(args.out)
+    result = write_trace_html(args.question, store, out, context=ctx, llm=llm, k=args.top_k,
+                              max_nodes=args.max_nodes)
+    c = result.counters
+    console.print(f"[bold]{args.question}[/bold]  (navigator, {result.policy}, {int(c.get('steps', 0))} steps, "
+                  f"{int(c.get('llm_calls', 0))} LLM calls)")
+    if result.answer is not None:
+        console.print(f"  answer: {result.answer}", markup=False)
+    path = " → ".join(e["node"] for e in result.trace if e.get("type") == "decision")
+    console.print(f"  path: {path or '(no step)'}", markup=False)
+    console.print(f"  wrote {out} — open it in any browser: file://{out.resolve()}", markup=False)
+    return 0

@@ -1,0 +1,154 @@
+"""Locks behind the concurrency model (README "Concurrency model").
+
+* ``namespace_ingest_lock(dir)``: one writer per namespace. An ingest holds it from the
+  ``check`` of a session to its commit, so a session is always built on the graph it is
+  committed to. It is a ``threading.Lock`` (threads and asyncio tasks on any event loop of
+  this process) plus an ``flock`` on ``DIR/ingest.lock`` (other processes). Both are taken
+  by polling, so an asyncio task waiting for it never blocks its event loop and can be
+  cancelled at any time.
+* ``hold_process_lock(dir)``: embedded Chroma (``PersistentClient``) is not safe for two
+  processes on one directory: a second process's client does not see the first one's writes
+  (its reads then fail with "Error finding id"). The first process to open an embedded
+  Chroma directory locks it for its lifetime; another one gets ``DataDirInUseError``, which
+  says to use the Chroma server mode instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+try:  # POSIX; elsewhere the cross-process half of the locks is a no-op
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+PROCESS_LOCK_TIMEOUT_ENV = "MEMGRAPH_DATA_DIR_LOCK_TIMEOUT"
+DEFAULT_PROCESS_LOCK_TIMEOUT = 10.0
+
+
+class DataDirInUseError(RuntimeError):
+    """Another process holds the embedded Chroma directory of this data dir."""
+
+
+class WriterBusyError(RuntimeError):
+    """A namespace's writer lock stayed taken for longer than the caller would wait."""
+
+
+def _try_flock(fd: int) -> bool:
+    if fcntl is None:  # pragma: no cover
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+class NamespaceIngestLock:
+    """Mutual exclusion of ingests into one namespace: threads, tasks and processes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._mutex = threading.Lock()
+        self._fd: int | None = None
+
+    def _try(self) -> bool:
+        if not self._mutex.acquire(blocking=False):
+            return False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except BaseException:
+            self._mutex.release()
+            raise
+        if _try_flock(fd):
+            self._fd = fd
+            return True
+        os.close(fd)
+        self._mutex.release()
+        return False
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing the descriptor drops the flock
+        self._mutex.release()
+
+    @contextmanager
+    def hold(self, timeout: float | None = None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = 0.001
+        while not self._try():
+            if deadline is not None and time.monotonic() > deadline:
+                raise WriterBusyError(f"another writer holds {self.path} (waited {timeout:g} s)")
+            time.sleep(delay)
+            delay = min(2 * delay, 0.02)
+        try:
+            yield self
+        finally:
+            self.release()
+
+    @asynccontextmanager
+    async def hold_async(self):
+        delay = 0.001
+        while not self._try():
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, 0.02)
+        try:
+            yield self
+        finally:
+            self.release()
+
+
+_INGEST_LOCKS: dict[str, NamespaceIngestLock] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def namespace_ingest_lock(namespace_dir: Path) -> NamespaceIngestLock:
+    """The process-wide ingest lock of a namespace directory (one object per directory)."""
+    key = str(Path(namespace_dir).resolve())
+    with _REGISTRY_LOCK:
+        if key not in _INGEST_LOCKS:
+            _INGEST_LOCKS[key] = NamespaceIngestLock(Path(key) / "ingest.lock")
+        return _INGEST_LOCKS[key]
+
+
+_PROCESS_LOCKS: dict[str, int] = {}
+
+
+def hold_process_lock(directory: Path, what: str = "embedded Chroma") -> None:
+    """Lock ``directory`` for this process until it exits (idempotent within the process).
+
+    Waits up to ``MEMGRAPH_DATA_DIR_LOCK_TIMEOUT`` seconds (default 10) for another process
+    to let go, then raises ``DataDirInUseError``.
+    """
+    directory = Path(directory).resolve()
+    key = str(directory)
+    with _REGISTRY_LOCK:
+        if key in _PROCESS_LOCKS:
+            return
+        directory.mkdir(parents=True, exist_ok=True)
+        lock_path = directory / "memgraph-process.lock"
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        timeout = float(os.environ.get(PROCESS_LOCK_TIMEOUT_ENV, DEFAULT_PROCESS_LOCK_TIMEOUT))
+        deadline = time.monotonic() + timeout
+        while not _try_flock(fd):
+            if time.monotonic() >= deadline:
+                try:
+                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+                finally:
+                    os.close(fd)
+                raise DataDirInUseError(
+                    f"{directory} is in use by another process (pid {holder}): {what} allows one process per "
+                    "data directory. Stop that process, or run a Chroma server (`chroma run --path DIR`) and set "
+                    "MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT so that several processes can share the memory"
+                )
+            time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _PROCESS_LOCKS[key] = fd  # held (fd open) for the life of the process

@@ -1,0 +1,113 @@
+"""Chroma server mode (issue 6.5): a real ``chroma run`` on 127.0.0.1, chosen by configuration.
+
+Ingest and query through the server, restart it on the same directory and port, and get the
+same results; the data dir then holds only the SQLite graph, no embedded Chroma.
+"""
+
+from __future__ import annotations
+
+import chromadb
+import pytest
+
+from memgraph_agents.cli.main import main
+from memgraph_agents.config import Settings
+from memgraph_agents.ingest import ingest_conversation
+from memgraph_agents.retrieval.registry import retrieve
+from memgraph_agents.runtime import forget_store, get_store
+from memgraph_agents.storage import MemoryStore
+from memgraph_agents.storage.namespaces import collection_name
+from memgraph_agents.storage.vectors import ChromaUnavailableError
+from tests.chroma_server import ChromaServer, chroma_executable
+from tests.conftest import make_conversation
+
+pytestmark = pytest.mark.skipif(chroma_executable() is None,
+                                reason="the `chroma` executable (installed with the chromadb package) is missing")
+
+QUESTIONS = ["Where did Ben run a half marathon?", "What is the name of Ana's puppy?",
+             "Where does Ana work now?"]
+RETRIEVERS = ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr"]
+
+
+@pytest.fixture
+def server(tmp_path):
+    srv = ChromaServer(tmp_path / "chroma-server").start()
+    yield srv
+    srv.stop()
+
+
+def answers(store) -> dict:
+    return {(r, q): [(e.node_id, round(e.score, 5), tuple(e.turn_ids)) for e in retrieve(r, q, store, k=5)]
+            for r in RETRIEVERS for q in QUESTIONS}
+
+
+def test_ingest_query_restart_query_gives_the_same_results(tmp_path, server, monkeypatch, capsys):
+    settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="srv",
+                        chroma_host=server.host, chroma_port=server.port)
+    conv = make_conversation()
+    two = conv.model_copy(update={"sessions": conv.sessions[:2]})
+    assert ingest_conversation(two, settings).sessions_new == 2
+    store = get_store(settings)
+    assert isinstance(store.vectors.client, chromadb.api.client.Client) and store.vectors.client.get_settings() \
+        .chroma_server_host == server.host
+    assert not (settings.data_dir / "chroma").exists()  # nothing embedded: the vectors are on the server
+    embedded = {r[0] for r in store.db.raw_nodes() if r[6]}
+    remote = chromadb.HttpClient(host=server.host, port=server.port).get_collection(collection_name("srv"))
+    assert set(remote.get(include=[])["ids"]) == embedded
+
+    before = answers(store)
+    assert all(before[("dense", q)] for q in QUESTIONS)
+
+    server.restart()
+    assert server.starts == 2
+    # The cached client reconnects by itself.
+    assert answers(store) == before
+    # So does a store opened from scratch (as a new process would), vectors reloaded from the server.
+    forget_store(settings, "srv")
+    fresh = MemoryStore.open(settings, "srv")
+    assert answers(fresh) == before
+    fresh.close()
+
+    # The memory keeps growing through the restarted server, and re-ingest stays idempotent.
+    report = ingest_conversation(conv, settings)
+    assert (report.sessions_new, report.sessions_unchanged) == (1, 2)
+    store = get_store(settings)
+    assert set(remote.get(include=[])["ids"]) == {r[0] for r in store.db.raw_nodes() if r[6]}
+    assert any(e.node_id.startswith("turn:D3:") for e in retrieve("dense", QUESTIONS[2], store, k=5))
+
+    # The CLI reaches the same server through the environment alone.
+    monkeypatch.setenv("MEMGRAPH_CHROMA_HOST", server.host)
+    monkeypatch.setenv("MEMGRAPH_CHROMA_PORT", str(server.port))
+    assert main(["--embeddings", "hash", "--data-dir", str(settings.data_dir), "stats", "--namespace", "srv"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("│ srv"))
+    assert f"│ {store.vectors.count()} " in row or f" {store.vectors.count()} │" in row
+    assert main(["--embeddings", "hash", "--data-dir", str(settings.data_dir), "ask", QUESTIONS[0],
+                 "--namespace", "srv", "--retriever", "dense", "-k", "3"]) == 0
+    assert "1. [" in capsys.readouterr().out
+
+
+def test_server_down_is_a_clear_error_and_nothing_is_written(tmp_path, server, capsys):
+    settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="down",
+                        chroma_host=server.host, chroma_port=server.port)
+    conv = make_conversation()
+    ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:1]}), settings)
+    store = get_store(settings)
+    rows = sorted(store.db.raw_nodes()), sorted(store.db.raw_edges())
+    server.stop()
+    with pytest.raises(ChromaUnavailableError, match=f"Chroma server at {server.host}:{server.port} is unreachable"):
+        ingest_conversation(conv, settings)
+    # The failed session left nothing behind: no pending row, the graph is unchanged.
+    assert [s["id"] for s in store.db.sessions(None)] == ["S1"]
+    assert (sorted(store.db.raw_nodes()), sorted(store.db.raw_edges())) == rows
+    # The CLI says so in one line (exit 2), whether the store is new to the process or not.
+    forget_store(settings, "down")
+    argv = ["--embeddings", "hash", "--data-dir", str(settings.data_dir)]
+    for cmd in (["ask", "Where is Pixel?", "--namespace", "down", "--retriever", "dense"], ["stats"]):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("MEMGRAPH_CHROMA_HOST", server.host)
+            mp.setenv("MEMGRAPH_CHROMA_PORT", str(server.port))
+            assert main(argv + cmd) == 2
+        err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+        assert len(err) == 1 and ("unreachable" in err[0] or "Could not connect" in err[0]), err
+    server.start()
+    assert ingest_conversation(conv, settings).sessions_new == 2

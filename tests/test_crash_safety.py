@@ -1,0 +1,286 @@
+"""Crash safety (issue 6.2): SIGKILL a real ingest process at random points, reopen the store.
+
+Each trial forks a process (``multiprocessing`` forkserver, modules preloaded so a trial
+costs well under a second) that ingests, deletes or replaces sessions of one namespace on its
+own data dir (embedded Chroma + SQLite, hash embeddings). The parent kills it with SIGKILL
+after a random delay drawn over the length of that work, then reopens the store (which runs
+``recover``) and checks:
+
+* ``PRAGMA integrity_check`` is ``ok`` before and after recovery;
+* every session is wholly present or absent: no ``pending``/``deleting`` row survives, each
+  committed session has exactly its turns, with their text; an ingest killed after k
+  sessions has exactly the nodes and edges of a clean ingest of those k sessions;
+* no orphans: every edge joins two stored nodes, every node and edge belongs to a committed
+  session (or to the namespace-level topic layer), Chroma holds exactly the embedded nodes,
+  each with its owner session in the metadata;
+* the store is usable: ingesting the rest gives the same graph as a clean one-shot ingest.
+
+Half of the trials widen the window between the Chroma write and the SQLite commit (and
+between the Chroma delete and the SQLite delete) with a sleep in the child, so that kills
+often land inside it; the kill itself is still SIGKILL at a random time.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sqlite3
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memgraph_agents.config import Settings
+from memgraph_agents.construct.build import session_hash
+from memgraph_agents.ingest import ingest_conversation
+from memgraph_agents.model import Session, Turn
+from memgraph_agents.runtime import forget_store
+from memgraph_agents.storage import MemoryStore, SessionRecord, SessionWrite
+from memgraph_agents.storage.graph_db import GraphDB
+from tests.workloads import conversation, forkserver, graph_rows
+
+NS = "crash"
+N_SESSIONS = 4
+TRIALS = {"ingest": 12, "delete": 5, "replace": 5}  # 22 kills
+WIDEN = 0.04  # seconds of sleep inside the critical windows in "widened" trials
+
+
+def settings_for(data_dir: Path) -> Settings:
+    return Settings(data_dir=data_dir, embeddings="hash", namespace=NS)
+
+
+def changed(conv):
+    """The same sessions with new text (``check`` deletes the old version, then rebuilds)."""
+    sessions = [Session(id=s.id, date=s.date, turns=[Turn(id=t.id, speaker=t.speaker, text=t.text + " Edited later.")
+                                                     for t in s.turns]) for s in conv.sessions]
+    return conv.model_copy(update={"sessions": sessions})
+
+
+# --------------------------------------------------------------------------- the child
+
+
+def _child(data_dir: str, mode: str, widen: float, ready, done) -> None:
+    """Runs in a forked process: the work that gets killed."""
+    from memgraph_agents.runtime import get_store
+
+    settings = settings_for(Path(data_dir))
+    conv = conversation("crash", N_SESSIONS)
+    store = get_store(settings)
+    if widen:
+        store.fault_hook = lambda stage: time.sleep(widen)
+        delete_vectors = store.vectors.delete_session
+
+        def slow_delete(session_id):
+            delete_vectors(session_id)
+            time.sleep(widen)
+
+        store.vectors.delete_session = slow_delete
+    ready.set()  # the kill timer starts here
+    if mode in ("ingest", "prepare"):
+        ingest_conversation(conv, settings)
+    elif mode == "delete":
+        for s in reversed(conv.sessions):
+            store.delete_session(s.id)
+    else:
+        ingest_conversation(changed(conv), settings)
+    done.set()
+
+
+@pytest.fixture(scope="module")
+def mp():
+    return forkserver()  # heavy modules imported once in the fork server: every trial forks from it
+
+
+def run_child(mp, data_dir: Path, mode: str, widen: float, kill_after: float | None,
+              base: Path | None = None) -> tuple[float, bool]:
+    """Start the child; SIGKILL it ``kill_after`` seconds after it is ready (None: let it finish).
+    ``base``: a data dir (not open anywhere) copied to ``data_dir`` first.
+
+    Returns (seconds from ready to done or to the kill, whether it finished first)."""
+    if base is not None:
+        shutil.copytree(base, data_dir)
+    ready, done = mp.Event(), mp.Event()
+    p = mp.Process(target=_child, args=(str(data_dir), mode, widen, ready, done), daemon=True)
+    p.start()
+    try:
+        assert ready.wait(60), "child did not get ready"
+        t0 = time.perf_counter()
+        if kill_after is None:
+            assert done.wait(120), "child did not finish"
+            p.join(30)
+            assert p.exitcode == 0
+            return time.perf_counter() - t0, True
+        finished = done.wait(kill_after)
+        p.kill()  # SIGKILL
+        p.join(30)
+        return time.perf_counter() - t0, finished
+    finally:
+        if p.is_alive():
+            p.kill()
+            p.join(10)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def integrity(db: Path) -> str:
+    con = sqlite3.connect(str(db))
+    try:
+        return con.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        con.close()
+
+
+def check_consistent(store: MemoryStore, versions: dict[str, dict[str, Session]]) -> dict[str, str]:
+    """Every session whole or absent, no orphans. ``versions[id][hash]`` = the session with that
+    content; returns committed session id -> content hash."""
+    db = store.db
+    all_sessions = db.sessions(None)
+    assert {s["status"] for s in all_sessions} <= {"committed"}, all_sessions
+    committed = {s["id"]: s["content_hash"] for s in all_sessions}
+    owners = set(committed) | {""}  # "" = namespace-level derived rows (topics)
+    nodes = {r[0]: r for r in db.raw_nodes()}
+    edges = db.raw_edges()
+    for sid, h in committed.items():
+        session = versions[sid][h]
+        turns = {nid: r for nid, r in nodes.items() if r[1] == "turn" and r[3] == sid}
+        assert set(turns) == {f"turn:{t.id}" for t in session.turns}, sid
+        for t in session.turns:  # this version's text (relative dates get resolved, the end stays)
+            text = turns[f"turn:{t.id}"][2]
+            assert text.startswith(f"{t.speaker}: ") and text.endswith(" ".join(t.text.split()[-3:])), (text, t.text)
+        assert f"session:{sid}" in nodes
+    for nid, r in nodes.items():
+        assert r[3] in owners, f"node {nid} of uncommitted session {r[3]!r}"
+    for e in edges:
+        assert e[0] in nodes and e[1] in nodes, f"orphan edge {e[:4]}"
+        assert e[4] in owners, f"edge {e[:4]} of uncommitted session {e[4]!r}"
+    embedded = {nid for nid, r in nodes.items() if r[6]}
+    got = store.vectors.collection.get(include=["metadatas"])
+    assert set(got["ids"]) == embedded, (set(got["ids"]) ^ embedded)
+    for nid, meta in zip(got["ids"], got["metadatas"]):
+        assert meta["session_id"] == nodes[nid][3], nid
+    snap = store.snapshot()  # what readers see: the same committed sessions
+    assert set(snap.sessions) == set(committed) and len(snap) == len(nodes)
+    return committed
+
+
+# --------------------------------------------------------------------------- the test
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """Graph rows after each session of a clean ingest (k -> rows), and of a clean replace."""
+    conv = conversation("crash", N_SESSIONS)
+    data_dir = tmp_path_factory.mktemp("reference")
+    s = settings_for(data_dir)
+    db = data_dir / "namespaces" / NS / "graph.sqlite"
+    by_k = {0: ([], [], [])}
+    ingest_conversation(conv, s, progress=lambda sid, done, total: by_k.__setitem__(done, graph_rows(db)))
+    return by_k
+
+
+def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, reference):
+    rng = random.Random(int(os.environ.get("MEMGRAPH_CRASH_SEED", "6")))
+    conv = conversation("crash", N_SESSIONS)
+    new = changed(conv)
+    versions = {s.id: {session_hash(s): s, session_hash(n): n} for s, n in zip(conv.sessions, new.sessions)}
+
+    # A whole ingest, made by a process that has exited: delete and replace trials start from copies.
+    base = tmp_path / "base"
+    assert run_child(mp, base, "prepare", 0.0, None)[1]
+    # Calibrate: how long each kind of work takes uninterrupted here (the kill window).
+    length = {}
+    for mode in TRIALS:
+        d = tmp_path / f"calibrate-{mode}"
+        length[mode], finished = run_child(mp, d, mode, 0.0, None, None if mode == "ingest" else base)
+        assert finished
+        store = MemoryStore.open(settings_for(d), NS)
+        check_consistent(store, versions)
+        store.close()
+
+    outcomes: Counter[str] = Counter()
+    trial = 0
+    for mode, n in TRIALS.items():
+        for i in range(n):
+            trial += 1
+            widen = WIDEN if i % 2 else 0.0
+            span = length[mode] + (N_SESSIONS * widen * (2 if mode == "replace" else 1))
+            d = tmp_path / f"trial-{trial:02d}-{mode}"
+            _, finished = run_child(mp, d, mode, widen, rng.uniform(0.0, span), None if mode == "ingest" else base)
+            db = d / "namespaces" / NS / "graph.sqlite"
+            if not db.exists():  # killed before the namespace was created
+                outcomes[f"{mode}: before any write"] += 1
+                continue
+            assert integrity(db) == "ok"
+            raw_status = Counter(r[2] for r in graph_rows(db)[0])
+            caught = [st for st in ("pending", "deleting") if raw_status.get(st)]
+            outcomes[f"{mode}: " + ("finished" if finished else ("mid-" + "/".join(caught) if caught else "between"))] += 1
+
+            forget_store(settings_for(d), NS)
+            store = MemoryStore.open(settings_for(d), NS)  # runs recover()
+            assert integrity(db) == "ok"
+            committed = check_consistent(store, versions)
+            ids = [s.id for s in conv.sessions]
+            if mode == "ingest":
+                k = len(committed)
+                assert list(committed) == ids[:k] or sorted(committed) == sorted(ids[:k])
+                sessions, nodes, edges = graph_rows(db)
+                assert (nodes, edges) == reference[k][1:], f"trial {trial}: graph after {k} sessions differs"
+                # Usable: finishing the ingest gives the graph of a clean one-shot ingest.
+                report = ingest_conversation(conv, settings_for(d))
+                assert report.sessions_new == N_SESSIONS - k
+                assert graph_rows(db)[1:] == reference[N_SESSIONS][1:]
+                check_consistent(store, versions)
+            elif mode == "delete":
+                assert sorted(committed) == sorted(ids[: len(committed)])  # deleted from the end
+                assert all(h == session_hash(s) for s, h in zip(conv.sessions, committed.values()))
+            else:  # replace: each session old, new, or (killed between delete and commit) absent
+                report = ingest_conversation(new, settings_for(d))
+                assert report.sessions_new + report.sessions_unchanged == N_SESSIONS
+                final = check_consistent(store, versions)
+                assert final == {s.id: session_hash(s) for s in new.sessions}
+            store.close()
+    print("\ncrash trials:", dict(sorted(outcomes.items())))
+    assert trial >= 20
+    # The kills landed both inside the two-store windows and outside them.
+    assert sum(v for k, v in outcomes.items() if "mid-" in k) >= 2, outcomes
+    assert sum(v for k, v in outcomes.items() if "mid-" not in k) >= 2, outcomes
+
+
+def test_survivable_failure_mid_commit_is_rolled_back_at_once(settings):
+    """A Chroma error (not a crash) inside ``commit_session`` undoes the pending row at once."""
+    conv = conversation("crash", 2)
+    ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:1]}), settings)
+    store = MemoryStore.open(settings)
+    before = graph_rows(store.db.path), sorted(store.vectors.all_ids())
+    turn = conv.sessions[1].turns[0]
+    from memgraph_agents.model.graph import Node, NodeKind
+
+    node = Node(id=f"turn:{turn.id}", kind=NodeKind.TURN, text=turn.text, session_id="S2", turn_ids=[turn.id])
+    bad = SessionWrite(record=SessionRecord(id="S2", date="2024-02-01T00:00:00"), nodes=[node], edges=[],
+                       vectors={node.id: np.ones(7, dtype=np.float32)})  # wrong dimension: Chroma refuses it
+    with pytest.raises(Exception, match="(?i)dimension"):
+        store.commit_session(bad)
+    assert [s["id"] for s in store.db.sessions(None)] == ["S1"]  # no pending row left for recover()
+    assert (graph_rows(store.db.path), sorted(store.vectors.all_ids())) == before
+    assert GraphDB(store.db.path).generation() == store.db.generation()
+
+
+def test_deleting_a_session_keeps_the_vectors_of_arguments_it_shared(settings):
+    """Found by the replace trials: deleting a session dropped, from Chroma, the vectors of the
+    arguments it owned but other sessions still used (their owner changed only in SQLite)."""
+    conv = conversation("crash", 3)
+    ingest_conversation(conv, settings)
+    store = MemoryStore.open(settings)
+    shared = {r[0] for r in store.db.raw_nodes() if r[1] == "argument" and r[3] == "S1"}
+    store.delete_session("S1")
+    nodes = {r[0]: r for r in store.db.raw_nodes()}
+    kept = shared & set(nodes)
+    assert kept, "expected arguments of S1 that S2/S3 use too"
+    got = store.vectors.collection.get(ids=sorted(kept), include=["metadatas"])
+    assert sorted(got["ids"]) == sorted(kept)
+    assert all(m["session_id"] == nodes[i][3] != "S1" for i, m in zip(got["ids"], got["metadatas"]))
+    assert set(store.vectors.all_ids()) == {i for i, r in nodes.items() if r[6]}
