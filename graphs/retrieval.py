@@ -1,11 +1,15 @@
-"""The retrieval graph: one node per registered retriever, the run context picks which one runs.
+"""The retrieval graph: one node per retriever and preset; the run context picks which one runs.
 
     START ──route──> dense | bm25 | hybrid | ppr | sentence_hop | dwpr | … ──> END
 
-Every retriever node reads ``query`` / ``k`` and writes ``evidence``; the conditional edge
-declares its ``path_map`` so the drawing shows every choice. The retriever is the context's
-``retriever``, else ``MEMGRAPH_RETRIEVER`` when set, else ``DEFAULT_RETRIEVER``; ``k`` is the
-input's, else the context's ``top_k`` (else ``MEMGRAPH_TOP_K``).
+Every retriever node reads ``query`` / ``k`` and writes ``evidence`` and ``usage``; the
+conditional edge declares its ``path_map`` so the drawing shows every choice. The retriever is
+the context's ``retriever``, else ``MEMGRAPH_RETRIEVER`` when set, else ``DEFAULT_RETRIEVER``;
+``k`` is the input's, else the context's ``top_k`` (else ``MEMGRAPH_TOP_K``).
+
+When the context configures a chat model (``llm``), it is handed to the retrievers that take
+one (``ppr``: EMem's mention detection and recall filter; ``navigator``: its LLM policy), and
+``usage`` reports the calls and tokens the question cost (all zero offline).
 """
 
 from __future__ import annotations
@@ -15,20 +19,22 @@ from typing import TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.registry import (
     DEFAULT_RETRIEVER,
-    RETRIEVERS,
     get_retriever,
     retrieve,
+    retriever_names,
 )
-from memgraph_agents.runtime import MemoryContext, get_store
+from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
 
 
 class RetrievalState(TypedDict, total=False):
     query: str
     k: int
     evidence: list[Evidence]
+    usage: dict  # LLMUsage.snapshot(): calls, failures, retries, tokens, seconds
 
 
 def retriever_node(name: str):
@@ -38,7 +44,10 @@ def retriever_node(name: str):
         settings = (runtime.context or MemoryContext()).settings()
         store = get_store(settings, create=False)
         k = state.get("k") or settings.top_k
-        return {"evidence": retrieve(name, state.get("query", ""), store, k=k)}
+        usage = LLMUsage()
+        evidence = retrieve(name, state.get("query", ""), store, k=k, llm=get_chat_model(settings), usage=usage,
+                            llm_timeout=settings.llm_timeout)
+        return {"evidence": evidence, "usage": usage.snapshot()}
 
     run.__name__ = name
     return run
@@ -58,10 +67,11 @@ def route(state: RetrievalState, runtime: Runtime[MemoryContext]) -> str:
 
 def build_retrieval_graph():
     g = StateGraph(RetrievalState, context_schema=MemoryContext)
-    for name in RETRIEVERS:
+    names = retriever_names()  # retrievers, then presets (their retriever with its parameters)
+    for name in names:
         g.add_node(name, retriever_node(name))
         g.add_edge(name, END)
-    g.add_conditional_edges(START, route, {name: name for name in RETRIEVERS})
+    g.add_conditional_edges(START, route, {name: name for name in names})
     return g.compile()
 
 

@@ -33,6 +33,12 @@ class IngestParams(BaseSettings):
     topic_recluster_every: int = Field(4, ge=1, description="re-run k-means every T ingested sessions")
     # Generated-memory layers (presets); each layer appends its own fields below, prefixed by its name.
     premem_link_threshold: float = Field(0.6, description="PREMem: link clusters across sessions at cosine >= θ")
+    premem_max_links: int = Field(3, ge=0, description="PREMem: links per new cluster to earlier clusters, most similar first")
+    memorai_segment_min_turns: int = Field(3, ge=1, description="MemORAI offline: smallest topic segment, in turns")
+    memorai_segment_max_turns: int = Field(12, ge=1, description="MemORAI offline: largest topic segment, in turns")
+    memorai_summary_sentences: int = Field(3, ge=1, description="MemORAI offline: sentences in a segment summary")
+    memorai_gate_min_content: int = Field(2, ge=0, description="MemORAI offline gate: content words a kept turn needs")
+    memorai_keyphrases: int = Field(2, ge=0, description="MemORAI offline: keyphrase entities per gated turn")
 
 
 class Settings(BaseSettings):

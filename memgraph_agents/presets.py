@@ -40,7 +40,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
            summary="EDU-style events with role–argument pairs, dense retrieval over events"),
     Preset(name="emem-g", paper="EMem-G", retriever="ppr",
            summary="EMem's events and arguments, Personalized PageRank from event and argument seeds"),
-    Preset(name="sgmem", paper="SGMem", layers=("sgmem",), retriever="sentence_hop",
+    Preset(name="sgmem", paper="SGMem", layers=("sgmem",), retriever="sentence_hop", retriever_params={"generated": 3},
            summary="sentence kNN graph plus session summaries, facts and insights, sentence-hop retrieval"),
     Preset(name="memorai", paper="MemORAI", layers=("memorai",), retriever="dwpr",
            summary="topic segments, selective gate, entities and triples, dynamic weighted PageRank"),

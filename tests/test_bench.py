@@ -18,7 +18,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval import registry
 from memgraph_agents.runtime import register_chat_model
-from tests.fakes import ScriptedChatModel, task_text
+from tests.fakes import ScriptedChatModel, careful_navigator_responder, task_text
 
 # --------------------------------------------------------------------------- fixture data
 
@@ -328,3 +328,23 @@ def test_helpers():
     assert human_date("2023-05-08") == "8 May 2023"
     assert evidence_lines(ev, 2).splitlines()[1] == "[8 May 2023 | D1:1] On 7 May 2023 Ana adopted Pixel"
     assert evidence_lines([]) == "(no excerpt was found)"
+
+
+def test_bench_qa_navigator_answers_through_its_responder(tmp_path, data_file):
+    """--qa with the navigator: the answer is the Responder's (LLM policy), only the judge is asked."""
+    nav = careful_navigator_responder()
+    judge = qa_responder
+    model = ScriptedChatModel(responder=lambda m: judge(m) if task_text(m).startswith("TASK: JUDGE ANSWER") else nav(m))
+    register_chat_model("fake:nav-qa", model)
+    assert _bench(tmp_path, data_file, "--conversations", "conv-t1", "--retrievers", "navigator", "--qa",
+                  "--llm", "fake:nav-qa") == 0
+    qa = _results(tmp_path)["retrievers"]["navigator"]["qa"]
+    assert qa["questions"] == 6 and qa["answered_by"] == "navigator responder"
+    assert not [p for p in model.prompts if p.startswith("TASK: ANSWER FROM MEMORY")]  # no one-shot answer prompt
+    judged = [p for p in model.prompts if p.startswith("TASK: JUDGE ANSWER")]
+    assert len(judged) == 6
+    nav_calls = qa["llm"]["navigator_usage"]["calls"]
+    assert 6 <= nav_calls <= 6 * 8  # at least one call per question, never over the per-question cap
+    assert qa["llm"]["calls"] == nav_calls + 6
+    answers = {x["qid"]: x["answer"] for x in _records(tmp_path) if x.get("qa")}
+    assert all(answers.values())  # every question got the Responder's answer

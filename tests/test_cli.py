@@ -248,7 +248,7 @@ def test_stats_names_every_kind_at_the_default_width(memory, capsys, monkeypatch
     root, _ = memory
     assert run(root, "stats") == 0
     out = capsys.readouterr().out
-    for kind in ("namespace", "sentence", "argument", "insight", "contains", "evidence", "relation", "similar"):
+    for kind in ("namespace", "sentence", "argument", "topic", "contains", "evidence", "relation", "similar"):
         assert kind in out
 
 

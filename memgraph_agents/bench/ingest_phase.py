@@ -25,7 +25,7 @@ def check_builder(samples: Sequence[LocomoSample], settings: Settings, builder: 
     from memgraph_agents.runtime import get_store
 
     for sample in samples:
-        ns = namespace_for(sample.sample_id)
+        ns = namespace_for(sample.sample_id, settings.preset)
         existing = [s.get("builder") or "offline" for s in get_store(settings, ns).sessions()]
         if not existing:
             continue
@@ -47,7 +47,7 @@ def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress
     llm_usage: dict[str, float] = {}
     warm_model_seconds = None
     for sample in samples:
-        conv, ns = sample.conversation, namespace_for(sample.sample_id)
+        conv, ns = sample.conversation, namespace_for(sample.sample_id, settings.preset)
         store = get_store(settings, ns)
         emb = store.embedder
         if warm_model_seconds is None:  # load the embedding model outside the timed ingest
@@ -73,7 +73,7 @@ def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress
             "sessions_replaced": report.sessions_replaced, "turns": n_turns, "turns_new": report.turns,
             "embedding_cache": {"hits": hits, "misses": misses}, "builders": builders,
             "nodes": sum(stats["nodes"].values()), "edges": sum(stats["edges"].values()),
-            "notes": len(report.notes),
+            "notes": len(report.notes), "llm_usage": dict(report.llm_usage),
         }
         total_seconds += report.seconds
         new_turns += report.turns
@@ -94,8 +94,18 @@ def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress
         "seconds": round(total_seconds, 3), "state": states.pop() if len(states) == 1 else "mixed",
         "embedding_model_load_seconds": warm_model_seconds, "turns": turns, "turns_new": new_turns,
         "nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items())), "vectors": vectors,
-        "graph_bytes": graph_bytes, "llm_usage": llm_usage, "per_conversation": per,
+        "graph_bytes": graph_bytes, "llm_usage": llm_usage, "llm_per_session": _per_session(llm_usage, per),
+        "preset": settings.preset, "per_conversation": per,
     }
+
+
+def _per_session(usage: dict[str, float], per: dict[str, Any]) -> dict[str, float]:
+    """LLM calls and tokens per newly built session (what one more session of chat costs)."""
+    built = sum(p["sessions_new"] for p in per.values())
+    if not built:
+        return {}
+    keys = ("calls", "input_tokens", "output_tokens", "failures", "retries")
+    return {k: round(usage.get(k, 0) / built, 2) for k in keys if k in usage or k == "calls"}
 
 
 INGEST_HISTORY = Path("bench") / "ingest_times.json"

@@ -28,6 +28,7 @@ CLI writes it to ``results.json`` and renders ``results.md`` / ``recall.png`` fr
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -248,22 +249,64 @@ def _retrieve_all(questions: Sequence[_Question], stores: dict[str, _BenchStore]
     return runs
 
 
+def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dict[str, _BenchStore], model,
+                          settings: Settings, progress) -> tuple[dict[str, str | None], dict[str, float]]:
+    """The navigator answers through its own Responder (LLM policy): ``{qid: answer}`` and the
+    summed navigator counters (LLM calls, tokens, steps), one search per question."""
+    from memgraph_agents.bench.qa import QA_EVIDENCE
+    from memgraph_agents.navigator.config import NavigatorContext
+    from memgraph_agents.navigator.run import anavigate
+    from memgraph_agents.presets import PRESETS
+
+    params = PRESETS[name].retriever_params if name in PRESETS else {}
+    task = progress.add_task(f"navigate {name} (llm)", total=len(questions))
+    semaphore = asyncio.Semaphore(settings.llm_max_concurrency)
+    totals: dict[str, float] = {}
+
+    async def one(x: _Question) -> tuple[str, str | None]:
+        async with semaphore:
+            r = await anavigate(x.q.question, stores[x.namespace], llm=model, k=QA_EVIDENCE,
+                                context=NavigatorContext(**{**params, "policy": "llm"}))
+        for key, v in r.counters.items():
+            if isinstance(v, (int, float)):
+                totals[key] = totals.get(key, 0) + v
+        progress.update(task, advance=1)
+        return x.q.id, r.answer
+
+    async def all_() -> dict[str, str | None]:
+        return dict(await asyncio.gather(*(one(x) for x in questions)))
+
+    answers = run_sync(all_())
+    totals["calls"] = totals.pop("llm_calls", 0)  # the name qa_scores sums
+    return answers, totals
+
+
 def _run_qa(name: str, questions: Sequence[_Question], evidence_by_q: dict[str, list[Evidence]], settings: Settings,
-            progress, records: list | None) -> dict[str, Any]:
+            progress, records: list | None, stores: dict[str, _BenchStore] | None = None) -> dict[str, Any]:
     from memgraph_agents.bench.qa import QA_EVIDENCE, QAItem, arun_qa, qa_scores
+    from memgraph_agents.presets import PRESETS
     from memgraph_agents.runtime import get_chat_model
 
     model = get_chat_model(settings)
     if model is None:
         raise ValueError("--qa needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
+    answers: dict[str, str | None] = {}
+    nav_usage: dict[str, float] = {}
+    if stores is not None and (name == "navigator" or (name in PRESETS and PRESETS[name].retriever == "navigator")):
+        answers, nav_usage = _answers_by_navigator(name, questions, stores, model, settings, progress)
     items = [QAItem(qid=x.q.id, category=x.q.category, question=x.q.question, gold=x.q.answer,
-                    evidence=evidence_by_q.get(x.q.id, [])[:QA_EVIDENCE], speakers=list(x.sample.conversation.speakers))
+                    evidence=evidence_by_q.get(x.q.id, [])[:QA_EVIDENCE], speakers=list(x.sample.conversation.speakers),
+                    answer=answers.get(x.q.id))  # None (no navigator answer): answered from the evidence
              for x in questions]
     task = progress.add_task(f"qa {name}", total=len(items))
     outcomes, usage = run_sync(arun_qa(model, items, timeout=settings.llm_timeout,
                                        concurrency=settings.llm_max_concurrency,
                                        on_done=lambda o: progress.update(task, advance=1)))
+    if nav_usage:
+        usage["navigator"] = nav_usage
     scores = qa_scores(outcomes, usage)
+    if nav_usage:
+        scores["answered_by"] = "navigator responder"
     progress.update(task, description=f"qa {name} judge {scores['judge_accuracy']:.3f}")
     if records is not None:
         for o in outcomes:
@@ -314,10 +357,11 @@ def run_locomo_bench(
 
     from memgraph_agents.runtime import get_store
 
-    stores = {namespace_for(s.sample_id): _BenchStore(get_store(settings, namespace_for(s.sample_id), create=False))
+    stores = {namespace_for(s.sample_id, settings.preset):
+              _BenchStore(get_store(settings, namespace_for(s.sample_id, settings.preset), create=False))
               for s in samples}
     turn_sessions = {ns: dict(st.snapshot().turn_session) for ns, st in stores.items()}
-    questions = [_Question(s, q, namespace_for(s.sample_id)) for s, q in iter_locomo_questions(samples, opts.categories)]
+    questions = [_Question(s, q, namespace_for(s.sample_id, settings.preset)) for s, q in iter_locomo_questions(samples, opts.categories)]
     if not questions:
         raise ValueError(f"no question in categories {','.join(map(str, opts.categories))} for the chosen conversations")
     skipped = sum(1 for x in questions if not x.q.evidence)
@@ -325,7 +369,7 @@ def run_locomo_bench(
     results: dict[str, Any] = {
         "benchmark": "locomo", "version": BENCH_VERSION, "data": source,
         "conversations": [s.sample_id for s in samples], "categories": opts.categories, "ks": opts.ks,
-        "builder": opts.builder, "llm": settings.llm if opts.qa else ingest_settings.llm,
+        "builder": opts.builder, "preset": settings.preset, "llm": settings.llm if opts.qa else ingest_settings.llm,
         "ingest_llm": ingest_settings.llm, "embeddings": settings.embeddings, "retrieve_k": opts.retrieve_k,
         "questions": len(questions), "skipped_questions": skipped,
         "questions_per_category": {str(c): sum(1 for x in questions if x.q.category == c) for c in opts.categories},
@@ -337,7 +381,7 @@ def run_locomo_bench(
         if records is not None:
             records.extend(run.records)
         if opts.qa:
-            summary["qa"] = _run_qa(run.name, questions, run.evidence, settings, progress, records)
+            summary["qa"] = _run_qa(run.name, questions, run.evidence, settings, progress, records, stores)
         results["retrievers"][run.name] = summary
     results["ingest"] = ingest
     results["machine"] = {**machine_info(), "loadavg_start": load_start}

@@ -69,11 +69,14 @@ def check_options(settings: Settings, *, retrievers: str | Sequence[str] | None 
                   conversations: str | Sequence[str] | None = None, builder: str = "offline",
                   qa: bool = False) -> BenchOptions:
     """Validate everything that can be checked before loading data; one-line ``ValueError``s."""
-    from memgraph_agents.retrieval.registry import RETRIEVERS
+    from memgraph_agents.presets import DEFAULT_PRESET
+    from memgraph_agents.retrieval.registry import RETRIEVERS, retriever_names
 
-    available = list(RETRIEVERS)
-    names = parse_name_list(retrievers) or available
-    unknown = [n for n in names if n not in RETRIEVERS]
+    available = retriever_names()
+    # With a preset and no --retrievers: the preset's own retriever (named after the preset).
+    default = [settings.preset] if settings.preset != DEFAULT_PRESET else list(RETRIEVERS)
+    names = parse_name_list(retrievers) or default
+    unknown = [n for n in names if n not in available]
     if unknown:
         raise ValueError(f"unknown retriever{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
                          f"available: {', '.join(available)}")
@@ -107,7 +110,12 @@ def select_samples(samples: Sequence[LocomoSample], conversations: Sequence[str]
     return [s for s in samples if s.sample_id in wanted]
 
 
-def namespace_for(sample_id: str) -> str:
-    """The namespace of a LoCoMo sample: the same as ``memgraph ingest FILE`` picks."""
-    ns = re.sub(r"[^A-Za-z0-9_-]+", "-", sample_id).strip("-_")[:64]
-    return ns or "default"
+def namespace_for(sample_id: str, preset: str = "default") -> str:
+    """The namespace of a LoCoMo sample: the same as ``memgraph ingest FILE`` picks.
+
+    A preset that builds extra layers gets its own namespace (``conv-26-premem``), so one data
+    dir holds every preset's memory side by side; presets without layers share the default's."""
+    from memgraph_agents.presets import get_preset
+
+    ns = re.sub(r"[^A-Za-z0-9_-]+", "-", sample_id).strip("-_")[:48] or "default"
+    return f"{ns}-{preset}" if get_preset(preset).layers else ns

@@ -56,6 +56,7 @@ class QAItem:
     gold: str
     evidence: list[Evidence]
     speakers: list[str] = field(default_factory=list)
+    answer: str | None = None  # already answered (the navigator's Responder): only judged
 
 
 @dataclass
@@ -108,12 +109,15 @@ def judge_prompt(item: QAItem, answer: str) -> str:
 async def _one(model, item: QAItem, *, answer_usage: LLMUsage, judge_usage: LLMUsage, timeout: float,
                semaphore: asyncio.Semaphore) -> QAOutcome:
     out = QAOutcome(qid=item.qid, category=item.category, question=item.question, gold=item.gold)
-    try:
-        got = await ainvoke_json(model, answer_prompt(item), Answer, usage=answer_usage, timeout=timeout,
-                                 semaphore=semaphore, run_name="bench:answer")
-        out.answer = " ".join(got.answer.split())
-    except LLMError as e:
-        out.error = f"answer: {e}"
+    if item.answer is not None:
+        out.answer = " ".join(item.answer.split())
+    else:
+        try:
+            got = await ainvoke_json(model, answer_prompt(item), Answer, usage=answer_usage, timeout=timeout,
+                                     semaphore=semaphore, run_name="bench:answer")
+            out.answer = " ".join(got.answer.split())
+        except LLMError as e:
+            out.error = f"answer: {e}"
     if out.answer:
         try:
             verdict = await ainvoke_json(model, judge_prompt(item, out.answer), Verdict, usage=judge_usage,

@@ -196,6 +196,10 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
         "Edges: " + ", ".join(f"{k} {v}" for k, v in ing["edges"].items()),
         "",
     ]
+    per_session = ing.get("llm_per_session") or {}
+    if per_session:
+        lines += [f"LLM at ingest (preset {ing.get('preset', 'default')}), per newly built session: "
+                  + ", ".join(f"{k} {v}" for k, v in per_session.items()), ""]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
 

@@ -36,16 +36,22 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.retrieval.registry import DEFAULT_RETRIEVER, retrieve
+    from memgraph_agents.presets import DEFAULT_PRESET, PRESETS
+    from memgraph_agents.retrieval.registry import retrieve
     from memgraph_agents.runtime import get_store
 
     store = get_store(settings, args.namespace or settings.namespace, create=False)
-    name = args.retriever or DEFAULT_RETRIEVER
-    if name == "navigator":
+    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (ppr)
+    name = args.retriever or (settings.preset if settings.preset != DEFAULT_PRESET else settings.retriever)
+    if name == "navigator" or (name in PRESETS and PRESETS[name].retriever == "navigator"):
         _navigate(args.question, store, settings, args.top_k, trace=args.trace)
         return 0
     t0 = time.perf_counter()
-    evidence = retrieve(name, args.question, store, k=args.top_k)
+    from memgraph_agents.runtime import get_chat_model
+
+    # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events).
+    evidence = retrieve(name, args.question, store, k=args.top_k, llm=get_chat_model(settings),
+                        llm_timeout=settings.llm_timeout)
     console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
     print_evidence(evidence, args.top_k)
     if args.trace:

@@ -38,6 +38,9 @@ def add_parser(sub) -> None:
                         "5 adversarial (default 1,2,3,4)")
     s.add_argument("--qa", action="store_true", help="also answer from the top-10 evidence and judge (needs an LLM)")
     s.add_argument("--llm", help="'provider:model' for --qa / --builder llm (env MEMGRAPH_LLM)")
+    s.add_argument("--preset", help="build each conversation as a seed paper's system (compassmem, emem, emem-g, "
+                                    "sgmem, memorai, premem; own namespaces when it adds layers) and, without "
+                                    "--retrievers, score the preset's retriever")
     # Also accepted after the sub-command; SUPPRESS keeps the global option's value when absent.
     s.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="memory location (as the global option)")
     s.add_argument("--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)")
@@ -55,7 +58,7 @@ def _command_line(args: argparse.Namespace, settings: Settings) -> str:
     if settings.embeddings != "minilm":
         parts += ["--embeddings", settings.embeddings]
     parts += ["bench", "locomo", "--data", str(args.data)]
-    for opt in ("conversations", "retrievers", "k", "categories", "builder", "llm"):
+    for opt in ("conversations", "retrievers", "k", "categories", "builder", "llm", "preset"):
         value = getattr(args, opt, None)
         if value:
             parts += [f"--{opt}", str(value)]

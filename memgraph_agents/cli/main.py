@@ -10,6 +10,10 @@ from pathlib import Path
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 
 
+PRESET_HELP = ("a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
+               "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
     common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
@@ -28,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace", help="target namespace (LoCoMo default: one per sample_id)")
     s.add_argument("--format", choices=["locomo", "json", "jsonl"], help="default: from extension and content")
     s.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
+    s.add_argument("--preset", help=PRESET_HELP)
 
     s = command("stats", help="sessions, nodes and edges by kind, size on disk")
     s.add_argument("--namespace")
@@ -43,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("ask", help="retrieve evidence for a question")
     s.add_argument("question")
     s.add_argument("--namespace")
-    s.add_argument("--retriever", help="dense, bm25, hybrid, ppr, sentence_hop, dwpr")
+    s.add_argument("--retriever", help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator, or a preset's "
+                                       "name (its retriever); default: the preset's, else ppr")
+    s.add_argument("--preset", help=PRESET_HELP)
     s.add_argument("-k", "--top-k", type=int, default=5)
     s.add_argument("--trace", action="store_true", help="also print how the evidence was reached")
 
@@ -67,6 +74,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         update["embeddings"] = args.embeddings
     if getattr(args, "llm", None):
         update["llm"] = Settings(llm=args.llm).llm  # validates the spec
+    if getattr(args, "preset", None):
+        update["preset"] = Settings(preset=args.preset).preset  # validates the name
     return s.model_copy(update=update) if update else s
 
 

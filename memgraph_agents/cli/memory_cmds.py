@@ -47,15 +47,23 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
         return 0
-    node_kinds = ["session", "turn", "sentence", "event", "argument", "topic", "fact", "insight"]
-    edge_kinds = ["contains", "next", "evidence", "relation", "role", "synonym", "member", "similar"]
+    from memgraph_agents.model.graph import EdgeKind, NodeKind
+
     rows_s, stats = [], []
     for ns in names:
-        s = get_store(settings, ns, create=False).stats()
+        store = get_store(settings, ns, create=False)
+        s = store.stats()
         stats.append(s)
-        rows_s.append([ns, s["sessions"], sum(s["nodes"].values()), sum(s["edges"].values()), s["vectors"],
-                       f"{s['graph_bytes'] / 1e6:.1f} MB"])
-    console.print(table("Namespaces", ["namespace", "sessions", "nodes", "edges", "vectors", "on disk"], rows_s))
+        presets = sorted({(r.get("info") or {}).get("preset") or "default" for r in store.sessions()}) or ["-"]
+        rows_s.append([ns, s["sessions"], ",".join(presets), sum(s["nodes"].values()), sum(s["edges"].values()),
+                       s["vectors"], f"{s['graph_bytes'] / 1e6:.1f} MB"])
+    # The core kinds always (a zero says something); generated-memory kinds when some namespace has them.
+    core_nodes = {"session", "turn", "sentence", "event", "argument", "topic"}
+    core_edges = {"contains", "next", "evidence", "relation", "role", "synonym", "member", "similar"}
+    node_kinds = [k.value for k in NodeKind if k.value in core_nodes or any(s["nodes"].get(k.value) for s in stats)]
+    edge_kinds = [k.value for k in EdgeKind if k.value in core_edges or any(s["edges"].get(k.value) for s in stats)]
+    console.print(table("Namespaces", ["namespace", "sessions", "preset", "nodes", "edges", "vectors", "on disk"],
+                        rows_s))
     # Kinds as rows, namespaces as columns: stays readable on an 80-column terminal.
     console.print(table("Nodes by kind", ["node kind"] + names, [[k] + [s["nodes"].get(k, 0) for s in stats]
                                                                  for k in node_kinds]))

@@ -6,6 +6,10 @@ Bi-encoder retrieval (Sentence-BERT, Reimers & Gurevych 2019; the offline model 
 
 served by the namespace's Chroma index (HNSW, approximate). Evidence of a non-turn node carries
 its provenance turns (``evidence.provenance``).
+
+With an LLM and event / argument kinds (the ``emem`` preset), EMem's recall-oriented filter
+(Zhou & Han 2025, §3.3) reads the top ``pool`` candidates: the ones it keeps come first, in
+rank order, then the others — a bad filter reply costs order, never recall.
 """
 
 from __future__ import annotations
@@ -14,8 +18,20 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.evidence import to_evidence
 from memgraph_agents.retrieval.lexical import dense_ranking
 
+FILTERABLE = {"event", "argument"}
 
-def dense(query: str, store, *, k: int = 10, kinds: tuple[str, ...] = ("turn",)) -> list[Evidence]:
-    """The top-k nodes of ``kinds`` by cosine to the query."""
+
+def dense(query: str, store, *, k: int = 10, kinds: tuple[str, ...] = ("turn",), llm=None, usage=None,
+          llm_timeout: float = 60.0, pool: int = 30) -> list[Evidence]:
+    """The top-k nodes of ``kinds`` by cosine to the query (recall-filtered with an LLM, see above)."""
     snap = store.snapshot()
-    return [to_evidence(snap, i, s, retriever="dense") for i, s in dense_ranking(query, store, k, kinds, snap=snap)]
+    filtered = llm is not None and set(kinds) <= FILTERABLE
+    ranking = dense_ranking(query, store, max(k, pool) if filtered else k, kinds, snap=snap)
+    if filtered and ranking:
+        from memgraph_agents.retrieval.llm_steps import Candidate, recall_filter
+
+        cands = [Candidate(node_id=snap.ids[i], kind=snap.kind_of(i), text=snap.text[i],
+                           date=str(snap.attrs[i].get("time") or "")) for i, _ in ranking]
+        kept = set(recall_filter(query, cands, llm, usage=usage, timeout=llm_timeout))
+        ranking = [r for r in ranking if snap.ids[r[0]] in kept] + [r for r in ranking if snap.ids[r[0]] not in kept]
+    return [to_evidence(snap, i, s, retriever="dense") for i, s in ranking[:k]]

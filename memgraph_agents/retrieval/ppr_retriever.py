@@ -16,12 +16,23 @@ synonym, next, relation, similar), damping d = 0.5::
 
 Turns are ranked by ``p`` times the speaker prior (``seeds.speaker_weights``): a turn is the
 unit of provenance, while events flatten to several turns and would spend k.
+
+With a chat model (``llm=``) EMem's optional LLM steps choose the seeds (``llm_steps``): the
+query's mentions come from the LLM instead of the offline extractor, each pulls its top-Ka
+arguments by cosine (≥ ``LLM_MENTION_FLOOR``), and one recall-oriented filter call keeps the
+events of the dense top-Ke and the arguments that could help; kept arguments are capped at 30
+by cosine. Two calls per query (mentions, then the filter), counted in ``usage``; a failing
+call falls back to the offline mentions / the unfiltered candidates. Without ``llm`` nothing
+changes.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
+from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.ppr import (
@@ -30,10 +41,13 @@ from memgraph_agents.retrieval.algorithms.ppr import (
     prepare_transition,
 )
 from memgraph_agents.retrieval.evidence import session_counts, to_evidence, top_indices
+from memgraph_agents.retrieval.llm_steps import DEFAULT_TIMEOUT, Candidate, detect_mentions, mention_key, recall_filter
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
+    argument_matches,
     mention_seeds,
     node_similarities,
+    participant_keys,
     speaker_weights,
     turn_seeds,
 )
@@ -41,6 +55,11 @@ from memgraph_agents.storage.snapshot import KIND_CODE
 
 GRAPH_EDGES = ("evidence", "role", "synonym", "next", "relation", "similar")
 WALK_KINDS = ("turn", "event", "argument")  # sentences, sessions and topics stay out of the walk
+MENTION_FLOOR = 0.8  # offline: only near-identical arguments, no filter judges what passes
+# With an LLM the recall filter judges every argument candidate, so the cosine floor can be
+# loose enough to let near-synonyms through ("pet" ~ "puppy"); it still bounds the fallback
+# (unfiltered candidates) when the filter fails.
+LLM_MENTION_FLOOR = 0.5
 
 
 def _prepared(snap):
@@ -66,25 +85,79 @@ def _add(seed: np.ndarray, part: dict[int, float], weight: float) -> None:
         seed[idx] += weight * val / total
 
 
+@dataclass
+class Seeds:
+    """The seed components of one query (node indices into the snapshot).
+
+    ``events`` / ``event_weights``: the event seeds and their weights (before normalising);
+    ``turns`` and ``arguments``: ``{node index: weight}``; ``notes``: LLM fallbacks taken.
+    """
+
+    events: np.ndarray
+    event_weights: np.ndarray
+    turns: dict[int, float]
+    arguments: dict[int, float]
+    mentions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _event_candidates(snap, sims: np.ndarray, ke: int) -> np.ndarray:
+    events = snap.indices_of(NodeKind.EVENT)
+    return events[np.argsort(-sims[events], kind="stable")[:ke]] if len(events) else events
+
+
+def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, llm, usage, timeout, notes):
+    """EMem-G's LLM seeding: mentions -> top-Ka arguments each -> one recall filter over those
+    arguments and the dense top-Ke events. Returns ``(kept events, argument seeds, mentions)``."""
+    speakers = participant_keys(snap)
+    mentions = [m for m in detect_mentions(query, llm, usage=usage, timeout=timeout, notes=notes)
+                if mention_key(m) not in speakers]  # participants are hubs: see seeds.mention_seeds
+    arg_cands = argument_matches(snap, store.embedder.embed(mentions) if mentions else [], ka, arg_floor)
+    cands = [Candidate(snap.ids[i], "event", snap.text[i], str(snap.attrs[i].get("time") or ""))
+             for i in top_events.tolist()]
+    cands += [Candidate(snap.ids[i], "argument", snap.text[i]) for i in arg_cands]
+    kept = set(recall_filter(query, cands, llm, usage=usage, timeout=timeout, notes=notes))
+    events = np.array([i for i in top_events.tolist() if snap.ids[i] in kept], dtype=np.int64)
+    args = {i: s for i, s in arg_cands.items() if snap.ids[i] in kept}
+    return events, dict(sorted(args.items(), key=lambda kv: -kv[1])[:max_arg_seeds]), mentions
+
+
+def ppr_seeds(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
+              pool: int = 50, arg_floor: float = MENTION_FLOOR, llm_arg_floor: float = LLM_MENTION_FLOOR,
+              llm=None, usage: LLMUsage | None = None, llm_timeout: float = DEFAULT_TIMEOUT) -> Seeds:
+    """The query's event, turn and argument seeds; with ``llm``, EMem's LLM steps choose the
+    argument mentions and filter events and arguments (see the module docstring)."""
+    top = _event_candidates(snap, sims, ke)
+    notes: list[str] = []
+    mentions: list[str] = []
+    if llm is None:
+        args = mention_seeds(query, snap, store.embedder.embed_one, ka, max_arg_seeds, arg_floor)
+    else:
+        top, args, mentions = _llm_seeds(query, store, snap, top, ka=ka, max_arg_seeds=max_arg_seeds,
+                                         arg_floor=llm_arg_floor, llm=llm, usage=usage or LLMUsage(),
+                                         timeout=llm_timeout, notes=notes)
+    weights = ppr_seed_weights(sims[top], session_counts(snap)[top]) if len(top) else np.zeros(0)
+    return Seeds(top, weights, turn_seeds(query, snap, sims, pool), args, mentions, notes)
+
+
 def ppr(query: str, store, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
         damping: float = 0.5, turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5,
-        pool: int = 50, other_speaker: float = OTHER_SPEAKER) -> list[Evidence]:
+        pool: int = 50, other_speaker: float = OTHER_SPEAKER, llm=None, usage: LLMUsage | None = None,
+        llm_timeout: float = DEFAULT_TIMEOUT) -> list[Evidence]:
     """The top-k turns by Personalized PageRank from the query's seeds (see the module docstring)."""
     snap = store.snapshot()
     if k <= 0 or not len(snap.ids):
         return []
     qv = store.embedder.embed_one(query)
     sims = node_similarities(snap, qv)
+    seeds = ppr_seeds(query, store, snap, sims, ke=ke, ka=ka, max_arg_seeds=max_arg_seeds, pool=pool,
+                      llm=llm, usage=usage, llm_timeout=llm_timeout)
     seed = np.zeros(len(snap.ids))
-
-    events = snap.indices_of(NodeKind.EVENT)
-    if len(events):
-        top = events[np.argsort(-sims[events], kind="stable")[:ke]]
-        w = ppr_seed_weights(sims[top], session_counts(snap)[top])
-        if w.sum() > 0:
-            seed[top] += event_weight * w / w.sum()
-    _add(seed, turn_seeds(query, snap, sims, pool), turn_weight)
-    _add(seed, mention_seeds(query, snap, store.embedder.embed_one, ka, max_arg_seeds), arg_weight)
+    w = seeds.event_weights
+    if w.sum() > 0:
+        seed[seeds.events] += event_weight * w / w.sum()
+    _add(seed, seeds.turns, turn_weight)
+    _add(seed, seeds.arguments, arg_weight)
     if seed.sum() == 0:
         return []
     nodes, prepared = _prepared(snap)

@@ -1,11 +1,18 @@
-"""Retrievers by name. Every retriever: ``(query, store, *, k, **params) -> list[Evidence]``."""
+"""Retrievers by name. Every retriever: ``(query, store, *, k, **params) -> list[Evidence]``.
+
+A preset's name (``compassmem``, ``emem``, ``premem``…) also names a retriever: the preset's
+retriever with its parameters (``memgraph_agents.presets``).
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.run import navigator
+from memgraph_agents.presets import DEFAULT_PRESET, PRESETS
 from memgraph_agents.retrieval.dense import dense
 from memgraph_agents.retrieval.dwpr_retriever import dwpr
 from memgraph_agents.retrieval.lexical import bm25, hybrid
@@ -23,14 +30,38 @@ DEFAULT_RETRIEVER = "ppr"
 
 def get_retriever(name: str) -> Retriever:
     """The retriever called ``name``; ``ValueError`` listing the registered names otherwise."""
-    try:
+    if name in RETRIEVERS:
         return RETRIEVERS[name]
-    except KeyError:
-        raise ValueError(f"unknown retriever {name!r}: choose from {', '.join(RETRIEVERS)}") from None
+    preset = PRESETS.get(name)
+    if preset is not None and name != DEFAULT_PRESET:
+        return functools.partial(RETRIEVERS[preset.retriever], **preset.retriever_params)
+    raise ValueError(f"unknown retriever {name!r}: choose from {', '.join(RETRIEVERS)} "
+                     f"or a preset ({', '.join(p for p in PRESETS if p != DEFAULT_PRESET)})")
 
 
-def retrieve(name: str, query: str, store, *, k: int = 10, **params) -> list[Evidence]:
-    """Run retriever ``name`` on ``store`` (``ValueError`` for an empty question or an unknown name)."""
+def retriever_names() -> list[str]:
+    """Every name ``get_retriever`` accepts: retrievers, then presets."""
+    return [*RETRIEVERS, *(p for p in PRESETS if p != DEFAULT_PRESET and p not in RETRIEVERS)]
+
+
+def accepts(fn: Retriever, param: str) -> bool:
+    """Whether retriever ``fn`` declares ``param`` by name (``**params`` does not count: the
+    navigator forwards those into a context that rejects unknown fields)."""
+    p = inspect.signature(fn).parameters.get(param)
+    return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+
+
+def retrieve(name: str, query: str, store, *, k: int = 10, llm=None, usage=None, llm_timeout: float | None = None,
+             **params) -> list[Evidence]:
+    """Run retriever ``name`` on ``store`` (``ValueError`` for an empty question or an unknown name).
+
+    ``llm`` (a chat model), ``usage`` (an ``LLMUsage``) and ``llm_timeout`` reach only the
+    retrievers that declare them (e.g. ``ppr``'s optional LLM steps); the others run as without.
+    """
     if not query or not query.strip():
         raise ValueError("the question is empty")
-    return get_retriever(name)(query, store, k=k, **params)
+    fn = get_retriever(name)
+    if llm is not None:
+        extra = {"llm": llm, "usage": usage, "llm_timeout": llm_timeout}
+        params.update({p: v for p, v in extra.items() if v is not None and accepts(fn, p)})
+    return fn(query, store, k=k, **params)

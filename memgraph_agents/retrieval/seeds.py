@@ -5,7 +5,8 @@
   turn rankings — dense cosine, BM25, and best-sentence cosine —
   ``RRF(t) = Σ_r 1 / (k + rank_r(t))`` with a sharp ``k = 10`` so random-walk seeds are not flat.
 * ``mention_seeds``: EMem-G's argument seeds (Zhou & Han 2025, §3.3): per query mention the
-  top-Ka arguments by cosine (≥ ``floor``), at most 30 in all, each weighted by its best cosine.
+  top-Ka arguments by cosine (≥ ``floor``, ``argument_matches``), at most 30 in all, each
+  weighted by its best cosine. Offline mentions; ``ppr`` brings LLM-detected ones itself.
 * ``speaker_weights``: a multiplicative prior ``w(t) = 1`` for turns by a participant the query
   names, ``other`` (< 1) for the other turns, ``1`` for non-turn nodes.
 
@@ -172,21 +173,22 @@ def _argument_vectors(snap) -> tuple[np.ndarray, np.ndarray]:
     return snap.derived("argument_vectors", build)
 
 
-def mention_seeds(query: str, snap, sims_of, ka: int = 10, max_seeds: int = 30, floor: float = 0.8) -> dict[int, float]:
-    """Arguments matching the query's mentions (EMem-G: top-Ka per mention, ≤ 30 in all).
+def participant_keys(snap) -> frozenset[str]:
+    """Argument keys of the conversation's participants (full and first names, lower case)."""
+    return _speakers(snap)["keys"]
 
-    ``sims_of(text)`` embeds a mention. Returns ``{argument node index: best cosine}``, best first.
+
+def argument_matches(snap, mention_vectors, ka: int = 10, floor: float = 0.8) -> dict[int, float]:
+    """Per mention vector, the top-``ka`` arguments by cosine (≥ ``floor``), merged.
+
+    Returns ``{argument node index: best cosine over the mentions}`` in discovery order
+    (uncapped, unsorted). Vectors of another dimension (another embedding model) are skipped.
     """
     args, vecs = _argument_vectors(snap)
-    if not len(args):
-        return {}
-    # Participants are hubs (an argument of nearly every event): seeding them only blurs the
-    # walk; the speaker prior (``speaker_weights``) uses that signal instead.
-    speakers = _speakers(snap)["keys"]
-    mentions = [m for m in extract_arguments(query, []) if m.key not in speakers]
     out: dict[int, float] = {}
-    for m in mentions:
-        mv = sims_of(m.name)
+    if not len(args):
+        return out
+    for mv in mention_vectors:
         if mv.shape[0] != vecs.shape[1]:
             continue  # vectors from another embedding model: no signal
         s = matvec(vecs, mv)
@@ -194,4 +196,20 @@ def mention_seeds(query: str, snap, sims_of, ka: int = 10, max_seeds: int = 30, 
             if s[r] < floor:
                 break
             out[int(args[r])] = max(out.get(int(args[r]), 0.0), float(s[r]))
+    return out
+
+
+def mention_seeds(query: str, snap, sims_of, ka: int = 10, max_seeds: int = 30, floor: float = 0.8) -> dict[int, float]:
+    """Arguments matching the query's mentions (EMem-G: top-Ka per mention, ≤ 30 in all).
+
+    ``sims_of(text)`` embeds a mention. Returns ``{argument node index: best cosine}``, best first.
+    """
+    args, _ = _argument_vectors(snap)
+    if not len(args):
+        return {}
+    # Participants are hubs (an argument of nearly every event): seeding them only blurs the
+    # walk; the speaker prior (``speaker_weights``) uses that signal instead.
+    speakers = participant_keys(snap)
+    mentions = [m for m in extract_arguments(query, []) if m.key not in speakers]
+    out = argument_matches(snap, (sims_of(m.name) for m in mentions), ka, floor)
     return dict(sorted(out.items(), key=lambda kv: -kv[1])[:max_seeds])

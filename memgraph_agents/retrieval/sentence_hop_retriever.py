@@ -14,6 +14,16 @@ C* = C_q ∪ N_h(C_q); each sentence maps to its turn (the chunk), and a turn sc
 times the speaker prior (``seeds.speaker_weights``; applied so that it always lowers a
 score, negative ones included). Turns the hops do not reach are appended in best-sentence
 cosine order, scored below every reached turn, so a caller gets k items when there are k turns.
+
+Generated memory (SGMem §3.4 "Collect Relevant Context": the context is the union of the top
+chunks K* and the top summaries M*, facts F* and insights I*): with ``generated = G > 0``,
+the top-G nodes of each kind in ``generated_kinds`` by cosine to the query are appended
+*after* the k chunks, best first, each as its own ``Evidence`` (kind summary / fact /
+insight, provenance = the node's turns). They never displace a chunk, so turn recall@k of
+the chunk ranking is the same with or without them. Their score is ``floor + cos − 1`` with
+``floor`` = min(0, last chunk score): below every chunk, so the list stays sorted, and the
+cosine is recoverable. ``generated = 0`` (the default) keeps the plain chunk ranking; the
+``sgmem`` preset turns it on.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from memgraph_agents.retrieval.seeds import (
     node_similarities,
     sentence_turns,
     speaker_weights,
+    top_order,
 )
 from memgraph_agents.storage.snapshot import EDGE_CODE
 
@@ -60,9 +71,30 @@ def _penalise(score: float, weight: float) -> float:
     return score - (1.0 - weight) * abs(score)
 
 
+GENERATED_KINDS = ("summary", "fact", "insight")
+
+
+def generated_evidence(snap, sims: np.ndarray, per_kind: int, kinds: tuple[str, ...], floor: float,
+                       exclude: set[str]) -> list[Evidence]:
+    """The top ``per_kind`` nodes of each of ``kinds`` by cosine, merged best first (ties: kind
+    order, then node order), scored ``floor + cos − 1`` (see the module docstring)."""
+    picked: list[tuple[float, int, int]] = []
+    for rank, kind in enumerate(kinds):
+        idx = snap.indices_of(kind)
+        if not len(idx) or per_kind <= 0:
+            continue
+        for i in idx[top_order(sims[idx], per_kind)]:
+            if snap.ids[i] not in exclude:
+                picked.append((float(sims[i]), rank, int(i)))
+    picked.sort(key=lambda p: (-p[0], p[1], p[2]))
+    return [to_evidence(snap, i, floor + min(cos, 1.0) - 1.0, retriever="sentence_hop") for cos, _, i in picked]
+
+
 def sentence_hop(query: str, store, *, k: int = 10, top_n: int = 15, gamma: float = 1.2, hops: int = 1,
-                 other_speaker: float = OTHER_SPEAKER, lexical: float = 0.3) -> list[Evidence]:
-    """The top-k turns by SGMem sentence hops (see the module docstring)."""
+                 other_speaker: float = OTHER_SPEAKER, lexical: float = 0.3, generated: int = 0,
+                 generated_kinds: tuple[str, ...] = GENERATED_KINDS) -> list[Evidence]:
+    """The top-k turns by SGMem sentence hops, then ``generated`` items of each generated-memory
+    kind (see the module docstring)."""
     snap = store.snapshot()
     if k <= 0:
         return []
@@ -91,4 +123,7 @@ def sentence_hop(query: str, store, *, k: int = 10, top_n: int = 15, gamma: floa
                 out.append(to_evidence(snap, t, floor + min(float(sims[sents[j]]), 1.0) - 1.0, retriever="sentence_hop"))
                 if len(out) >= k:
                     break
+    if generated > 0:
+        floor = min(0.0, out[-1].score if out else 0.0)
+        out += generated_evidence(snap, sims, generated, tuple(generated_kinds), floor, {e.node_id for e in out})
     return out
