@@ -14,7 +14,7 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.topics import assign_online, kmeans_topics, topic_count
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, EdgeKind, Node, NodeKind, node_id
-from memgraph_agents.storage.snapshot import EDGE_CODE
+from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE
 
 
 def _normalise(v: np.ndarray) -> np.ndarray:
@@ -33,7 +33,8 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     texts = [snap.text[i] for i in old_idx] + [e.text for e in new_events]
 
     # Current membership from the committed member edges.
-    member = np.flatnonzero(snap.ekind == EDGE_CODE["member"])
+    # topic -> event only: PREMem clusters and MemORAI segments use ``member`` edges too
+    member = np.flatnonzero((snap.ekind == EDGE_CODE["member"]) & (snap.kind[snap.src] == KIND_CODE["topic"]))
     topic_of: dict[str, str] = {snap.ids[snap.dst[m]]: snap.ids[snap.src[m]] for m in member}
     topic_ids = sorted(set(topic_of.values()))
     recluster = not topic_ids or ctx.seq % ctx.params.topic_recluster_every == 0
@@ -44,7 +45,9 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     else:
         pos = {t: k for k, t in enumerate(topic_ids)}
         assignment = [pos.get(topic_of.get(i, ""), -1) for i in ids]
-        centroids = [_normalise(vecs[[a == k for a in assignment]].mean(0)) for k in range(len(topic_ids))]
+        # A topic whose members all went (deleted or fused events) gets a zero centroid: it attracts nothing.
+        centroids = [_normalise(vecs[m].mean(0)) if any(m) else np.zeros(vecs.shape[1], vecs.dtype)
+                     for m in ([a == k for a in assignment] for k in range(len(topic_ids)))]
         for r in range(len(ids)):
             if assignment[r] >= 0:
                 continue

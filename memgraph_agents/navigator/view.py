@@ -54,7 +54,8 @@ def _build(snap: GraphSnapshot) -> EventView:
     for e, ts in turns.items():
         for t in ts:
             events_of_turn.setdefault(t, []).append(e)
-    member = snap.ekind == EDGE_CODE["member"]
+    # topic -> event only: PREMem clusters and MemORAI segments use ``member`` edges too
+    member = (snap.ekind == EDGE_CODE["member"]) & (snap.kind[snap.src] == KIND_CODE["topic"])
     topic = {int(d): int(s) for s, d in zip(snap.src[member], snap.dst[member])}
     view = EventView(events=events, turns=turns, events_of_turn=events_of_turn, topic=topic)
     is_event = snap.kind == KIND_CODE["event"]

@@ -1,7 +1,7 @@
 """The MemORAI structures of a snapshot, as DW-PR reads them (built once per snapshot).
 
 What the ``memorai`` layer stored (``construct.memorai.write``): MENTIONS edges entity ->
-turn, TRIPLE edges entity -> entity (label = predicate), CONTAINS edges segment -> turn, and
+turn, TRIPLE edges entity -> entity (label = predicate), MEMBER edges segment -> turn, and
 ``attrs["description"]`` on arguments. DW-PR needs vectors for the entity descriptions and
 the triple descriptions, which are not node texts (the argument's vector is its name, a
 triple is an edge). They are embedded here with the store's embedder, once per snapshot;
