@@ -6,7 +6,6 @@ The same fields are the graphs' ``context_schema`` so LangGraph Studio can edit 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict

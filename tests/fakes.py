@@ -193,6 +193,7 @@ _TURN_LINE_RE = re.compile(
     r"^(?P<id>[A-Za-z0-9][A-Za-z0-9_.:\-]*) \| (?P<date>\d{4}-\d{2}-\d{2}) \| (?P<speaker>[^:\n]+): (?P<text>.*)$",
     re.M,
 )
+FIRST_PERSON_RE = re.compile(r"\b(I|I'm|I've|my|we|our)\b")  # a turn saying something about its speaker
 _EVENT_LINE_RE = re.compile(r"^\[(?P<idx>\d+)\] \((?P<time>[^;]*); (?P<ids>[^)]*)\) (?P<text>.*)$", re.M)
 _CAPITALISED_RE = re.compile(r"\b[A-Z][A-Za-z]+(?:'s)?(?:[ \t]+[A-Z][A-Za-z]+(?:'s)?)*\b")
 _NOT_ENTITIES = set(
@@ -340,15 +341,18 @@ def route_responder(routes: dict[str, Responder], default: Responder | None = No
     return respond
 
 
+def ingest_routes(*, same: bool = False) -> dict[str, Responder]:
+    """The routes of the event layer's calls (events, relations, fusion), for ``route_responder``."""
+    return {
+        EVENTS_MARKER: realistic_event_responder(),
+        RELATIONS_MARKER: realistic_relation_responder(),
+        FUSION_MARKER: fusion_responder(same=same),
+    }
+
+
 def ingest_responder(*, same: bool = False) -> Responder:
     """One responder for a whole LLM ingest: events, relations and fusion."""
-    return route_responder(
-        {
-            EVENTS_MARKER: realistic_event_responder(),
-            RELATIONS_MARKER: realistic_relation_responder(),
-            FUSION_MARKER: fusion_responder(same=same),
-        }
-    )
+    return route_responder(ingest_routes(same=same))
 
 
 # --------------------------------------------------------------------------- failure modes

@@ -16,18 +16,7 @@ import json
 import re
 from collections.abc import Callable
 
-from tests.fakes import (
-    EVENTS_MARKER,
-    FUSION_MARKER,
-    RELATIONS_MARKER,
-    Responder,
-    fusion_responder,
-    parse_turn_lines,
-    realistic_event_responder,
-    realistic_relation_responder,
-    route_responder,
-    task_text,
-)
+from tests.fakes import FIRST_PERSON_RE, Responder, ingest_routes, parse_turn_lines, route_responder, task_text
 
 SEGMENTS_MARKER = "TASK: MEMORAI SEGMENTS"
 ENTITIES_MARKER = "TASK: MEMORAI ENTITIES"
@@ -37,7 +26,6 @@ _NAME_RE = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)*\b")
 _NOT_NAMES = set("I A An The It This That What When Where Why How Who Yes No Oh Hey Hi Hello Thanks Wow And But So "
                  "My We You He She They Did Do Does Are Is Was Very Good Have Had Congrats Ha Maybe Four No Way "
                  "Speaking Lisbon's Sounds That's Was".split())
-_FIRST_PERSON_RE = re.compile(r"\b(I|I'm|I've|my|we|our)\b")
 _CLAIM_RE = re.compile(r"\bI (?:have |'ve )?(\w+(?: up for| to| at| in)?) (?:a |an |the |my |his |her )?([^,.!?]+)")
 _STOP_OBJECT = set("yesterday today tonight tomorrow last next this at in on with for along and but since "
                    "already every".split())
@@ -83,7 +71,7 @@ def segments_reply(prompt: str) -> dict:
     gate = []
     for t in turns:
         named = names_in(t["text"], speakers)
-        personal = _FIRST_PERSON_RE.search(t["text"]) and len(t["text"].split()) >= 5
+        personal = FIRST_PERSON_RE.search(t["text"]) and len(t["text"].split()) >= 5
         if personal or (named and "?" not in t["text"]):
             gate.append({"turn_id": t["id"], "reason": f"{t['speaker']} shares " + (named[0] if named else "a detail")})
     return {"segments": segments, "user_specific": gate}
@@ -139,9 +127,7 @@ def memorai_ingest_responder(*, segments: Wrap | None = None, entities: Wrap | N
     seg = segments_responder()
     ent = entities_base or entities_responder()
     return route_responder({
-        EVENTS_MARKER: realistic_event_responder(),
-        RELATIONS_MARKER: realistic_relation_responder(),
-        FUSION_MARKER: fusion_responder(same=False, overlap=False),
+        **ingest_routes(),
         SEGMENTS_MARKER: segments(seg) if segments else seg,
         ENTITIES_MARKER: entities(ent) if entities else ent,
     })

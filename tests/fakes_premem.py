@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import re
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from langchain_core.messages import BaseMessage
 
 from memgraph_agents.model import Conversation, Session, Turn
-from memgraph_agents.runtime import register_chat_model
-from tests.fakes import Responder, ScriptedChatModel, ingest_responder, parse_turn_lines, route_responder, task_text
+from tests.fakes import Responder, ingest_responder, parse_turn_lines, route_responder, task_text
+from tests.helpers import edges, register_model
 
 FRAGMENTS_MARKER = "TASK: PREMEM FRAGMENTS"
 REASONING_MARKER = "TASK: PREMEM REASONING"
@@ -213,18 +214,7 @@ def premem(settings, **update):
     return settings.model_copy(update={"preset": "premem", **update})
 
 
-def use_model(responder) -> ScriptedChatModel:
-    model = ScriptedChatModel(responder=responder)
-    register_chat_model(SPEC, model)
-    return model
-
-
-def nodes(store, kind):
-    return {n.id: n for n in store.db.nodes("WHERE kind=?", (kind,))}
-
-
-def edges(store, kind):
-    return [e for e in store.db.edges() if e.kind.value == kind]
+use_model = partial(register_model, SPEC)
 
 
 def links(store):
@@ -234,7 +224,3 @@ def links(store):
 def premem_notes(report):
     """The layer's own notes (the event layer notes fusions of these near-identical sessions)."""
     return [n for n in report.notes if "premem" in n]
-
-
-def calls_for(model, marker):
-    return [c for c in model.calls if marker in task_text(c)]

@@ -19,21 +19,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 from memgraph_agents.construct.timeparse import find_time_mentions
-from tests.fakes import (
-    EVENTS_MARKER,
-    FUSION_MARKER,
-    RELATIONS_MARKER,
-    Responder,
-    fusion_responder,
-    parse_turn_lines,
-    realistic_event_responder,
-    realistic_relation_responder,
-    route_responder,
-    task_text,
-)
+from tests.fakes import FIRST_PERSON_RE, Responder, ingest_routes, parse_turn_lines, route_responder, task_text
 
 SGMEM_MARKER = "TASK: SESSION MEMORY"
-_FIRST_PERSON_RE = re.compile(r"\b(I|I'm|I've|my|we|our)\b")
 _WORD_RE = re.compile(r"[A-Za-z]{5,}")
 INVENTED_FACT = "Zebulon collects antique typewriters from Patagonia."
 
@@ -69,7 +57,7 @@ def sgmem_memory(prompt: str, *, orphans: bool = False) -> dict[str, Any]:
     date = turns[0]["date"] if turns else "2024-01-01"
     facts: list[dict[str, Any]] = []
     for t in turns:
-        if t["text"].rstrip().endswith("?") or not _FIRST_PERSON_RE.search(t["text"]):
+        if t["text"].rstrip().endswith("?") or not FIRST_PERSON_RE.search(t["text"]):
             continue
         text, time = _absolute(_third_person(t["speaker"], t["text"]), t["date"])
         facts.append({"id": f"F{len(facts) + 1}", "text": text, "turn_ids": [t["id"]], "subject": t["speaker"],
@@ -109,8 +97,6 @@ def realistic_sgmem_responder(*, orphans: bool = False) -> Responder:
 def sgmem_ingest_responder(sgmem: Responder | None = None) -> Responder:
     """A whole LLM ingest with the sgmem layer: events, relations, fusion and session memory."""
     return route_responder({
-        EVENTS_MARKER: realistic_event_responder(),
-        RELATIONS_MARKER: realistic_relation_responder(),
-        FUSION_MARKER: fusion_responder(same=False),
+        **ingest_routes(),
         SGMEM_MARKER: sgmem or realistic_sgmem_responder(),
     })

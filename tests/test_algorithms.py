@@ -84,7 +84,7 @@ def test_ppr_local_products_on_larger_symmetric_graph() -> None:
 
 
 def test_ppr_closed_forms() -> None:
-    d = 0.5
+    # Damping d = 0.5 (the default).
     # Two nodes, one undirected edge, seed on node 0: p0 = (1-d) + d*p1, p1 = d*p0
     # => p0 = 1/(1+d) = 2/3, p1 = d/(1+d) = 1/3.
     two = sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import partial
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from memgraph_agents.embeddings import HashEmbeddings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.llm.usage import message_text
 from memgraph_agents.retrieval.evidence import provenance
-from memgraph_agents.runtime import get_store, register_chat_model
+from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 from tests.fakes import (
     EVENTS_MARKER,
@@ -30,7 +31,6 @@ from tests.fakes import (
     RELATIONS_MARKER,
     FakeBadRequestError,
     FakeRateLimitError,
-    ScriptedChatModel,
     always_malformed,
     empty_reply,
     fusion_responder,
@@ -45,6 +45,7 @@ from tests.fakes import (
     slow,
     task_text,
 )
+from tests.helpers import calls_for, register_model
 
 SPEC = "fake:ingest"
 
@@ -56,10 +57,7 @@ def llm_settings(settings, **update):
     return settings.model_copy(update={"llm": SPEC, **update})
 
 
-def use_model(responder) -> ScriptedChatModel:
-    model = ScriptedChatModel(responder=responder)
-    register_chat_model(SPEC, model)
-    return model
+use_model = partial(register_model, SPEC)
 
 
 def session_of_prompt(messages) -> str:
@@ -126,10 +124,6 @@ def with_turn_text(conv, s: int, t: int, text: str):
     turns[t] = turns[t].model_copy(update={"text": text})
     sessions[s] = sessions[s].model_copy(update={"turns": turns})
     return conv.model_copy(update={"sessions": sessions})
-
-
-def calls_for(model, marker):
-    return [c for c in model.calls if marker in task_text(c)]
 
 
 def assert_nothing_lost(store, conversation):

@@ -19,9 +19,8 @@ from memgraph_agents.construct.llm.schemas import (
     ExtractedRelation,
     FusionVerdict,
     RoleArgument,
-    normalise_label,
-    normalise_time,
 )
+from memgraph_agents.llm.coerce import normalise_label, normalise_time
 from memgraph_agents.llm.structured import LLMCallError, LLMOutputError, LLMTimeoutError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.prompts import load_prompt

@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import partial
 
 import pytest
 
 import memgraph_agents.retrieval.dwpr_retriever as dwpr_mod
-from memgraph_agents.construct.llm.schemas import normalise_label
-from memgraph_agents.construct.memorai.llm import entities_and_triples, format_turn_lines, segment_and_gate
+from memgraph_agents.construct.llm.extract import format_turns
+from memgraph_agents.construct.memorai.llm import entities_and_triples, segment_and_gate
 from memgraph_agents.construct.memorai.plan import TurnView
 from memgraph_agents.construct.memorai.write import SEGMENT_EDGE
 from memgraph_agents.construct.relate import argument_key
 from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.ingest import ingest_conversation
+from memgraph_agents.llm.coerce import normalise_label
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.retrieval.dwpr_retriever import dwpr
-from memgraph_agents.runtime import get_store, register_chat_model
+from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 from tests.fakes import (
     ScriptedChatModel,
@@ -36,6 +38,7 @@ from tests.fakes_memorai import (
     memorai_ingest_responder,
     segments_reply,
 )
+from tests.helpers import calls_for, edges, nodes, register_model
 
 SPEC = "fake:memorai"
 
@@ -47,18 +50,7 @@ def memorai(settings, llm: bool = False):
     return settings.model_copy(update={"preset": "memorai", **({"llm": SPEC} if llm else {})})
 
 
-def use_model(responder) -> ScriptedChatModel:
-    model = ScriptedChatModel(responder=responder)
-    register_chat_model(SPEC, model)
-    return model
-
-
-def nodes(store, kind):
-    return {n.id: n for n in store.db.nodes("WHERE kind=?", (kind,))}
-
-
-def edges(store, kind):
-    return [e for e in store.db.edges() if e.kind.value == kind]
+use_model = partial(register_model, SPEC)
 
 
 def segment_edges(store):
@@ -144,9 +136,9 @@ def expected_replies(conv):
     """What the fake answers per session: segments/gate, and entities over the gated turns."""
     out = {}
     for s in conv.sessions:
-        seg = segments_reply(format_turn_lines(s))
+        seg = segments_reply(format_turns(s))
         gated = [g["turn_id"] for g in seg["user_specific"]]
-        out[s.id] = (seg, entities_reply(format_turn_lines(s, gated)), gated)
+        out[s.id] = (seg, entities_reply(format_turns(s, gated)), gated)
     return out
 
 
@@ -190,8 +182,7 @@ def test_llm_layer_stores_the_models_segments_gate_entities_and_triples(settings
     assert triples[("arg:ana", "arg:puppy", "adopted")].turn_ids == ["D1:1"]
 
     # Two MemORAI calls per session; the entity call sees only the gated turns.
-    seg_calls = [c for c in model.calls if SEGMENTS_MARKER in task_text(c)]
-    ent_calls = [c for c in model.calls if ENTITIES_MARKER in task_text(c)]
+    seg_calls, ent_calls = calls_for(model, SEGMENTS_MARKER), calls_for(model, ENTITIES_MARKER)
     assert len(seg_calls) == len(ent_calls) == 3
     for call in ent_calls:
         shown = [t["id"] for t in parse_turn_lines(task_text(call))]

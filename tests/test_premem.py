@@ -20,7 +20,8 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Conversation, Session, Turn
 from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
-from tests.fakes_premem import CATEGORIES, TIME_RE, edges, link_conversation, links, nodes, premem
+from tests.fakes_premem import CATEGORIES, TIME_RE, link_conversation, links, premem
+from tests.helpers import edges, nodes
 
 # --------------------------------------------------------------------------- pure functions
 

@@ -16,12 +16,9 @@ from tests.fakes_premem import (
     REASONING_MARKER,
     SPEC,
     TIME_RE,
-    calls_for,
-    edges,
     fragments_for,
     link_conversation,
     links,
-    nodes,
     premem,
     premem_notes,
     premem_responder,
@@ -29,6 +26,7 @@ from tests.fakes_premem import (
     realistic_reasoning_responder,
     use_model,
 )
+from tests.helpers import calls_for, edges, nodes
 
 def _expected_fragments(model):
     """What the fake wrote for each session, from the prompts it was sent (first tries only)."""

@@ -16,16 +16,7 @@ from memgraph_agents.cli.main import main
 from memgraph_agents.presets import PRESETS, get_preset
 from memgraph_agents.retrieval.registry import get_retriever, retriever_names
 from memgraph_agents.runtime import register_chat_model
-from tests.fakes import (
-    EVENTS_MARKER,
-    FUSION_MARKER,
-    RELATIONS_MARKER,
-    ScriptedChatModel,
-    fusion_responder,
-    realistic_event_responder,
-    realistic_relation_responder,
-    route_responder,
-)
+from tests.fakes import ScriptedChatModel, ingest_routes, route_responder
 from tests.fakes_memorai import ENTITIES_MARKER, SEGMENTS_MARKER, entities_responder, segments_responder
 from tests.fakes_premem import (
     FRAGMENTS_MARKER,
@@ -53,9 +44,7 @@ LAYER_KINDS = {"summary", "fact", "insight", "segment", "fragment", "cluster", "
 
 def every_prompt() -> ScriptedChatModel:
     return ScriptedChatModel(responder=route_responder({
-        EVENTS_MARKER: realistic_event_responder(),
-        RELATIONS_MARKER: realistic_relation_responder(),
-        FUSION_MARKER: fusion_responder(same=False),
+        **ingest_routes(),
         SGMEM_MARKER: realistic_sgmem_responder(),
         SEGMENTS_MARKER: segments_responder(),
         ENTITIES_MARKER: entities_responder(),
@@ -136,3 +125,31 @@ def test_cli_rejects_an_unknown_preset_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "nope" in err and "premem" in err
     assert not (tmp_path / "mem").exists()
+
+
+def test_bench_with_a_preset_reports_llm_calls_and_tokens_per_session(tmp_path, monkeypatch):
+    """`bench locomo --builder llm --preset sgmem`: own namespaces, the preset's retriever, and
+    the ingest's LLM calls and tokens per built session in results.json / results.md."""
+    import json
+
+    from tests.test_bench import locomo_fixture
+
+    monkeypatch.delenv("MEMGRAPH_LLM", raising=False)
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps(locomo_fixture()), encoding="utf-8")
+    model = every_prompt()
+    register_chat_model(SPEC, model)
+    out = tmp_path / "out"
+    assert main(["--data-dir", str(tmp_path / "mem"), "--embeddings", "hash", "bench", "locomo", "--data", str(data),
+                 "--builder", "llm", "--llm", SPEC, "--preset", "sgmem", "--out", str(out)]) == 0
+    r = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert r["preset"] == "sgmem" and list(r["retrievers"]) == ["sgmem"]
+    ing = r["ingest"]
+    assert {p["namespace"] for p in ing["per_conversation"].values()} == {"conv-t1-sgmem", "conv-t2-sgmem"}
+    sessions = sum(p["sessions_new"] for p in ing["per_conversation"].values())
+    per = ing["llm_per_session"]
+    assert per["calls"] == pytest.approx(ing["llm_usage"]["calls"] / sessions, abs=0.01)
+    assert per["calls"] >= 2  # at least the events call and the session-memory call per session
+    assert per["input_tokens"] > 0 and per["output_tokens"] > 0
+    assert any(SGMEM_MARKER in p for p in model.prompts)
+    assert "per newly built session" in (out / "results.md").read_text(encoding="utf-8")

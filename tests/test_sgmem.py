@@ -7,6 +7,7 @@ mode uses scripted fakes (``tests/fakes_sgmem.py``) that answer from the prompt'
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 import pytest
@@ -19,11 +20,10 @@ from memgraph_agents.model.evidence import flatten_turns
 from memgraph_agents.presets import PRESETS
 from memgraph_agents.retrieval.registry import get_retriever
 from memgraph_agents.retrieval.sentence_hop_retriever import sentence_hop
-from memgraph_agents.runtime import get_store, register_chat_model
+from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 from tests.fakes import (
     FakeBadRequestError,
-    ScriptedChatModel,
     always_malformed,
     is_repair,
     malformed_then_valid,
@@ -37,6 +37,7 @@ from tests.fakes_sgmem import (
     sgmem_ingest_responder,
     sgmem_memory,
 )
+from tests.helpers import calls_for, edges, nodes, register_model
 
 SPEC = "fake:sgmem"
 GENERATED = ("summary", "fact", "insight")
@@ -49,18 +50,7 @@ def sgmem_settings(settings, **update):
     return settings.model_copy(update={"preset": "sgmem", **update})
 
 
-def use_model(responder) -> ScriptedChatModel:
-    model = ScriptedChatModel(responder=responder)
-    register_chat_model(SPEC, model)
-    return model
-
-
-def nodes(store, kind):
-    return {n.id: n for n in store.db.nodes("WHERE kind=?", (kind,))}
-
-
-def edges(store, kind):
-    return [e for e in store.db.edges() if e.kind.value == kind]
+use_model = partial(register_model, SPEC)
 
 
 def out_edges(store, kind, src):
@@ -68,7 +58,7 @@ def out_edges(store, kind, src):
 
 
 def sgmem_calls(model):
-    return [c for c in model.calls if SGMEM_MARKER in task_text(c)]
+    return calls_for(model, SGMEM_MARKER)
 
 
 def replies_by_session(model) -> dict[str, dict]:

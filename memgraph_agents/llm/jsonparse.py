@@ -31,6 +31,15 @@ class _Truncated(ValueError):
     """The reply ends inside an unclosed bracket (the model ran out of tokens)."""
 
 
+def _string_step(c: str, escaped: bool) -> tuple[bool, bool]:
+    """Inside a JSON string, after its character ``c``: (still inside, next character escaped)."""
+    if escaped:
+        return True, False
+    if c == "\\":
+        return True, True
+    return c != '"', False
+
+
 def _balanced_end(text: str, start: int) -> int | None:
     """Index just past the bracket closing ``text[start]``; None when the text ends first.
 
@@ -41,12 +50,7 @@ def _balanced_end(text: str, start: int) -> int | None:
     for i in range(start, len(text)):
         c = text[i]
         if in_str:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_str = False
+            in_str, escaped = _string_step(c, escaped)
         elif c == '"':
             in_str = True
         elif c in "{[":
@@ -67,12 +71,7 @@ def relax_json(text: str) -> str:
         c = text[i]
         if in_str:
             out.append(c)
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_str = False
+            in_str, escaped = _string_step(c, escaped)
             i += 1
             continue
         if c == '"':

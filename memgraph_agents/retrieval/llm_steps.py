@@ -29,6 +29,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field, field_validator
 
 from memgraph_agents.construct.arguments import extract_arguments
+from memgraph_agents.llm.coerce import LINE_SEPARATORS, as_str_list
 from memgraph_agents.llm.structured import LLMError, invoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.prompts import render_prompt
@@ -46,17 +47,6 @@ _PREFIX = {"event": "E", "argument": "A"}
 # --------------------------------------------------------------------------- schemas
 
 
-def _as_list(value: Any) -> Any:
-    """Accept ``"a, b"`` or a single value where a list of strings was asked."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [p for p in re.split(r"[,;\n]\s*", value)]
-    if isinstance(value, (list, tuple)):
-        return [str(v) if isinstance(v, (int, float)) else v for v in value]
-    return value
-
-
 class QueryMentions(BaseModel):
     """What a question mentions that could be looked up in memory."""
 
@@ -68,7 +58,7 @@ class QueryMentions(BaseModel):
     @field_validator("mentions", mode="before")
     @classmethod
     def _mentions(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_str_list(value, LINE_SEPARATORS)
 
     @field_validator("mentions")
     @classmethod
@@ -91,7 +81,7 @@ class RecallSelection(BaseModel):
     @field_validator("keep", mode="before")
     @classmethod
     def _keep(cls, value: Any) -> Any:
-        return _as_list(value)
+        return as_str_list(value, LINE_SEPARATORS)
 
     @field_validator("keep")
     @classmethod

@@ -11,7 +11,6 @@ session's real ids, unknown ones are dropped, and an event left without any is d
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -24,13 +23,11 @@ from memgraph_agents.construct.llm.schemas import (
     SessionEvents,
     SessionRelations,
 )
+from memgraph_agents.construct.llm.turn_ids import TurnIds
 from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model import Session
 from memgraph_agents.prompts import render_prompt
-
-_ID_NOISE_RE = re.compile(r"[\s\[\]()\"'`]")
-
 
 def format_session_date(date: datetime) -> str:
     """``2023-05-08 (Monday)``, with the clock time when the session has one: the weekday
@@ -41,12 +38,15 @@ def format_session_date(date: datetime) -> str:
     return text
 
 
-def format_turns(session: Session) -> str:
-    """One line per turn: ``D1:3 | 2023-05-08 | Caroline: text [image: caption]``."""
+def format_turns(session: Session, turn_ids: Sequence[str] | None = None) -> str:
+    """One line per turn (every turn, or those of ``turn_ids``):
+    ``D1:3 | 2023-05-08 | Caroline: text [image: caption]``."""
+    keep = set(turn_ids) if turn_ids is not None else None
     lines = []
     for turn in session.turns:
-        day = (turn.timestamp or session.date).date().isoformat()
-        lines.append(f"{turn.id} | {day} | " + " ".join(turn.content.split()))
+        if keep is None or turn.id in keep:
+            day = (turn.timestamp or session.date).date().isoformat()
+            lines.append(f"{turn.id} | {day} | " + " ".join(turn.content.split()))
     return "\n".join(lines)
 
 
@@ -56,22 +56,6 @@ def format_events(events: Sequence[ExtractedEvent]) -> str:
         f"[{i}] ({ev.time or 'time unknown'}; {', '.join(ev.turn_ids)}) {' '.join(ev.text.split())}"
         for i, ev in enumerate(events)
     )
-
-
-def _id_key(turn_id: str) -> str:
-    return _ID_NOISE_RE.sub("", turn_id).casefold()
-
-
-class _TurnIds:
-    """Maps the ids a model writes (``d1:3``, ``[D1:3]``) to the session's ids, in turn order."""
-
-    def __init__(self, session: Session) -> None:
-        self.position = {t.id: i for i, t in enumerate(session.turns)}
-        self.by_key = {_id_key(t.id): t.id for t in session.turns}
-
-    def resolve(self, cited: Sequence[str]) -> list[str]:
-        found = {self.by_key[k] for k in map(_id_key, cited) if k in self.by_key}
-        return sorted(found, key=self.position.__getitem__)
 
 
 async def extract_events(
@@ -96,7 +80,7 @@ async def extract_events(
         speakers=", ".join(session.participants),
         turns=format_turns(session),
     )
-    ids = _TurnIds(session)
+    ids = TurnIds.of(session)
 
     def keep_cited(result: SessionEvents) -> SessionEvents:
         kept = []
@@ -111,7 +95,7 @@ async def extract_events(
             raise ValueError("the events list is empty, but the session has content: list its events")
         raise ValueError(
             "no event cites a turn id of this session; copy turn ids exactly from the turn list "
-            f"(valid ids: {', '.join(list(ids.position)[:8])}{', ...' if len(ids.position) > 8 else ''})"
+            f"(valid ids: {ids.hint()})"
         )
 
     result = await ainvoke_json(
@@ -166,7 +150,7 @@ async def extract_relations(
         backoff_base=backoff_base,
         run_name=f"extract_relations:{session.id}",
     )
-    ids = _TurnIds(session)
+    ids = TurnIds.of(session)
     n = len(events)
     out: list[ExtractedRelation] = []
     seen: set[tuple[int, int, str]] = set()

@@ -7,80 +7,13 @@ list that runs long, ``"Temporal Before"`` for ``temporal_before``) and strict a
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from memgraph_agents.llm.coerce import NULLISH, first_int, normalise_label, str_list, stripped, time_value
+
 MAX_PARTICIPANTS = 3
-_NULLISH = {"", "none", "null", "n/a", "na", "unknown", "unspecified"}
-_LABEL_RE = re.compile(r"[^0-9a-z]+")
-_ISO_PREFIX_RE = re.compile(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
-_DATE_FORMATS = ("%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%Y/%m/%d")
-_MONTH_FORMATS = ("%B %Y", "%b %Y")
-
-
-def normalise_label(value: str) -> str:
-    """Relation / role labels in snake_case: ``"Temporal Before"`` -> ``temporal_before``."""
-    return _LABEL_RE.sub("_", value.strip().lower()).strip("_")
-
-
-def normalise_time(value: str | None) -> str | None:
-    """``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``; common spelled-out dates are converted.
-
-    Anything else becomes ``None`` instead of failing: the date also lives in the event text,
-    so a repair call is not worth it.
-    """
-    if value is None:
-        return None
-    text = value.strip()
-    if text.lower() in _NULLISH:
-        return None
-    m = _ISO_PREFIX_RE.match(text)
-    if m:
-        year, month, day = m.groups()
-        try:
-            if day:
-                return datetime(int(year), int(month), int(day)).date().isoformat()
-            if month and 1 <= int(month) <= 12:
-                return f"{year}-{month}"
-        except ValueError:
-            return None
-        return year if not month else None
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(text, fmt).date().isoformat()
-        except ValueError:
-            pass
-    for fmt in _MONTH_FORMATS:
-        try:
-            return datetime.strptime(text, fmt).strftime("%Y-%m")
-        except ValueError:
-            pass
-    return None
-
-
-def _as_str_list(value: Any) -> Any:
-    """Accept ``"D1:3"`` or ``"D1:3, D1:4"`` where a list of strings was asked."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [p for p in re.split(r"[,;]\s*", value)]
-    if isinstance(value, (list, tuple)):
-        return [str(v) if isinstance(v, (int, float)) else v for v in value]
-    return value
-
-
-def _unique_stripped(values: list[str]) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()
-    for v in values:
-        v = v.strip()
-        if v and v.casefold() not in seen:
-            seen.add(v.casefold())
-            out.append(v)
-    return out
 
 
 class RoleArgument(BaseModel):
@@ -146,28 +79,22 @@ class ExtractedEvent(BaseModel):
     @field_validator("text", mode="before")
     @classmethod
     def _text(cls, v: Any) -> Any:
-        return v.strip() if isinstance(v, str) else v
+        return stripped(v)
 
     @field_validator("turn_ids", mode="before")
     @classmethod
     def _turn_ids(cls, v: Any) -> Any:
-        v = _as_str_list(v)
-        return _unique_stripped(v) if isinstance(v, list) and all(isinstance(x, str) for x in v) else v
+        return str_list(v)
 
     @field_validator("time", mode="before")
     @classmethod
     def _time(cls, v: Any) -> Any:
-        if isinstance(v, int) and 1000 <= v <= 9999:
-            return str(v)
-        return normalise_time(v) if isinstance(v, str) or v is None else v
+        return time_value(v)
 
     @field_validator("participants", mode="before")
     @classmethod
     def _participants(cls, v: Any) -> Any:
-        v = _as_str_list(v)
-        if isinstance(v, list) and all(isinstance(x, str) for x in v):
-            return _unique_stripped(v)[:MAX_PARTICIPANTS]  # truncate: a 4th name is no reason to fail
-        return v
+        return str_list(v, limit=MAX_PARTICIPANTS)  # truncate: a 4th name is no reason to fail
 
     @field_validator("arguments", mode="before")
     @classmethod
@@ -196,10 +123,7 @@ class ExtractedRelation(BaseModel):
     @classmethod
     def _index(cls, v: Any) -> Any:
         # "E3", "[3]" or "3" for 3: models echo the way the events were numbered
-        if isinstance(v, str):
-            m = re.search(r"-?\d+", v)
-            return int(m.group()) if m else v
-        return v
+        return first_int(v, signed=True)
 
     @field_validator("type", mode="before")
     @classmethod
@@ -209,8 +133,7 @@ class ExtractedRelation(BaseModel):
     @field_validator("turn_ids", mode="before")
     @classmethod
     def _turn_ids(cls, v: Any) -> Any:
-        v = _as_str_list(v)
-        return _unique_stripped(v) if isinstance(v, list) and all(isinstance(x, str) for x in v) else v
+        return str_list(v)
 
     @field_validator("description", mode="before")
     @classmethod
@@ -240,7 +163,7 @@ class FusionVerdict(BaseModel):
     def _relation_type(cls, v: Any) -> Any:
         if isinstance(v, str):
             label = normalise_label(v)
-            return None if label in _NULLISH or label == "no_relation" else label
+            return None if label in NULLISH or label == "no_relation" else label
         return v
 
     @model_validator(mode="after")

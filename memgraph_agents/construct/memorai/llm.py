@@ -16,11 +16,11 @@ which falls back to the offline implementation for that session.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from memgraph_agents.construct.llm.extract import format_session_date
+from memgraph_agents.construct.llm.extract import format_session_date, format_turns
+from memgraph_agents.construct.llm.turn_ids import TurnIds
 from memgraph_agents.construct.memorai.plan import EntityPlan, GateVerdict, SegmentPlan, TriplePlan, TurnView
 from memgraph_agents.construct.memorai.schemas import EntitiesReply, SegmentsReply
 from memgraph_agents.construct.relate import argument_key
@@ -28,39 +28,6 @@ from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.prompts import render_prompt
-
-_ID_NOISE_RE = re.compile(r"[\s\[\]()\"'`]")
-
-
-class TurnIds:
-    """Maps the ids a model writes to the real ids of ``turns``, in turn order."""
-
-    def __init__(self, turn_ids: Sequence[str]) -> None:
-        self.position = {t: i for i, t in enumerate(turn_ids)}
-        self.by_key = {self.key(t): t for t in turn_ids}
-
-    @staticmethod
-    def key(turn_id: str) -> str:
-        return _ID_NOISE_RE.sub("", turn_id).casefold()
-
-    def resolve(self, cited: Sequence[str]) -> list[str]:
-        found = {self.by_key[k] for k in map(self.key, cited) if k in self.by_key}
-        return sorted(found, key=self.position.__getitem__)
-
-    def hint(self) -> str:
-        ids = list(self.position)
-        return ", ".join(ids[:8]) + (", ..." if len(ids) > 8 else "")
-
-
-def format_turn_lines(session: Session, turn_ids: Sequence[str] | None = None) -> str:
-    """``D1:3 | 2023-05-08 | Caroline: text [image: caption]`` per turn (all, or ``turn_ids``)."""
-    keep = set(turn_ids) if turn_ids is not None else None
-    lines = []
-    for turn in session.turns:
-        if keep is None or turn.id in keep:
-            day = (turn.timestamp or session.date).date().isoformat()
-            lines.append(f"{turn.id} | {day} | " + " ".join(turn.content.split()))
-    return "\n".join(lines)
 
 
 def cover_all(segments: list[list[str]], ids: TurnIds) -> list[tuple[int, list[str]]]:
@@ -89,9 +56,9 @@ async def segment_and_gate(
     semaphore: asyncio.Semaphore | None = None, retries: int = 1,
 ) -> tuple[list[SegmentPlan], dict[str, GateVerdict]]:
     """Segments covering every turn of ``session`` and a verdict for every turn."""
-    ids = TurnIds([t.id for t in session.turns])
+    ids = TurnIds.of(session)
     prompt = render_prompt("memorai_segments", speakers=", ".join(speakers) or "the speakers",
-                           session_date=format_session_date(session.date), turns=format_turn_lines(session))
+                           session_date=format_session_date(session.date), turns=format_turns(session))
 
     def check(reply: SegmentsReply) -> SegmentsReply:
         kept = [s.model_copy(update={"turn_ids": ids.resolve(s.turn_ids)}) for s in reply.segments]
@@ -128,7 +95,7 @@ async def entities_and_triples(
     topics = "\n".join(f"- {s.title + ': ' if s.title else ''}{s.summary}" for s in segments) or "- (none)"
     prompt = render_prompt("memorai_entities", speakers=", ".join(speakers) or "the speakers",
                            session_date=format_session_date(session.date),
-                           turns=format_turn_lines(session, [t.id for t in turns]), segments=topics)
+                           turns=format_turns(session, [t.id for t in turns]), segments=topics)
 
     def check(reply: EntitiesReply) -> tuple[list[EntityPlan], list[TriplePlan]]:
         entities: dict[str, EntityPlan] = {}

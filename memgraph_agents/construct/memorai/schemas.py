@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from memgraph_agents.llm.coerce import collapse_spaces
+
 
 def _id_list(value: Any) -> Any:
     """``"D1:3, D1:4"`` or ``["D1:3", 4]`` -> a list of distinct non-empty strings."""
@@ -34,24 +36,21 @@ def _id_list(value: Any) -> Any:
     return value
 
 
-def _stripped(value: Any) -> Any:
-    return " ".join(value.split()) if isinstance(value, str) else value
-
-
 class LLMSegment(BaseModel):
     turn_ids: list[str] = Field(min_length=1, description="ids of the turns of this segment, copied from the list")
     title: str = Field("", description="a few words naming the topic")
     summary: str = Field(min_length=1, description="2-3 sentences: the topic, key facts, decisions, with names and dates")
 
     _ids = field_validator("turn_ids", mode="before")(lambda cls, v: _id_list(v))
-    _text = field_validator("title", "summary", mode="before")(lambda cls, v: "" if v is None else _stripped(v))
+    _text = field_validator("title", "summary", mode="before")(lambda cls, v: "" if v is None else collapse_spaces(v))
 
 
 class GateItem(BaseModel):
     turn_id: str = Field(min_length=1, description="id of a turn with user-specific information")
     reason: str = Field("", description="what it reveals, in a few words")
 
-    _text = field_validator("turn_id", "reason", mode="before")(lambda cls, v: "" if v is None else _stripped(str(v)))
+    _text = field_validator("turn_id", "reason", mode="before")(
+        lambda cls, v: "" if v is None else collapse_spaces(str(v)))
 
 
 class SegmentsReply(BaseModel):
@@ -77,7 +76,8 @@ class LLMEntity(BaseModel):
     turn_ids: list[str] = Field(min_length=1, description="ids of the turns the description draws on")
 
     _ids = field_validator("turn_ids", mode="before")(lambda cls, v: _id_list(v))
-    _text = field_validator("name", "description", mode="before")(lambda cls, v: "" if v is None else _stripped(v))
+    _text = field_validator("name", "description", mode="before")(
+        lambda cls, v: "" if v is None else collapse_spaces(v))
 
 
 class LLMTriple(BaseModel):
@@ -88,7 +88,7 @@ class LLMTriple(BaseModel):
 
     _ids = field_validator("turn_ids", mode="before")(lambda cls, v: _id_list(v))
     _text = field_validator("subject", "predicate", "object", mode="before")(
-        lambda cls, v: "" if v is None else _stripped(str(v)))
+        lambda cls, v: "" if v is None else collapse_spaces(str(v)))
 
 
 class EntitiesReply(BaseModel):

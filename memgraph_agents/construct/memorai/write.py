@@ -22,9 +22,9 @@ Everything is owned by the session being ingested, so deleting it removes exactl
 from __future__ import annotations
 
 from memgraph_agents.construct.build import SessionBuild
-from memgraph_agents.construct.llm.schemas import normalise_label
 from memgraph_agents.construct.memorai.plan import EntityPlan, GateVerdict, SegmentPlan, TriplePlan
 from memgraph_agents.construct.relate import argument_key
+from memgraph_agents.llm.coerce import normalise_label
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
 from memgraph_agents.storage.snapshot import GraphSnapshot

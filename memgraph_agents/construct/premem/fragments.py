@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memgraph_agents.construct.context import BuildContext
-from memgraph_agents.construct.llm.extract import _TurnIds, format_session_date, format_turns
+from memgraph_agents.construct.llm.extract import format_session_date, format_turns
+from memgraph_agents.construct.llm.turn_ids import TurnIds
 from memgraph_agents.construct.premem.model import Fragment
 from memgraph_agents.construct.premem.offline import offline_fragments
 from memgraph_agents.construct.premem.schemas import SessionFragments
@@ -27,7 +28,7 @@ async def llm_fragments(session: Session, ctx: BuildContext, *, retries: int = 1
     """Fragments of ``session`` from ``ctx.llm``; raises ``LLMError`` when it cannot deliver."""
     prompt = render_prompt("premem_fragments", session_date=format_session_date(session.date),
                            speakers=", ".join(session.participants), turns=format_turns(session))
-    ids = _TurnIds(session)
+    ids = TurnIds.of(session)
 
     def keep_cited(result: SessionFragments) -> SessionFragments:
         kept = [f.model_copy(update={"turn_ids": ids.resolve(f.turn_ids)}) for f in result.fragments]
@@ -35,7 +36,7 @@ async def llm_fragments(session: Session, ctx: BuildContext, *, retries: int = 1
         if kept or not result.fragments:  # an empty list is an answer: a session of small talk
             return SessionFragments.model_construct(fragments=kept)
         raise ValueError("no fragment cites a turn id of this session; copy turn ids exactly from the turn list "
-                         f"(valid ids: {', '.join(list(ids.position)[:8])}{', ...' if len(ids.position) > 8 else ''})")
+                         f"(valid ids: {ids.hint()})")
 
     result = await ainvoke_json(ctx.llm, prompt, SessionFragments, usage=ctx.usage, retries=retries,
                                 timeout=ctx.llm_timeout, semaphore=ctx.semaphore, check=keep_cited,

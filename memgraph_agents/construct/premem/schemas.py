@@ -10,11 +10,12 @@ The time stays a free string here; ``temporal.parse_time`` reads it against the 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from functools import partial
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, Field, field_validator
 
-from memgraph_agents.construct.llm.schemas import _as_str_list, _unique_stripped
+from memgraph_agents.llm.coerce import collapse_spaces, first_int, str_list
 
 Category = Literal["factual", "experiential", "subjective"]
 Pattern = Literal["extension", "accumulation", "specification", "transformation", "connection"]
@@ -52,42 +53,28 @@ def _label(value: Any, names: tuple[str, ...], synonyms: dict[str, str]) -> Any:
     return value.strip().lower()  # fails the Literal with a message naming the choices
 
 
-def _clean(value: Any) -> Any:
-    return " ".join(value.split()) if isinstance(value, str) else value
+def _year_as_str(value: Any) -> Any:
+    return str(value) if isinstance(value, int) else value
+
+
+Text = Annotated[str, BeforeValidator(collapse_spaces)]
+IdList = Annotated[list[str], BeforeValidator(str_list)]
+Time = Annotated[str | None, BeforeValidator(_year_as_str)]  # free text, read later by ``parse_time``
+CategoryLabel = Annotated[Category, BeforeValidator(partial(_label, names=CATEGORIES, synonyms=_CATEGORY_SYNONYMS))]
+PatternLabel = Annotated[Pattern, BeforeValidator(partial(_label, names=PATTERNS, synonyms=_PATTERN_SYNONYMS))]
 
 
 class ExtractedFragment(BaseModel):
     """One memory fragment: a single piece of personal information with its provenance."""
 
-    category: Category = Field(description="factual (what someone is / has / knows), experiential (what "
+    category: CategoryLabel = Field(description="factual (what someone is / has / knows), experiential (what "
                                "someone did or went through) or subjective (likes, opinions, feelings, plans, habits)")
-    key: str = Field(min_length=1, description="2-5 word topic key, e.g. 'puppy adoption'")
-    content: str = Field(min_length=1, description="the information as one short self-contained phrase, "
-                         "naming the person, present tense, absolute dates")
-    turn_ids: list[str] = Field(min_length=1, description="ids of the turns it comes from, copied exactly")
-    time: str | None = Field(None, description="'YYYY-MM-DD' when it happened or holds, 'Before YYYY-MM-DD' "
-                             "for an undated past event, 'After YYYY-MM-DD' for a plan")
-
-    @field_validator("category", mode="before")
-    @classmethod
-    def _category(cls, v: Any) -> Any:
-        return _label(v, CATEGORIES, _CATEGORY_SYNONYMS)
-
-    @field_validator("key", "content", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> Any:
-        return _clean(v)
-
-    @field_validator("turn_ids", mode="before")
-    @classmethod
-    def _turn_ids(cls, v: Any) -> Any:
-        v = _as_str_list(v)
-        return _unique_stripped(v) if isinstance(v, list) and all(isinstance(x, str) for x in v) else v
-
-    @field_validator("time", mode="before")
-    @classmethod
-    def _time(cls, v: Any) -> Any:
-        return str(v) if isinstance(v, int) else v
+    key: Text = Field(min_length=1, description="2-5 word topic key, e.g. 'puppy adoption'")
+    content: Text = Field(min_length=1, description="the information as one short self-contained phrase, "
+                          "naming the person, present tense, absolute dates")
+    turn_ids: IdList = Field(min_length=1, description="ids of the turns it comes from, copied exactly")
+    time: Time = Field(None, description="'YYYY-MM-DD' when it happened or holds, 'Before YYYY-MM-DD' "
+                       "for an undated past event, 'After YYYY-MM-DD' for a plan")
 
 
 class SessionFragments(BaseModel):
@@ -98,33 +85,15 @@ class ReasoningFragment(BaseModel):
     """An insight drawn from one linked pair of clusters (earlier vs later fragments)."""
 
     pair: int = Field(ge=1, description="number of the linked pair it is about")
-    pattern: Pattern = Field(description="how the later information relates to the earlier")
-    key: str = Field(min_length=1, description="2-5 word topic key of the insight")
-    content: str = Field(min_length=1, description="the insight in at most 20 words, naming the person")
-    time: str | None = Field(None, description="date or range it covers, e.g. '2023-03-05 to 2023-06-22'")
+    pattern: PatternLabel = Field(description="how the later information relates to the earlier")
+    key: Text = Field(min_length=1, description="2-5 word topic key of the insight")
+    content: Text = Field(min_length=1, description="the insight in at most 20 words, naming the person")
+    time: Time = Field(None, description="date or range it covers, e.g. '2023-03-05 to 2023-06-22'")
 
     @field_validator("pair", mode="before")
     @classmethod
     def _pair(cls, v: Any) -> Any:
-        if isinstance(v, str):  # "Pair 2", "#2", "2"
-            m = re.search(r"\d+", v)
-            return int(m.group()) if m else v
-        return v
-
-    @field_validator("pattern", mode="before")
-    @classmethod
-    def _pattern(cls, v: Any) -> Any:
-        return _label(v, PATTERNS, _PATTERN_SYNONYMS)
-
-    @field_validator("key", "content", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> Any:
-        return _clean(v)
-
-    @field_validator("time", mode="before")
-    @classmethod
-    def _time(cls, v: Any) -> Any:
-        return str(v) if isinstance(v, int) else v
+        return first_int(v)  # "Pair 2", "#2", "2"
 
 
 class SessionReasoning(BaseModel):

@@ -24,8 +24,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from memgraph_agents.construct.llm.schemas import normalise_time
 from memgraph_agents.construct.timeparse import TimeMention, find_time_mentions
+from memgraph_agents.llm.coerce import normalise_time
 
 Relation = Literal["on", "before", "after", "range"]
 

@@ -6,7 +6,7 @@ and insights reflected from the facts (preferences, habits, goals), an insight c
 latest timestamp of the facts it merges. Here the three come from one call
 (``prompts/sgmem_memory.txt``), and every item keeps its provenance:
 
-* a fact's turn ids are mapped to the session's real ids (``_TurnIds``). A fact citing no
+* a fact's turn ids are mapped to the session's real ids (``TurnIds``). A fact citing no
   real turn is *repaired* when its words point to one turn (``overlap_turn``) and dropped
   otherwise, each time with a note. A reply whose facts cite no real turn at all gets one
   repair turn (``ValueError`` in ``check``), then raises: the layer falls back to offline;
@@ -29,7 +29,8 @@ from langchain_core.language_models import BaseChatModel
 from memgraph_agents.construct.arguments import STOPWORDS
 # Turn-id resolution and the turn listing are shared with event extraction on purpose: the
 # model sees the same "id | date | speaker: text" lines and its ids are mapped the same way.
-from memgraph_agents.construct.llm.extract import _TurnIds, format_session_date, format_turns
+from memgraph_agents.construct.llm.extract import format_session_date, format_turns
+from memgraph_agents.construct.llm.turn_ids import TurnIds
 from memgraph_agents.construct.sgmem.draft import DraftFact, DraftInsight, MemoryDraft
 from memgraph_agents.construct.sgmem.schemas import GeneratedFact, SessionMemory
 from memgraph_agents.construct.timeparse import annotate_times
@@ -83,15 +84,14 @@ def fact_index(facts: Sequence[GeneratedFact]) -> dict[str, int]:
     return keys
 
 
-def _check(ids: _TurnIds) -> Callable[[SessionMemory], SessionMemory]:
+def _check(ids: TurnIds) -> Callable[[SessionMemory], SessionMemory]:
     def check(result: SessionMemory) -> SessionMemory:
         # A reply whose every fact cites unknown turns is worth one repair turn; single
         # orphans are repaired or dropped afterwards (``resolve``).
         if result.facts and not any(ids.resolve(f.turn_ids) for f in result.facts):
-            valid = list(ids.position)
             raise ValueError(
                 "no fact cites a turn id of this session; copy turn ids exactly from the turn list "
-                f"(valid ids: {', '.join(valid[:8])}{', ...' if len(valid) > 8 else ''})"
+                f"(valid ids: {ids.hint()})"
             )
         return result
 
@@ -100,7 +100,7 @@ def _check(ids: _TurnIds) -> Callable[[SessionMemory], SessionMemory]:
 
 def resolve(result: SessionMemory, session: Session) -> MemoryDraft:
     """The validated reply as a ``MemoryDraft`` with real turn ids (see the module docstring)."""
-    ids = _TurnIds(session)
+    ids = TurnIds.of(session)
     turns = [(t.id, t.content) for t in session.turns]
     date = session.date
     notes: list[str] = []
@@ -153,7 +153,7 @@ async def generate_memory(
         retries=retries,
         timeout=timeout,
         semaphore=semaphore,
-        check=_check(_TurnIds(session)),
+        check=_check(TurnIds.of(session)),
         backoff_base=backoff_base,
         run_name=f"sgmem_memory:{session.id}",
     )

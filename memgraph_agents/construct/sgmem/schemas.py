@@ -14,19 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, Field, field_validator
 
-# Shared forgiving coercions of the event schemas (same call style, same model quirks).
-from memgraph_agents.construct.llm.schemas import _as_str_list, _unique_stripped, normalise_time
-
-
-def _str_list(value: Any) -> Any:
-    value = _as_str_list(value)
-    if isinstance(value, list) and all(isinstance(x, str) for x in value):
-        return _unique_stripped(value)
-    return value
-
-
-def _strip(value: Any) -> Any:
-    return value.strip() if isinstance(value, str) else value
+# The forgiving coercions of the event schemas (same call style, same model quirks).
+from memgraph_agents.llm.coerce import str_list, stripped, time_value
 
 
 def _optional_name(value: Any) -> Any:
@@ -38,8 +27,8 @@ def _optional_name(value: Any) -> Any:
     return value
 
 
-Text = Annotated[str, BeforeValidator(_strip)]
-IdList = Annotated[list[str], BeforeValidator(_str_list)]
+Text = Annotated[str, BeforeValidator(stripped)]
+IdList = Annotated[list[str], BeforeValidator(str_list)]
 Name = Annotated[str | None, BeforeValidator(_optional_name)]
 
 
@@ -66,9 +55,7 @@ class GeneratedFact(BaseModel):
     @field_validator("time", mode="before")
     @classmethod
     def _time(cls, v: Any) -> Any:
-        if isinstance(v, int) and 1000 <= v <= 9999:
-            return str(v)
-        return normalise_time(v) if isinstance(v, str) or v is None else v
+        return time_value(v)
 
 
 class GeneratedInsight(BaseModel):
