@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None, *, out=None) -> dict[str, dict[str, floa
     from rich.console import Console
     from rich.table import Table
 
+    from memgraph_agents.bench.metrics import turn_recall_at_k
     from memgraph_agents.config import Settings
     from memgraph_agents.ingest import ingest_conversation
     from memgraph_agents.loaders import load_conversations
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None, *, out=None) -> dict[str, dict[str, floa
             ms = 1000 * (time.perf_counter() - t1)
             turns = flatten_turns(evidence, args.top_k)
             marked = " ".join(f"{t}✓" if t in gold else t for t in turns)
-            recall = len(gold & set(turns)) / len(gold) if gold else float("nan")
+            recall = turn_recall_at_k(turns, gold, args.top_k)  # nan without gold
             best = " ".join(evidence[0].text.split())[:70] if evidence else ""
             table.add_row(name, marked, "—" if not gold else f"{recall:.2f}", f"{ms:.0f}", best)
             totals[name]["ms"] += ms

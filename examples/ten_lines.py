@@ -10,19 +10,15 @@ lives in ``MEMGRAPH_DATA_DIR`` (default ``~/.memgraph``), one namespace per user
 
 from __future__ import annotations
 
-import os
-
 
 def default_model():
     """``MEMGRAPH_LLM`` if set, else ``OfflineRecallModel`` (recalls instead of chatting)."""
-    spec = os.environ.get("MEMGRAPH_LLM", "none").strip()
-    if spec.lower() in ("", "none", "off", "offline"):
-        from memgraph_agents.integrations import OfflineRecallModel
+    from memgraph_agents.integrations import OfflineRecallModel
 
-        return OfflineRecallModel()
-    from memgraph_agents.llm.chat import make_chat_model
+    from memgraph_agents.config import Settings
+    from memgraph_agents.runtime import get_chat_model
 
-    return make_chat_model(spec)
+    return get_chat_model(Settings()) or OfflineRecallModel()
 
 
 def main(model=None) -> str:

@@ -13,6 +13,7 @@ memory layers (premem, memorai, sgmem) run only when the context's preset asks f
 from __future__ import annotations
 
 import operator
+from itertools import pairwise
 from typing import Annotated, Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -83,12 +84,11 @@ def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContex
                         seq=len(store.sessions()) + 1, llm=llm, usage=LLMUsage() if llm else None,
                         llm_timeout=settings.llm_timeout,
                         # one bound per chat model for the whole process, not per step or session
-                        semaphore=call_limiter(settings.llm, settings.llm_max_concurrency) if llm else None,
-                        layers=_layers(runtime))
+                        semaphore=call_limiter(settings.llm, settings.llm_max_concurrency) if llm else None)
 
 
-def _layers(runtime: Runtime[MemoryContext]) -> tuple[str, ...]:
-    return get_preset(run_settings(runtime).preset).layers
+def _layers(settings: Settings) -> tuple[str, ...]:
+    return get_preset(settings.preset).layers
 
 
 def _usage(ctx: BuildContext) -> dict:
@@ -100,7 +100,7 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     store = get_store(settings)
     session = state["session"]
     old = store.session_hash(session.id)
-    if old == session_hash(session, _layers(runtime)):
+    if old == session_hash(session, _layers(settings)):
         return {"status": "unchanged"}
     if old is not None:  # same id, new content (e.g. a chat session that grew): replace it
         store.delete_session(session.id)
@@ -148,7 +148,7 @@ def layer_node(name: str):
     """The ``name`` layer as a node: runs when the preset asks for it, else passes through."""
 
     async def run(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-        if name not in _layers(runtime):
+        if name not in _layers(run_settings(runtime)):
             return {}
         ctx = _context(state, runtime)
         b = await LAYER_STEPS[name](state["build"].model_copy(deep=True), state["session"], ctx)
@@ -170,9 +170,9 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))
     llm_builder = "llm" if not settings.offline and llm_events else "offline"
     record = SessionRecord(id=session.id, date=session.date.isoformat(), participants=list(session.participants),
-                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(runtime)), builder=llm_builder,
-                           info={"notes": b.notes, "usage": state.get("usage", {}),
-                                 "preset": run_settings(runtime).preset})
+                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(settings)),
+                           builder=llm_builder,
+                           info={"notes": b.notes, "usage": state.get("usage", {}), "preset": settings.preset})
     store.commit_session(SessionWrite(record=record, nodes=b.nodes, edges=b.edges,
                                       vectors={n.id: v for n, v in zip(fresh, vecs)},
                                       replace_nodes=b.replace_nodes, replace_edges=b.replace_edges,
@@ -194,9 +194,8 @@ def build_ingest_graph():
     g.add_node("commit", commit)
     g.add_edge(START, "check")
     g.add_conditional_edges("check", route_check, {"normalise": "normalise", END: END})
-    for a, b in [("normalise", "segment"), ("segment", "relate"), ("relate", "fuse"), ("fuse", "topics"),
-                 ("topics", "sentences"), ("sentences", "premem"), ("premem", "memorai"), ("memorai", "sgmem"),
-                 ("sgmem", "commit"), ("commit", END)]:
+    chain = ["normalise", "segment", "relate", "fuse", "topics", "sentences", *LAYER_STEPS, "commit", END]
+    for a, b in pairwise(chain):
         g.add_edge(a, b)
     return g.compile()
 

@@ -4,7 +4,7 @@
 
 Every retriever node reads ``query`` / ``k`` and writes ``evidence`` and ``usage``; the
 conditional edge declares its ``path_map`` so the drawing shows every choice. The retriever is
-the context's ``retriever``, else ``MEMGRAPH_RETRIEVER`` when set, else ``DEFAULT_RETRIEVER``;
+the context's ``retriever``, else ``MEMGRAPH_RETRIEVER`` (``Settings.retriever``, default ``ppr``);
 ``k`` is the input's, else the context's ``top_k`` (else ``MEMGRAPH_TOP_K``).
 
 When the context configures a chat model (``llm``), it is handed to the retrievers that take
@@ -21,12 +21,7 @@ from langgraph.runtime import Runtime
 
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.retrieval.registry import (
-    DEFAULT_RETRIEVER,
-    get_retriever,
-    retrieve,
-    retriever_names,
-)
+from memgraph_agents.retrieval.registry import get_retriever, retrieve, retriever_names
 from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
 
 
@@ -56,11 +51,7 @@ def retriever_node(name: str):
 def route(state: RetrievalState, runtime: Runtime[MemoryContext]) -> str:
     """The retriever to run (``ValueError`` naming the choices for an unknown one)."""
     ctx = runtime.context or MemoryContext()
-    name = ctx.retriever
-    if not name:
-        settings = ctx.settings()
-        # Settings.retriever has a default of its own; only an explicit MEMGRAPH_RETRIEVER counts.
-        name = settings.retriever if "retriever" in settings.model_fields_set else DEFAULT_RETRIEVER
+    name = ctx.retriever or ctx.settings().retriever  # Settings.retriever: MEMGRAPH_RETRIEVER, default ppr
     get_retriever(name)
     return name
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from memgraph_agents.aio import run_sync
 from memgraph_agents.config import Settings
-from memgraph_agents.loaders.errors import InputError
+from memgraph_agents.loaders.errors import InputError, build
 from memgraph_agents.loaders.jsonconv import clean_text
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.runtime import MemoryContext, get_store
@@ -81,14 +81,7 @@ def checked_conversation(conversation: Any) -> Conversation:
         s["turns"] = [clean(t, f"session {s['id']!r} turn {t['id']!r}") for t in s["turns"]]
     if not changed:
         return conversation
-    from pydantic import ValidationError
-
-    try:
-        return Conversation.model_validate(data)
-    except ValidationError as e:
-        from memgraph_agents.loaders.errors import validation_message
-
-        raise InputError(f"conversation {conversation.id!r}: {validation_message(e)}") from e
+    return build(Conversation, f"conversation {conversation.id!r}", **data)
 
 
 async def aingest_conversation(conversation: Conversation, settings: Settings, *, namespace: str | None = None,

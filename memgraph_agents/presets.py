@@ -19,8 +19,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-LAYERS = ("premem", "memorai", "sgmem")
-
 
 class Preset(BaseModel):
     name: str

@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from memgraph_agents.bench.scale import RETRIEVERS, parse_sizes, synthetic_graph
+from memgraph_agents.bench.scale import RETRIEVERS, parse_sizes
+from memgraph_agents.bench.synthetic import synthetic_graph
 from memgraph_agents.cli.main import main
 
 

@@ -357,11 +357,11 @@ def run_locomo_bench(
 
     from memgraph_agents.runtime import get_store
 
-    stores = {namespace_for(s.sample_id, settings.preset):
-              _BenchStore(get_store(settings, namespace_for(s.sample_id, settings.preset), create=False))
-              for s in samples}
+    namespaces = [namespace_for(s.sample_id, settings.preset) for s in samples]
+    stores = {ns: _BenchStore(get_store(settings, ns, create=False)) for ns in namespaces}
     turn_sessions = {ns: dict(st.snapshot().turn_session) for ns, st in stores.items()}
-    questions = [_Question(s, q, namespace_for(s.sample_id, settings.preset)) for s, q in iter_locomo_questions(samples, opts.categories)]
+    ns_of = dict(zip((s.sample_id for s in samples), namespaces))
+    questions = [_Question(s, q, ns_of[s.sample_id]) for s, q in iter_locomo_questions(samples, opts.categories)]
     if not questions:
         raise ValueError(f"no question in categories {','.join(map(str, opts.categories))} for the chosen conversations")
     skipped = sum(1 for x in questions if not x.q.evidence)

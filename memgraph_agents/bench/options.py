@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -116,6 +115,6 @@ def namespace_for(sample_id: str, preset: str = "default") -> str:
     A preset that builds extra layers gets its own namespace (``conv-26-premem``), so one data
     dir holds every preset's memory side by side; presets without layers share the default's."""
     from memgraph_agents.presets import get_preset
+    from memgraph_agents.storage.namespaces import namespace_for_id
 
-    ns = re.sub(r"[^A-Za-z0-9_-]+", "-", sample_id).strip("-_")[:48] or "default"
-    return f"{ns}-{preset}" if get_preset(preset).layers else ns
+    return namespace_for_id(sample_id, preset if get_preset(preset).layers else "")

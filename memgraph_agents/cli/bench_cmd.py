@@ -6,6 +6,9 @@
 
 Writes ``OUT/results.json``, ``OUT/results.md``, ``OUT/recall.png`` and
 ``OUT/questions.jsonl`` (one row per question and retriever).
+
+``memgraph bench scale``: retrieval latency and memory on synthetic graphs
+(``memgraph_agents.bench.scale``); writes ``OUT/scale.json`` and ``OUT/scale.png``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from memgraph_agents.config import Settings
 
 
 def add_parser(sub) -> None:
-    bench = sub.add_parser("bench", help="benchmarks (locomo)", description="Benchmarks.")
+    bench = sub.add_parser("bench", help="benchmarks (locomo, scale)", description="Benchmarks.")
     bsub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCHMARK")
     s = bsub.add_parser(
         "locomo", help="retrieval (and QA) benchmark on a LoCoMo-format file",
@@ -45,15 +48,32 @@ def add_parser(sub) -> None:
     s.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="memory location (as the global option)")
     s.add_argument("--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)")
 
-    # --- issue 6: `memgraph bench scale` (memgraph_agents/bench/scale.py) ---
-    from memgraph_agents.bench.scale import add_scale_parser
+    s = bsub.add_parser("scale", help="retrieval latency and memory on synthetic graphs (1e3..1e6 nodes)",
+                        description="Synthetic event graphs of each size; per size: build seconds, peak RSS, "
+                                    "p50/p95 latency of ppr, dwpr, sentence_hop and the offline navigator, and the "
+                                    "PPR core against networkx / igraph. Writes OUT/scale.json and OUT/scale.png.")
+    s.add_argument("--nodes", default="1e3,1e4,1e5,1e6", help="comma-separated sizes (default 1e3,1e4,1e5,1e6)")
+    s.add_argument("--out", type=Path, help="output directory (required)")
+    s.add_argument("--queries", type=int, default=30, help="timed questions per retriever (default 30)")
+    s.add_argument("--nav-queries", type=int, default=10, help="timed questions for the navigator (default 10)")
+    s.add_argument("--baseline-queries", type=int, default=3, help="questions for networkx / igraph (default 3)")
+    s.add_argument("--baseline-max-nodes", type=float, default=1e6,
+                   help="skip networkx / igraph above this size (default 1e6)")
+    s.add_argument("--dim", type=int, default=384, help="vector dimension (default 384, as all-MiniLM-L6-v2)")
+    s.add_argument("--seed", type=int, default=0)
 
-    add_scale_parser(bsub)
+
+def _typed_command() -> str | None:
+    """The command line as typed, when run as ``memgraph ... bench ...``."""
+    if Path(sys.argv[0]).name == "memgraph" and len(sys.argv) > 1 and "bench" in sys.argv:
+        return shlex.join(["memgraph", *sys.argv[1:]])
+    return None
 
 
 def _command_line(args: argparse.Namespace, settings: Settings) -> str:
-    if Path(sys.argv[0]).name == "memgraph" and len(sys.argv) > 1 and "bench" in sys.argv:
-        return shlex.join(["memgraph", *sys.argv[1:]])
+    typed = _typed_command()
+    if typed:
+        return typed
     parts = ["memgraph", "--data-dir", str(settings.data_dir)]
     if settings.embeddings != "minilm":
         parts += ["--embeddings", settings.embeddings]
@@ -84,10 +104,8 @@ def _table(title: str, columns: list[str], rows: list[list[str]]):
 
 
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
-    if getattr(args, "bench_command", None) == "scale":  # issue 6: synthetic scale benchmark
-        from memgraph_agents.bench.scale import cmd_bench_scale
-
-        return cmd_bench_scale(args, settings)
+    if getattr(args, "bench_command", None) == "scale":
+        return cmd_bench_scale(args)
     if getattr(args, "bench_command", None) != "locomo":
         raise ValueError("usage: memgraph bench locomo --data FILE --out DIR")
     return cmd_bench_locomo(args, settings)
@@ -144,4 +162,30 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
             console.print(f"warning: {name} raised on {what}, e.g. {r['error_examples'][0]}", markup=False)
     console.print(f"wrote {paths['json']}, {paths['md']}, {paths['png']} and {args.out / 'questions.jsonl'}",
                   markup=False)
+    return 0
+
+
+def cmd_bench_scale(args: argparse.Namespace) -> int:
+    from memgraph_agents.bench.scale import parse_sizes, run_scale
+    from memgraph_agents.cli.output import console
+
+    if args.out is None:
+        raise ValueError("bench scale needs --out DIR (where scale.json and scale.png go)")
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out}: exists and is not a directory")
+    for name in ("queries", "nav_queries", "baseline_queries", "dim"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
+    sizes = parse_sizes(args.nodes)
+    doc = run_scale(sizes, args.out, dim=args.dim, seed=args.seed, queries=args.queries, nav_queries=args.nav_queries,
+                    baseline_queries=args.baseline_queries, baseline_max_nodes=int(args.baseline_max_nodes),
+                    progress=lambda m: console.print(m, markup=False), command=_typed_command())
+    s = doc["summary"]
+    if "ppr_p50_ms_at_1m" in s:
+        console.print(f"PPR p50 at 1M nodes: {s['ppr_p50_ms_at_1m']:.1f} ms (target {s['ppr_p50_target_ms']:.0f} ms: "
+                      f"{'met' if s['ppr_p50_target_met'] else 'NOT met'})", markup=False)
+    if "ppr_slope_vs_edges" in s:
+        console.print(f"PPR p50 log-log slope vs edges: {s['ppr_slope_vs_edges']:.2f} (≤ 1: no faster than edges)",
+                      markup=False)
+    console.print(f"wrote {args.out / 'scale.json'} and {args.out / 'scale.png'}", markup=False)
     return 0

@@ -6,13 +6,12 @@ import argparse
 
 from memgraph_agents.cli.output import console
 from memgraph_agents.config import Settings
-
-GRAPHS = ("ingest", "navigator", "retrieval", "chatbot")  # = memgraph_agents.debug.graphs.EXPORTED
+from memgraph_agents.debug.graphs import EXPORTED
 
 
 def add_parser(sub, common) -> argparse.ArgumentParser:
     p = sub.add_parser("draw", parents=[common], help="draw an exported graph (.mmd Mermaid, .png or .svg; offline)")
-    p.add_argument("graph", choices=[*GRAPHS, "all"], help="a graph from langgraph.json, or 'all'")
+    p.add_argument("graph", choices=[*EXPORTED, "all"], help="a graph from langgraph.json, or 'all'")
     p.add_argument("--out", required=True,
                    help="output file (.mmd, .png, .svg); with 'all': a directory, or a pattern like 'out/{graph}.png'")
     return p
@@ -22,7 +21,7 @@ def cmd_draw(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
 
     from memgraph_agents.debug.draw import FORMATS, draw
-    from memgraph_agents.debug.graphs import EXPORTED, load_graph
+    from memgraph_agents.debug.graphs import load_graph
 
     names = list(EXPORTED) if args.graph == "all" else [args.graph]
     for name in names:

@@ -12,6 +12,7 @@ from memgraph_agents.config import Settings
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.ingest import ingest_conversation
     from memgraph_agents.loaders import load_conversations
+    from memgraph_agents.storage.namespaces import namespace_for_id
 
     conversations = load_conversations(Path(args.file), args.format)  # parses everything before writing anything
     if args.namespace and len(conversations) > 1:
@@ -19,7 +20,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     total_turns = 0
     with progress_bar() as p:
         for conv in conversations:
-            ns = args.namespace or _namespace_for(conv.id)
+            ns = args.namespace or namespace_for_id(conv.id)
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
             report = ingest_conversation(conv, settings, namespace=ns,
                                          progress=lambda sid, done, total, t=task: p.update(t, completed=done))
@@ -30,13 +31,6 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 console.print(f"  {conv.id} {note}", markup=False)
     console.print(f"ingested {len(conversations)} conversation(s), {total_turns} new turn(s) into {settings.data_dir}")
     return 0
-
-
-def _namespace_for(conversation_id: str) -> str:
-    import re
-
-    ns = re.sub(r"[^A-Za-z0-9_-]+", "-", conversation_id).strip("-_")[:64] or "default"
-    return ns
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:

@@ -30,6 +30,11 @@ class SessionBuild(BaseModel):
         return [e for e in self.edges if e.kind == kind]
 
 
+def fallback_note(step: str, exc: BaseException) -> str:
+    """The build note of an LLM step that failed and was built offline instead."""
+    return f"{step}: LLM failed ({type(exc).__name__}: {str(exc)[:120]}); offline fallback"
+
+
 def session_hash(session: Session, layers: tuple[str, ...] = ()) -> str:
     """Content hash: re-ingesting an unchanged session is a no-op.
 

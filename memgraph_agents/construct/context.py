@@ -25,7 +25,6 @@ class BuildContext:
     usage: Any = None  # LLMUsage when llm is set
     llm_timeout: float = 60.0
     semaphore: asyncio.Semaphore | None = None
-    layers: tuple[str, ...] = ()  # generated-memory layers the preset asks for (presets.LAYERS)
     _kind_vectors: dict = field(default_factory=dict)
 
     def existing(self, kind: NodeKind) -> tuple[np.ndarray, np.ndarray]:

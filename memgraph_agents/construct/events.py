@@ -8,7 +8,7 @@ that session, so a misbehaving LLM never loses a session.
 
 from __future__ import annotations
 
-from memgraph_agents.construct.build import SessionBuild
+from memgraph_agents.construct.build import SessionBuild, fallback_note
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.segment import segment_by_shift
 from memgraph_agents.model.conversation import Session
@@ -47,7 +47,7 @@ async def segment_llm(b: SessionBuild, session: Session, ctx: BuildContext) -> S
         events = await extract_events(ctx.llm, session, usage=ctx.usage, timeout=ctx.llm_timeout,
                                       semaphore=ctx.semaphore)
     except Exception as exc:  # any LLM failure: this session falls back, nothing is lost
-        b.notes.append(f"events: LLM failed ({type(exc).__name__}: {str(exc)[:120]}); offline fallback")
+        b.notes.append(fallback_note("events", exc))
         return segment_offline(b, session, ctx)
     for k, ev in enumerate(events, start=1):
         _event(b, session, k, ev.text, list(ev.turn_ids), list(ev.participants), ev.time or session.date.date().isoformat(),

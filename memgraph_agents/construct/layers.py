@@ -1,4 +1,4 @@
-"""Generated-memory layers by name (``presets.LAYERS``): ``async (build, session, ctx) -> build``."""
+"""Generated-memory layers by name (the names in ``Preset.layers``): ``async (build, session, ctx) -> build``."""
 
 from __future__ import annotations
 

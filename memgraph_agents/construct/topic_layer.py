@@ -14,7 +14,6 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.topics import assign_online, kmeans_topics, topic_count
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, EdgeKind, Node, NodeKind, node_id
-from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE
 
 
 def _normalise(v: np.ndarray) -> np.ndarray:
@@ -32,10 +31,8 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     vecs = np.vstack([old_vecs, ctx.embedder.embed([e.text for e in new_events])]) if new_events else old_vecs
     texts = [snap.text[i] for i in old_idx] + [e.text for e in new_events]
 
-    # Current membership from the committed member edges.
-    # topic -> event only: PREMem clusters and MemORAI segments use ``member`` edges too
-    member = np.flatnonzero((snap.ekind == EDGE_CODE["member"]) & (snap.kind[snap.src] == KIND_CODE["topic"]))
-    topic_of: dict[str, str] = {snap.ids[snap.dst[m]]: snap.ids[snap.src[m]] for m in member}
+    # Current membership from the committed topic -> event member edges.
+    topic_of: dict[str, str] = {snap.ids[e]: snap.ids[t] for e, t in snap.event_topic.items()}
     topic_ids = sorted(set(topic_of.values()))
     recluster = not topic_ids or ctx.seq % ctx.params.topic_recluster_every == 0
 

@@ -25,7 +25,6 @@ from typing import Any
 
 from memgraph_agents.model.graph import NodeKind
 
-ACTIONS = ("SKIP", "EXPAND", "ANSWER")
 MAX_NODES = 300
 TURNS_PER_EVENT = 6
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from memgraph_agents.sqlite_wal import enable_wal
+
 
 def _key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
@@ -34,7 +36,7 @@ class EmbeddingModel:
         if cache_path is not None:
             cache_path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(cache_path), check_same_thread=False, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(self._db, timeout=30)
             self._db.execute("PRAGMA synchronous=NORMAL")  # a cache: no fsync per commit
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS emb (model TEXT, key BLOB, vec BLOB, PRIMARY KEY(model, key))"

@@ -26,7 +26,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -218,6 +218,17 @@ async def _request(
 
 
 # --------------------------------------------------------------------------- public API
+
+
+class LLMCallOptions(TypedDict, total=False):
+    """The per-call knobs of ``ainvoke_json`` that the LLM construction calls pass straight
+    through (``**call: Unpack[LLMCallOptions]``); absent keys take ``ainvoke_json``'s defaults."""
+
+    usage: LLMUsage | None
+    timeout: float
+    semaphore: asyncio.Semaphore | None
+    retries: int
+    backoff_base: float | None
 
 
 async def ainvoke_json(

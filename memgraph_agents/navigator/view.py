@@ -54,10 +54,7 @@ def _build(snap: GraphSnapshot) -> EventView:
     for e, ts in turns.items():
         for t in ts:
             events_of_turn.setdefault(t, []).append(e)
-    # topic -> event only: PREMem clusters and MemORAI segments use ``member`` edges too
-    member = (snap.ekind == EDGE_CODE["member"]) & (snap.kind[snap.src] == KIND_CODE["topic"])
-    topic = {int(d): int(s) for s, d in zip(snap.src[member], snap.dst[member])}
-    view = EventView(events=events, turns=turns, events_of_turn=events_of_turn, topic=topic)
+    view = EventView(events=events, turns=turns, events_of_turn=events_of_turn, topic=snap.event_topic)
     is_event = snap.kind == KIND_CODE["event"]
     nb: dict[int, dict[int, Neighbour]] = {int(e): {} for e in events}
 

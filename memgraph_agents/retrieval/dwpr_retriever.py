@@ -106,10 +106,6 @@ def _memorai_edges(snap, mg: MemoraiGraph) -> tuple[np.ndarray, np.ndarray, np.n
     return snap.derived("dwpr_edges_memorai", build)
 
 
-def _top(sims: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
-    return idx[np.argsort(-sims[idx], kind="stable")[:k]]
-
-
 def _with_triples(ev: Evidence, mg: MemoraiGraph) -> Evidence:
     """The turn's evidence with the triples that cite it appended (module doc)."""
     cited = [mg.triple_texts[j] for t in ev.turn_ids for j in mg.triples_citing(t)]
@@ -142,9 +138,10 @@ def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 
     inside = np.zeros(len(snap.ids), dtype=bool)
     seed_kinds = [NodeKind.ARGUMENT, NodeKind.SESSION] + ([NodeKind.SEGMENT] if mg is not None else [])
     for node_kind in seed_kinds:
-        inside[_top(sims, snap.indices_of(node_kind), seeds_k)] = True
+        idx = snap.indices_of(node_kind)
+        inside[idx[top_indices(sims[idx], seeds_k)]] = True
     if len(triple_sim):
-        for j in np.argsort(-triple_sim, kind="stable")[:seeds_k]:
+        for j in top_indices(triple_sim, seeds_k):
             inside[[mg.triple_src[j], mg.triple_dst[j]]] = True
             inside[[snap.index[f"turn:{t}"] for t in mg.triple_turns[j] if f"turn:{t}" in snap.index]] = True
     ts = turn_seeds(query, snap, raw, pool)  # unclipped: negative cosines still rank

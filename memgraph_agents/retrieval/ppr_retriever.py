@@ -54,6 +54,7 @@ from memgraph_agents.retrieval.seeds import (
 from memgraph_agents.storage.snapshot import KIND_CODE
 
 GRAPH_EDGES = ("evidence", "role", "synonym", "next", "relation", "similar")
+DAMPING = 0.5
 WALK_KINDS = ("turn", "event", "argument")  # sentences, sessions and topics stay out of the walk
 MENTION_FLOOR = 0.8  # offline: only near-identical arguments, no filter judges what passes
 # With an LLM the recall filter judges every argument candidate, so the cosine floor can be
@@ -62,7 +63,7 @@ MENTION_FLOOR = 0.8  # offline: only near-identical arguments, no filter judges 
 LLM_MENTION_FLOOR = 0.5
 
 
-def _prepared(snap):
+def walk_graph(snap):
     """``(walk node indices, transition over those nodes only)``, built once per snapshot.
 
     Sentences, sessions and topics are not in the walk; leaving them out of the matrix (not
@@ -103,7 +104,7 @@ class Seeds:
 
 def _event_candidates(snap, sims: np.ndarray, ke: int) -> np.ndarray:
     events = snap.indices_of(NodeKind.EVENT)
-    return events[np.argsort(-sims[events], kind="stable")[:ke]] if len(events) else events
+    return events[top_indices(sims[events], ke)]
 
 
 def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, llm, usage, timeout, notes):
@@ -140,16 +141,10 @@ def ppr_seeds(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: in
     return Seeds(top, weights, turn_seeds(query, snap, sims, pool), args, mentions, notes)
 
 
-def ppr(query: str, store, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
-        damping: float = 0.5, turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5,
-        pool: int = 50, other_speaker: float = OTHER_SPEAKER, llm=None, usage: LLMUsage | None = None,
-        llm_timeout: float = DEFAULT_TIMEOUT) -> list[Evidence]:
-    """The top-k turns by Personalized PageRank from the query's seeds (see the module docstring)."""
-    snap = store.snapshot()
-    if k <= 0 or not len(snap.ids):
-        return []
-    qv = store.embedder.embed_one(query)
-    sims = node_similarities(snap, qv)
+def seed_vector(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
+                turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5, pool: int = 50,
+                llm=None, usage: LLMUsage | None = None, llm_timeout: float = DEFAULT_TIMEOUT) -> np.ndarray:
+    """The personalization vector ``s`` over every node of ``snap`` (zero when nothing seeds)."""
     seeds = ppr_seeds(query, store, snap, sims, ke=ke, ka=ka, max_arg_seeds=max_arg_seeds, pool=pool,
                       llm=llm, usage=usage, llm_timeout=llm_timeout)
     seed = np.zeros(len(snap.ids))
@@ -158,9 +153,24 @@ def ppr(query: str, store, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_s
         seed[seeds.events] += event_weight * w / w.sum()
     _add(seed, seeds.turns, turn_weight)
     _add(seed, seeds.arguments, arg_weight)
+    return seed
+
+
+def ppr(query: str, store, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
+        damping: float = DAMPING, turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5,
+        pool: int = 50, other_speaker: float = OTHER_SPEAKER, llm=None, usage: LLMUsage | None = None,
+        llm_timeout: float = DEFAULT_TIMEOUT) -> list[Evidence]:
+    """The top-k turns by Personalized PageRank from the query's seeds (see the module docstring)."""
+    snap = store.snapshot()
+    if k <= 0 or not len(snap.ids):
+        return []
+    sims = node_similarities(snap, store.embedder.embed_one(query))
+    seed = seed_vector(query, store, snap, sims, ke=ke, ka=ka, max_arg_seeds=max_arg_seeds, turn_weight=turn_weight,
+                       event_weight=event_weight, arg_weight=arg_weight, pool=pool, llm=llm, usage=usage,
+                       llm_timeout=llm_timeout)
     if seed.sum() == 0:
         return []
-    nodes, prepared = _prepared(snap)
+    nodes, prepared = walk_graph(snap)
     scores = np.zeros(len(snap.ids))  # nodes outside the walk score 0, as they would inside it
     scores[nodes] = ppr_prepared(prepared, seed[nodes], damping=damping)
     sw = speaker_weights(query, snap, other_speaker) if other_speaker < 1 else None

@@ -24,6 +24,7 @@ import numpy as np
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
+from memgraph_agents.retrieval.evidence import top_indices
 from memgraph_agents.retrieval.lexical import bm25_ranking
 from memgraph_agents.storage.snapshot import KIND_CODE
 
@@ -65,20 +66,6 @@ def sentence_turns(snap) -> tuple[np.ndarray, np.ndarray]:
     return snap.derived("sentence_turns", build)
 
 
-def top_order(values: np.ndarray, k: int) -> np.ndarray:
-    """``np.argsort(-values, kind="stable")[:k]`` without sorting everything (same order, ties
-    included): partition at the k-th largest value, then sort only the candidates. At a million
-    nodes the full sorts were most of a query's time (bench scale, BENCHMARKS.md)."""
-    n = len(values)
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64)
-    if k >= n or n <= 4096:
-        return np.argsort(-values, kind="stable")[:k]
-    kth = np.partition(values, n - k)[n - k]  # the k-th largest value
-    cand = np.flatnonzero(values >= kth)  # ascending index: stable ties
-    return cand[np.argsort(-values[cand], kind="stable")][:k]
-
-
 def sentence_turn_ranking(snap, sims: np.ndarray, pool: int) -> list[int]:
     """Turns ranked by their best sentence's similarity (long turns are not diluted), first ``pool``."""
     sents, turn_of = sentence_turns(snap)
@@ -87,7 +74,7 @@ def sentence_turn_ranking(snap, sims: np.ndarray, pool: int) -> list[int]:
     rel = sims[sents]
     m = 8 * pool
     while True:  # the best m sentences usually hold ``pool`` distinct turns; else look further
-        turns = turn_of[top_order(rel, m)]
+        turns = turn_of[top_indices(rel, m)]
         turns = turns[turns >= 0]
         _, first = np.unique(turns, return_index=True)  # a turn ranks at its best sentence
         if len(first) >= pool or m >= len(sents):
@@ -99,7 +86,7 @@ def turn_seeds(query: str, snap, sims: np.ndarray, pool: int = 50, rrf_k: int = 
                sentences: bool = True) -> dict[int, float]:
     """Rank fusion over turns of dense, BM25 and best-sentence rankings, as seed mass."""
     turns = snap.indices_of(NodeKind.TURN)
-    dense = turns[top_order(sims[turns], pool)]
+    dense = turns[top_indices(sims[turns], pool)]
     rankings = [dense.tolist(), [i for i, _ in bm25_ranking(query, snap, pool)]]
     if sentences:
         rankings.append(sentence_turn_ranking(snap, sims, pool))

@@ -35,13 +35,12 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop as hop
-from memgraph_agents.retrieval.evidence import to_evidence
+from memgraph_agents.retrieval.evidence import to_evidence, top_indices
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
     sentence_turns,
     speaker_weights,
-    top_order,
 )
 from memgraph_agents.storage.snapshot import EDGE_CODE
 
@@ -83,7 +82,7 @@ def generated_evidence(snap, sims: np.ndarray, per_kind: int, kinds: tuple[str, 
         idx = snap.indices_of(kind)
         if not len(idx) or per_kind <= 0:
             continue
-        for i in idx[top_order(sims[idx], per_kind)]:
+        for i in idx[top_indices(sims[idx], per_kind)]:
             if snap.ids[i] not in exclude:
                 picked.append((float(sims[i]), rank, int(i)))
     picked.sort(key=lambda p: (-p[0], p[1], p[2]))

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
+from memgraph_agents.sqlite_wal import enable_wal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -73,7 +74,7 @@ class GraphDB:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.conn = sqlite3.connect(str(path), timeout=60, check_same_thread=False, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
+        enable_wal(self.conn, timeout=60)
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=OFF")
         self.conn.executescript(SCHEMA)
@@ -98,8 +99,7 @@ class GraphDB:
         c = self.reader
         c.execute("BEGIN")
         try:
-            gen = int(c.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
-            return gen, self.raw_nodes(), self.raw_edges(), self.sessions("committed")
+            return self.generation(), self.raw_nodes(), self.raw_edges(), self.sessions("committed")
         finally:
             c.execute("COMMIT")
 

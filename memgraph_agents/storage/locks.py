@@ -121,7 +121,7 @@ def namespace_ingest_lock(namespace_dir: Path) -> NamespaceIngestLock:
 _PROCESS_LOCKS: dict[str, int] = {}
 
 
-def hold_process_lock(directory: Path, what: str = "embedded Chroma") -> None:
+def hold_process_lock(directory: Path) -> None:
     """Lock ``directory`` for this process until it exits (idempotent within the process).
 
     Waits up to ``MEMGRAPH_DATA_DIR_LOCK_TIMEOUT`` seconds (default 10) for another process
@@ -144,8 +144,8 @@ def hold_process_lock(directory: Path, what: str = "embedded Chroma") -> None:
                 finally:
                     os.close(fd)
                 raise DataDirInUseError(
-                    f"{directory} is in use by another process (pid {holder}): {what} allows one process per "
-                    "data directory. Stop that process, or run a Chroma server (`chroma run --path DIR`) and set "
+                    f"{directory} is in use by another process (pid {holder}): embedded Chroma allows one process "
+                    "per data directory. Stop that process, or run a Chroma server (`chroma run --path DIR`) and set "
                     "MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT so that several processes can share the memory"
                 )
             time.sleep(0.05)

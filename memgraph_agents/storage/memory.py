@@ -73,7 +73,7 @@ class MemoryStore:
             raise NamespaceError(f"namespace {namespace!r} does not exist in {self.data_dir}")
         self.dir.mkdir(parents=True, exist_ok=True)
         self.embedder = embedder
-        self.db = GraphDB(self.dir / "graph.sqlite")
+        self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
         stored_model = self.db.get_meta("embedding_model")
         if stored_model is None:
             self.db.set_meta("embedding_model", embedder.name)

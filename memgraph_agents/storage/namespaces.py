@@ -25,6 +25,15 @@ def validate_namespace(name: str) -> str:
     return name
 
 
+def namespace_for_id(conversation_id: str, suffix: str = "") -> str:
+    """A valid namespace named after a conversation id (``conv-26``, ``conv-26-premem`` with a
+    suffix): odd characters become ``-``, the name is cut to fit 64 characters."""
+    base = re.sub(r"[^A-Za-z0-9_-]+", "-", conversation_id).strip("-_")
+    room = 64 - (len(suffix) + 1 if suffix else 0)
+    base = base[:room].rstrip("-_") or "default"
+    return f"{base}-{suffix}" if suffix else base
+
+
 def namespace_dir(data_dir: Path, name: str) -> Path:
     return Path(data_dir) / "namespaces" / validate_namespace(name)
 

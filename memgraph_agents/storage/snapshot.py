@@ -108,6 +108,13 @@ class GraphSnapshot:
         """turn id (``D1:3``) -> session id, for every stored turn."""
         return {self.attrs[i]["turn_id"]: self.owner[i] for i in self.indices_of(NodeKind.TURN)}
 
+    @cached_property
+    def event_topic(self) -> dict[int, int]:
+        """event index -> its topic's index, from the topic -> event ``member`` edges only
+        (PREMem clusters and MemORAI segments have ``member`` edges too)."""
+        m = (self.ekind == EDGE_CODE["member"]) & (self.kind[self.src] == KIND_CODE["topic"])
+        return {int(d): int(s) for s, d in zip(self.src[m], self.dst[m])}
+
     def session_date(self, session_id: str) -> str:
         s = self.sessions.get(session_id)
         return s["date"][:10] if s else ""

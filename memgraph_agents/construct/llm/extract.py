@@ -2,7 +2,9 @@
 
 Each function makes one structured call (plus at most ``retries`` repair turns) and raises an
 ``LLMError`` when the model cannot deliver; the ingest builder catches it and builds that
-session offline, so a session is never lost to a misbehaving model.
+session offline, so a session is never lost to a misbehaving model. Their keyword options
+(``usage``, ``timeout``, ``semaphore``, ``retries``, ``backoff_base``: ``LLMCallOptions``) go
+straight to ``ainvoke_json``.
 
 Provenance is enforced here, not trusted: turn ids the model cites are mapped back to the
 session's real ids, unknown ones are dropped, and an event left without any is dropped.
@@ -10,9 +12,9 @@ session's real ids, unknown ones are dropped, and an event left without any is d
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Unpack
 
 from langchain_core.language_models import BaseChatModel
 
@@ -24,8 +26,7 @@ from memgraph_agents.construct.llm.schemas import (
     SessionRelations,
 )
 from memgraph_agents.construct.llm.turn_ids import TurnIds
-from memgraph_agents.llm.structured import ainvoke_json
-from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.llm.structured import LLMCallOptions, ainvoke_json
 from memgraph_agents.model import Session
 from memgraph_agents.prompts import render_prompt
 
@@ -61,12 +62,7 @@ def format_events(events: Sequence[ExtractedEvent]) -> str:
 async def extract_events(
     model: BaseChatModel,
     session: Session,
-    *,
-    usage: LLMUsage | None = None,
-    timeout: float = 60,
-    semaphore: asyncio.Semaphore | None = None,
-    retries: int = 1,
-    backoff_base: float | None = None,
+    **call: Unpack[LLMCallOptions],
 ) -> list[ExtractedEvent]:
     """Events of one session, each citing at least one real turn id of it.
 
@@ -98,18 +94,8 @@ async def extract_events(
             f"(valid ids: {ids.hint()})"
         )
 
-    result = await ainvoke_json(
-        model,
-        prompt,
-        SessionEvents,
-        usage=usage,
-        retries=retries,
-        timeout=timeout,
-        semaphore=semaphore,
-        check=keep_cited,
-        backoff_base=backoff_base,
-        run_name=f"extract_events:{session.id}",
-    )
+    result = await ainvoke_json(model, prompt, SessionEvents, check=keep_cited,
+                                run_name=f"extract_events:{session.id}", **call)
     return list(result.events)
 
 
@@ -117,12 +103,7 @@ async def extract_relations(
     model: BaseChatModel,
     session: Session,
     events: Sequence[ExtractedEvent],
-    *,
-    usage: LLMUsage | None = None,
-    timeout: float = 60,
-    semaphore: asyncio.Semaphore | None = None,
-    retries: int = 1,
-    backoff_base: float | None = None,
+    **call: Unpack[LLMCallOptions],
 ) -> list[ExtractedRelation]:
     """Typed relations between ``events`` (indices into that list, as passed).
 
@@ -139,17 +120,7 @@ async def extract_relations(
         speakers=", ".join(session.participants),
         events=format_events(events),
     )
-    result = await ainvoke_json(
-        model,
-        prompt,
-        SessionRelations,
-        usage=usage,
-        retries=retries,
-        timeout=timeout,
-        semaphore=semaphore,
-        backoff_base=backoff_base,
-        run_name=f"extract_relations:{session.id}",
-    )
+    result = await ainvoke_json(model, prompt, SessionRelations, run_name=f"extract_relations:{session.id}", **call)
     ids = TurnIds.of(session)
     n = len(events)
     out: list[ExtractedRelation] = []
@@ -170,25 +141,10 @@ async def judge_fusion(
     model: BaseChatModel,
     new_text: str,
     old_text: str,
-    *,
-    usage: LLMUsage | None = None,
-    timeout: float = 60,
-    semaphore: asyncio.Semaphore | None = None,
-    retries: int = 1,
-    backoff_base: float | None = None,
+    **call: Unpack[LLMCallOptions],
 ) -> FusionVerdict:
     """Same event / overlap / relation (read ``OLD --relation_type--> NEW``) between a new
     event and its most similar stored one. Put the dates into the texts (``"2023-05-08: ..."``):
     "same occurrence" depends on them."""
     prompt = render_prompt("fusion_judge", new_event=" ".join(new_text.split()), old_event=" ".join(old_text.split()))
-    return await ainvoke_json(
-        model,
-        prompt,
-        FusionVerdict,
-        usage=usage,
-        retries=retries,
-        timeout=timeout,
-        semaphore=semaphore,
-        backoff_base=backoff_base,
-        run_name="judge_fusion",
-    )
+    return await ainvoke_json(model, prompt, FusionVerdict, run_name="judge_fusion", **call)

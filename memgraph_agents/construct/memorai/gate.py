@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from memgraph_agents.construct.arguments import FILLER, STOPWORDS, extract_arguments
+from memgraph_agents.construct.arguments import FILLER, STOPWORDS, ArgumentMention, extract_arguments
 from memgraph_agents.construct.memorai.plan import GateVerdict, TurnView
 
 FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours ourselves".split())
@@ -40,24 +40,25 @@ def asks_the_other(previous: TurnView | None, turn: TurnView) -> bool:
     return any(w in SECOND_PERSON for w in _words(previous.body))
 
 
-def session_names(turns: list[TurnView], speakers: list[str]) -> frozenset[str]:
-    """Lower-cased words of the names found anywhere in the session (and the speakers' names).
+def session_names(mentions: list[list[ArgumentMention]], speakers: list[str]) -> frozenset[str]:
+    """Lower-cased words of the names found anywhere in the session (``mentions``: each turn's
+    arguments) and of the speakers' names.
 
     A name capitalised mid-sentence in one turn ("a beagle called Pixel") is recognised at the
     start of another ("Pixel passed his class"), where a lone capital proves nothing."""
     names = {w for s in speakers for w in _words(s)}
-    for t in turns:
-        for m in extract_arguments(t.body, speakers, max_keyphrases=0):
+    for found in mentions:
+        for m in found:
             if m.kind in ("person", "proper"):
                 names.update(_words(m.name))
     return frozenset(names)
 
 
-def gate_turn(turn: TurnView, previous: TurnView | None, speakers: list[str], min_content: int = 2,
+def gate_turn(turn: TurnView, previous: TurnView | None, mentions: list[ArgumentMention], min_content: int = 2,
               known_names: frozenset[str] = frozenset()) -> GateVerdict:
-    """The gate's verdict on one turn (module doc), with the reason in a few words."""
+    """The gate's verdict on one turn (module doc), with the reason in a few words.
+    ``mentions``: the turn's arguments (``extract_arguments``, no keyphrases)."""
     words = _words(turn.body)
-    mentions = extract_arguments(turn.body, speakers, max_keyphrases=0)
     found = {m.name for m in mentions if m.kind in ("person", "proper")}
     names = {w for n in found for w in _words(n)}
     named = sorted(found | {w.capitalize() for w in words if w in known_names and w not in names})
@@ -84,6 +85,7 @@ def gate_turn(turn: TurnView, previous: TurnView | None, speakers: list[str], mi
 def offline_gate(turns: list[TurnView], speakers: list[str], min_content: int = 2,
                  known_names: frozenset[str] = frozenset()) -> dict[str, GateVerdict]:
     """Verdict per turn id, in order. ``known_names``: name words from earlier sessions."""
-    known = session_names(turns, speakers) | known_names
-    return {t.id: gate_turn(t, turns[i - 1] if i else None, speakers, min_content, known)
+    mentions = [extract_arguments(t.body, speakers, max_keyphrases=0) for t in turns]
+    known = session_names(mentions, speakers) | known_names
+    return {t.id: gate_turn(t, turns[i - 1] if i else None, mentions[i], min_content, known)
             for i, t in enumerate(turns)}

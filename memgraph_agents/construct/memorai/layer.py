@@ -17,7 +17,7 @@ cache keeps them, so DW-PR's per-snapshot embedding of them is a cache lookup.
 
 from __future__ import annotations
 
-from memgraph_agents.construct.build import SessionBuild
+from memgraph_agents.construct.build import SessionBuild, fallback_note
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.memorai import write
 from memgraph_agents.construct.memorai.entities import offline_entities
@@ -44,7 +44,7 @@ def known_names(ctx: BuildContext) -> frozenset[str]:
 
 
 def _failed(b: SessionBuild, step: str, exc: Exception) -> None:
-    b.notes.append(f"memorai {step}: LLM failed ({type(exc).__name__}: {str(exc)[:120]}); offline fallback")
+    b.notes.append(fallback_note(f"memorai {step}", exc))
 
 
 async def plan_segments(b: SessionBuild, session: Session, turns: list[TurnView],

@@ -12,28 +12,11 @@ and a citation): each failed validation costs a repair call.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from memgraph_agents.llm.coerce import collapse_spaces
-
-
-def _id_list(value: Any) -> Any:
-    """``"D1:3, D1:4"`` or ``["D1:3", 4]`` -> a list of distinct non-empty strings."""
-    if value is None:
-        return []
-    if isinstance(value, (str, int)):
-        value = re.split(r"[,;]\s*", str(value))
-    if isinstance(value, (list, tuple)):
-        out: list[Any] = []
-        for v in value:
-            v = str(v).strip() if isinstance(v, (str, int, float)) else v
-            if v != "" and v not in out:
-                out.append(v)
-        return out
-    return value
+from memgraph_agents.llm.coerce import collapse_spaces, str_list
 
 
 class LLMSegment(BaseModel):
@@ -41,7 +24,7 @@ class LLMSegment(BaseModel):
     title: str = Field("", description="a few words naming the topic")
     summary: str = Field(min_length=1, description="2-3 sentences: the topic, key facts, decisions, with names and dates")
 
-    _ids = field_validator("turn_ids", mode="before")(lambda cls, v: _id_list(v))
+    _ids = field_validator("turn_ids", mode="before")(lambda cls, v: str_list(v))
     _text = field_validator("title", "summary", mode="before")(lambda cls, v: "" if v is None else collapse_spaces(v))
 
 
@@ -64,7 +47,7 @@ class SegmentsReply(BaseModel):
         if v is None:
             return []
         if isinstance(v, (str, int)):
-            v = _id_list(v)
+            v = str_list(str(v))
         if isinstance(v, list):  # a bare id stands for an item without a reason
             return [{"turn_id": str(x)} if isinstance(x, (str, int)) else x for x in v]
         return v
@@ -75,7 +58,7 @@ class LLMEntity(BaseModel):
     description: str = Field(min_length=1, description="1-2 sentences on what this session tells about it")
     turn_ids: list[str] = Field(min_length=1, description="ids of the turns the description draws on")
 
-    _ids = field_validator("turn_ids", mode="before")(lambda cls, v: _id_list(v))
+    _ids = field_validator("turn_ids", mode="before")(lambda cls, v: str_list(v))
     _text = field_validator("name", "description", mode="before")(
         lambda cls, v: "" if v is None else collapse_spaces(v))
 
@@ -86,7 +69,7 @@ class LLMTriple(BaseModel):
     object: str = Field(min_length=1, description="an entity name or a value (date, number, place...)")
     turn_ids: list[str] = Field(min_length=1, description="ids of the turns stating it")
 
-    _ids = field_validator("turn_ids", mode="before")(lambda cls, v: _id_list(v))
+    _ids = field_validator("turn_ids", mode="before")(lambda cls, v: str_list(v))
     _text = field_validator("subject", "predicate", "object", mode="before")(
         lambda cls, v: "" if v is None else collapse_spaces(str(v)))
 

@@ -14,8 +14,9 @@ the segment and ``c = mean_s v_s``::
 
 the ``n`` best sentences (sentences with fewer than ``MIN_WORDS`` words, i.e. greetings and
 backchannel, only when nothing else is left) are kept in conversation order and written
-``Speaker: sentence``. The turn texts already carry resolved dates ("yesterday (9 March
-2024)"), so the summary does too.
+``Speaker: sentence`` (SGMem's ``sgmem.offline.pick_central``, without its redundancy
+check). The turn texts already carry resolved dates ("yesterday (9 March 2024)"), so the
+summary does too.
 """
 
 from __future__ import annotations
@@ -28,31 +29,12 @@ from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.construct.memorai.plan import SegmentPlan, TurnView
 from memgraph_agents.construct.segment import segment_by_shift
 from memgraph_agents.construct.sentences import split_sentences
+from memgraph_agents.construct.sgmem.offline import pick_central
 from memgraph_agents.embeddings import EmbeddingModel
 
 MIN_WORDS = 4  # shorter sentences ("Hi Ben!", "Wow, congrats!") say nothing worth summarising
 MAX_TITLE_TERMS = 3
 _WORD_RE = re.compile(r"\w+")
-
-
-def central_sentences(vectors: np.ndarray, n: int, eligible: np.ndarray | None = None) -> list[int]:
-    """Indices of the ``n`` sentences closest to the centroid (module doc), in input order.
-
-    ``eligible`` (bool per row) restricts the choice when any row is eligible; ties go to the
-    earlier sentence.
-    """
-    v = np.asarray(vectors, dtype=np.float64)
-    if not len(v) or n <= 0:
-        return []
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    v = v / np.where(norms == 0, 1.0, norms)
-    centroid = v.mean(axis=0)
-    scores = v @ centroid
-    if eligible is not None and np.asarray(eligible).any():
-        scores = np.where(eligible, scores, -np.inf)
-    order = np.argsort(-scores, kind="stable")
-    chosen = [int(i) for i in order[:n] if np.isfinite(scores[i])]
-    return sorted(chosen)
 
 
 def extractive_summary(turns: list[TurnView], embedder: EmbeddingModel, n_sentences: int) -> str:
@@ -65,7 +47,8 @@ def extractive_summary(turns: list[TurnView], embedder: EmbeddingModel, n_senten
     lines = [f"{speaker}: {s}" if speaker else s for speaker, s in rows]
     vecs = embedder.embed(lines)  # the sentence layer's texts: embedding-cache hits
     long_enough = np.array([len(_WORD_RE.findall(s)) >= MIN_WORDS for _, s in rows])
-    return " ".join(lines[i] for i in central_sentences(vecs, n_sentences, long_enough))
+    picked = pick_central(np.asarray(vecs, dtype=np.float64), n_sentences, long_enough, redundant=np.inf)
+    return " ".join(lines[i] for i in picked)
 
 
 def segment_title(turns: list[TurnView], speakers: list[str]) -> str:

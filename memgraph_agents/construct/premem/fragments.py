@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memgraph_agents.construct.build import fallback_note
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.llm.extract import format_session_date, format_turns
 from memgraph_agents.construct.llm.turn_ids import TurnIds
@@ -55,5 +56,5 @@ async def session_fragments(session: Session, ctx: BuildContext, speakers: Seque
     try:
         return await llm_fragments(session, ctx), []
     except LLMError as exc:
-        note = f"premem fragments: LLM failed ({type(exc).__name__}: {str(exc)[:120]}); offline fallback"
+        note = fallback_note("premem fragments", exc)
         return offline_fragments(session, speakers), [note]

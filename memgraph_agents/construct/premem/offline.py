@@ -38,7 +38,7 @@ from memgraph_agents.construct.arguments import FILLER, INTERJECTIONS, STOPWORDS
 from memgraph_agents.construct.premem.model import Fragment
 from memgraph_agents.construct.premem.temporal import FragmentTime, day, from_mention
 from memgraph_agents.construct.sentences import split_sentences
-from memgraph_agents.construct.timeparse import annotate_times, find_time_mentions
+from memgraph_agents.construct.timeparse import TimeMention, annotate_times, find_time_mentions
 from memgraph_agents.model.conversation import Session
 
 MIN_CONTENT_WORDS = 2
@@ -146,10 +146,10 @@ def fragment_key(sentence: str, speakers: Sequence[str] = ()) -> str:
     return " ".join(content_words(sentence, speakers)[:3]) or sentence[:40]
 
 
-def sentence_time(sentence: str, ref: datetime, category: str) -> FragmentTime:
-    """PREMem's four time patterns, offline (see the module doc)."""
-    mentions = [] if _HABIT_RE.search(sentence) else find_time_mentions(sentence, ref)
-    if mentions:
+def sentence_time(sentence: str, ref: datetime, category: str, mentions: list[TimeMention]) -> FragmentTime:
+    """PREMem's four time patterns, offline (see the module doc); ``mentions``: the sentence's
+    ``find_time_mentions`` against ``ref``."""
+    if mentions and not _HABIT_RE.search(sentence):
         return FragmentTime(relation="on", value=from_mention(mentions[0]))
     if _FUTURE_RE.search(sentence):
         return FragmentTime(relation="after", value=day(ref))
@@ -165,11 +165,12 @@ def offline_fragments(session: Session, speakers: Sequence[str] = ()) -> list[Fr
     for turn in session.turns:
         ref = turn.timestamp or session.date
         for sentence in (s for s in split_sentences(turn.text) or [turn.text] if informative(s, people)):
-            dates = [m.date for m in find_time_mentions(sentence, ref)]
+            mentions = find_time_mentions(sentence, ref)
+            dates = [m.date for m in mentions]
             category = categorise(sentence, any(d < ref.date() for d in dates), any(d > ref.date() for d in dates))
             out.append(Fragment(category=category, key=fragment_key(sentence, people),
-                                content=f"{turn.speaker}: {annotate_times(sentence, ref)}",
-                                turn_ids=[turn.id], time=sentence_time(sentence, ref, category), builder="offline"))
+                                content=f"{turn.speaker}: {annotate_times(sentence, ref)}", turn_ids=[turn.id],
+                                time=sentence_time(sentence, ref, category, mentions), builder="offline"))
         if turn.image_caption:  # a picture the speaker shows: an experience of the message's own date
             caption = " ".join(turn.image_caption.split())
             out.append(Fragment(category="experiential", key=fragment_key(caption, people) or "picture",

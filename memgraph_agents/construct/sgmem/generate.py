@@ -20,9 +20,9 @@ date (``timeparse.annotate_times``), so every stored statement is dated.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable, Sequence
+from typing import Unpack
 
 from langchain_core.language_models import BaseChatModel
 
@@ -34,8 +34,7 @@ from memgraph_agents.construct.llm.turn_ids import TurnIds
 from memgraph_agents.construct.sgmem.draft import DraftFact, DraftInsight, MemoryDraft
 from memgraph_agents.construct.sgmem.schemas import GeneratedFact, SessionMemory
 from memgraph_agents.construct.timeparse import annotate_times
-from memgraph_agents.llm.structured import ainvoke_json
-from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.llm.structured import LLMCallOptions, ainvoke_json
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.prompts import render_prompt
 
@@ -133,30 +132,11 @@ def resolve(result: SessionMemory, session: Session) -> MemoryDraft:
                        builder="llm", facts=facts, insights=insights, notes=notes)
 
 
-async def generate_memory(
-    model: BaseChatModel,
-    session: Session,
-    *,
-    usage: LLMUsage | None = None,
-    timeout: float = 60,
-    semaphore: asyncio.Semaphore | None = None,
-    retries: int = 1,
-    backoff_base: float | None = None,
-) -> MemoryDraft:
-    """Summary, facts and insights of one session; raises ``LLMError`` when the model cannot deliver."""
-    prompt = render_memory_prompt(session)
-    result = await ainvoke_json(
-        model,
-        prompt,
-        SessionMemory,
-        usage=usage,
-        retries=retries,
-        timeout=timeout,
-        semaphore=semaphore,
-        check=_check(TurnIds.of(session)),
-        backoff_base=backoff_base,
-        run_name=f"sgmem_memory:{session.id}",
-    )
+async def generate_memory(model: BaseChatModel, session: Session, **call: Unpack[LLMCallOptions]) -> MemoryDraft:
+    """Summary, facts and insights of one session; raises ``LLMError`` when the model cannot deliver.
+    ``call``: ``usage``, ``timeout``, ``semaphore``, ``retries``, ``backoff_base`` (``ainvoke_json``)."""
+    result = await ainvoke_json(model, render_memory_prompt(session), SessionMemory,
+                                check=_check(TurnIds.of(session)), run_name=f"sgmem_memory:{session.id}", **call)
     return resolve(result, session)
 
 

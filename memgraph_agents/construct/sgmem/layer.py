@@ -9,7 +9,7 @@ Offline mode (no LLM): an extractive summary and extractive facts, no insights
 
 from __future__ import annotations
 
-from memgraph_agents.construct.build import SessionBuild
+from memgraph_agents.construct.build import SessionBuild, fallback_note
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.sgmem.generate import generate_memory
 from memgraph_agents.construct.sgmem.offline import offline_draft
@@ -25,7 +25,7 @@ async def build_layer(build: SessionBuild, session: Session, ctx: BuildContext) 
         draft = await generate_memory(ctx.llm, session, usage=ctx.usage, timeout=ctx.llm_timeout,
                                       semaphore=ctx.semaphore)
     except LLMError as exc:
-        build.notes.append(f"sgmem: LLM failed ({type(exc).__name__}: {str(exc)[:120]}); offline fallback")
+        build.notes.append(fallback_note("sgmem", exc))
         draft = offline_draft(build, session, ctx)
     build.notes.extend(draft.notes)
     return write_draft(build, session, draft)

@@ -29,7 +29,6 @@ import numpy as np
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
-from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.construct.sgmem.draft import DraftFact, MemoryDraft
 from memgraph_agents.construct.sgmem.generate import content_words
 from memgraph_agents.construct.timeparse import find_time_mentions
@@ -96,13 +95,14 @@ def is_fact_sentence(sentence: str, names: Sequence[str]) -> bool:
 
 
 def _sentences(b: SessionBuild) -> list[tuple[str, str, str, str]]:
-    """``(turn id, speaker, sentence, turn timestamp)`` for every sentence of the session's turns."""
+    """``(turn id, speaker, sentence, turn timestamp)`` for every sentence node of the session
+    (the sentence step, which runs before the layers, split the turns: ``sentence_layer``)."""
+    turns = {t.attrs["turn_id"]: t for t in b.of_kind(NodeKind.TURN)}
     out = []
-    for t in b.of_kind(NodeKind.TURN):
+    for s in b.of_kind(NodeKind.SENTENCE):
+        t = turns[s.attrs["turn_id"]]
         speaker = t.attrs["speaker"]
-        body = t.text.split(": ", 1)[1] if t.text.startswith(f"{speaker}: ") else t.text
-        for s in split_sentences(body) or [body]:
-            out.append((t.attrs["turn_id"], speaker, s, t.attrs.get("timestamp", "")))
+        out.append((s.attrs["turn_id"], speaker, s.text.removeprefix(f"{speaker}: "), t.attrs.get("timestamp", "")))
     return out
 
 
@@ -114,7 +114,7 @@ def offline_draft(b: SessionBuild, session: Session, ctx: BuildContext) -> Memor
     if not sents:  # no text at all: the summary still says the session happened
         return MemoryDraft(summary=f"Session of {when}.", summary_turns=[t.id for t in session.turns],
                            builder="offline")
-    # The same texts as the sentence nodes, so the embedding cache already holds them.
+    # The sentence nodes' own texts, so the embedding cache already holds them.
     vecs = ctx.embedder.embed([f"{sp}: {s}" for _, sp, s, _ in sents])
     factual = [is_fact_sentence(s, names) for _, _, s, _ in sents]
     picked = pick_central(np.asarray(vecs), summary_size(sum(factual) or len(sents)), factual)
