@@ -15,17 +15,15 @@ which falls back to the offline implementation for that session.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from memgraph_agents.construct.llm.extract import format_session_date, format_turns
 from memgraph_agents.construct.llm.turn_ids import TurnIds
 from memgraph_agents.construct.memorai.plan import EntityPlan, GateVerdict, SegmentPlan, TriplePlan, TurnView
 from memgraph_agents.construct.memorai.schemas import EntitiesReply, SegmentsReply
 from memgraph_agents.construct.relate import argument_key
-from memgraph_agents.llm.structured import ainvoke_json
-from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.llm.structured import LLMCallOptions, ainvoke_json
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.prompts import render_prompt
 
@@ -52,8 +50,7 @@ def cover_all(segments: list[list[str]], ids: TurnIds) -> list[tuple[int, list[s
 
 
 async def segment_and_gate(
-    model: Any, session: Session, *, speakers: Sequence[str], usage: LLMUsage | None = None, timeout: float = 60,
-    semaphore: asyncio.Semaphore | None = None, retries: int = 1,
+    model: Any, session: Session, *, speakers: Sequence[str], **call: Unpack[LLMCallOptions],
 ) -> tuple[list[SegmentPlan], dict[str, GateVerdict]]:
     """Segments covering every turn of ``session`` and a verdict for every turn."""
     ids = TurnIds.of(session)
@@ -68,8 +65,8 @@ async def segment_and_gate(
                              f"turn list (valid ids: {ids.hint()})")
         return SegmentsReply.model_construct(segments=kept, user_specific=reply.user_specific)
 
-    reply = await ainvoke_json(model, prompt, SegmentsReply, usage=usage, retries=retries, timeout=timeout,
-                               semaphore=semaphore, check=check, run_name=f"memorai_segments:{session.id}")
+    reply = await ainvoke_json(model, prompt, SegmentsReply, check=check, run_name=f"memorai_segments:{session.id}",
+                               **call)
     segments = [SegmentPlan(turn_ids=group, summary=reply.segments[k].summary, title=reply.segments[k].title)
                 for k, group in cover_all([s.turn_ids for s in reply.segments], ids)]
     gate = {t: GateVerdict(keep=False, reason="") for t in ids.position}
@@ -81,8 +78,7 @@ async def segment_and_gate(
 
 async def entities_and_triples(
     model: Any, session: Session, turns: Sequence[TurnView], segments: Sequence[SegmentPlan], *,
-    speakers: Sequence[str], usage: LLMUsage | None = None, timeout: float = 60,
-    semaphore: asyncio.Semaphore | None = None, retries: int = 1,
+    speakers: Sequence[str], **call: Unpack[LLMCallOptions],
 ) -> tuple[list[EntityPlan], list[TriplePlan]]:
     """Entities and triples of ``turns`` (the gated ones), citing only those turns.
 
@@ -121,6 +117,6 @@ async def entities_and_triples(
                              f"(valid ids: {ids.hint()})")
         return list(entities.values()), triples
 
-    result: Any = await ainvoke_json(model, prompt, EntitiesReply, usage=usage, retries=retries, timeout=timeout,
-                                     semaphore=semaphore, check=check, run_name=f"memorai_entities:{session.id}")
+    result: Any = await ainvoke_json(model, prompt, EntitiesReply, check=check,
+                                     run_name=f"memorai_entities:{session.id}", **call)
     return result
