@@ -1,1 +1,1 @@
-"""Example conversations, questions and scripts (shipped so `memgraph demo` works after `pip install`)."""
+"""Runnable example scripts (not installed; the demo data lives in memgraph_agents/examples)."""

@@ -15,7 +15,7 @@ from memgraph_agents.loaders import load_conversations
 from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
+EXAMPLE = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples" / "conversation.json"
 NODE_KINDS = {"session", "turn", "sentence", "event", "argument", "topic"}
 EDGE_KINDS = {"contains", "next", "evidence", "relation", "role", "member", "similar"}
 

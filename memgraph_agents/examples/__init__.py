@@ -1,0 +1,1 @@
+"""Example conversations, questions and scripts (shipped so `memgraph demo` works after `pip install`)."""
