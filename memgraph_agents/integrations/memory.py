@@ -24,6 +24,8 @@ still queued for *its* namespace, so "remember, then recall" in one conversation
 
 from __future__ import annotations
 
+from memgraph_agents.errors import InputError, StorageError
+
 import asyncio
 import atexit
 import hashlib
@@ -53,11 +55,11 @@ SKIP_FLAG = "memgraph_skip"  # additional_kwargs flag: this message is not writt
 _CONTEXT_FIELDS = ("data_dir", "embeddings", "chroma_host", "chroma_port", "llm")
 
 
-class MemoryWriteError(RuntimeError):
+class MemoryWriteError(StorageError):
     """A background write failed (raised by ``flush``; the chat turn itself never sees it)."""
 
 
-class MissingUserError(ValueError):
+class MissingUserError(InputError):
     """The run names no user and the memory has no default namespace."""
 
 

@@ -7,6 +7,8 @@ OpenAI-compatible servers (vLLM, Ollama, llama.cpp server, LM Studio...) are rea
 
 from __future__ import annotations
 
+from memgraph_agents.errors import ConfigError
+
 import os
 from typing import Any
 
@@ -18,7 +20,7 @@ PLACEHOLDER_API_KEY = "not-needed"
 _OFFLINE = ("", "none", "off", "offline")
 
 
-class LLMConfigError(ValueError):
+class LLMConfigError(ConfigError):
     """``MEMGRAPH_LLM`` names a model that cannot be built here (package or credentials missing)."""
 
 

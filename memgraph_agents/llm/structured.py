@@ -18,6 +18,8 @@ Failure contract (the callers fall back to offline construction on any ``LLMErro
 
 from __future__ import annotations
 
+from memgraph_agents.errors import LLMError as BaseLLMError
+
 import asyncio
 import contextlib
 import json
@@ -51,7 +53,7 @@ DEFAULT_MAX_ATTEMPTS = 3  # per request, for transient errors only
 REPAIR_MARKER = "JSON REPAIR"  # first words of prompts/json_repair.txt; fakes detect repair turns by it
 
 
-class LLMError(RuntimeError):
+class LLMError(BaseLLMError):
     """Base of every LLM failure the construction / navigation code falls back on."""
 
 

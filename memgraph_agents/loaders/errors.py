@@ -15,17 +15,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from memgraph_agents.errors import InputError
+
 __all__ = ["InputError", "read_text", "parse_json", "json_type", "validation_message", "build"]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class InputError(ValueError):
-    """Input data that cannot be loaded; the message is meant for the user, on one line."""
-
-    def __init__(self, message: str) -> None:
-        # One line, always: messages end up in CLI output and log lines.
-        super().__init__(" ".join(str(message).split()))
 
 
 def read_text(path: str | os.PathLike[str]) -> str:

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from memgraph_agents.errors import StorageError
+
 import asyncio
 import os
 import threading
@@ -31,11 +33,11 @@ PROCESS_LOCK_TIMEOUT_ENV = "MEMGRAPH_DATA_DIR_LOCK_TIMEOUT"
 DEFAULT_PROCESS_LOCK_TIMEOUT = 10.0
 
 
-class DataDirInUseError(RuntimeError):
+class DataDirInUseError(StorageError):
     """Another process holds the embedded Chroma directory of this data dir."""
 
 
-class WriterBusyError(RuntimeError):
+class WriterBusyError(StorageError):
     """A namespace's writer lock stayed taken for longer than the caller would wait."""
 
 

@@ -16,6 +16,8 @@ read transaction on a per-thread connection (README "Concurrency model").
 
 from __future__ import annotations
 
+from memgraph_agents.errors import StorageError
+
 import json
 import shutil
 import threading
@@ -59,7 +61,7 @@ class SessionWrite:
     replace_kinds: tuple[str, ...] = ()  # kinds whose old namespace-level rows are dropped first
 
 
-class StoreFault(RuntimeError):
+class StoreFault(StorageError):
     """Raised by test hooks to simulate a crash between the two stores."""
 
 

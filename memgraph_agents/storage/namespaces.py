@@ -9,11 +9,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from memgraph_agents.errors import NamespaceError
+
 _NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,62}[A-Za-z0-9])?$")
-
-
-class NamespaceError(ValueError):
-    """A namespace name is invalid, or the namespace does not exist."""
 
 
 def validate_namespace(name: str) -> str:

@@ -7,6 +7,8 @@ answers ``query_texts``, without ever touching Chroma's downloading default.
 
 from __future__ import annotations
 
+from memgraph_agents.errors import StorageError
+
 import threading
 from pathlib import Path
 from typing import Any
@@ -76,7 +78,7 @@ def chroma_client(data_dir: Path, host: str | None = None, port: int = 8000):
         return _CLIENTS[key]
 
 
-class ChromaUnavailableError(RuntimeError):
+class ChromaUnavailableError(StorageError):
     """The Chroma server cannot be reached (server mode)."""
 
 
