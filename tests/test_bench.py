@@ -16,7 +16,7 @@ from memgraph_agents.bench.qa import evidence_lines, human_date
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.retrieval import registry
+from memgraph_agents import retrievers as registry
 from memgraph_agents.runtime import register_chat_model
 from tests.fakes import ScriptedChatModel, careful_navigator_responder, task_text
 

@@ -162,7 +162,7 @@ class _RetrieverRun:
 
     def warm_up(self, stores: dict[str, _BenchStore]) -> None:
         """One unrelated query per namespace: model loading and index building are not latency."""
-        from memgraph_agents.retrieval.registry import retrieve
+        from memgraph_agents.retrievers import retrieve
 
         for ns, store in stores.items():
             store.embedder.query = None
@@ -174,7 +174,7 @@ class _RetrieverRun:
             self.warm_ms.append(1000 * (time.perf_counter() - t0))
 
     def run(self, item: _Question, store: _BenchStore) -> None:
-        from memgraph_agents.retrieval.registry import retrieve
+        from memgraph_agents.retrievers import retrieve
 
         q, opts = item.q, self.opts
         store.embedder.query = q.question

@@ -37,7 +37,7 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.presets import DEFAULT_PRESET, PRESETS
-    from memgraph_agents.retrieval.registry import retrieve
+    from memgraph_agents.retrievers import retrieve
     from memgraph_agents.runtime import get_store
 
     store = get_store(settings, args.namespace or settings.namespace, create=False)
@@ -68,7 +68,7 @@ def demo_files():
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.ingest import ingest_conversation
     from memgraph_agents.loaders import load_conversations
-    from memgraph_agents.retrieval.registry import retrieve
+    from memgraph_agents.retrievers import retrieve
     from memgraph_agents.runtime import get_store
 
     conv_file, q_file = demo_files()

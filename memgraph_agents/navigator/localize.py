@@ -17,6 +17,7 @@ import numpy as np
 
 from memgraph_agents.navigator.view import EventView
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
+from memgraph_agents.retrieval.catalog import get_retriever
 
 DENSE_SHARE = 0.05  # weight of the event's own cosine next to its one-shot score
 TOPIC_WALK = 4  # walk at most TOPIC_WALK * k events looking for new topics
@@ -34,8 +35,6 @@ def one_shot(query: str, store, *, retriever: str, pool: int) -> list[tuple[int,
     if len(names) > 1:
         lists = [[i for i, _ in one_shot(query, store, retriever=n, pool=pool)] for n in names]
         return _normalised(reciprocal_rank_fusion(lists, k=RRF_K)[:pool])
-    from memgraph_agents.retrieval.registry import get_retriever
-
     snap = store.snapshot()
     ranked: list[tuple[int, float]] = []
     seen: set[int] = set()

@@ -1,4 +1,4 @@
-"""The navigator graph's nodes (wired in ``memgraph_agents.graphs.navigator``).
+"""The navigator graph's nodes (wired in ``memgraph_agents.navigator.graph``).
 
     planner → localize ⇉ explore (×N, Send) → coordinate ─┬─⇉ explore   (keep exploring)
                  ↑                                         ├─→ refine → localize

@@ -18,9 +18,11 @@ from pydantic import BaseModel, Field
 from memgraph_agents.aio import run_sync
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
+from memgraph_agents.navigator.graph import graph
 from memgraph_agents.navigator.resources import LLM_KEY, STORE_KEY
 from memgraph_agents.navigator.trace import format_trace
 from memgraph_agents.retrieval.evidence import turn_evidence
+from memgraph_agents.retrieval.registry import register_retriever
 
 
 class NavigationResult(BaseModel):
@@ -104,8 +106,6 @@ def _result(store, state: dict, ctx: NavigatorContext, policy: str, k: int, wall
 
 async def anavigate(question: str, store, *, context: NavigatorContext | None = None, llm=None,
                     k: int = 10) -> NavigationResult:
-    from memgraph_agents.graphs.navigator import graph
-
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx), context=ctx)
@@ -123,8 +123,6 @@ async def astream_navigate(question: str, store, *, context: NavigatorContext | 
                            k: int = 10) -> AsyncIterator[tuple[str, Any]]:
     """Watch a search live: yields ``("custom", {"navigator": event})`` for every decision and
     ``("updates", {node: update})`` after every node, then ``("result", NavigationResult)``."""
-    from memgraph_agents.graphs.navigator import graph
-
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state: dict[str, Any] = {}
@@ -138,6 +136,7 @@ async def astream_navigate(question: str, store, *, context: NavigatorContext | 
     yield "result", _result(store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
+@register_retriever("navigator")
 def navigator(query: str, store, *, k: int = 10, llm=None, **params: Any) -> list[Evidence]:
     """Retriever contract: ranked turn evidence (offline policy unless ``llm`` is given)."""
     ctx = NavigatorContext(**{"policy": "llm" if llm is not None else "offline", **params})

@@ -50,6 +50,7 @@ from memgraph_agents.retrieval.seeds import (
     turn_seeds,
 )
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE
+from memgraph_agents.retrieval.registry import register_retriever
 
 MAX_ATTACHED_TRIPLES = 5
 # Default weight of the RRF turn seeds: (core memory, memory with MemORAI structures). Offline
@@ -113,6 +114,7 @@ def _with_triples(ev: Evidence, mg: MemoraiGraph) -> Evidence:
     return ev.model_copy(update={"text": f"{ev.text}\n[relations: {'; '.join(cited)}]"}) if cited else ev
 
 
+@register_retriever("dwpr")
 def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
          other_speaker: float = OTHER_SPEAKER, lexical: float | None = None) -> list[Evidence]:
     """The top-k subgraph turns by DW-PR (see the module docstring)."""

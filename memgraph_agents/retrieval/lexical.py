@@ -23,6 +23,7 @@ from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.evidence import to_evidence
+from memgraph_agents.retrieval.registry import register_retriever
 
 
 def turn_bm25(snap) -> tuple[np.ndarray, BM25Index]:
@@ -53,12 +54,14 @@ def dense_ranking(query: str, store, k: int, kinds=("turn",), snap=None) -> list
     return [(snap.index[n], s) for n, s in hits if n in snap.index]
 
 
+@register_retriever("bm25")
 def bm25(query: str, store, *, k: int = 10) -> list[Evidence]:
     """The top-k turns by BM25."""
     snap = store.snapshot()
     return [to_evidence(snap, i, s, retriever="bm25") for i, s in bm25_ranking(query, snap, k)]
 
 
+@register_retriever("hybrid")
 def hybrid(query: str, store, *, k: int = 10, pool: int = 50, rrf_k: int = 60) -> list[Evidence]:
     """Dense + BM25 over turns fused by reciprocal rank (Cormack et al. 2009, k = 60).
 

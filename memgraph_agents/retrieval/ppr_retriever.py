@@ -52,6 +52,7 @@ from memgraph_agents.retrieval.seeds import (
     turn_seeds,
 )
 from memgraph_agents.storage.snapshot import KIND_CODE
+from memgraph_agents.retrieval.registry import register_retriever
 
 GRAPH_EDGES = ("evidence", "role", "synonym", "next", "relation", "similar")
 DAMPING = 0.5
@@ -156,6 +157,7 @@ def seed_vector(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: 
     return seed
 
 
+@register_retriever("ppr")
 def ppr(query: str, store, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
         damping: float = DAMPING, turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5,
         pool: int = 50, other_speaker: float = OTHER_SPEAKER, llm=None, usage: LLMUsage | None = None,

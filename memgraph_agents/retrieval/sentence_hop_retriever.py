@@ -43,6 +43,7 @@ from memgraph_agents.retrieval.seeds import (
     speaker_weights,
 )
 from memgraph_agents.storage.snapshot import EDGE_CODE
+from memgraph_agents.retrieval.registry import register_retriever
 
 
 def sentence_bm25(snap) -> BM25Index:
@@ -89,6 +90,7 @@ def generated_evidence(snap, sims: np.ndarray, per_kind: int, kinds: tuple[str, 
     return [to_evidence(snap, i, floor + min(cos, 1.0) - 1.0, retriever="sentence_hop") for cos, _, i in picked]
 
 
+@register_retriever("sentence_hop")
 def sentence_hop(query: str, store, *, k: int = 10, top_n: int = 15, gamma: float = 1.2, hops: int = 1,
                  other_speaker: float = OTHER_SPEAKER, lexical: float = 0.3, generated: int = 0,
                  generated_kinds: tuple[str, ...] = GENERATED_KINDS) -> list[Evidence]:
