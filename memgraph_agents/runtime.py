@@ -41,7 +41,7 @@ class MemoryContext:
         return base.model_copy(update=overrides) if overrides else base
 
     @classmethod
-    def from_settings(cls, s: Settings, **extra: Any) -> "MemoryContext":
+    def from_settings(cls, s: Settings, **extra: Any) -> MemoryContext:
         return cls(data_dir=str(s.data_dir), namespace=s.namespace, embeddings=s.embeddings, llm=s.llm,
                    chroma_host=s.chroma_host or "", chroma_port=s.chroma_port, top_k=s.top_k,
                    retriever=s.retriever, preset=s.preset, extra=dict(extra))

@@ -98,7 +98,7 @@ class Readers:
         except BaseException as e:  # noqa: BLE001 - reported by the test
             self.errors.append(e)
 
-    def __enter__(self) -> "Readers":
+    def __enter__(self) -> Readers:
         for t in self.threads:
             t.start()
         return self

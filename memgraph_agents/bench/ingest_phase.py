@@ -87,7 +87,7 @@ def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress
         for k, v in report.llm_usage.items():
             llm_usage[k] = llm_usage.get(k, 0) + v
     history = update_ingest_history(Path(settings.data_dir), per)
-    for cid, p in per.items():
+    for p in per.values():
         p["history"] = history.get(p["namespace"], {})
     states = {p["state"] for p in per.values()}
     return {

@@ -40,14 +40,28 @@ import numpy as np
 
 from memgraph_agents.aio import run_sync
 from memgraph_agents.bench import metrics
-from memgraph_agents.config import Settings
-from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoQuestion, LocomoSample, iter_locomo_questions, load_locomo
 from memgraph_agents.bench.ingest_phase import check_builder, ingest_samples
 from memgraph_agents.bench.machine import loadavg, machine_info
 from memgraph_agents.bench.options import (
-    DEFAULT_KS, BenchOptions, check_options, namespace_for, parse_int_list, parse_name_list, select_samples,
+    DEFAULT_KS,
+    BenchOptions,
+    check_options,
+    namespace_for,
+    parse_int_list,
+    parse_name_list,
+    select_samples,
 )
-from memgraph_agents.bench.scoring import aggregate, clean, evidence_prefix, fmt_ms, metric_names, score_question, session_from_id
+from memgraph_agents.bench.scoring import (
+    aggregate,
+    clean,
+    evidence_prefix,
+    fmt_ms,
+    metric_names,
+    score_question,
+    session_from_id,
+)
+from memgraph_agents.config import Settings
+from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoQuestion, LocomoSample, iter_locomo_questions, load_locomo
 from memgraph_agents.model.evidence import Evidence, flatten_turns
 
 __all__ = [

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 Kind = Literal["person", "proper", "number", "date", "keyphrase"]
 _ROLE = {"person": "participant", "proper": "entity", "number": "quantity", "date": "time", "keyphrase": "topic"}

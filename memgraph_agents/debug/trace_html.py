@@ -18,7 +18,7 @@ import html
 import json
 import math
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -245,7 +245,7 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
     counters = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in (result.counters or {}).items()}
     return {"question": result.question, "answer": result.answer, "policy": result.policy,
             "namespace": namespace or getattr(store, "namespace", ""), "counters": counters,
-            "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "generated": datetime.now(UTC).isoformat(timespec="seconds"),
             **summary, "nodes": nodes, "edges": list(edges.values()), "path_edges": path_edges,
             "sessions": [{"id": s, "date": snap.session_date(s)} for s in sessions],
             "evidence": evidence, "turns": turns,

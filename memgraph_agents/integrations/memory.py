@@ -24,8 +24,6 @@ still queued for *its* namespace, so "remember, then recall" in one conversation
 
 from __future__ import annotations
 
-from memgraph_agents.errors import InputError, StorageError
-
 import asyncio
 import atexit
 import hashlib
@@ -39,10 +37,11 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from memgraph_agents.config import Settings
+from memgraph_agents.errors import InputError, StorageError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import MemoryContext
@@ -316,7 +315,7 @@ class AgentMemory:
         self._transcripts: dict[tuple[str, str], _Transcript] = {}
         self._lock = threading.Lock()
         self._counter = itertools.count(1)
-        self.default_thread = f"chat-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+        self.default_thread = f"chat-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
     # -- where and whose -----------------------------------------------------------------
     def settings_for(self, context: Any = None) -> Settings:
@@ -449,7 +448,7 @@ class AgentMemory:
         context, config = self._resolve(context, config)
         ns = namespace or self.namespace_for(context, config)
         settings = self.settings_for(context)
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        now = datetime.now(UTC).replace(tzinfo=None)
         sid = f"note-{now:%Y%m%dT%H%M%S%f}-{next(self._counter)}"
         session = Session(id=sid, date=now, turns=[Turn(id=f"{sid}:1", speaker=speaker, text=text, timestamp=now)])
         conv = Conversation(id=sid, sessions=[session], speakers=[speaker])
@@ -474,7 +473,7 @@ class AgentMemory:
         settings = self.settings_for(context)
         conf = (config or {}).get("configurable", {}) or {}
         thread = _clean_id(thread_id or conf.get("thread_id") or self.default_thread)
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        now = datetime.now(UTC).replace(tzinfo=None)
         with self._lock:
             tr = self._transcripts.setdefault((ns, thread), _Transcript())
             added = 0

@@ -27,10 +27,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
 from memgraph_agents.config import Settings
+from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.storage.namespaces import NamespaceError
-
-from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
 
 RECALL_DESCRIPTION = (
     "Search your long-term memory of past conversations with this user. Use it whenever the "

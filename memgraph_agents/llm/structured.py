@@ -18,8 +18,6 @@ Failure contract (the callers fall back to offline construction on any ``LLMErro
 
 from __future__ import annotations
 
-from memgraph_agents.errors import LLMError as BaseLLMError
-
 import asyncio
 import contextlib
 import json
@@ -32,8 +30,9 @@ from typing import Any, TypedDict, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from memgraph_agents.prompts import render_prompt
 from pydantic import BaseModel
+
+from memgraph_agents.errors import LLMError as BaseLLMError
 
 # Parsing lives in ``jsonparse``; re-exported so ``from memgraph_agents.llm.structured import
 # extract_json`` (and friends) keeps working.
@@ -45,6 +44,7 @@ from memgraph_agents.llm.jsonparse import (  # noqa: F401
     relax_json,
 )
 from memgraph_agents.llm.usage import LLMUsage, message_text
+from memgraph_agents.prompts import render_prompt
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -18,6 +18,7 @@ import numpy as np
 from memgraph_agents.navigator.view import EventView
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.catalog import get_retriever
+from memgraph_agents.storage.protocols import StoreReader
 
 DENSE_SHARE = 0.05  # weight of the event's own cosine next to its one-shot score
 TOPIC_WALK = 4  # walk at most TOPIC_WALK * k events looking for new topics
@@ -25,7 +26,7 @@ DIVERSITY = 0.95  # offline start selection: a topic already chosen costs 5% (br
 RRF_K = 60  # reciprocal rank fusion constant when several seed retrievers are fused
 
 
-def one_shot(query: str, store, *, retriever: str, pool: int) -> list[tuple[int, float]]:
+def one_shot(query: str, store: StoreReader, *, retriever: str, pool: int) -> list[tuple[int, float]]:
     """``[(turn node index, normalised score)]`` from the seed retriever, best first.
 
     ``retriever`` may name several retrievers joined by ``+``: their turn rankings are fused

@@ -18,12 +18,13 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.evidence import to_evidence
 from memgraph_agents.retrieval.lexical import dense_ranking
 from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.storage.protocols import StoreReader
 
 FILTERABLE = {"event", "argument"}
 
 
 @register_retriever("dense")
-def dense(query: str, store, *, k: int = 10, kinds: tuple[str, ...] = ("turn",), llm=None, usage=None,
+def dense(query: str, store: StoreReader, *, k: int = 10, kinds: tuple[str, ...] = ("turn",), llm=None, usage=None,
           llm_timeout: float = 60.0, pool: int = 30) -> list[Evidence]:
     """The top-k nodes of ``kinds`` by cosine to the query (recall-filtered with an LLM, see above)."""
     snap = store.snapshot()

@@ -43,14 +43,15 @@ from memgraph_agents.retrieval.algorithms.dwpr import EdgeCode, query_edge_weigh
 from memgraph_agents.retrieval.algorithms.dwpr import dwpr as dwpr_scores
 from memgraph_agents.retrieval.evidence import incident, to_evidence, top_indices
 from memgraph_agents.retrieval.memorai_graph import MemoraiGraph, memorai_graph
+from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
     speaker_weights,
     turn_seeds,
 )
+from memgraph_agents.storage.protocols import StoreReader
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE
-from memgraph_agents.retrieval.registry import register_retriever
 
 MAX_ATTACHED_TRIPLES = 5
 # Default weight of the RRF turn seeds: (core memory, memory with MemORAI structures). Offline
@@ -115,7 +116,7 @@ def _with_triples(ev: Evidence, mg: MemoraiGraph) -> Evidence:
 
 
 @register_retriever("dwpr")
-def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
+def dwpr(query: str, store: StoreReader, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
          other_speaker: float = OTHER_SPEAKER, lexical: float | None = None) -> list[Evidence]:
     """The top-k subgraph turns by DW-PR (see the module docstring)."""
     snap = store.snapshot()

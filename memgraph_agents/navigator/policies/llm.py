@@ -17,9 +17,9 @@ from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.policies import offline
+from memgraph_agents.navigator.schemas import ExplorerStep, NavAnswer, Plan, RefinedQuery, StartSelection
 from memgraph_agents.navigator.search import Decision, Search
 from memgraph_agents.navigator.state import KeptItem, QueueEntry
-from memgraph_agents.navigator.schemas import ExplorerStep, NavAnswer, Plan, RefinedQuery, StartSelection
 from memgraph_agents.prompts import render_prompt
 
 
