@@ -116,7 +116,7 @@ class _FreshQueryEmbedder:
         if q is None or q not in texts:
             return self.base.embed(texts)
         others = [t for t in texts if t != q]
-        cached = self.base.embed(others) if others else None
+        cached = self.base.embed(others) if others else np.zeros((0, 0), dtype=np.float32)
         fresh = self._fresh(q)
         rows, j = [], 0
         for t in texts:

@@ -92,7 +92,7 @@ def current_config() -> dict:
     try:
         from langchain_core.runnables.config import var_child_runnable_config
 
-        return var_child_runnable_config.get() or {}
+        return dict(var_child_runnable_config.get() or {})
     except Exception:  # pragma: no cover - defensive
         return {}
 
@@ -151,7 +151,13 @@ class BackgroundWriter:
         self.reports: list[Any] = []
         self.errors: list[tuple[str, BaseException]] = []
         ref = weakref.ref(self)
-        _at_exit(lambda: (w := ref()) is not None and w.close(timeout=120))
+
+        def close_at_exit() -> None:
+            writer = ref()
+            if writer is not None:
+                writer.close(timeout=120)
+
+        _at_exit(close_at_exit)
 
     # -- submit / wait -------------------------------------------------------------------
     def submit(self, key: str, namespace: str, settings: Settings, conversation: Conversation) -> None:

@@ -13,6 +13,8 @@ keeps one semantic aspect from crowding out the others.
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 import numpy as np
 
 from memgraph_agents.navigator.view import EventView
@@ -67,7 +69,7 @@ def rank_events(view: EventView, one_shot_scores: dict[int, float],
 
 
 def candidates(ranking: list[tuple[int, float]], view: EventView, k: int, p: int,
-               exclude: set[int] = frozenset()) -> list[tuple[int, float]]:
+               exclude: Set[int] = frozenset()) -> list[tuple[int, float]]:
     """Top-``k`` events plus the first event of each of the first ``p`` distinct topics."""
     ranking = [(e, s) for e, s in ranking if e not in exclude]
     chosen = ranking[:k]

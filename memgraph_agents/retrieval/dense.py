@@ -33,7 +33,9 @@ def dense(query: str, store: StoreReader, *, k: int = 10, kinds: tuple[str, ...]
     if filtered and ranking:
         from memgraph_agents.retrieval.llm_steps import Candidate, recall_filter
 
-        cands = [Candidate(node_id=snap.ids[i], kind=snap.kind_of(i), text=snap.text[i],
+        # ``filtered``: every node here is an event or an argument
+        cands = [Candidate(node_id=snap.ids[i], kind="event" if snap.kind_of(i) == "event" else "argument",
+                           text=snap.text[i],
                            date=str(snap.attrs[i].get("time") or "")) for i, _ in ranking]
         kept = set(recall_filter(query, cands, llm, usage=usage, timeout=llm_timeout))
         ranking = [r for r in ranking if snap.ids[r[0]] in kept] + [r for r in ranking if snap.ids[r[0]] not in kept]

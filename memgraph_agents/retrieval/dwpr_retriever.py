@@ -143,7 +143,7 @@ def dwpr(query: str, store: StoreReader, *, k: int = 10, seeds_k: int = 10, damp
     for node_kind in seed_kinds:
         idx = snap.indices_of(node_kind)
         inside[idx[top_indices(sims[idx], seeds_k)]] = True
-    if len(triple_sim):
+    if mg is not None and len(triple_sim):
         for j in top_indices(triple_sim, seeds_k):
             inside[[mg.triple_src[j], mg.triple_dst[j]]] = True
             inside[[snap.index[f"turn:{t}"] for t in mg.triple_turns[j] if f"turn:{t}" in snap.index]] = True

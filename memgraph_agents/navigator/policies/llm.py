@@ -46,7 +46,8 @@ def kept_lines(search: Search, kept: dict[str, KeptItem]) -> str:
 
 def frontier_block(search: Search, entries: list[QueueEntry], visited: set[str]) -> tuple[str, dict[str, set[str]]]:
     """The frontier as prompt text, and the neighbour ids each node may name as next."""
-    blocks, allowed = [], {}
+    blocks: list[str] = []
+    allowed: dict[str, set[str]] = {}
     for e in entries:
         i = search.idx(e["node"])
         if i is None:
