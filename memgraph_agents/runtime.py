@@ -11,9 +11,12 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgraph_agents.config import IngestParams, Settings
+
+if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
+    from memgraph_agents.storage import MemoryStore
 
 
 @dataclass
@@ -52,7 +55,7 @@ _CHAT: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True):
+def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
     """The namespace's ``MemoryStore``, opened once per process."""
     from memgraph_agents.storage import MemoryStore
 

@@ -96,9 +96,9 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     turns = provenance(snap, i)
     console.print(f"provenance turns ({len(turns)}):")
     for t in turns[:20]:
-        j = snap.index.get(f"turn:{t}")
-        if j is not None:
-            console.print(f"  [{snap.session_date(snap.owner[j])} | {t}] {snap.text[j]}", markup=False)
+        ti = snap.index.get(f"turn:{t}")
+        if ti is not None:
+            console.print(f"  [{snap.session_date(snap.owner[ti])} | {t}] {snap.text[ti]}", markup=False)
     return 0
 
 

@@ -164,7 +164,7 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     session, b = state["session"], state["build"]
     snap = store.snapshot()
     fresh = [n for n in b.nodes if n.embed and n.id not in snap]
-    vecs = store.embedder.embed([n.text for n in fresh]) if fresh else []
+    vecs = list(store.embedder.embed([n.text for n in fresh])) if fresh else []
     # "llm" only when the events really came from the LLM: a session whose extraction fell
     # back is recorded as built offline (the reason is in info.notes).
     llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))

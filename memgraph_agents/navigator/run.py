@@ -41,14 +41,14 @@ class NavigationResult(BaseModel):
         return format_trace(self.trace)
 
 
-def _context(store, context: NavigatorContext | None, llm) -> NavigatorContext:
+def _context(store: StoreReader, context: NavigatorContext | None, llm) -> NavigatorContext:
     ctx = context or NavigatorContext()
     if ctx.policy == "llm" and llm is None:
         raise ValueError("navigator policy 'llm' needs a chat model (llm=...)")
     return ctx
 
 
-def _config(store, llm, ctx: NavigatorContext) -> dict:
+def _config(store: StoreReader, llm, ctx: NavigatorContext) -> dict:
     return {"configurable": {STORE_KEY: store, LLM_KEY: None if ctx.policy == "offline" else llm},
             "recursion_limit": 4 * (ctx.max_steps + 10)}
 
@@ -88,7 +88,7 @@ def rank_turns(store: StoreReader, state: dict, *, k: int, turns_per_event: int,
     return out[: max(k, len(out))]
 
 
-def _result(store, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float) -> NavigationResult:
+def _result(store: StoreReader, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float) -> NavigationResult:
     from memgraph_agents.navigator.trace import sort_key
 
     counters = dict(state.get("counters") or {})
