@@ -23,8 +23,17 @@ __all__ = ["__version__", *_LAZY]
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.api import AddReport, AskResult, ForgetReport, Memory
     from memgraph_agents.config import Settings
-    from memgraph_agents.errors import (ConfigError, InputError, LimitExceededError, LLMError, MemgraphError,
-                                        NamespaceError, NamespaceNotFoundError, SessionConflictError, StorageError)
+    from memgraph_agents.errors import (
+        ConfigError,
+        InputError,
+        LimitExceededError,
+        LLMError,
+        MemgraphError,
+        NamespaceError,
+        NamespaceNotFoundError,
+        SessionConflictError,
+        StorageError,
+    )
     from memgraph_agents.model.evidence import Evidence
 
 

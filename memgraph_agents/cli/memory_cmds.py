@@ -67,8 +67,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.retrieval.evidence import provenance
     from memgraph_agents.api.ops import open_store
+    from memgraph_agents.retrieval.evidence import provenance
 
     store = open_store(settings, args.namespace or settings.namespace)
     snap = store.snapshot()

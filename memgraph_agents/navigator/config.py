@@ -60,7 +60,7 @@ class NavigatorContext(MemoryContext):
                 raise ConfigError(f"navigator {name} must be >= 0")
 
     @classmethod
-    def from_settings(cls, s: Settings, **params: Any) -> "NavigatorContext":
+    def from_settings(cls, s: Settings, **params: Any) -> NavigatorContext:
         """The memory fields from ``s``; navigator fields from ``params`` (unknown names raise)."""
         known = {f.name for f in fields(cls)}
         unknown = set(params) - known
