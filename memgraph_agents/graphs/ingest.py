@@ -30,6 +30,7 @@ from memgraph_agents.construct.relate import relate
 from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.topic_layer import update_topics
 from memgraph_agents.llm.limits import call_limiter
+from memgraph_agents.llm.loops import model_key
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.presets import get_preset
@@ -84,7 +85,7 @@ def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContex
                         seq=len(store.sessions()) + 1, llm=llm, usage=LLMUsage() if llm else None,
                         llm_timeout=settings.llm_timeout,
                         # one bound per chat model for the whole process, not per step or session
-                        semaphore=call_limiter(settings.llm, settings.llm_max_concurrency) if llm else None)
+                        semaphore=call_limiter(model_key(llm), settings.llm_max_concurrency) if llm else None)
 
 
 def _layers(settings: Settings) -> tuple[str, ...]:
