@@ -65,6 +65,7 @@ def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
 
 
 class IngestState(TypedDict, total=False):
+    builder: str  # how the committed session was built: "llm" or "offline"
     session: Session
     speakers: list[str]
     build: SessionBuild
@@ -101,7 +102,12 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     store = get_store(settings)
     session = state["session"]
     old = store.session_hash(session.id)
-    if old == session_hash(session, _layers(settings)):
+    layers = _layers(settings)
+    # an LLM ingest wants an LLM-built session; an offline one takes either build as it is
+    accepted = {session_hash(session, layers, llm_built=True)}
+    if settings.offline:
+        accepted.add(session_hash(session, layers))
+    if old in accepted:
         return {"status": "unchanged"}
     if old is not None:  # same id, new content (e.g. a chat session that grew): replace it
         store.delete_session(session.id)
@@ -171,14 +177,15 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))
     llm_builder = "llm" if not settings.offline and llm_events else "offline"
     record = SessionRecord(id=session.id, date=session.date.isoformat(), participants=list(session.participants),
-                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(settings)),
+                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(settings),
+                                                                     llm_built=llm_builder == "llm"),
                            builder=llm_builder,
                            info={"notes": b.notes, "usage": state.get("usage", {}), "preset": settings.preset})
     store.commit_session(SessionWrite(record=record, nodes=b.nodes, edges=b.edges,
                                       vectors={n.id: v for n, v in zip(fresh, vecs)},
                                       replace_nodes=b.replace_nodes, replace_edges=b.replace_edges,
                                       replace_kinds=("topic",)))
-    return {"status": "committed", "notes": b.notes}
+    return {"status": "committed", "notes": b.notes, "builder": llm_builder}
 
 
 def build_ingest_graph():

@@ -66,7 +66,7 @@ def frontier_block(search: Search, entries: list[QueueEntry], visited: set[str])
 
 async def plan(search: Search, *, model, allowance: int, usage: LLMUsage, timeout: float) -> list[str]:
     prompt = render_prompt("nav_plan", speakers=_speakers(search), question=search.question)
-    got = await ainvoke_json(model, prompt, Plan, usage=usage, retries=allowance - 1, timeout=timeout,
+    got = await ainvoke_json(model, prompt, Plan, usage=usage, retries=allowance - 1, max_calls=allowance, timeout=timeout,
                              run_name="navigator:plan")
     return got.subgoals
 
@@ -83,7 +83,7 @@ async def select_start(search: Search, cands: list[int], *, satisfied: list[bool
             raise ValueError(f"node_ids must be ids of the candidates, e.g. {', '.join(list(ids)[:3])}")
         return sel
 
-    got = await ainvoke_json(model, prompt, StartSelection, usage=usage, retries=allowance - 1, timeout=timeout,
+    got = await ainvoke_json(model, prompt, StartSelection, usage=usage, retries=allowance - 1, max_calls=allowance, timeout=timeout,
                              check=check, run_name="navigator:start")
     return [ids[n] for n in dict.fromkeys(got.node_ids) if n in ids][:max_start]
 
@@ -103,7 +103,7 @@ async def explore(search: Search, entries: list[QueueEntry], *, satisfied: list[
             raise ValueError(f"decisions must name frontier node ids: {', '.join(frontier_ids)}")
         return step
 
-    got = await ainvoke_json(model, prompt, ExplorerStep, usage=usage, retries=allowance - 1, timeout=timeout,
+    got = await ainvoke_json(model, prompt, ExplorerStep, usage=usage, retries=allowance - 1, max_calls=allowance, timeout=timeout,
                              check=check, run_name="navigator:explore")
     notes: list[str] = []
     by_node: dict[str, Decision] = {}
@@ -132,7 +132,7 @@ async def refine(search: Search, *, query: str, satisfied: list[bool], kept: dic
                  allowance: int, usage: LLMUsage, timeout: float) -> str:
     prompt = render_prompt("nav_refine", question=search.question, query=query,
                            subgoals=subgoal_lines(search.subgoals, satisfied), kept=kept_lines(search, kept))
-    got = await ainvoke_json(model, prompt, RefinedQuery, usage=usage, retries=allowance - 1, timeout=timeout,
+    got = await ainvoke_json(model, prompt, RefinedQuery, usage=usage, retries=allowance - 1, max_calls=allowance, timeout=timeout,
                              run_name="navigator:refine")
     return " ".join(got.query.split())
 
@@ -140,5 +140,5 @@ async def refine(search: Search, *, query: str, satisfied: list[bool], kept: dic
 async def answer(search: Search, evidence_text: str, *, model, allowance: int, usage: LLMUsage,
                  timeout: float) -> NavAnswer:
     prompt = render_prompt("nav_answer", speakers=_speakers(search), question=search.question, evidence=evidence_text)
-    return await ainvoke_json(model, prompt, NavAnswer, usage=usage, retries=allowance - 1, timeout=timeout,
+    return await ainvoke_json(model, prompt, NavAnswer, usage=usage, retries=allowance - 1, max_calls=allowance, timeout=timeout,
                               run_name="navigator:answer")
