@@ -137,6 +137,8 @@ class Record:
     status: int
     input_tokens: int = 0
     output_tokens: int = 0
+    model: str = ""
+    prompt: str = ""  # the first user message
 
 
 @dataclass
@@ -214,7 +216,8 @@ class ScriptedLLMServer:
         with self._lock:
             usage = out.get("usage", {})
             self.records.append(Record(time.monotonic(), form, prompt.split("\n", 1)[0], status,
-                                       usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)))
+                                       usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0),
+                                       str(body.get("model", "")), prompt))
         return status, out, headers, delay
 
     def _content(self, behaviour: str, messages: list[BaseMessage]) -> str:

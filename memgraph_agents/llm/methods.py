@@ -52,10 +52,11 @@ def chain(model: BaseChatModel, setting: str | None = None) -> list[str]:
     return todo or ["prompt"]
 
 
-def reject(model: BaseChatModel, method: str) -> None:
+def reject(key: str, method: str) -> None:
+    """The server of model ``key`` (``loops.model_key``) refused ``method``: skip it from now on."""
     if method != "prompt":
         with _LOCK:
-            _REJECTED.setdefault(model_key(model), set()).add(method)
+            _REJECTED.setdefault(key, set()).add(method)
 
 
 def reset() -> None:

@@ -26,6 +26,7 @@ from memgraph_agents.errors import LLMError as BaseLLMError
 import asyncio
 import contextlib
 import json
+import os
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -67,6 +68,14 @@ T = TypeVar("T", bound=BaseModel)
 DEFAULT_BACKOFF_BASE = 0.5  # seconds before the 2nd attempt; doubled each time after
 DEFAULT_MAX_ATTEMPTS = 3  # per request, for transient errors only
 REPAIR_MARKER = "JSON REPAIR"  # first words of prompts/json_repair.txt; fakes detect repair turns by it
+
+
+def default_backoff() -> float:
+    """``MEMGRAPH_LLM_BACKOFF`` seconds (first retry's wait, doubled after), else the default."""
+    try:
+        return max(0.0, float(os.environ.get("MEMGRAPH_LLM_BACKOFF", DEFAULT_BACKOFF_BASE)))
+    except ValueError:
+        return DEFAULT_BACKOFF_BASE
 
 
 class LLMError(BaseLLMError):
@@ -285,7 +294,7 @@ async def _structured_request(
         except LLMCallError as e:
             if method == "prompt" or e.transient or not is_rejected_request(e):
                 raise
-            methods.reject(model, method)
+            methods.reject(kw["key"], method)
             todo.pop(0)
             if not todo:
                 todo.append("prompt")
@@ -331,7 +340,7 @@ async def ainvoke_json(
     ``DEFAULT_BACKOFF_BASE`` (tests pass a tiny value).
     """
     usage = usage if usage is not None else LLMUsage()
-    base = DEFAULT_BACKOFF_BASE if backoff_base is None else backoff_base
+    base = default_backoff() if backoff_base is None else backoff_base
     name = run_name or f"json:{schema.__name__}"
     shape = describe_schema(schema)
     task = prompt.rstrip() + "\n\n" + render_prompt("json_output", schema=shape)

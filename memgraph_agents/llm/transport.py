@@ -102,7 +102,8 @@ def retry_after(exc: BaseException) -> float | None:
 
 @dataclass
 class _BreakerState:
-    not_before: float = 0.0  # monotonic time before which no request is sent
+    not_before: float = 0.0  # monotonic time before which no request is sent (a Retry-After): wait
+    open_until: float = 0.0  # the breaker is open until then: fail at once
     failures_in_row: int = 0
     opened: int = 0  # times the breaker opened (diagnostics, tests)
 
@@ -125,11 +126,15 @@ class Breaker:
     async def wait(self, key: str, *, max_wait: float) -> None:
         """Sleep until the model may be called; ``BreakerOpen`` if that is beyond ``max_wait``."""
         st = self.state(key)
-        delay = st.not_before - time.monotonic()
+        now = time.monotonic()
+        if st.open_until > now:
+            raise BreakerOpen(f"model {key} paused for {st.open_until - now:.1f} s more after "
+                              f"{BREAKER_THRESHOLD} failed calls in a row")
+        delay = st.not_before - now
         if delay <= 0:
             return
         if delay > max_wait:
-            raise BreakerOpen(f"model {key} paused for {delay:.1f} s more (rate limit or repeated failures)")
+            raise BreakerOpen(f"model {key} paused for {delay:.1f} s more (the server's Retry-After)")
         await asyncio.sleep(delay)
 
     def hold(self, key: str, seconds: float) -> None:
@@ -151,7 +156,7 @@ class Breaker:
             if st.failures_in_row >= BREAKER_THRESHOLD:
                 st.failures_in_row = 0
                 st.opened += 1
-                st.not_before = max(st.not_before, time.monotonic() + BREAKER_COOLDOWN)
+                st.open_until = time.monotonic() + BREAKER_COOLDOWN
 
     def reset(self) -> None:
         with self._lock:
