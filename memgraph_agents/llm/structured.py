@@ -253,6 +253,7 @@ async def _request(
                 reply = await asyncio.wait_for(model.ainvoke(list(messages), config=config), timeout)
         except TimeoutError as e:  # asyncio.TimeoutError is TimeoutError on 3.11+
             usage.record_call(messages, None, time.perf_counter() - start, failed=True, retry=retry)
+            BREAKER.failed(key)  # a stalling server opens the breaker like a failing one
             raise LLMTimeoutError(f"{run_name}: no reply within {timeout:g} s") from e
         except Exception:
             usage.record_call(messages, None, time.perf_counter() - start, failed=True, retry=retry)
