@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CATEGORY_NAMES", "CATEGORY_NOTE", "overall_rows", "category_rows", "qa_rows", "ingest_rows", "write_results",
-           "write_markdown", "write_recall_png", "fmt"]
+__all__ = ["CATEGORY_NAMES", "CATEGORY_NOTE", "overall_rows", "category_rows", "qa_rows", "ingest_rows",
+           "write_results", "write_markdown", "write_recall_png", "fmt"]
 
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # The numbers are the ``category`` field of LoCoMo's data file. mem0's paper (and papers reusing

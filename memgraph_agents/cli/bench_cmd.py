@@ -118,8 +118,8 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.bench.locomo import check_options, run_locomo_bench
     from memgraph_agents.bench.report import (
-        CATEGORY_NOTE, INGEST_COLUMNS, QA_COLUMNS, category_columns, category_rows, ingest_rows, overall_columns, overall_rows,
-        qa_rows, write_results,
+        CATEGORY_NOTE, INGEST_COLUMNS, QA_COLUMNS, category_columns, category_rows, ingest_rows, overall_columns,
+        overall_rows, qa_rows, write_results,
     )
     from memgraph_agents.cli.output import console, progress_bar
 
