@@ -21,8 +21,6 @@ Failure contract (the callers fall back to offline construction on any ``LLMErro
 
 from __future__ import annotations
 
-from memgraph_agents.errors import LLMError as BaseLLMError
-
 import asyncio
 import contextlib
 import json
@@ -37,20 +35,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
-
-from memgraph_agents.llm import methods
-from memgraph_agents.llm.limits import default_limiter
-from memgraph_agents.llm.loops import for_running_loop, model_key
-from memgraph_agents.llm.transport import (  # noqa: F401  (is_transient: re-exported)
-    BREAKER,
-    MAX_RETRY_AFTER,
-    BreakerOpen,
-    is_rejected_request,
-    is_transient,
-    retry_after,
-)
-from memgraph_agents.prompts import render_prompt
 from pydantic import BaseModel
+
+from memgraph_agents.errors import LLMError as BaseLLMError
 
 # Parsing lives in ``jsonparse``; re-exported so ``from memgraph_agents.llm.structured import
 # extract_json`` (and friends) keeps working.
@@ -61,7 +48,19 @@ from memgraph_agents.llm.jsonparse import (  # noqa: F401
     parse_reply,
     relax_json,
 )
+from memgraph_agents.llm import methods
+from memgraph_agents.llm.limits import CallSlot, default_limiter
+from memgraph_agents.llm.loops import for_running_loop, model_key
+from memgraph_agents.llm.transport import (  # noqa: F401  (is_transient: re-exported)
+    BREAKER,
+    MAX_RETRY_AFTER,
+    BreakerOpen,
+    is_rejected_request,
+    is_transient,
+    retry_after,
+)
 from memgraph_agents.llm.usage import LLMUsage, message_text
+from memgraph_agents.prompts import render_prompt
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -168,7 +167,7 @@ def _note(node: dict[str, Any]) -> str:
 
 
 @contextlib.asynccontextmanager
-async def _maybe_acquire(semaphore: Any) -> AsyncIterator[None]:
+async def _maybe_acquire(semaphore: CallSlot | None) -> AsyncIterator[None]:
     if semaphore is None:
         yield
     else:
@@ -222,7 +221,7 @@ async def _request(
     *,
     usage: LLMUsage,
     timeout: float,
-    semaphore: Any,
+    semaphore: CallSlot | None,
     backoff_base: float,
     max_attempts: int,
     calls: _Calls,
@@ -310,7 +309,7 @@ class LLMCallOptions(TypedDict, total=False):
 
     usage: LLMUsage | None
     timeout: float
-    semaphore: Any
+    semaphore: CallSlot | None
     retries: int
     backoff_base: float | None
     max_calls: int | None
@@ -324,7 +323,7 @@ async def ainvoke_json(
     usage: LLMUsage | None = None,
     retries: int = 1,
     timeout: float = 60,
-    semaphore: Any = None,
+    semaphore: CallSlot | None = None,
     check: Callable[[T], T] | None = None,
     backoff_base: float | None = None,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
