@@ -166,14 +166,14 @@ def test_calls_of_every_caller_share_the_models_limiter(llm_server, monkeypatch,
 
     s = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="chat")
     ingest_conversation(make_conversation("chat", 2), s, namespace="chat")  # offline build
-    llm_server.stall = 0.2
+    llm_server.stall = 0.1
     questions = ["When did Ana adopt Pixel?", "Where did Ben run?", "What does Ana do at the library?"]
     for limit in (1, 3):
         monkeypatch.setenv("MEMGRAPH_LLM_MAX_CONCURRENCY", str(limit))
         monkeypatch.setenv("MEMGRAPH_LLM", f"openai:fixture-limit-{limit}")  # its own limiter
         llm = get_chat_model(Settings())
         llm_server.peak = 0
-        llm_server.set("stall")  # careful replies, 0.2 s each: long enough to overlap
+        llm_server.set("stall")  # careful replies, 0.1 s each: long enough to overlap
 
         async def all_():
             return await asyncio.gather(*(anavigate(q, get_store(s), llm=llm, context=NavigatorContext(policy="llm"))
