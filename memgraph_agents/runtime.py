@@ -102,7 +102,11 @@ def forget_store(settings: Settings, namespace: str) -> None:
 
 def register_chat_model(spec: str, model: Any) -> None:
     """Make ``spec`` (e.g. ``"fake:scripted"``) resolve to ``model``: tests and custom models."""
+    from memgraph_agents.llm import loops
+
     _CHAT[spec] = model
+    if loops.info_of(model) is None:  # the spec names its limiter and breaker
+        loops.register(model, loops.ModelInfo(key=spec, provider=""))
 
 
 def get_chat_model(settings: Settings):

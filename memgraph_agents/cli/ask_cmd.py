@@ -26,8 +26,15 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
     c = r.counters
     console.print(f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
                   f"{int(c['rounds'])} round(s), {int(c['llm_calls'])} LLM calls)")
+    if llm is not None:  # what the LLM mode really did: attempted, failed, fallen back
+        console.print(f"  LLM: {int(c['llm_calls'])} calls attempted, {int(c.get('llm_failures', 0))} failed, "
+                      f"{len(r.fallbacks)} fallback(s) to the offline policy", markup=False)
+        for why in r.fallbacks:
+            console.print(f"    fallback {why}", markup=False)
     if r.answer is not None:
         console.print(f"  answer: {r.answer}", markup=False)
+    elif llm is not None:
+        console.print("  answer: none (the Responder fell back: kept evidence below)", markup=False)
     print_evidence(r.evidence, shown or k)
     if trace:
         console.print("  path:")
@@ -49,9 +56,21 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         _navigate(args.question, store, settings, k, trace=args.trace)
         return 0
     t0 = time.perf_counter()
-    # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events).
-    evidence = Memory(settings=settings).search(args.question, namespace=ns, k=k, retriever=name)
+    from memgraph_agents.llm.usage import LLMUsage
+    from memgraph_agents.retrievers import retrieve
+    from memgraph_agents.runtime import get_chat_model
+
+    # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events),
+    # and the user is told what they did: calls attempted and failed, fallbacks taken.
+    llm, usage, notes = get_chat_model(settings), LLMUsage(), []
+    evidence = retrieve(name, args.question, store, k=k, llm=llm, usage=usage, llm_timeout=settings.llm_timeout,
+                        notes=notes)[:k]
     console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
+    if llm is not None:
+        console.print(f"  LLM: {usage.calls} calls attempted, {usage.failures} failed, {len(notes)} fallback(s)",
+                      markup=False)
+        for note in notes:
+            console.print(f"    fallback {note}", markup=False)
     print_evidence(evidence, k)
     if args.trace:
         for ev in evidence[:k]:

@@ -36,6 +36,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                                        f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
             for note in report.warnings:
                 console.print(f"  {conv.id} {note}", markup=False)
+            for outcome in report.sessions:  # one line per session: how it was built, LLM or fallback
+                console.print(f"  {conv.id} {outcome.line(not settings.offline)}", markup=False)
     console.print(f"ingested {len(conversations)} conversation(s), {total_turns} new turn(s) into {settings.data_dir}")
     return 0
 
