@@ -80,6 +80,21 @@ def _request(url: str, body: dict | None = None, timeout: float = 60) -> object:
         return json.loads(r.read().decode())
 
 
+def _stream(url: str, body: dict, timeout: float = 60) -> list[tuple[str, object]]:
+    """A server-sent-event stream as (event, data) pairs."""
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "Accept": "text/event-stream"})
+    events, event = [], ""
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        for raw in r:
+            line = raw.decode().rstrip("\r\n")
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:") and event:
+                events.append((event, json.loads(line[5:].strip() or "null")))
+    return events
+
+
 @pytest.mark.timeout(180)
 @pytest.mark.skipif(not _have_langgraph_dev(), reason='langgraph dev is not installed: pip install "langgraph-cli[inmem]"')
 def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
@@ -99,7 +114,7 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
     log = (tmp_path / "langgraph-dev.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(ROOT / "langgraph.json"), "--host", "127.0.0.1",
-         "--port", str(port), "--no-browser", "--no-reload", "--allow-blocking"],
+         "--port", str(port), "--no-browser", "--no-reload"],  # no --allow-blocking: nodes keep the loop free
         cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 90
@@ -114,6 +129,12 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
             time.sleep(0.5)
         assistants = _request(f"{base}/assistants/search", {"limit": 20})
         assert {a["graph_id"] for a in assistants} == set(EXPORTED)
+        for a in assistants:  # Studio's forms: every schema present, every context field described
+            schemas = _request(f"{base}/assistants/{a['assistant_id']}/schemas")
+            for kind in ("input_schema", "output_schema", "context_schema"):
+                assert schemas[kind], f"{a['graph_id']}: {kind} is null"
+            props = schemas["context_schema"]["properties"]
+            assert props and all(v.get("description") for v in props.values()), (a["graph_id"], props)
 
         ctx = {"data_dir": str(settings.data_dir), "namespace": "demo", "embeddings": "hash", "policy": "offline"}
         out = _request(f"{base}/runs/wait", {"assistant_id": "navigator", "input": {"question": QUESTION, "k": 5},
@@ -126,6 +147,20 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
         decisions = [e for e in out["trace"] if e["type"] == "decision"]
         assert decisions and {e["action"] for e in decisions} <= {"SKIP", "EXPAND", "ANSWER"}
         assert out["subgoals"] and len(out["satisfied"]) == len(out["subgoals"])
+
+        # a streamed navigator run: node updates arrive as they happen
+        events = _stream(f"{base}/runs/stream", {"assistant_id": "navigator", "stream_mode": ["updates"],
+                                                 "input": {"question": QUESTION, "k": 3}, "context": ctx})
+        streamed = [name for ev, data in events if ev == "updates" for name in data]
+        assert not [data for ev, data in events if ev == "error"], events
+        assert streamed[0] == "planner" and "explore" in streamed and streamed[-1] == "respond", streamed
+
+        # the chatbot (offline: recalls evidence and shows it)
+        out = _request(f"{base}/runs/wait", {"assistant_id": "chatbot",
+                                             "input": {"messages": [{"role": "user", "content": QUESTION}]},
+                                             "context": {**ctx, "user_id": "demo"}})
+        assert "__error__" not in out, out
+        assert "Pixel" in out["messages"][-1]["content"]
 
         # the retrieval graph: the retriever is chosen by the context
         out = _request(f"{base}/runs/wait", {"assistant_id": "retrieval", "input": {"query": "puppy Pixel", "k": 3},

@@ -14,7 +14,7 @@ one (``ppr``: EMem's mention detection and recall filter; ``navigator``: its LLM
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing_extensions import TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime

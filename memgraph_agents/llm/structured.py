@@ -28,7 +28,9 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypeVar
+
+from typing_extensions import TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memgraph_agents.aio import run_sync
+from memgraph_agents.aio import off_loop, run_sync
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.resources import LLM_KEY, STORE_KEY
@@ -110,7 +110,7 @@ async def anavigate(question: str, store, *, context: NavigatorContext | None = 
     t0 = time.perf_counter()
     state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx), context=ctx)
     policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
-    return _result(store, state, ctx, policy, k, time.perf_counter() - t0)
+    return await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)  # reads the store
 
 
 def navigate(question: str, store, *, context: NavigatorContext | None = None, llm=None,
@@ -135,7 +135,7 @@ async def astream_navigate(question: str, store, *, context: NavigatorContext | 
             continue
         yield mode, chunk
     policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
-    yield "result", _result(store, state, ctx, policy, k, time.perf_counter() - t0)
+    yield "result", await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
 def navigator(query: str, store, *, k: int = 10, llm=None, **params: Any) -> list[Evidence]:
