@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memgraph_agents.cli.output import console, progress_bar, table
+from memgraph_agents.cli.output import console, env_namespace, progress_bar, table
 from memgraph_agents.config import Settings
 
 
@@ -15,12 +15,13 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.storage.namespaces import namespace_for_id
 
     conversations = load_conversations(Path(args.file), args.format)  # parses everything before writing anything
-    if args.namespace and len(conversations) > 1:
-        console.print(f"note: {len(conversations)} conversations go into one namespace {args.namespace!r}")
+    fixed = args.namespace or env_namespace()  # --namespace, else MEMGRAPH_NAMESPACE, else one per conversation
+    if fixed and len(conversations) > 1:
+        console.print(f"note: {len(conversations)} conversations go into one namespace {fixed!r}")
     total_turns = 0
     with progress_bar() as p:
         for conv in conversations:
-            ns = args.namespace or namespace_for_id(conv.id)
+            ns = args.namespace or env_namespace() or namespace_for_id(conv.id)
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
             report = ingest_conversation(conv, settings, namespace=ns,
                                          progress=lambda sid, done, total, t=task: p.update(t, completed=done))
@@ -34,23 +35,21 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.runtime import get_store
-    from memgraph_agents.storage import list_namespaces
+    # SQLite only: no Chroma, no embedding model (fast, and works while another process
+    # holds the embedded Chroma of the data dir).
+    from memgraph_agents.storage.namespaces import list_namespaces
+    from memgraph_agents.storage.stats import namespace_stats
 
-    names = [args.namespace] if args.namespace else list_namespaces(settings.data_dir)
+    ns = args.namespace or env_namespace()
+    names = [ns] if ns else list_namespaces(settings.data_dir)
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
         return 0
     from memgraph_agents.model.graph import EdgeKind, NodeKind
 
-    rows_s, stats = [], []
-    for ns in names:
-        store = get_store(settings, ns, create=False)
-        s = store.stats()
-        stats.append(s)
-        presets = sorted({(r.get("info") or {}).get("preset") or "default" for r in store.sessions()}) or ["-"]
-        rows_s.append([ns, s["sessions"], ",".join(presets), sum(s["nodes"].values()), sum(s["edges"].values()),
-                       s["vectors"], f"{s['graph_bytes'] / 1e6:.1f} MB"])
+    stats = [namespace_stats(settings.data_dir, n) for n in names]
+    rows_s = [[s["namespace"], s["sessions"], ",".join(s["presets"]) or "-", sum(s["nodes"].values()),
+               sum(s["edges"].values()), s["vectors"], f"{s['graph_bytes'] / 1e6:.1f} MB"] for s in stats]
     # The core kinds always (a zero says something); generated-memory kinds when some namespace has them.
     core_nodes = {"session", "turn", "sentence", "event", "argument", "topic"}
     core_edges = {"contains", "next", "evidence", "relation", "role", "synonym", "member", "similar"}
@@ -101,14 +100,15 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.runtime import forget_store, get_store
     from memgraph_agents.storage import delete_namespace
 
-    if not args.namespace:
+    if args.session:  # one session: of --namespace, else MEMGRAPH_NAMESPACE
+        ns = args.namespace or settings.namespace
+        out = get_store(settings, ns, create=False).delete_session(args.session)
+        console.print(f"forgot session {args.session} of {ns}: {out['nodes_removed']} nodes removed")
+        return 0
+    if not args.namespace:  # a whole namespace only when named on the command line
         raise ValueError("forget needs --namespace (and --session S to forget one session)")
-    if args.session:
-        out = get_store(settings, args.namespace, create=False).delete_session(args.session)
-        console.print(f"forgot session {args.session} of {args.namespace}: {out['nodes_removed']} nodes removed")
-    else:
-        forget_store(settings, args.namespace)
-        delete_namespace(settings.data_dir, args.namespace, chroma_host=settings.chroma_host,
-                         chroma_port=settings.chroma_port)
-        console.print(f"forgot namespace {args.namespace}")
+    forget_store(settings, args.namespace)
+    delete_namespace(settings.data_dir, args.namespace, chroma_host=settings.chroma_host,
+                     chroma_port=settings.chroma_port)
+    console.print(f"forgot namespace {args.namespace}")
     return 0

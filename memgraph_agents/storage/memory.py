@@ -72,7 +72,9 @@ class MemoryStore:
         self.data_dir = Path(data_dir)
         self.dir = namespace_dir(self.data_dir, namespace)
         if not create and not (self.dir / "graph.sqlite").exists():
-            raise NamespaceError(f"namespace {namespace!r} does not exist in {self.data_dir}")
+            from memgraph_agents.storage.stats import missing_namespace
+
+            raise missing_namespace(self.data_dir, namespace)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.embedder = embedder
         self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
@@ -282,7 +284,9 @@ def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None 
     """Drop a namespace's collection and files; other namespaces are untouched."""
     d = namespace_dir(Path(data_dir), namespace)
     if not (d / "graph.sqlite").exists():
-        raise NamespaceError(f"namespace {namespace!r} does not exist in {data_dir}")
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(data_dir, namespace)
     # Wait for a running ingest to finish its session, then for any other writer.
     with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock")):
         client = chroma_client(Path(data_dir), chroma_host, chroma_port)
