@@ -33,7 +33,7 @@ from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node, NodeKind
 from memgraph_agents.storage.graph_db import GraphDB
 from memgraph_agents.storage.locks import namespace_ingest_lock
-from memgraph_agents.storage.namespaces import NamespaceError, namespace_dir, validate_namespace
+from memgraph_agents.storage.namespaces import namespace_dir, validate_namespace
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
