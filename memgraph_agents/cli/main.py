@@ -59,9 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--retriever", help="retriever to use (env MEMGRAPH_RETRIEVER; default ppr); "
                                        "MEMGRAPH_TOP_K items per question (default 10)")
 
-    from memgraph_agents.cli import bench_cmd, draw_cmd, trace_cmd
+    from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd
 
     bench_cmd.add_parser(sub)
+    mcp_cmd.add_parser(sub, common)
     draw_cmd.add_parser(sub, common)
     trace_cmd.add_parser(sub, common)
     return p
@@ -85,12 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     args = build_parser().parse_args(argv)
-    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, memory_cmds, trace_cmd
+    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, mcp_cmd, memory_cmds, trace_cmd
     from memgraph_agents.cli.output import err_console
 
     commands = {"ingest": memory_cmds.cmd_ingest, "stats": memory_cmds.cmd_stats, "show": memory_cmds.cmd_show,
                 "forget": memory_cmds.cmd_forget, "ask": ask_cmd.cmd_ask, "demo": ask_cmd.cmd_demo,
-                "bench": bench_cmd.cmd_bench, "draw": draw_cmd.cmd_draw, "trace": trace_cmd.cmd_trace}
+                "bench": bench_cmd.cmd_bench, "draw": draw_cmd.cmd_draw, "trace": trace_cmd.cmd_trace, "mcp": mcp_cmd.cmd_mcp}
     try:
         return commands[args.command](args, _settings(args))
     except KeyboardInterrupt:
