@@ -125,3 +125,37 @@ def test_graph_node_reads_the_store_through_get_store(tmp_path):
     out = g.compile(store=store).invoke({"query": "beagle puppy"})
     assert out["found"] == ["Ana adopted the beagle puppy Pixel in May."]
     assert store.get(("mem",), "n1").value["content"].startswith("Ana adopted")
+
+
+def test_langmem_memory_tools_in_create_agent(tmp_path):
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+
+    from tests.fakes import ScriptedChatModel
+
+    def call(name: str, args: dict, i: int) -> AIMessage:
+        return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"c{i}", "type": "tool_call"}])
+
+    def respond(messages):
+        done = [m for m in messages if isinstance(m, ToolMessage)]
+        if len(done) == 0:
+            return call("manage_memory", {"content": "Ana's beagle puppy Pixel turned one on 3 May.",
+                                          "action": "create"}, 1)
+        if len(done) == 1:
+            return call("search_memory", {"query": "When is Pixel's birthday?"}, 2)
+        return f"Found: {done[-1].content}"
+
+    store = MemgraphStore(settings=Settings(data_dir=tmp_path / "mem", embeddings="hash"))
+    ns = ("memories", "{langgraph_user_id}")
+    agent = create_agent(ScriptedChatModel(responder=respond),
+                         tools=[create_manage_memory_tool(namespace=ns), create_search_memory_tool(namespace=ns)],
+                         store=store)
+    out = agent.invoke({"messages": [HumanMessage("Pixel turned one on 3 May!")]},
+                       config={"configurable": {"langgraph_user_id": "ana"}})
+    assert "turned one on 3 May" in out["messages"][-1].content
+    items = store.search(("memories", "ana"))
+    assert [i.value for i in items] == [{"content": "Ana's beagle puppy Pixel turned one on 3 May."}]
+    assert store.search(("memories", "ben")) == []  # another user's namespace is empty
+    hits = store.search(("memories", "ana"), query="Pixel birthday")
+    assert hits[0].key == items[0].key and hits[0].score is not None
