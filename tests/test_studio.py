@@ -72,12 +72,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _request(url: str, body: dict | None = None, timeout: float = 60) -> object:
+def _request(url: str, body: dict | None = None, timeout: float = 60, method: str = "") -> object:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="POST" if body is not None else "GET",
+    req = urllib.request.Request(url, data=data, method=method or ("POST" if body is not None else "GET"),
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as r:
-        return json.loads(r.read().decode())
+        raw = r.read().decode()
+        return json.loads(raw) if raw.strip() else None
 
 
 def _stream(url: str, body: dict, timeout: float = 60) -> list[tuple[str, object]]:
@@ -110,7 +111,9 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1",
-           "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "MEMGRAPH_LLM": "none"}
+           "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "MEMGRAPH_LLM": "none",
+           # the server's store (MemgraphStore) lives here too
+           "MEMGRAPH_DATA_DIR": str(settings.data_dir), "MEMGRAPH_EMBEDDINGS": "hash"}
     log = (tmp_path / "langgraph-dev.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(ROOT / "langgraph.json"), "--host", "127.0.0.1",
@@ -166,6 +169,13 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
         out = _request(f"{base}/runs/wait", {"assistant_id": "retrieval", "input": {"query": "puppy Pixel", "k": 3},
                                              "context": {**ctx, "retriever": "bm25"}})
         assert out["evidence"] and all(ev["retriever"] == "bm25" for ev in out["evidence"])
+
+        # the server's store is MemgraphStore: put, then a ranked search
+        _request(f"{base}/store/items", {"namespace": ["users", "ana"], "key": "pet",
+                                         "value": {"content": "Ana adopted the beagle puppy Pixel."}}, method="PUT")
+        found = _request(f"{base}/store/items/search", {"namespace_prefix": ["users"], "query": "beagle puppy"})
+        assert [(i["key"], i["value"]) for i in found["items"]] == [("pet", {"content": "Ana adopted the beagle puppy Pixel."})]
+        assert found["items"][0]["score"] is not None
 
         # the ingest graph takes a plain JSON session
         session = {"id": "X1", "date": "2024-12-01T10:00:00",

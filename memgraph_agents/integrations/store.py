@@ -12,7 +12,6 @@ reach follow, unscored, like ``InMemoryStore``'s items without vectors.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 from langgraph.store.base import BaseStore, GetOp, Item, ListNamespacesOp, Op, PutOp, Result, SearchItem, SearchOp
 from langgraph.store.memory import _compare_values, _does_match  # InMemoryStore's own filter/match rules
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.config import Settings
 from memgraph_agents.integrations.store_items import ItemTable, graph_namespace, session_id
 from memgraph_agents.model.conversation import Conversation, Session, Turn
@@ -56,17 +56,20 @@ class MemgraphStore(BaseStore):
         except NamespaceError:
             return None
 
-    def _write_note(self, item: Item, overwritten: bool) -> None:
-        from memgraph_agents.ingest import ingest_conversation
-
+    def _note(self, item: Item) -> Conversation:
+        """The item as a dated note: one session of one turn, named after its key."""
         sid = session_id(item.key)
-        if overwritten:
-            self._forget_note(item.namespace, item.key)
         session = Session(id=sid, date=item.updated_at.replace(tzinfo=None),
                           turns=[Turn(id=f"{sid}:1", speaker=NOTE_SPEAKER, text=note_text(item.value))],
                           participants=[NOTE_SPEAKER])
-        ingest_conversation(Conversation(id=sid, sessions=[session]), self.settings,
-                            namespace=graph_namespace(item.namespace))
+        return Conversation(id=sid, sessions=[session])
+
+    def _write_note(self, item: Item, overwritten: bool) -> None:
+        from memgraph_agents.ingest import ingest_conversation
+
+        if overwritten:
+            self._forget_note(item.namespace, item.key)
+        ingest_conversation(self._note(item), self.settings, namespace=graph_namespace(item.namespace))
 
     def _forget_note(self, namespace: tuple[str, ...], key: str) -> None:
         store = self._graph(namespace, create=False)
@@ -137,8 +140,21 @@ class MemgraphStore(BaseStore):
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        # SQLite, Chroma and embeddings: in a worker thread, never on the event loop
-        return await asyncio.to_thread(self.batch, list(ops))
+        # SQLite, Chroma and embeddings in worker threads; a put's ingest runs its graph on this
+        # loop (its nodes keep their blocking work off it), not on a new loop per call.
+        from memgraph_agents.ingest import aingest_conversation
+
+        results: list[Result] = []
+        for op in ops:
+            if isinstance(op, PutOp) and op.value is not None:
+                item, overwritten = await off_loop(self.items.put, op.namespace, op.key, dict(op.value))
+                if overwritten:
+                    await off_loop(self._forget_note, item.namespace, item.key)
+                await aingest_conversation(self._note(item), self.settings, namespace=graph_namespace(item.namespace))
+                results.append(None)
+            else:
+                results.extend(await off_loop(self.batch, [op]))
+        return results
 
 
 __all__ = ["MemgraphStore", "note_text"]
