@@ -80,7 +80,7 @@ def test_query_search_ranks_with_the_graph_and_delete_removes_the_note(tmp_path)
     assert hits[0].key == "race" and hits[0].score is not None and hits[0].namespace == ("u",)
     assert {h.key for h in hits} == set(NOTES)  # unreached items follow, unscored
     assert all(h.score is None for h in hits[1:] if h.key != "race") or hits[1].score is not None
-    graph = store._graph(("u",), create=False)
+    graph = store._graph(("u",))
     before = graph.stats()
     store.delete(("u",), "race")
     after = graph.stats()

@@ -53,12 +53,12 @@ def check_layers(name: str, store) -> None:
 
 def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, offline: bool = False) -> None:
     """The navigator: its answer (LLM mode) or kept evidence, and with ``trace`` the path taken."""
-    from memgraph_agents.navigator import NavigatorContext, navigate
+    from memgraph_agents.aio import background
+    from memgraph_agents.api.ops import navigation
     from memgraph_agents.runtime import get_chat_model
 
     llm = None if offline else get_chat_model(settings)
-    ctx = NavigatorContext.from_settings(settings, policy="offline" if llm is None else "llm")
-    r = navigate(question, store, context=ctx, llm=llm, k=k)
+    r = background.run(navigation(settings, store, question, k, llm))
     c = r.counters
     console.print(f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
                   f"{int(c['rounds'])} round(s))")
@@ -79,20 +79,21 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.api.ops import open_store
+    from memgraph_agents.api.overrides import check_k, check_retriever, default_retriever, is_navigator
     from memgraph_agents.llm.usage import LLMUsage
-    from memgraph_agents.presets import DEFAULT_PRESET, PRESETS
-    from memgraph_agents.retrieval.registry import get_retriever, retrieve
-    from memgraph_agents.runtime import get_chat_model, get_store
+    from memgraph_agents.retrievers import retrieve
+    from memgraph_agents.runtime import get_chat_model
 
-    k = args.top_k or settings.top_k  # -k, else MEMGRAPH_TOP_K
-    store = get_store(settings, args.namespace or settings.namespace, create=False)
-    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (ppr)
-    name = args.retriever or (settings.preset if settings.preset != DEFAULT_PRESET else settings.retriever)
-    get_retriever(name)  # an unknown name fails before any model loads
+    k = check_k(args.top_k, settings.top_k)  # -k, else MEMGRAPH_TOP_K
+    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (ppr);
+    # an unknown name fails before any model loads
+    name = check_retriever(args.retriever) if args.retriever else default_retriever(settings)
+    store = open_store(settings, args.namespace or settings.namespace)  # missing: an error listing the others
     try:
         check_layers(name, store)
         _load_model(store)
-        if name == "navigator" or (name in PRESETS and PRESETS[name].retriever == "navigator"):
+        if is_navigator(name):
             _navigate(args.question, store, settings, k, trace=args.trace)
             return 0
         usage = LLMUsage()
@@ -123,19 +124,19 @@ def demo_files():
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.api import Memory
+    from memgraph_agents.api.ops import open_store
     from memgraph_agents.cli.demo_view import show_question
-    from memgraph_agents.ingest import ingest_conversation
-    from memgraph_agents.loaders import load_conversations
-    from memgraph_agents.runtime import get_store
 
+    memory = Memory(settings=settings)
     conv_file, q_file = demo_files()
-    with resources.as_file(conv_file) as path:
-        conversation = load_conversations(path, "json")[0]
     console.print(f"memgraph demo: offline mode, memory in {settings.data_dir} (namespace {DEMO_NAMESPACE!r})")
-    report = ingest_conversation(conversation, settings, namespace=DEMO_NAMESPACE)
-    console.print(f"ingested {conversation.id}: {len(conversation.sessions)} sessions "
-                  f"({report.sessions_new} new, {report.sessions_unchanged} already stored) in {report.seconds:.1f}s")
-    store = get_store(settings, DEMO_NAMESPACE)
+    with resources.as_file(conv_file) as path:
+        report = memory.add(path, namespace=DEMO_NAMESPACE, format="json")
+    console.print(f"ingested {report.conversations[0]}: {report.sessions_added + report.sessions_replaced + report.sessions_unchanged} "
+                  f"sessions ({report.sessions_added + report.sessions_replaced} new, {report.sessions_unchanged} "
+                  f"already stored) in {report.seconds:.1f}s")
+    store = open_store(settings, DEMO_NAMESPACE)
     _load_model(store)
     # The same defaults as `memgraph ask`: --retriever / MEMGRAPH_RETRIEVER (ppr), MEMGRAPH_TOP_K (10).
     name = args.retriever or settings.retriever

@@ -5,16 +5,14 @@ reads or writes is fixed by the server's configuration, never by a tool argument
 ``--namespace`` (stdio, or HTTP without tokens), or per bearer token (HTTP with ``--tokens``:
 a JSON file ``{"token": "namespace"}``), so one client cannot name another's memory.
 
-Tools are async and do their SQLite, Chroma and embedding work in a worker thread, so one
-slow call does not stall the others. A bad argument or a failing call comes back as an MCP
+Tools are async and call ``Memory``'s async methods (its background loop and worker threads),
+so one slow call does not stall the others. A bad argument or a failing call comes back as an MCP
 error result (``isError``); the server keeps running.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -23,12 +21,9 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
 from pydantic import Field
 
-from memgraph_agents.aio import off_loop
 from memgraph_agents.config import Settings
 from memgraph_agents.storage.namespaces import validate_namespace
 
-NOTE_PREFIX = "note-"
-NOTE_SPEAKER = "user"
 INSTRUCTIONS = ("Long-term memory of past conversations as an event graph. `recall` finds dated evidence, "
                 "`ask` answers a question from memory, `remember` stores a statement, `forget_note` deletes one "
                 "remembered note by its id, `stats` describes the memory.")
@@ -58,64 +53,39 @@ def load_tokens(path: Path) -> dict[str, str]:
 
 
 class MemoryServer:
-    """The tools' logic, one namespace per call (resolved by ``build_server``)."""
+    """The tools' logic on ``Memory``, one namespace per call (resolved by ``build_server``).
+    ``Memory``'s async methods run on its background loop and worker threads, so the server's
+    loop keeps answering other calls."""
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+        from memgraph_agents.api import Memory
 
-    def _store(self, ns: str, create: bool = False):
-        from memgraph_agents.runtime import get_store
+        self.memory = Memory(settings=settings)
 
-        return get_store(self.settings, ns, create=create)
-
-    def recall(self, ns: str, query: str, k: int) -> str:
-        from memgraph_agents.retrieval.registry import retrieve
-        from memgraph_agents.storage.namespaces import list_namespaces
-
-        if ns not in list_namespaces(self.settings.data_dir):
-            return "No memory yet."
-        evidence = retrieve(self.settings.retriever, query, self._store(ns), k=k)
+    async def recall(self, ns: str, query: str, k: int) -> str:
+        evidence = await self.memory.asearch(query, namespace=ns, k=k)
         return "\n".join(ev.cite() for ev in evidence) or "Nothing relevant in memory."
 
-    def remember(self, ns: str, text: str) -> str:
-        from memgraph_agents.ingest import ingest_conversation
-        from memgraph_agents.model.conversation import Conversation, Session, Turn
+    async def remember(self, ns: str, text: str) -> str:
+        report = await self.memory.aadd(text, namespace=ns)
+        return report.note_ids[0]
 
-        now = datetime.now().replace(microsecond=0)
-        note = NOTE_PREFIX + hashlib.blake2b(f"{now.isoformat()}|{text}".encode(), digest_size=6).hexdigest()
-        session = Session(id=note, date=now, turns=[Turn(id=f"{note}:1", speaker=NOTE_SPEAKER, text=text)],
-                          participants=[NOTE_SPEAKER])
-        ingest_conversation(Conversation(id=note, sessions=[session]), self.settings, namespace=ns)
-        return note
+    async def forget_note(self, ns: str, note_id: str) -> str:
+        out = await self.memory.aforget(namespace=ns, note=note_id)
+        return f"forgot {note_id} ({out.nodes_removed} nodes removed)"
 
-    def forget_note(self, ns: str, note_id: str) -> str:
-        if not note_id.startswith(NOTE_PREFIX):
-            raise ValueError(f"{note_id!r} is not a note id (remembered notes are named {NOTE_PREFIX}…)")
-        store = self._store(ns)
-        if not any(s["id"] == note_id for s in store.sessions()):
-            raise ValueError(f"no note {note_id!r} in this memory")
-        out = store.delete_session(note_id)
-        return f"forgot {note_id} ({out['nodes_removed']} nodes removed)"
-
-    def ask(self, ns: str, question: str, k: int) -> str:
-        from memgraph_agents.navigator import NavigatorContext, navigate
-        from memgraph_agents.runtime import get_chat_model
-
-        llm = get_chat_model(self.settings)
-        ctx = NavigatorContext.from_settings(self.settings.model_copy(update={"namespace": ns}),
-                                             policy="offline" if llm is None else "llm")
-        r = navigate(question, self._store(ns), context=ctx, llm=llm, k=k)
+    async def ask(self, ns: str, question: str, k: int) -> str:
+        r = await self.memory.aask(question, namespace=ns, k=k)
         lines = [f"answer: {r.answer}"] if r.answer else ["(offline: no language model, evidence only)"]
-        return "\n".join(lines + [ev.cite() for ev in (r.ranking[:k] or r.evidence[:k])])
+        return "\n".join(lines + [ev.cite() for ev in r.evidence])
 
-    def stats(self, ns: str) -> dict:
+    async def stats(self, ns: str) -> dict:
         from memgraph_agents.errors import NamespaceError
-        from memgraph_agents.storage.stats import namespace_stats
 
         try:
-            s = namespace_stats(self.settings.data_dir, ns)
+            s = await self.memory.astats(ns)
         except NamespaceError:
-            return {"namespace": ns, "sessions": 0, "nodes": {}, "edges": {}}
+            return {"namespace": ns, "sessions": 0, "nodes": {}, "edges": {}, "vectors": 0}
         return {k: s[k] for k in ("namespace", "sessions", "nodes", "edges", "vectors")}
 
 
@@ -148,27 +118,27 @@ def build_server(settings: Settings, *, namespace: str | None = None, tokens: di
     @mcp.tool()
     async def recall(query: Query, k: TopK = 5) -> str:
         """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text."""
-        return await off_loop(server.recall, ns(), query, k)
+        return await server.recall(ns(), query, k)
 
     @mcp.tool()
     async def remember(text: Annotated[str, Field(min_length=1, description="a self-contained statement")]) -> str:
         """Store a statement in long-term memory; returns its note id (for forget_note)."""
-        return await off_loop(server.remember, ns(), text)
+        return await server.remember(ns(), text)
 
     @mcp.tool()
     async def forget_note(note_id: Annotated[str, Field(min_length=1, description="an id returned by remember")]
                           ) -> str:
         """Delete one remembered note (and everything built from it) by its id."""
-        return await off_loop(server.forget_note, ns(), note_id)
+        return await server.forget_note(ns(), note_id)
 
     @mcp.tool()
     async def ask(question: Query, k: TopK = 5) -> str:
         """Answer a question from memory (with an LLM configured), with the evidence used."""
-        return await off_loop(server.ask, ns(), question, k)
+        return await server.ask(ns(), question, k)
 
     @mcp.tool()
     async def stats() -> dict:
         """Sessions, nodes and edges by kind of this memory."""
-        return await off_loop(server.stats, ns())
+        return await server.stats(ns())
 
     return mcp

@@ -41,21 +41,16 @@ class MemgraphStore(BaseStore):
 
     def __init__(self, data_dir: str | Path | None = None, *, settings: Settings | None = None,
                  retriever: str | None = None) -> None:
-        base = settings or Settings()
-        self.settings = base.model_copy(update={"data_dir": Path(data_dir)}) if data_dir is not None else base
-        self.retriever = retriever or self.settings.retriever
+        """``data_dir`` overrides ``settings.data_dir`` (settings default: ``MEMGRAPH_*``);
+        ``retriever`` ranks query searches (default: the preset's, else ``settings.retriever``)."""
+        from memgraph_agents.api import Memory
+
+        self.memory = Memory(data_dir, settings=settings)
+        self.settings = self.memory.settings
+        self.retriever = retriever  # None: the preset's retriever, else settings.retriever
         self.items = ItemTable(Path(self.settings.data_dir) / "store" / "items.sqlite")
 
-    # -- graph side --------------------------------------------------------------------------
-    def _graph(self, namespace: tuple[str, ...], create: bool):
-        from memgraph_agents.errors import NamespaceError
-        from memgraph_agents.runtime import get_store
-
-        try:
-            return get_store(self.settings, graph_namespace(namespace), create=create)
-        except NamespaceError:
-            return None
-
+    # -- graph side (through ``Memory``) -----------------------------------------------------
     def _note(self, item: Item) -> Conversation:
         """The item as a dated note: one session of one turn, named after its key."""
         sid = session_id(item.key)
@@ -64,27 +59,25 @@ class MemgraphStore(BaseStore):
                           participants=[NOTE_SPEAKER])
         return Conversation(id=sid, sessions=[session])
 
-    def _write_note(self, item: Item, overwritten: bool) -> None:
-        from memgraph_agents.ingest import ingest_conversation
+    def _graph(self, namespace: tuple[str, ...]):
+        """The namespace's graph store, or ``None`` before its first put (tests, stats)."""
+        from memgraph_agents.api.ops import exists, open_store
 
-        if overwritten:
-            self._forget_note(item.namespace, item.key)
-        ingest_conversation(self._note(item), self.settings, namespace=graph_namespace(item.namespace))
+        ns = graph_namespace(namespace)
+        return open_store(self.settings, ns) if exists(self.settings, ns) else None
+
+    def _has_note(self, namespace: tuple[str, ...], key: str) -> bool:
+        store = self._graph(namespace)
+        return store is not None and any(s["id"] == session_id(key) for s in store.sessions())
 
     def _forget_note(self, namespace: tuple[str, ...], key: str) -> None:
-        store = self._graph(namespace, create=False)
-        if store is not None and any(s["id"] == session_id(key) for s in store.sessions()):
-            store.delete_session(session_id(key))
+        if self._has_note(namespace, key):
+            self.memory.forget(namespace=graph_namespace(namespace), session=session_id(key))
 
     def _scores(self, namespace: tuple[str, ...], query: str, k: int) -> dict[str, float]:
         """Session id -> best evidence score for ``query`` in one namespace's graph."""
-        from memgraph_agents.retrieval.registry import retrieve
-
-        store = self._graph(namespace, create=False)
-        if store is None or not store.sessions():
-            return {}
         out: dict[str, float] = {}
-        for ev in retrieve(self.retriever, query, store, k=k):
+        for ev in self.memory.search(query, namespace=graph_namespace(namespace), k=k, retriever=self.retriever):
             for sid in ev.session_ids:
                 out[sid] = max(out.get(sid, float("-inf")), float(ev.score))
         return out
@@ -121,7 +114,9 @@ class MemgraphStore(BaseStore):
                 self._forget_note(op.namespace, op.key)
             return
         item, overwritten = self.items.put(op.namespace, op.key, dict(op.value))
-        self._write_note(item, overwritten)
+        if overwritten:  # the old note goes with exactly its nodes, edges and vectors
+            self._forget_note(item.namespace, item.key)
+        self.memory.add(self._note(item), namespace=graph_namespace(item.namespace))
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         results: list[Result] = []
@@ -140,17 +135,15 @@ class MemgraphStore(BaseStore):
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        # SQLite, Chroma and embeddings in worker threads; a put's ingest runs its graph on this
-        # loop (its nodes keep their blocking work off it), not on a new loop per call.
-        from memgraph_agents.ingest import aingest_conversation
-
+        # SQLite, Chroma and embeddings in worker threads; a put's ingest runs on Memory's one
+        # background loop (aadd): never on the caller's loop, never a new loop per call.
         results: list[Result] = []
         for op in ops:
             if isinstance(op, PutOp) and op.value is not None:
                 item, overwritten = await off_loop(self.items.put, op.namespace, op.key, dict(op.value))
                 if overwritten:
                     await off_loop(self._forget_note, item.namespace, item.key)
-                await aingest_conversation(self._note(item), self.settings, namespace=graph_namespace(item.namespace))
+                await self.memory.aadd(self._note(item), namespace=graph_namespace(item.namespace))
                 results.append(None)
             else:
                 results.extend(await off_loop(self.batch, [op]))
