@@ -62,7 +62,7 @@ def test_stdio_client_lists_tools_remembers_recalls_and_survives_bad_arguments(t
                 r = await s.call_tool("recall", bad)
                 assert r.isError, bad
             r = await s.call_tool("forget_note", {"note_id": "note-doesnotexist"})
-            assert r.isError and "no note" in _text(r)
+            assert r.isError and "note-doesnotexist" in _text(r)
             stats = await s.call_tool("stats", {})
             assert not stats.isError and json.loads(_text(stats))["sessions"] == 1  # still alive
             r = await s.call_tool("forget_note", {"note_id": note})

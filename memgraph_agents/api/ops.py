@@ -52,7 +52,7 @@ async def search(settings: Settings, namespace: str, query: str, k: int, retriev
     if not await asyncio.to_thread(exists, settings, namespace):
         return []
     store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if not store.sessions():
+    if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
         return []
     llm = get_chat_model(settings)
     if is_navigator(retriever):
@@ -72,7 +72,7 @@ async def ask(settings: Settings, namespace: str, question: str, k: int, retriev
     store = None
     if await asyncio.to_thread(exists, settings, namespace):
         store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if store is None or not store.sessions():
+    if store is None or not await asyncio.to_thread(store.sessions):
         out.trace = [f"namespace {namespace!r} holds no memory yet"]
         return out
     if is_navigator(retriever):
