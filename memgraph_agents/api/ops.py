@@ -12,10 +12,10 @@ import asyncio
 from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
 from memgraph_agents.config import Settings
-from memgraph_agents.errors import InputError, NamespaceNotFoundError
+from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
-from memgraph_agents.storage.namespaces import list_namespaces, namespace_dir, validate_namespace
+from memgraph_agents.storage.namespaces import namespace_dir, validate_namespace
 
 
 def exists(settings: Settings, namespace: str) -> bool:

@@ -16,10 +16,9 @@ import operator
 from itertools import pairwise
 from typing import Annotated, Literal
 
-from typing_extensions import TypedDict
-
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
 from memgraph_agents.aio import off_loop
 from memgraph_agents.config import Settings

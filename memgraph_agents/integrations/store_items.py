@@ -12,7 +12,7 @@ import hashlib
 import json
 import sqlite3
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from langgraph.store.base import Item
@@ -61,7 +61,7 @@ class ItemTable:
 
     def put(self, namespace: tuple[str, ...], key: str, value: dict) -> tuple[Item, bool]:
         """Insert or overwrite (keeping ``created_at`` and the row's place); (item, overwritten)."""
-        now = datetime.now(timezone.utc).isoformat()
+        now = datetime.now(UTC).isoformat()
         ns = json.dumps(list(namespace))
         with self._lock:
             old = self.conn.execute("SELECT 1 FROM items WHERE ns=? AND key=?", (ns, key)).fetchone()

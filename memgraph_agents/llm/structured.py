@@ -28,12 +28,11 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from typing_extensions import TypedDict
-
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from memgraph_agents.errors import LLMError as BaseLLMError
 
