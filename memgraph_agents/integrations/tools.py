@@ -19,6 +19,7 @@ runtime context and the config, and a direct ``tool.invoke(..., config)`` gives 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -132,9 +133,9 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return "Saved to long-term memory.", info
 
-    async def aremember(text: str, runtime: ToolRuntime[Any, Any] = None,
-                        config: RunnableConfig = None) -> tuple[str, dict]:
-        return remember(text, runtime, config)  # only queues: never blocks the event loop
+    async def aremember(text: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
+                        config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
+        return await asyncio.to_thread(remember, text, runtime, config)  # queues; may open the store
 
     recall_tool = StructuredTool.from_function(func=recall, coroutine=arecall, name=recall_name,
                                                description=RECALL_DESCRIPTION, response_format="content_and_artifact",
