@@ -30,7 +30,8 @@ def _llm_report(usage: dict, fallbacks: int = 0) -> str | None:
     fallbacks = max(fallbacks, int(usage.get("fallbacks", 0)))
     if not calls and not fallbacks:
         return None
-    line = f"LLM: {calls} call(s), {failed} failed, {int(usage.get('retries', 0))} retried"
+    line = (f"LLM: {calls} calls attempted, {failed} failed, {fallbacks} fallback(s), "
+            f"{int(usage.get('retries', 0))} retried")
     if fallbacks or failed:
         line += f"; fallback used ({fallbacks or failed} step(s) answered offline)"
     return line
@@ -61,7 +62,7 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
     r = background.run(navigation(settings, store, question, k, llm))
     c = r.counters
     console.print(f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
-                  f"{int(c['rounds'])} round(s))")
+                  f"{int(c['rounds'])} round(s), {int(c['llm_calls'])} LLM calls)")
     report = _llm_report({"calls": c.get("llm_calls", 0), "failures": c.get("llm_failures", 0)}, len(r.fallbacks))
     if report:
         console.print(f"  {report}", markup=False)
