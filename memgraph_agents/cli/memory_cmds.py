@@ -22,11 +22,16 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         for conv in conversations:
             ns = args.namespace or namespace_for_id(conv.id)
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
-            report = ingest_conversation(conv, settings, namespace=ns,
+            # An explicit --llm / --preset asks to rebuild sessions stored with another builder or preset.
+            rebuild = getattr(args, "llm", None) is not None or getattr(args, "preset", None) is not None
+            report = ingest_conversation(conv, settings, namespace=ns, replace=bool(getattr(args, "replace", False)),
+                                         rebuild=rebuild,
                                          progress=lambda sid, done, total, t=task: p.update(t, completed=done))
             total_turns += report.turns
-            p.update(task, description=f"{conv.id} -> {ns}: {report.sessions_new} new, "
-                                       f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
+            fresh = report.sessions_new - report.sessions_replaced - report.sessions_appended
+            p.update(task, description=f"{conv.id} -> {ns}: {fresh} new, {report.sessions_appended} appended, "
+                                       f"{report.sessions_replaced} replaced, {report.sessions_unchanged} unchanged "
+                                       f"({report.seconds:.1f}s)")
             for note in report.notes:
                 console.print(f"  {conv.id} {note}", markup=False)
     console.print(f"ingested {len(conversations)} conversation(s), {total_turns} new turn(s) into {settings.data_dir}")

@@ -19,6 +19,8 @@ memory layers (premem, memorai, sgmem) run only when the context's preset asks f
 from __future__ import annotations
 
 import operator
+import threading
+from collections import OrderedDict
 from itertools import pairwise
 from typing import Annotated, Literal, TypedDict
 
@@ -61,8 +63,27 @@ def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
 EXTRA_SETTINGS = ("llm_timeout", "llm_max_concurrency", "ingest")
 
 
+# Settings of recent run contexts: building ``Settings`` (environment parsing) for every step
+# cost more than a whole chat-turn append. Keyed by the context object (kept alive with it).
+_RUN_SETTINGS: OrderedDict[int, tuple[MemoryContext, Settings]] = OrderedDict()
+_RUN_SETTINGS_LOCK = threading.Lock()
+
+
 def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
     ctx = runtime.context or MemoryContext()
+    with _RUN_SETTINGS_LOCK:
+        hit = _RUN_SETTINGS.get(id(ctx))
+        if hit is not None and hit[0] is ctx:
+            return hit[1]
+    settings = _run_settings(ctx)
+    with _RUN_SETTINGS_LOCK:
+        _RUN_SETTINGS[id(ctx)] = (ctx, settings)
+        while len(_RUN_SETTINGS) > 32:
+            _RUN_SETTINGS.popitem(last=False)
+    return settings
+
+
+def _run_settings(ctx: MemoryContext) -> Settings:
     settings = ctx.settings()
     extra = (ctx.extra or {}).get("settings") or {}
     update = {k: v for k, v in extra.items() if k in EXTRA_SETTINGS}

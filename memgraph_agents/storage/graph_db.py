@@ -238,13 +238,17 @@ class GraphDB:
         return [r[0] for r in self.reader.execute("SELECT id FROM vector_garbage ORDER BY id")]
 
     def node_texts(self, ids: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
-        """``id -> (text, primary owner, embedded)`` of the stored nodes among ``ids``."""
+        """``id -> (text, primary owner, embedded)`` of the committed nodes among ``ids``."""
+        return self.node_texts_in(self.reader, ids)
+
+    @staticmethod
+    def node_texts_in(c: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
+        """``node_texts`` as seen by connection ``c`` (inside a write transaction: its own rows)."""
         ids = list(ids)
         out: dict[str, tuple[str, str, bool]] = {}
-        for i in range(0, len(ids), 900):
-            chunk = ids[i : i + 900]
+        for chunk in _chunks(ids):
             q = f"SELECT id, text, session_id, embed FROM nodes WHERE id IN ({','.join('?' * len(chunk))})"
-            out.update({r[0]: (r[1], r[2], bool(r[3])) for r in self.reader.execute(q, chunk)})
+            out.update({r[0]: (r[1], r[2], bool(r[3])) for r in c.execute(q, chunk)})
         return out
 
     def owned_node_ids(self, session_id: str) -> list[str]:

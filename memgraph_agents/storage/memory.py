@@ -266,9 +266,15 @@ class MemoryStore:
         c.execute("UPDATE sessions SET date=?, status='committed', participants=?, n_turns=?, content_hash=?, "
                   "builder=?, info=? WHERE id=?", (r.date, json.dumps(r.participants), r.n_turns, r.content_hash,
                                                    r.builder, json.dumps(r.info), r.id))
-        # A removed id written again by this commit keeps its (new) vector.
+        # A removed id written again by this commit keeps its (new) vector; a node of this
+        # session that the new version no longer embeds (e.g. an event now fused) loses it.
         rewritten = {n.id for n in w.nodes if n.embed}
-        return [g for g in garbage if g not in rewritten]
+        garbage = [g for g in garbage if g not in rewritten]
+        if w.mode != "new":
+            unembedded = [n.id for n in w.nodes if not n.embed]
+            garbage += [i for i, (_, owner, embedded) in GraphDB.node_texts_in(c, unembedded).items()
+                        if owner == r.id and not embedded]
+        return garbage
 
     def _replace_derived(self, c, w: SessionWrite) -> None:
         for kind in w.replace_kinds:
