@@ -93,17 +93,16 @@ async def aingest_conversation(conversation: Conversation, settings: Settings, *
                                progress: ProgressFn | None = None, replace: bool = False,
                                rebuild: bool = False) -> IngestReport:
     """See ``ingest_conversation``."""
-    from memgraph_agents.graphs.ingest import EXTRA_SETTINGS, graph, plan_session
+    from memgraph_agents.graphs.ingest import graph, plan_session
 
     conversation = checked_conversation(conversation)
     ns = namespace or settings.namespace
-    run = settings.model_copy(update={"namespace": ns})
+    run = settings.override(namespace=ns)
     store = await asyncio.to_thread(get_store, run)  # validates the namespace; may wait for a lock
     if not replace:  # refuse a conflicting conversation before writing any of it (checked again per session)
         for session in conversation.sessions:
             plan_session(store, session, run, replace=replace, rebuild=rebuild)
-    # MemoryContext carries no timeout or ingest parameters: pass them along explicitly.
-    ctx = MemoryContext.from_settings(run, settings=run.model_dump(mode="json", include=set(EXTRA_SETTINGS)))
+    ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
     total = len(conversation.sessions)
@@ -139,5 +138,5 @@ def ingest_conversation(conversation: Conversation, settings: Settings | None = 
     with ``SessionConflictError``; an unchanged one stored with another builder or preset is
     rebuilt. ``rebuild``: only the latter (the CLI's explicit ``--llm`` / ``--preset``).
     Appending new turns to a stored session needs neither."""
-    return run_sync(aingest_conversation(conversation, settings or Settings(), namespace=namespace, progress=progress,
+    return run_sync(aingest_conversation(conversation, settings or Settings.load(), namespace=namespace, progress=progress,
                                          replace=replace, rebuild=rebuild))

@@ -11,12 +11,12 @@ import re
 
 import pytest
 
+from memgraph_agents import retrievers as registry
 from memgraph_agents.bench.locomo import evidence_prefix, parse_int_list, run_locomo_bench
 from memgraph_agents.bench.qa import evidence_lines, human_date
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.retrieval import registry
 from memgraph_agents.runtime import register_chat_model
 from tests.fakes import ScriptedChatModel, careful_navigator_responder, task_text
 

@@ -27,7 +27,7 @@ from typing import Annotated, Literal, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from memgraph_agents.config import IngestParams, Settings
+from memgraph_agents.config import Settings
 from memgraph_agents.construct.append import AppendPlan, link_to_stored, plan_append, strip_window
 from memgraph_agents.construct.build import SessionBuild, session_hash, turn_record
 from memgraph_agents.construct.context import BuildContext
@@ -56,40 +56,25 @@ def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     return out
 
 
-# Settings fields ``MemoryContext`` has no slot for. ``aingest_conversation`` passes them as
-# plain data in ``context.extra["settings"]`` so that an explicit ``Settings`` object (a short
-# ``llm_timeout``, custom ``ingest`` parameters) is honoured rather than silently replaced by
-# the environment's values.
-EXTRA_SETTINGS = ("llm_timeout", "llm_max_concurrency", "ingest")
-
-
-# Settings of recent run contexts: building ``Settings`` (environment parsing) for every step
-# cost more than a whole chat-turn append. Keyed by the context object (kept alive with it).
+# Settings of recent run contexts: validating ``Settings`` for every step cost more than a
+# whole chat-turn append. Keyed by the context object (kept alive with it).
 _RUN_SETTINGS: OrderedDict[int, tuple[MemoryContext, Settings]] = OrderedDict()
 _RUN_SETTINGS_LOCK = threading.Lock()
 
 
 def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
+    """The run's settings: the context over the environment, validated (``MemoryContext.settings``)."""
     ctx = runtime.context or MemoryContext()
     with _RUN_SETTINGS_LOCK:
         hit = _RUN_SETTINGS.get(id(ctx))
         if hit is not None and hit[0] is ctx:
             return hit[1]
-    settings = _run_settings(ctx)
+    settings = ctx.settings()
     with _RUN_SETTINGS_LOCK:
         _RUN_SETTINGS[id(ctx)] = (ctx, settings)
         while len(_RUN_SETTINGS) > 32:
             _RUN_SETTINGS.popitem(last=False)
     return settings
-
-
-def _run_settings(ctx: MemoryContext) -> Settings:
-    settings = ctx.settings()
-    extra = (ctx.extra or {}).get("settings") or {}
-    update = {k: v for k, v in extra.items() if k in EXTRA_SETTINGS}
-    if isinstance(update.get("ingest"), dict):
-        update["ingest"] = IngestParams.model_validate(update["ingest"])
-    return settings.model_copy(update=update) if update else settings
 
 
 class IngestState(TypedDict, total=False):
@@ -176,7 +161,7 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
 
 
 def route_check(state: IngestState) -> Literal["normalise", "__end__"]:
-    return END if state["status"] == "unchanged" else "normalise"
+    return "__end__" if state["status"] == "unchanged" else "normalise"  # "__end__" is END, as a Literal
 
 
 def normalise(state: IngestState) -> dict:

@@ -31,9 +31,9 @@ import json
 import shutil
 import threading
 from dataclasses import dataclass, field
-from typing import Literal
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from filelock import FileLock
@@ -133,7 +133,7 @@ class MemoryStore:
         return name
 
     @classmethod
-    def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> "MemoryStore":
+    def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
         """Open a namespace with a ``Settings`` object (data dir, embeddings, Chroma host)."""
         embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
         return cls(Path(settings.data_dir), settings.namespace if namespace is None else namespace, embedder,
@@ -194,7 +194,7 @@ class MemoryStore:
         with self._thread_lock, self.lock:
             r = w.record
             self._check_mode(w)
-            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            now = datetime.now(UTC).isoformat(timespec="seconds")
             with self.db.transaction() as c:  # 1. the write is recorded before any vector
                 c.execute("INSERT OR REPLACE INTO writes VALUES (?,?,?)", (r.id, w.mode, now))
                 if w.mode == "new":
