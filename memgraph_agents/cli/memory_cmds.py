@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.progress import TaskID
+
 from memgraph_agents.cli.output import console, progress_bar, table
 from memgraph_agents.config import Settings
 
@@ -25,8 +27,11 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
             # An explicit --llm / --preset asks to rebuild sessions stored with another builder or preset.
             rebuild = getattr(args, "llm", None) is not None or getattr(args, "preset", None) is not None
+            def advance(sid: str, done: int, total: int, t: TaskID = task) -> None:
+                p.update(t, completed=done)
+
             report = memory.add(conv, namespace=ns, replace=bool(getattr(args, "replace", False)), rebuild=rebuild,
-                                progress=lambda sid, done, total, t=task: p.update(t, completed=done))
+                                progress=advance)
             total_turns += report.turns
             p.update(task, description=f"{conv.id} -> {ns}: {report.sessions_added} new, {report.sessions_appended} "
                                        f"appended, {report.sessions_replaced} replaced, {report.sessions_unchanged} "

@@ -3,9 +3,12 @@
 A write of new turns costs the new turns plus a bounded window of earlier ones, never the
 whole session:
 
-* offline, the session's last event is reopened: its turns (at most ``segment_max_turns``)
-  are segmented again together with the new turns, and the reopened event is replaced in the
-  same commit (so an event can still span the boundary between two writes);
+* offline, the new turns are segmented among themselves (semantic shift, as at once); the
+  session's last event is reopened only while it is shorter than ``segment_min_turns`` (a
+  lone turn written on its own): its turns are segmented again with the new ones and the
+  event is replaced in the same commit. A chat written a turn at a time so gets events of
+  whole exchanges, and each event text is embedded about once: reopening every last event
+  would embed a growing text on every write (measured: 3x the text of an ingest at once);
 * with an LLM, events are extracted from the new turns only, in one call that shows the last
   ``LLM_CONTEXT_TURNS`` stored turns as context; stored events are kept as they are.
 
@@ -51,7 +54,8 @@ def _event_number(event_id: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-def plan_append(session: Session, n_stored: int, snapshot: GraphSnapshot, *, llm: bool) -> AppendPlan:
+def plan_append(session: Session, n_stored: int, snapshot: GraphSnapshot, *, llm: bool,
+                reopen_below: int = 2) -> AppendPlan:
     """What an append of ``session.turns[n_stored:]`` rebuilds (see the module docstring)."""
     stored_turns = list(session.turns[:n_stored])
     prefix = f"event:{session.id}:"
@@ -65,13 +69,13 @@ def plan_append(session: Session, n_stored: int, snapshot: GraphSnapshot, *, llm
         plan.first_event = last + 1
         plan.prev_event = snapshot.ids[events[-1]] if events else None
         return plan
-    # Offline: reopen the last event when its turns are the last stored ones.
+    # Offline: reopen the last event when it is short and its turns are the last stored ones.
     tail = snapshot.ids[events[-1]]
     tail_turns = set(snapshot.turn_ids[events[-1]])
     k = n_stored
     while k > 0 and stored_turns[k - 1].id in tail_turns:
         k -= 1
-    if k == n_stored:  # the last event does not end at the last turn: keep it, start anew
+    if k == n_stored or n_stored - k >= reopen_below:  # keep the last event, start anew
         plan.first_event, plan.prev_event = last + 1, tail
         return plan
     plan.window = stored_turns[k:]

@@ -45,6 +45,7 @@ from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.presets import get_preset
 from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
 from memgraph_agents.storage import SessionRecord, SessionWrite
+from memgraph_agents.storage.memory import WriteMode
 
 
 def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
@@ -155,7 +156,8 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     if plan.note:
         out["notes"] = [plan.note]
     if plan.status == "append":
-        a = plan_append(session, plan.n_stored, store.snapshot(), llm=not settings.offline)
+        a = plan_append(session, plan.n_stored, store.snapshot(), llm=not settings.offline,
+                        reopen_below=settings.ingest.segment_min_turns)
         out["append"] = vars(a)
     return out
 
@@ -241,7 +243,7 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
                            builder=llm_builder,
                            info={"notes": notes, "usage": state.get("usage", {}), "preset": settings.preset,
                                  "identity": identity(settings)})
-    mode = "append" if plan is not None else ("replace" if state.get("status") == "replace" else "new")
+    mode: WriteMode = "append" if plan is not None else ("replace" if state.get("status") == "replace" else "new")
     first = plan.n_stored if plan is not None else 0
     store.commit_session(SessionWrite(record=record, nodes=b.nodes, edges=b.edges,
                                       vectors={n.id: v for n, v in zip(fresh, vecs)},

@@ -527,10 +527,9 @@ def _stored_thread(settings: Settings, ns: str, thread: str) -> list[Any]:
     except NamespaceError:
         return []
     pattern = re.compile(rf"{re.escape(thread)}-s(\d+)")
-    sessions = sorted((s for s in store.sessions() if pattern.fullmatch(s["id"])),
-                      key=lambda s: int(pattern.fullmatch(s["id"]).group(1)))
+    numbered = [(int(m.group(1)), s) for s in store.sessions() if (m := pattern.fullmatch(s["id"]))]
     out = []
-    for s in sessions:
+    for _n, s in sorted(numbered, key=lambda x: x[0]):
         for _turn_id, _digest, data in store.db.session_turns(s["id"]):
             # ``name`` carries the stored speaker exactly; the timestamp keeps the turn's date.
             out.append(HumanMessage(content=data["text"], name=data["speaker"],

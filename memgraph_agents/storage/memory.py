@@ -43,7 +43,7 @@ from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node
 from memgraph_agents.storage.graph_db import GraphDB
-from memgraph_agents.storage.identity import legacy_collection_name
+from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import NamespaceError, collection_name, namespace_dir, validate_namespace
 from memgraph_agents.storage.snapshot import GraphSnapshot
@@ -126,6 +126,7 @@ class MemoryStore:
     def _collection(self, legacy: bool) -> str:
         """This namespace's collection: recorded at creation, scoped by the store id
         (``storage.identity``); a namespace from before store ids keeps its legacy name."""
+        store_id(self.data_dir)  # written at the data dir's first open, whatever the namespace
         name = self.db.get_meta("collection")
         if name is None:
             name = legacy_collection_name(self.namespace) if legacy else collection_name(self.data_dir, self.namespace)
