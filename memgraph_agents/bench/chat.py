@@ -3,13 +3,16 @@
 The same synthetic thread (invented, deterministic text) goes into two fresh data dirs:
 once as one session, and once one turn per write, as the chat writer does (each write is the
 whole transcript so far; only its new turn is built). Reported: total seconds of each, their
-ratio (goal: at most 1.5), write latency p50 / max, and the size of each Chroma directory
-(deleted vectors left behind by rewrites would show up there).
+ratio (goal: at most 1.5), write latency p50 / max, the size of each Chroma directory
+(deleted vectors left behind by rewrites would show up there), and the texts and characters
+the embedding model computed for each (the part of the cost that does not depend on how
+busy the machine is).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import time
@@ -44,6 +47,27 @@ def synthetic_thread(turns: int, thread: str = "bench") -> Conversation:
     return Conversation(id=thread, sessions=[session], speakers=["Robin", "Assistant"])
 
 
+class _Tally:
+    """Counts what an embedding model computes (texts, characters) below its cache."""
+
+    def __init__(self) -> None:
+        self.texts = 0
+        self.chars = 0
+
+    def watch(self, settings: Settings) -> None:
+        from memgraph_agents.runtime import get_store
+
+        inner = get_store(settings).embedder.inner
+        real = inner.embed_documents
+
+        def embed_documents(texts: list[str]) -> list[list[float]]:
+            self.texts += len(texts)
+            self.chars += sum(len(t) for t in texts)
+            return real(texts)
+
+        inner.embed_documents = embed_documents  # type: ignore[method-assign]
+
+
 def _dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
@@ -62,11 +86,14 @@ def run_chat_bench(settings: Settings, turns: int, out: Path, command: str | Non
     shutil.rmtree(warm, ignore_errors=True)
 
     once = settings.model_copy(update={"data_dir": dirs["at_once"], "namespace": "bench"})
+    tally_once, tally_chat = _Tally(), _Tally()
+    tally_once.watch(once)
     t0 = time.perf_counter()
     ingest_conversation(full, once)
     at_once = time.perf_counter() - t0
 
     chat = settings.model_copy(update={"data_dir": dirs["turn_by_turn"], "namespace": "bench"})
+    tally_chat.watch(chat)
     writes: list[float] = []
     session = full.sessions[0]
     for n in range(1, turns + 1):
@@ -83,6 +110,9 @@ def run_chat_bench(settings: Settings, turns: int, out: Path, command: str | Non
         "write_p50_ms": round(1000 * statistics.median(writes), 1), "write_max_ms": round(1000 * max(writes), 1),
         "chroma_bytes_at_once": _dir_bytes(dirs["at_once"] / "chroma"),
         "chroma_bytes_turn_by_turn": _dir_bytes(dirs["turn_by_turn"] / "chroma"),
+        "texts_embedded_at_once": tally_once.texts, "texts_embedded_turn_by_turn": tally_chat.texts,
+        "chars_embedded_at_once": tally_once.chars, "chars_embedded_turn_by_turn": tally_chat.chars,
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }
     (out / "chat.json").write_text(json.dumps(doc, indent=2) + "\n")
     return doc

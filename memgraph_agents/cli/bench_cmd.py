@@ -196,7 +196,9 @@ def cmd_bench_chat(args: argparse.Namespace, settings: Settings) -> int:
     console.print(f"{doc['turns']} turns ({doc['embeddings']}): at once {doc['seconds_at_once']:.1f} s, turn by turn "
                   f"{doc['seconds_turn_by_turn']:.1f} s (x{doc['ratio']:.2f}; goal x{doc['goal_ratio']}); write p50 "
                   f"{doc['write_p50_ms']:.0f} ms; Chroma {doc['chroma_bytes_at_once'] / 1e6:.1f} MB vs "
-                  f"{doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB", markup=False)
+                  f"{doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB; embedded {doc['chars_embedded_at_once']} vs "
+                  f"{doc['chars_embedded_turn_by_turn']} characters (load average {doc['load_average_1m']})",
+                  markup=False)
     console.print(f"wrote {args.out / 'chat.json'}", markup=False)
     return 0
 
