@@ -1,7 +1,11 @@
 """Public ingest API: add conversations to memory, one session at a time (incremental).
 
 Each session runs through the ingest graph (``memgraph_agents.graphs.ingest``) and commits
-atomically; an unchanged session is skipped, so re-running an ingest adds nothing.
+atomically; an unchanged session is skipped, so re-running an ingest adds nothing. A stored
+session that grew (new turns after the stored ones) gets only its new turns built; a stored
+session that changed otherwise is refused with ``SessionConflictError`` unless ``replace=True``
+(then the new version replaces the old one in one commit). Every session of the conversation
+is planned before the first write, so a conflict refuses the whole conversation.
 
 One writer per namespace: each session's run (check -> ... -> commit) holds the namespace's
 ingest lock, so concurrent ingests (threads, asyncio tasks, processes) into one namespace
@@ -34,6 +38,7 @@ class IngestReport(BaseModel):
     namespace: str
     sessions_new: int = 0
     sessions_replaced: int = 0
+    sessions_appended: int = 0  # stored sessions that got new turns (counted in sessions_new too)
     sessions_unchanged: int = 0
     turns: int = 0
     seconds: float = 0.0
@@ -46,7 +51,7 @@ class SessionOutcome(BaseModel):
     """One session of an ingest: stored or unchanged, how it was built, which LLM steps fell back."""
 
     id: str
-    status: str  # new | replaced | unchanged
+    status: str  # new | appended | replaced | unchanged
     builder: str = ""  # llm | offline ("" when unchanged)
     fallbacks: list[str] = Field(default_factory=list)
 
@@ -106,15 +111,18 @@ def checked_conversation(conversation: Any) -> Conversation:
 
 
 async def aingest_conversation(conversation: Conversation, settings: Settings, *, namespace: str | None = None,
-                               progress: ProgressFn | None = None, replace: bool = False) -> IngestReport:
-    """Ingest ``conversation``; ``replace``: a stored session that differs may be replaced
-    (passed to the ingest graph's ``check`` step)."""
-    from memgraph_agents.graphs.ingest import graph
+                               progress: ProgressFn | None = None, replace: bool = False,
+                               rebuild: bool = False) -> IngestReport:
+    """See ``ingest_conversation``."""
+    from memgraph_agents.graphs.ingest import graph, plan_session
 
     conversation = checked_conversation(conversation)
     ns = namespace or settings.namespace
     run = settings.override(namespace=ns)
     store = await asyncio.to_thread(get_store, run)  # validates the namespace; may wait for a lock
+    if not replace:  # refuse a conflicting conversation before writing any of it (checked again per session)
+        for session in conversation.sessions:
+            plan_session(store, session, run, replace=replace, rebuild=rebuild)
     ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
@@ -122,17 +130,21 @@ async def aingest_conversation(conversation: Conversation, settings: Settings, *
     for i, session in enumerate(conversation.sessions, start=1):
         async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
             out = await graph.ainvoke({"session": session, "speakers": list(conversation.speakers),
-                                       "replace": replace}, context=ctx)
+                                       "replace": replace, "rebuild": rebuild}, context=ctx)
         status = out.get("status")
         if status == "unchanged":
             report.sessions_unchanged += 1
             report.sessions.append(SessionOutcome(id=session.id, status="unchanged"))
+            report.notes.extend(f"{session.id}: {n}" for n in out.get("notes", []))
         else:
+            appended = out.get("append")
             failed = [n for n in out.get("notes", []) if "LLM failed" in n]
-            report.sessions.append(SessionOutcome(id=session.id, status="replaced" if out.get("replaced") else "new",
-                                                  builder=out.get("builder", "offline"), fallbacks=failed))
+            how = "appended" if appended else ("replaced" if out.get("replaced") else "new")
+            report.sessions.append(SessionOutcome(id=session.id, status=how, builder=out.get("builder", "offline"),
+                                                  fallbacks=failed))
             report.sessions_new += 1
-            report.turns += len(session.turns)
+            report.sessions_appended += int(bool(appended))
+            report.turns += len(session.turns) - (appended["n_stored"] if appended else 0)
             report.sessions_replaced += int(bool(out.get("replaced")))  # status is "committed" by now
             report.notes.extend(f"{session.id}: {n}" for n in out.get("notes", []))
             for k, v in (out.get("usage") or {}).items():
@@ -144,7 +156,13 @@ async def aingest_conversation(conversation: Conversation, settings: Settings, *
 
 
 def ingest_conversation(conversation: Conversation, settings: Settings | None = None, *, namespace: str | None = None,
-                        progress: ProgressFn | None = None, replace: bool = False) -> IngestReport:
-    """Ingest ``conversation`` into ``namespace`` (default: ``settings.namespace``)."""
-    return run_sync(aingest_conversation(conversation, settings or Settings.load(), namespace=namespace,
-                                         progress=progress, replace=replace))
+                        progress: ProgressFn | None = None, replace: bool = False,
+                        rebuild: bool = False) -> IngestReport:
+    """Ingest ``conversation`` into ``namespace`` (default: ``settings.namespace``).
+
+    ``replace``: a stored session that differs is replaced (atomically) instead of refused
+    with ``SessionConflictError``; an unchanged one stored with another builder or preset is
+    rebuilt. ``rebuild``: only the latter (the CLI's explicit ``--llm`` / ``--preset``).
+    Appending new turns to a stored session needs neither."""
+    return run_sync(aingest_conversation(conversation, settings or Settings.load(), namespace=namespace, progress=progress,
+                                         replace=replace, rebuild=rebuild))

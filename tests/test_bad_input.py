@@ -69,6 +69,18 @@ def namespace_state(db: Path) -> tuple:
         con.close()
 
 
+def collection_of(namespace_dir: Path) -> str | None:
+    """The Chroma collection a namespace recorded (scoped by the data dir's store id)."""
+    if not (namespace_dir / "graph.sqlite").exists():
+        return None
+    con = sqlite3.connect(f"file:{namespace_dir / 'graph.sqlite'}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key='collection'").fetchone()
+    finally:
+        con.close()
+    return row[0] if row else None
+
+
 def store_hashes(root: Path) -> dict[str, str]:
     """One hash per namespace (graph rows + its Chroma collection), plus the file layout."""
     data = root / "mem"
@@ -76,7 +88,7 @@ def store_hashes(root: Path) -> dict[str, str]:
     client = chroma_client(data)
     collections = {c.name: c for c in client.list_collections()}
     for d in sorted((data / "namespaces").iterdir()):
-        coll = collections.pop(f"mg-{d.name}", None)
+        coll = collections.pop(collection_of(d), None)
         out[d.name] = digest((namespace_state(d / "graph.sqlite") if (d / "graph.sqlite").exists() else None,
                               chroma_dump(coll) if coll is not None else None))
     out["<collections without a namespace>"] = digest(sorted(collections))

@@ -51,7 +51,7 @@ def test_ingest_query_restart_query_gives_the_same_results(tmp_path, server, mon
         .chroma_server_host == server.host
     assert not (settings.data_dir / "chroma").exists()  # nothing embedded: the vectors are on the server
     embedded = {r[0] for r in store.db.raw_nodes() if r[6]}
-    remote = chromadb.HttpClient(host=server.host, port=server.port).get_collection(collection_name("srv"))
+    remote = chromadb.HttpClient(host=server.host, port=server.port).get_collection(collection_name(settings.data_dir, "srv"))
     assert set(remote.get(include=[])["ids"]) == embedded
 
     before = answers(store)
@@ -111,3 +111,34 @@ def test_server_down_is_a_clear_error_and_nothing_is_written(tmp_path, server, c
         assert len(err) == 1 and ("unreachable" in err[0] or "Could not connect" in err[0]), err
     server.start()
     assert ingest_conversation(conv, settings).sessions_new == 2
+
+
+def dump(store) -> tuple:
+    """Everything a data dir holds for a namespace: rows, vectors (by id), retrieval answers."""
+    from tests.workloads import chroma_dump, graph_rows
+
+    return graph_rows(store.db.path), chroma_dump(store.vectors.collection), answers(store)
+
+
+def test_two_data_dirs_on_one_server_never_touch_each_other(tmp_path, server, monkeypatch):
+    """Issue 16.2: collections carry the data dir's store id. Forget a session, forget the
+    namespace and re-ingest in one data dir: the other one is byte-identical."""
+    conv = make_conversation()
+    x, y = (Settings(data_dir=tmp_path / name, embeddings="hash", namespace="shared",
+                     chroma_host=server.host, chroma_port=server.port) for name in ("x", "y"))
+    for s in (x, y):
+        ingest_conversation(conv, s)
+    store_x = get_store(x)
+    before = dump(store_x)
+    assert store_x.vectors.name != get_store(y).vectors.name  # same namespace, two collections
+
+    monkeypatch.setenv("MEMGRAPH_CHROMA_HOST", server.host)
+    monkeypatch.setenv("MEMGRAPH_CHROMA_PORT", str(server.port))
+    argv = ["--embeddings", "hash", "--data-dir", str(y.data_dir), "forget", "--namespace", "shared"]
+    assert main(argv + ["--session", "S2"]) == 0
+    assert dump(store_x) == before
+    assert main(argv) == 0
+    assert dump(store_x) == before
+    assert ingest_conversation(conv, y).sessions_new == 3
+    forget_store(x, "shared")
+    assert dump(MemoryStore.open(x, "shared")) == before  # reopened from scratch: the same

@@ -1,18 +1,21 @@
-"""Crash safety (issue 6.2): SIGKILL a real ingest process at random points, reopen the store.
+"""Crash safety (issues 6.2, 11.4): SIGKILL a real ingest process at random points, reopen the store.
 
 Each trial forks a process (``multiprocessing`` forkserver, modules preloaded so a trial
-costs well under a second) that ingests, deletes or replaces sessions of one namespace on its
-own data dir (embedded Chroma + SQLite, hash embeddings). The parent kills it with SIGKILL
+costs well under a second) that ingests, deletes or replaces sessions of one namespace, or
+appends turns to a stored chat thread, on its own data dir (embedded Chroma + SQLite, hash
+embeddings). Replacing an edited conversation and growing a chat thread get 20 kills each:
+no kill may lose a stored session (each is its old or its new version, whole). The parent kills it with SIGKILL
 after a random delay drawn over the length of that work, then reopens the store (which runs
 ``recover``) and checks:
 
 * ``PRAGMA integrity_check`` is ``ok`` before and after recovery;
-* every session is wholly present or absent: no ``pending``/``deleting`` row survives, each
-  committed session has exactly its turns, with their text; an ingest killed after k
+* every session is wholly present or absent: no ``pending``/``deleting`` row or unfinished
+  write survives, each committed session has exactly its turns, with their text; a
+  replacement or an append leaves the old or the new version, never none; an ingest killed after k
   sessions has exactly the nodes and edges of a clean ingest of those k sessions;
 * no orphans: every edge joins two stored nodes, every node and edge belongs to a committed
   session (or to the namespace-level topic layer), Chroma holds exactly the embedded nodes,
-  each with its owner session in the metadata;
+  each with the vector of its committed text (document = text);
 * the store is usable: ingesting the rest gives the same graph as a clean one-shot ingest.
 
 Half of the trials widen the window between the Chroma write and the SQLite commit (and
@@ -40,12 +43,15 @@ from memgraph_agents.model import Session, Turn
 from memgraph_agents.runtime import forget_store
 from memgraph_agents.storage import MemoryStore, SessionRecord, SessionWrite
 from memgraph_agents.storage.graph_db import GraphDB
-from tests.workloads import conversation, forkserver, graph_rows
+from tests.workloads import chat_thread, conversation, forkserver, graph_rows
 
 NS = "crash"
-N_SESSIONS = 4
-TRIALS = {"ingest": 12, "delete": 5, "replace": 5}  # 22 kills
-WIDEN = 0.04  # seconds of sleep inside the critical windows in "widened" trials
+N_SESSIONS = 3
+TRIALS = {"ingest": 6, "delete": 2, "replace": 20, "chat": 20}  # 48 kills
+# Seconds of sleep inside the critical windows (between the vector write and the commit, and
+# after each vector delete) in "widened" trials, so that kills often land inside them.
+WIDEN = {"ingest": 0.04, "delete": 0.04, "replace": 0.25, "chat": 0.1}
+CHAT_BASE, CHAT_STEP, CHAT_TURNS = 6, 2, 12  # a stored 6-turn thread grows 2 turns a write to 12
 
 
 def settings_for(data_dir: Path) -> Settings:
@@ -71,22 +77,31 @@ def _child(data_dir: str, mode: str, widen: float, ready, done) -> None:
     store = get_store(settings)
     if widen:
         store.fault_hook = lambda stage: time.sleep(widen)
-        delete_vectors = store.vectors.delete_session
+        delete_vectors = store.vectors.delete
 
-        def slow_delete(session_id):
-            delete_vectors(session_id)
+        def slow_delete(ids):
+            delete_vectors(ids)
             time.sleep(widen)
 
-        store.vectors.delete_session = slow_delete
+        store.vectors.delete = slow_delete
     ready.set()  # the kill timer starts here
     if mode in ("ingest", "prepare"):
         ingest_conversation(conv, settings)
+    elif mode == "prepare-chat":
+        ingest_conversation(thread_prefix(CHAT_BASE), settings)
     elif mode == "delete":
         for s in reversed(conv.sessions):
             store.delete_session(s.id)
-    else:
-        ingest_conversation(changed(conv), settings)
+    elif mode == "replace":
+        ingest_conversation(changed(conv), settings, replace=True)
+    else:  # chat: the stored thread grows, a write per new pair of turns
+        for n in range(CHAT_BASE + CHAT_STEP, CHAT_TURNS + 1, CHAT_STEP):
+            ingest_conversation(thread_prefix(n), settings)
     done.set()
+
+
+def thread_prefix(n: int):
+    return chat_thread(n, "chat")
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +116,7 @@ def run_child(mp, data_dir: Path, mode: str, widen: float, kill_after: float | N
 
     Returns (seconds from ready to done or to the kill, whether it finished first)."""
     if base is not None:
-        shutil.copytree(base, data_dir)
+        shutil.copytree(base, data_dir, ignore=shutil.ignore_patterns("memgraph-process.lock"))
     ready, done = mp.Event(), mp.Event()
     p = mp.Process(target=_child, args=(str(data_dir), mode, widen, ready, done), daemon=True)
     p.start()
@@ -140,6 +155,7 @@ def check_consistent(store: MemoryStore, versions: dict[str, dict[str, Session]]
     db = store.db
     all_sessions = db.sessions(None)
     assert {s["status"] for s in all_sessions} <= {"committed"}, all_sessions
+    assert db.pending_writes() == [] and db.vector_garbage() == []
     committed = {s["id"]: s["content_hash"] for s in all_sessions}
     owners = set(committed) | {""}  # "" = namespace-level derived rows (topics)
     nodes = {r[0]: r for r in db.raw_nodes()}
@@ -158,10 +174,11 @@ def check_consistent(store: MemoryStore, versions: dict[str, dict[str, Session]]
         assert e[0] in nodes and e[1] in nodes, f"orphan edge {e[:4]}"
         assert e[4] in owners, f"edge {e[:4]} of uncommitted session {e[4]!r}"
     embedded = {nid for nid, r in nodes.items() if r[6]}
-    got = store.vectors.collection.get(include=["metadatas"])
+    got = store.vectors.collection.get(include=["documents", "embeddings"])
     assert set(got["ids"]) == embedded, (set(got["ids"]) ^ embedded)
-    for nid, meta in zip(got["ids"], got["metadatas"]):
-        assert meta["session_id"] == nodes[nid][3], nid
+    for nid, doc, vec in zip(got["ids"], got["documents"], got["embeddings"]):
+        assert doc == nodes[nid][2], nid  # the vector of the committed text
+        assert np.allclose(vec, store.embedder.embed([doc])[0], atol=1e-5), nid
     snap = store.snapshot()  # what readers see: the same committed sessions
     assert set(snap.sessions) == set(committed) and len(snap) == len(nodes)
     return committed
@@ -187,15 +204,19 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
     conv = conversation("crash", N_SESSIONS)
     new = changed(conv)
     versions = {s.id: {session_hash(s): s, session_hash(n): n} for s, n in zip(conv.sessions, new.sessions)}
+    thread = {n: thread_prefix(n).sessions[0] for n in range(CHAT_BASE, CHAT_TURNS + 1, CHAT_STEP)}
+    versions[thread[CHAT_BASE].id] = {session_hash(s): s for s in thread.values()}
 
-    # A whole ingest, made by a process that has exited: delete and replace trials start from copies.
-    base = tmp_path / "base"
-    assert run_child(mp, base, "prepare", 0.0, None)[1]
+    # Whole ingests, made by a process that has exited: the other trials start from copies.
+    bases = {"conv": tmp_path / "base", "chat": tmp_path / "base-chat"}
+    assert run_child(mp, bases["conv"], "prepare", 0.0, None)[1]
+    assert run_child(mp, bases["chat"], "prepare-chat", 0.0, None)[1]
+    base_of = {"ingest": None, "delete": bases["conv"], "replace": bases["conv"], "chat": bases["chat"]}
     # Calibrate: how long each kind of work takes uninterrupted here (the kill window).
     length = {}
     for mode in TRIALS:
         d = tmp_path / f"calibrate-{mode}"
-        length[mode], finished = run_child(mp, d, mode, 0.0, None, None if mode == "ingest" else base)
+        length[mode], finished = run_child(mp, d, mode, 0.0, None, base_of[mode])
         assert finished
         store = MemoryStore.open(settings_for(d), NS)
         check_consistent(store, versions)
@@ -206,10 +227,11 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
     for mode, n in TRIALS.items():
         for i in range(n):
             trial += 1
-            widen = WIDEN if i % 2 else 0.0
-            span = length[mode] + (N_SESSIONS * widen * (2 if mode == "replace" else 1))
+            widen = WIDEN[mode] if i % 2 else 0.0
+            writes = (CHAT_TURNS - CHAT_BASE) // CHAT_STEP if mode == "chat" else N_SESSIONS
+            span = length[mode] + writes * widen * 2
             d = tmp_path / f"trial-{trial:02d}-{mode}"
-            _, finished = run_child(mp, d, mode, widen, rng.uniform(0.0, span), None if mode == "ingest" else base)
+            _, finished = run_child(mp, d, mode, widen, rng.uniform(0.0, span), base_of[mode])
             db = d / "namespaces" / NS / "graph.sqlite"
             if not db.exists():  # killed before the namespace was created
                 outcomes[f"{mode}: before any write"] += 1
@@ -217,6 +239,10 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
             assert integrity(db) == "ok"
             raw_status = Counter(r[2] for r in graph_rows(db)[0])
             caught = [st for st in ("pending", "deleting") if raw_status.get(st)]
+            con = sqlite3.connect(str(db))
+            if con.execute("SELECT COUNT(*) FROM writes").fetchone()[0]:
+                caught.append("write")
+            con.close()
             outcomes[f"{mode}: " + ("finished" if finished else ("mid-" + "/".join(caught) if caught else "between"))] += 1
 
             forget_store(settings_for(d), NS)
@@ -237,17 +263,27 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
             elif mode == "delete":
                 assert sorted(committed) == sorted(ids[: len(committed)])  # deleted from the end
                 assert all(h == session_hash(s) for s, h in zip(conv.sessions, committed.values()))
-            else:  # replace: each session old, new, or (killed between delete and commit) absent
-                report = ingest_conversation(new, settings_for(d))
+            elif mode == "replace":  # no loss: each session is its old or its new version
+                assert sorted(committed) == sorted(ids), f"trial {trial}: a session was lost"
+                report = ingest_conversation(new, settings_for(d), replace=True)
                 assert report.sessions_new + report.sessions_unchanged == N_SESSIONS
                 final = check_consistent(store, versions)
                 assert final == {s.id: session_hash(s) for s in new.sessions}
+            else:  # chat: the thread is there with all its stored turns (a prefix of the final one)
+                sid = thread[CHAT_BASE].id
+                assert list(committed) == [sid], f"trial {trial}: the thread was lost"
+                assert committed[sid] in versions[sid]
+                report = ingest_conversation(thread_prefix(CHAT_TURNS), settings_for(d))
+                assert report.sessions_replaced == 0 and report.sessions_unchanged + report.sessions_appended == 1
+                final = check_consistent(store, versions)
+                assert final == {sid: session_hash(thread[CHAT_TURNS])}
             store.close()
     print("\ncrash trials:", dict(sorted(outcomes.items())))
-    assert trial >= 20
+    assert trial >= 48
     # The kills landed both inside the two-store windows and outside them.
-    assert sum(v for k, v in outcomes.items() if "mid-" in k) >= 2, outcomes
-    assert sum(v for k, v in outcomes.items() if "mid-" not in k) >= 2, outcomes
+    for mode in ("replace", "chat"):
+        assert sum(v for k, v in outcomes.items() if k.startswith(mode) and "mid-" in k) >= 2, outcomes
+        assert sum(v for k, v in outcomes.items() if k.startswith(mode) and "mid-" not in k) >= 2, outcomes
 
 
 def test_survivable_failure_mid_commit_is_rolled_back_at_once(settings):
@@ -280,7 +316,7 @@ def test_deleting_a_session_keeps_the_vectors_of_arguments_it_shared(settings):
     nodes = {r[0]: r for r in store.db.raw_nodes()}
     kept = shared & set(nodes)
     assert kept, "expected arguments of S1 that S2/S3 use too"
-    got = store.vectors.collection.get(ids=sorted(kept), include=["metadatas"])
+    got = store.vectors.collection.get(ids=sorted(kept), include=["documents"])
     assert sorted(got["ids"]) == sorted(kept)
-    assert all(m["session_id"] == nodes[i][3] != "S1" for i, m in zip(got["ids"], got["metadatas"]))
+    assert all(doc == nodes[i][2] and nodes[i][3] != "S1" for i, doc in zip(got["ids"], got["documents"]))
     assert set(store.vectors.all_ids()) == {i for i, r in nodes.items() if r[6]}

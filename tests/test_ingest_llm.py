@@ -462,10 +462,10 @@ def test_changed_session_is_replaced_in_llm_mode(settings):
     use_model(ingest_responder())
     ingest_conversation(conv, llm_settings(settings))
     changed = with_turn_text(make_conversation(), 1, 2, "Flat and fast along the river, a personal best.")
-    report = ingest_conversation(changed, llm_settings(settings))
+    report = ingest_conversation(changed, llm_settings(settings), replace=True)
     store = get_store(settings)
     assert (report.sessions_new, report.sessions_replaced, report.sessions_unchanged) == (1, 1, 2)
-    assert [s["id"] for s in store.sessions()] == ["S1", "S3", "S2"]  # re-committed last
+    assert [s["id"] for s in store.sessions()] == ["S1", "S2", "S3"]  # replaced in its place
     texts = " ".join(n.text for n in store.db.nodes())
     assert "castle" not in texts and "personal best" in texts
     assert_nothing_lost(store, changed)
@@ -478,7 +478,7 @@ def test_replacing_a_session_keeps_later_sessions_fused_evidence(settings):
     ingest_conversation(conv, llm_settings(settings))
     changed = with_turn_text(make_conversation(n_sessions=2), 0, 5, "Four times a week, long runs along the Douro.")
     script["S1"][1] = {**script["S1"][1], "text": script["S1"][1]["text"] + " He runs along the Douro."}
-    ingest_conversation(changed, llm_settings(settings))
+    ingest_conversation(changed, llm_settings(settings), replace=True)
     store = get_store(settings)
     covered = {e.dst for e in edges(store, "evidence")}
     assert {"turn:D2:4", "turn:D2:5"} <= covered

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from memgraph_agents.config import IngestParams, Settings
+from memgraph_agents.errors import SessionConflictError
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.loaders import load_conversations
 from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
+from tests.workloads import graph_rows
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples" / "conversation.json"
 NODE_KINDS = {"session", "turn", "sentence", "event", "argument", "topic"}
@@ -283,10 +285,14 @@ def test_changed_session_is_replaced_not_duplicated(tmp_path):
     store = get_store(s)
     s1_before = owned_rows(store, "S1")
     changed = with_turn_text(conv, 1, 2, "Flat and fast along the river, a personal best.")
-    report = ingest_conversation(changed, s)
+    before = graph_rows(store.db.path), sorted(store.vectors.all_ids())
+    with pytest.raises(SessionConflictError, match=r"session 'S2' in namespace '.*' differs.*replace=True.*--replace"):
+        ingest_conversation(changed, s)  # no silent overwrite: refused, nothing written
+    assert (graph_rows(store.db.path), sorted(store.vectors.all_ids())) == before
+    report = ingest_conversation(changed, s, replace=True)
     assert (report.sessions_new, report.sessions_replaced, report.sessions_unchanged) == (1, 1, 2)
     assert report.turns == 5
-    assert [r["id"] for r in store.sessions()] == ["S1", "S3", "S2"]  # one S2, re-committed last
+    assert [r["id"] for r in store.sessions()] == ["S1", "S2", "S3"]  # one S2, in its place
     turns = nodes(store, "turn")
     assert len(turns) == 16 and turns["turn:D2:3"].text == "Ben: Flat and fast along the river, a personal best."
     everything = json.dumps([n.text for n in store.db.nodes()])

@@ -22,6 +22,7 @@ from memgraph_agents.model import Conversation, Session, Turn
 from memgraph_agents.retrievers import RETRIEVERS, retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import NamespaceError, delete_namespace, list_namespaces
+from memgraph_agents.storage.identity import store_id
 from tests.workloads import chroma_dump, conversation
 
 TAGGED = [f"n{i}" for i in range(8)]
@@ -85,7 +86,7 @@ def test_no_query_returns_another_namespaces_node(memory):
             if other == ns:
                 continue
             probe = next(t for nid, t in own[other].items() if nid.startswith("turn:"))
-            for nid, _ in store.vectors.query(store.embedder.embed_one(probe), 200):
+            for nid, _score, _doc in store.vectors.query(store.embedder.embed_one(probe), 200):
                 assert nid in own[ns], f"Chroma of {ns} answered {nid!r}"
             got = store.vectors.collection.get(ids=[n for n in own[other] if n not in own[ns]][:50],
                                                include=["documents"])
@@ -130,7 +131,8 @@ def test_deleting_one_namespace_leaves_the_others_byte_identical(memory, capsys)
         with pytest.raises(NamespaceError):
             get_store(settings, ns, create=False)
     client = get_store(settings, keep[0]).vectors.client
-    assert {c.name for c in client.list_collections()} == {f"mg-{ns}" for ns in keep}
+    sid = store_id(settings.data_dir)
+    assert {c.name for c in client.list_collections()} == {f"mg-{sid}-{ns}" for ns in keep}
     for ns in keep:
         forget_store(settings, ns)
         assert chroma_dump(get_store(settings, ns).vectors.collection) == vectors[ns]

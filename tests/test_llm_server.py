@@ -14,8 +14,7 @@ from pydantic import BaseModel
 
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
-from memgraph_agents.llm import methods
-from memgraph_agents.llm import transport
+from memgraph_agents.llm import methods, transport
 from memgraph_agents.llm.chat import make_chat_model
 from memgraph_agents.llm.structured import LLMCallError, LLMOutputError, ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage

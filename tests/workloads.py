@@ -128,3 +128,19 @@ def _close(a, b, tol: float) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k], tol) for k in a)
     return a == b
+
+
+def chat_thread(n_turns: int, cid: str = "thread", *, start: datetime = datetime(2024, 3, 1, 9, 0)) -> Conversation:
+    """One chat session of ``n_turns`` varied turns, a minute apart (the first ``k`` turns of a
+    longer thread are exactly ``chat_thread(k)``: a thread that grows)."""
+    a, b = "Ana", "Ben"
+    turns = []
+    for i in range(1, n_turns + 1):
+        place, hobby, pet = _PLACES[i % len(_PLACES)], _HOBBIES[(5 * i) % len(_HOBBIES)], _PETS[i % len(_PETS)]
+        text = [f"Turn {i}: I keep thinking about {hobby} in {place}.",
+                f"Turn {i}: my {pet} would hate {place}, but {hobby} sounds fun.",
+                f"Turn {i}: we paid {10 + i} euros for {hobby} gear in {place}."][i % 3]
+        turns.append(Turn(id=f"{cid}-s1:{i}", speaker=a if i % 2 else b, text=text,
+                          timestamp=start + timedelta(minutes=i)))
+    return Conversation(id=cid, sessions=[Session(id=f"{cid}-s1", date=start + timedelta(minutes=1), turns=turns)],
+                        speakers=[a, b])

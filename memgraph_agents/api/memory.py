@@ -62,7 +62,7 @@ class Memory:
     # -- add -----------------------------------------------------------------------------
     async def _add(self, source: Any, namespace: str | None, replace: bool, format: str | None,
                    conversation_id: str | None, speaker: str, when: datetime | None,
-                   progress: ProgressFn | None) -> AddReport:
+                   progress: ProgressFn | None, rebuild: bool = False) -> AddReport:
         from memgraph_agents.ingest import aingest_conversation
 
         ns = self._ns(namespace)
@@ -71,10 +71,12 @@ class Memory:
         report = AddReport(namespace=ns)
         t0 = time.perf_counter()
         for conv in conversations:
-            r = await aingest_conversation(conv, self.settings, namespace=ns, progress=progress, replace=replace)
+            r = await aingest_conversation(conv, self.settings, namespace=ns, progress=progress, replace=replace,
+                                           rebuild=rebuild)
             report.conversations.append(conv.id)
-            report.sessions_added += r.sessions_new - r.sessions_replaced
+            report.sessions_added += r.sessions_new - r.sessions_replaced - r.sessions_appended
             report.sessions_replaced += r.sessions_replaced
+            report.sessions_appended += r.sessions_appended
             report.sessions_unchanged += r.sessions_unchanged
             report.turns += r.turns
             report.warnings.extend(r.notes)
@@ -86,23 +88,26 @@ class Memory:
 
     def add(self, source: Any, *, namespace: str | None = None, replace: bool = False, format: str | None = None,
             conversation_id: str | None = None, speaker: str = "user", when: datetime | None = None,
-            progress: ProgressFn | None = None) -> AddReport:
+            progress: ProgressFn | None = None, rebuild: bool = False) -> AddReport:
         """Add a conversation file, a ``Conversation``, LangChain messages or a text note.
 
-        Sessions already stored unchanged are skipped. ``replace=True`` lets a session that
-        differs from the stored one under the same id replace it. A note is a dated one-turn
+        Sessions already stored unchanged are skipped; new turns after a stored session's are
+        appended (only they are built). A session that differs otherwise raises
+        ``SessionConflictError`` unless ``replace=True``, which replaces it in one commit.
+        ``rebuild=True`` rebuilds sessions stored with another builder or preset. A note is a dated one-turn
         session; its id is in ``report.note_ids`` (``forget(note=id)``). ``conversation_id``
         names a message list's thread; ``speaker`` a note's author; ``when`` dates a note or
         untimed messages (default: now, UTC).
         """
         return background.run(self._add(source, namespace, replace, format, conversation_id, speaker, when,
-                                         progress))
+                                         progress, rebuild))
 
     async def aadd(self, source: Any, *, namespace: str | None = None, replace: bool = False,
                    format: str | None = None, conversation_id: str | None = None, speaker: str = "user",
-                   when: datetime | None = None, progress: ProgressFn | None = None) -> AddReport:
+                   when: datetime | None = None, progress: ProgressFn | None = None,
+                   rebuild: bool = False) -> AddReport:
         return await background.arun(self._add(source, namespace, replace, format, conversation_id, speaker, when,
-                                               progress))
+                                               progress, rebuild))
 
     # -- search / ask --------------------------------------------------------------------
     def _search(self, query: str, namespace: str | None, k: int | None, retriever: str | None):

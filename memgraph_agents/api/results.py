@@ -15,6 +15,7 @@ class AddReport(BaseModel):
     conversations: list[str] = Field(default_factory=list, description="conversation ids added")
     sessions_added: int = Field(0, description="sessions new to the namespace")
     sessions_replaced: int = Field(0, description="stored sessions replaced by a different version")
+    sessions_appended: int = Field(0, description="stored sessions that got new turns (only those were built)")
     sessions_unchanged: int = Field(0, description="sessions already stored as they are (skipped)")
     turns: int = 0
     note_ids: list[str] = Field(default_factory=list, description="ids of added notes: forget(note=id)")

@@ -9,6 +9,9 @@ Writes ``OUT/results.json``, ``OUT/results.md``, ``OUT/recall.png`` and
 
 ``memgraph bench scale``: retrieval latency and memory on synthetic graphs
 (``memgraph_agents.bench.scale``); writes ``OUT/scale.json`` and ``OUT/scale.png``.
+
+``memgraph bench chat --turns N --out DIR``: a chat thread written turn by turn vs ingested at
+once (``memgraph_agents.bench.chat``); writes ``OUT/chat.json``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,13 @@ def add_parser(sub) -> None:
     s.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="memory location (as the global option)")
     s.add_argument("--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)")
 
+    s = bsub.add_parser("chat", help="a chat thread written turn by turn vs ingested at once",
+                        description="Write one synthetic chat thread into a fresh data dir turn by turn (as the chat "
+                                    "writer does) and into another at once; report both times, their ratio and the "
+                                    "Chroma sizes. Writes OUT/chat.json.")
+    s.add_argument("--turns", type=int, default=100, help="turns in the thread (default 100)")
+    s.add_argument("--out", type=Path, help="output directory (required)")
+    s.add_argument("--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)")
     s = bsub.add_parser("scale", help="retrieval latency and memory on synthetic graphs (1e3..1e6 nodes)",
                         description="Synthetic event graphs of each size; per size: build seconds, peak RSS, "
                                     "p50/p95 latency of ppr, dwpr, sentence_hop and the offline navigator, and the "
@@ -110,6 +120,8 @@ def _table(title: str, columns: list[str], rows: list[list[str]]):
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
     if getattr(args, "bench_command", None) == "scale":
         return cmd_bench_scale(args)
+    if getattr(args, "bench_command", None) == "chat":
+        return cmd_bench_chat(args, settings)
     if getattr(args, "bench_command", None) != "locomo":
         raise ValueError("usage: memgraph bench locomo --data FILE --out DIR")
     return cmd_bench_locomo(args, settings)
@@ -198,6 +210,25 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
             console.print(f"warning: {name} raised on {what}, e.g. {r['error_examples'][0]}", markup=False)
     console.print(f"wrote {paths['json']}, {paths['md']}, {paths['png']} and {args.out / 'questions.jsonl'}",
                   markup=False)
+    return 0
+
+
+def cmd_bench_chat(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.bench.chat import run_chat_bench
+    from memgraph_agents.cli.output import console
+
+    if args.out is None:
+        raise ValueError("bench chat needs --out DIR (where chat.json and the two data dirs go)")
+    if args.turns < 2:
+        raise ValueError("--turns must be at least 2")
+    doc = run_chat_bench(settings, args.turns, args.out, command=_typed_command())
+    console.print(f"{doc['turns']} turns ({doc['embeddings']}): at once {doc['seconds_at_once']:.1f} s, turn by turn "
+                  f"{doc['seconds_turn_by_turn']:.1f} s (x{doc['ratio']:.2f}; goal x{doc['goal_ratio']}); write p50 "
+                  f"{doc['write_p50_ms']:.0f} ms; Chroma {doc['chroma_bytes_at_once'] / 1e6:.1f} MB vs "
+                  f"{doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB; embedded {doc['chars_embedded_at_once']} vs "
+                  f"{doc['chars_embedded_turn_by_turn']} characters (load average {doc['load_average_1m']})",
+                  markup=False)
+    console.print(f"wrote {args.out / 'chat.json'}", markup=False)
     return 0
 
 

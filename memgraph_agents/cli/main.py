@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=["locomo", "json", "jsonl"], help="default: from extension and content")
     s.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
     s.add_argument("--preset", help=PRESET_HELP)
+    s.add_argument("--replace", action="store_true",
+                   help="replace stored sessions that differ from the file's (default: refuse them); "
+                        "new turns after the stored ones are appended without it")
 
     s = command("stats", help="sessions, nodes and edges by kind, size on disk")
     s.add_argument("--namespace", help="one namespace (env MEMGRAPH_NAMESPACE; default: all)")

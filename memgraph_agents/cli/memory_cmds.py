@@ -26,15 +26,18 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         for conv in conversations:
             ns = args.namespace or env_namespace() or namespace_for_id(conv.id)
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
+            # An explicit --llm / --preset asks to rebuild sessions stored with another builder or preset.
+            rebuild = getattr(args, "llm", None) is not None or getattr(args, "preset", None) is not None
 
             def advance(sid: str, done: int, total: int, t: TaskID = task) -> None:
                 p.update(t, completed=done)
 
-            report = memory.add(conv, namespace=ns, progress=advance)
+            report = memory.add(conv, namespace=ns, replace=bool(getattr(args, "replace", False)), rebuild=rebuild,
+                                progress=advance)
             total_turns += report.turns
-            new = report.sessions_added + report.sessions_replaced
-            p.update(task, description=f"{conv.id} -> {ns}: {new} new, "
-                                       f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
+            p.update(task, description=f"{conv.id} -> {ns}: {report.sessions_added} new, {report.sessions_appended} "
+                                       f"appended, {report.sessions_replaced} replaced, {report.sessions_unchanged} "
+                                       f"unchanged ({report.seconds:.1f}s)")
             for note in report.warnings:
                 console.print(f"  {conv.id} {note}", markup=False)
             for outcome in report.sessions:  # one line per session: how it was built, LLM or fallback

@@ -11,7 +11,7 @@ import json
 
 from pydantic import BaseModel, Field
 
-from memgraph_agents.model.conversation import Session
+from memgraph_agents.model.conversation import Session, Turn
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 
 
@@ -52,3 +52,17 @@ def session_hash(session: Session, layers: tuple[str, ...] = (), *, llm_built: b
     if llm_built:
         payload["builder"] = "llm"
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def turn_digest(turn: Turn) -> str:
+    """A turn's identity: a stored session whose turns are a prefix of a new version's is
+    an append (a chat thread that grew), not a change."""
+    payload = [turn.id, turn.speaker, turn.text, turn.image_caption, turn.timestamp.isoformat() if turn.timestamp else None]
+    return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
+
+
+def turn_record(turn: Turn) -> tuple[str, str, dict]:
+    """``(turn id, digest, data)``: the input turn as the store keeps it (enough to rebuild it)."""
+    data = {"speaker": turn.speaker, "text": turn.text, "image_caption": turn.image_caption,
+            "timestamp": turn.timestamp.isoformat() if turn.timestamp else None}
+    return turn.id, turn_digest(turn), data

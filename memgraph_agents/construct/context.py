@@ -25,12 +25,26 @@ class BuildContext:
     usage: Any = None  # LLMUsage when llm is set
     llm_timeout: float = 60.0
     semaphore: CallSlot | None = None
+    # Rebuilding a stored session (replace / append): its rows that this build supersedes are
+    # not "existing memory" (``exclude``), and fusion / cross-session links skip the session's
+    # own events (as when it is ingested at once).
+    session_id: str = ""
+    exclude: frozenset[str] = frozenset()
+    first_event: int = 1  # number of the first event this build creates (appends continue)
+    append: bool = False  # an append: the topic layer assigns online, never re-clusters
+    context_turns: list = field(default_factory=list)  # earlier turns shown to the LLM (appends)
     _kind_vectors: dict = field(default_factory=dict)
 
-    def existing(self, kind: NodeKind) -> tuple[np.ndarray, np.ndarray]:
-        """Indices and vectors of committed nodes of ``kind`` (cached for the session)."""
-        if kind not in self._kind_vectors:
-            idx = self.snapshot.indices_of(kind)
-            vecs = self.snapshot.vectors()[idx] if len(idx) else np.zeros((0, self.embedder.dim), np.float32)
-            self._kind_vectors[kind] = (idx, vecs)
-        return self._kind_vectors[kind]
+    def existing(self, kind: NodeKind, other_sessions: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Indices and vectors of committed nodes of ``kind`` (cached for the session);
+        ``other_sessions``: only nodes owned by other sessions."""
+        key = (kind, other_sessions)
+        if key not in self._kind_vectors:
+            snap = self.snapshot
+            idx = snap.indices_of(kind)
+            if self.exclude or other_sessions:
+                idx = np.array([i for i in idx if snap.ids[i] not in self.exclude
+                                and not (other_sessions and snap.owner[i] == self.session_id)], dtype=np.int64)
+            vecs = snap.vectors()[idx] if len(idx) else np.zeros((0, self.embedder.dim), np.float32)
+            self._kind_vectors[key] = (idx, vecs)
+        return self._kind_vectors[key]

@@ -32,7 +32,7 @@ def segment_offline(b: SessionBuild, session: Session, ctx: BuildContext) -> Ses
     p = ctx.params
     spans = segment_by_shift(vecs, min_size=p.segment_min_turns, max_size=p.segment_max_turns,
                              window=p.segment_window, depth=p.segment_depth)
-    for k, (s, e) in enumerate(spans, start=1):
+    for k, (s, e) in enumerate(spans, start=ctx.first_event):
         group = turns[s:e]
         speakers = list(dict.fromkeys(t.attrs["speaker"] for t in group))
         dates = sorted({d for t in group for d in t.attrs.get("dates", [])})
@@ -46,11 +46,11 @@ async def segment_llm(b: SessionBuild, session: Session, ctx: BuildContext) -> S
 
     try:
         events = await extract_events(ctx.llm, session, usage=ctx.usage, timeout=ctx.llm_timeout,
-                                      semaphore=ctx.semaphore)
+                                      semaphore=ctx.semaphore, context=ctx.context_turns)
     except Exception as exc:  # any LLM failure: this session falls back, nothing is lost
         b.notes.append(fallback_note("events", exc))
         return await off_loop(segment_offline, b, session, ctx)
-    for k, ev in enumerate(events, start=1):
+    for k, ev in enumerate(events, start=ctx.first_event):
         _event(b, session, k, ev.text, list(ev.turn_ids), list(ev.participants), ev.time or session.date.date().isoformat(),
                [ev.time] if ev.time else [], {"builder": "llm",
                                               "arguments": [[a.role, a.value] for a in ev.arguments]})

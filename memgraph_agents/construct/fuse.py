@@ -40,7 +40,8 @@ def _merge(b: SessionBuild, new_id: str, old_id: str, session_id: str) -> None:
 
 async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
     events = b.of_kind(NodeKind.EVENT)
-    idx, old = await off_loop(ctx.existing, NodeKind.EVENT)  # store reads and embeddings: off the loop
+    # store reads and embeddings: off the loop
+    idx, old = await off_loop(ctx.existing, NodeKind.EVENT, other_sessions=True)
     if not events or not len(idx):
         return b
     sims = await off_loop(ctx.embedder.embed, [e.text for e in events]) @ old.T

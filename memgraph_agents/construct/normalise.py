@@ -21,16 +21,23 @@ def turn_text(turn: Turn, session: Session) -> str:
     return f"{turn.speaker}: {body}"
 
 
-def normalise_session(session: Session) -> SessionBuild:
-    b = SessionBuild(session_id=session.id)
-    sid = node_id(NodeKind.SESSION, session.id)
+def session_node(session: Session) -> Node:
     date = session.date.date().isoformat()
     head = " / ".join(t.content for t in session.turns[:3])
-    b.nodes.append(Node(id=sid, kind=NodeKind.SESSION, text=f"Session on {date}: {head}"[:1000], session_id=session.id,
-                        turn_ids=[t.id for t in session.turns],
-                        attrs={"date": session.date.isoformat(), "participants": session.participants}))
+    return Node(id=node_id(NodeKind.SESSION, session.id), kind=NodeKind.SESSION, text=f"Session on {date}: {head}"[:1000],
+                session_id=session.id, turn_ids=[t.id for t in session.turns],
+                attrs={"date": session.date.isoformat(), "participants": session.participants})
+
+
+def normalise_session(session: Session, first_index: int = 0, whole: Session | None = None) -> SessionBuild:
+    """Rows of ``session``'s turns; an append passes the turns it builds (their index in the
+    session starts at ``first_index``) and the ``whole`` session (for the session node)."""
+    b = SessionBuild(session_id=session.id)
+    node = session_node(whole or session)
+    sid = node.id
+    b.nodes.append(node)
     prev: str | None = None
-    for i, t in enumerate(session.turns):
+    for i, t in enumerate(session.turns, start=first_index):
         tid = node_id(NodeKind.TURN, t.id)
         ref = t.timestamp or session.date
         dates = sorted({m.date.isoformat() for m in find_time_mentions(t.text, ref)})

@@ -45,7 +45,7 @@ def _follow_ups(b: SessionBuild, session: Session) -> None:
 
 def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
     events = b.of_kind(NodeKind.EVENT)
-    idx, old = ctx.existing(NodeKind.EVENT)
+    idx, old = ctx.existing(NodeKind.EVENT, other_sessions=True)
     if not events or not len(idx) or ctx.params.similar_max == 0:
         return
     new = ctx.embedder.embed([e.text for e in events])

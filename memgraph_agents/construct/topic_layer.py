@@ -34,7 +34,8 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     # Current membership from the committed topic -> event member edges.
     topic_of: dict[str, str] = {snap.ids[e]: snap.ids[t] for e, t in snap.event_topic.items()}
     topic_ids = sorted(set(topic_of.values()))
-    recluster = not topic_ids or ctx.seq % ctx.params.topic_recluster_every == 0
+    # An append (a chat turn) never re-clusters: that would cost all events on every turn.
+    recluster = not topic_ids or (not ctx.append and ctx.seq % ctx.params.topic_recluster_every == 0)
 
     if recluster:
         labels, _ = kmeans_topics(vecs, topic_count(len(ids)))

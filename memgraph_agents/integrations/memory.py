@@ -246,10 +246,16 @@ class BackgroundWriter:
 
 @dataclass
 class _Transcript:
-    """What a chat thread has said so far (append-only), with the time each message was seen."""
+    """What a chat thread has said so far (append-only), with the time each message was seen.
+
+    ``stored``: the thread's turns already in memory when this process first saw the thread
+    (after a restart), as messages with their original timestamps; a checkpointer replaying
+    that history is recognised (``replayed`` of them matched so far) and not written again."""
 
     seen: set[str] = field(default_factory=set)
     messages: list[Any] = field(default_factory=list)
+    stored: list[Any] = field(default_factory=list)
+    replayed: int = 0
 
 
 @dataclass
@@ -454,6 +460,11 @@ class AgentMemory:
         is fine; a thread becomes sessions ``<thread>-s1``, ``-s2`` … (a new one after a
         6-hour gap). Tool messages, tool-call-only AI messages and messages flagged
         ``additional_kwargs["memgraph_skip"]`` are not conversation and are not written.
+
+        Each write appends: only the new turns are built (``construct.append``). A thread
+        resumed after a restart continues what is stored: its stored turns are read back
+        once (with their original dates), and a history replayed by a checkpointer (the
+        stored turns again, in order, at the start of ``messages``) is not written twice.
         """
         from memgraph_agents.loaders.messages import conversation_from_messages
 
@@ -464,7 +475,10 @@ class AgentMemory:
         thread = _clean_id(thread_id or conf.get("thread_id") or self.default_thread)
         now = datetime.now(UTC).replace(tzinfo=None)
         with self._lock:
-            tr = self._transcripts.setdefault((ns, thread), _Transcript())
+            tr = self._transcripts.get((ns, thread))
+            if tr is None:  # first sight of the thread in this process: continue what is stored
+                stored = _stored_thread(settings, ns, thread)
+                tr = self._transcripts[(ns, thread)] = _Transcript(messages=list(stored), stored=stored)
             added = 0
             for i, m in enumerate(messages):
                 if not _conversational(m):
@@ -473,6 +487,10 @@ class AgentMemory:
                 if key in tr.seen:
                     continue
                 tr.seen.add(key)
+                if tr.replayed < len(tr.stored) and _same_turn(m, tr.stored[tr.replayed]):
+                    tr.replayed += 1  # history replayed by a checkpointer: stored already, keeps its date
+                    continue
+                tr.replayed = len(tr.stored)  # past the replayed history, every message is new
                 stamp = (m.additional_kwargs or {}).get("timestamp") or (m.response_metadata or {}).get("timestamp")
                 kwargs = {**(m.additional_kwargs or {}), "timestamp": stamp or now.isoformat()}
                 tr.messages.append(m.model_copy(update={"additional_kwargs": kwargs}))
@@ -496,6 +514,33 @@ class AgentMemory:
 
     def pending(self, namespace: str | None = None) -> int:
         return self.writer.pending(namespace)
+
+
+def _stored_thread(settings: Settings, ns: str, thread: str) -> list[Any]:
+    """The turns of ``thread`` already in memory, as messages with their stored timestamps."""
+    from langchain_core.messages import HumanMessage
+
+    from memgraph_agents.runtime import get_store
+
+    try:
+        store = get_store(settings, ns, create=False)
+    except NamespaceError:
+        return []
+    pattern = re.compile(rf"{re.escape(thread)}-s(\d+)")
+    numbered = [(int(m.group(1)), s) for s in store.sessions() if (m := pattern.fullmatch(s["id"]))]
+    out = []
+    for _n, s in sorted(numbered, key=lambda x: x[0]):
+        for _turn_id, _digest, data in store.db.session_turns(s["id"]):
+            # ``name`` carries the stored speaker exactly; the timestamp keeps the turn's date.
+            out.append(HumanMessage(content=data["text"], name=data["speaker"],
+                                    additional_kwargs={"timestamp": data["timestamp"] or s["date"]}))
+    return out
+
+
+def _same_turn(message: Any, stored: Any) -> bool:
+    from memgraph_agents.loaders.messages import message_text
+
+    return message_text(message) == stored.content
 
 
 def _clean_id(value: Any) -> str:

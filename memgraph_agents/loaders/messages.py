@@ -20,7 +20,7 @@ from memgraph_agents.loaders.errors import InputError, build
 from memgraph_agents.loaders.jsonconv import clean_text
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 
-__all__ = ["conversation_from_messages", "DEFAULT_SESSION_GAP"]
+__all__ = ["conversation_from_messages", "message_text", "DEFAULT_SESSION_GAP"]
 
 DEFAULT_SESSION_GAP = timedelta(hours=6)
 
@@ -94,6 +94,11 @@ def conversation_from_messages(
     speakers = list(dict.fromkeys(p for s in sessions for p in s.participants))
     return build(Conversation, f"messages: conversation {conversation_id!r}", id=conversation_id,
                  sessions=sessions, speakers=speakers)
+
+
+def message_text(msg: BaseMessage) -> str:
+    """The text a message becomes as a turn (its text blocks, control characters removed)."""
+    return clean_text(_text(msg.content))
 
 
 def _role(msg: BaseMessage) -> str | None:

@@ -1,8 +1,18 @@
 """Durable graph rows in SQLite (stdlib, WAL): sessions, nodes, edges of one namespace.
 
 Session lifecycle: ``pending`` (vectors may be partly written) -> ``committed`` (visible) and
-``deleting`` (being removed). A ``generation`` counter in ``meta`` bumps on every change so
-readers (other threads or processes) know when to reload their snapshot.
+``deleting`` (being removed). A replacement or an append of a committed session leaves its row
+``committed`` and records the unfinished write in ``writes`` instead. A ``generation`` counter
+in ``meta`` bumps on every change so readers (other threads or processes) know when to reload
+their snapshot.
+
+Ownership is exact: ``node_owners`` holds one row per (node, session that states it) and an
+edge's key includes its session, so a node or edge stated by two sessions survives deleting
+either one. ``turns`` keeps each session's input turns (with a digest per turn) so that a
+grown session is recognised as an append. ``vector_garbage`` lists vectors whose rows a commit
+removed; they are deleted from Chroma after the commit (again by ``recover`` after a crash).
+
+All SQL of the graph store lives in this module (a PostgreSQL twin mirrors it).
 
 Connections: one writer connection (``conn``, used only under the store's write locks) and
 one reader connection per thread. Reads never run on the writer connection, so a reader
@@ -38,12 +48,43 @@ CREATE TABLE IF NOT EXISTS nodes (
 CREATE TABLE IF NOT EXISTS edges (
     src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, label TEXT NOT NULL,
     session_id TEXT NOT NULL, weight REAL NOT NULL, turn_ids TEXT NOT NULL, attrs TEXT NOT NULL,
-    PRIMARY KEY (src, dst, kind, label)
+    PRIMARY KEY (src, dst, kind, label, session_id)
 );
+CREATE TABLE IF NOT EXISTS node_owners (
+    node_id TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (node_id, session_id)
+);
+CREATE TABLE IF NOT EXISTS turns (
+    session_id TEXT NOT NULL, idx INTEGER NOT NULL, turn_id TEXT NOT NULL, digest TEXT NOT NULL,
+    data TEXT NOT NULL, PRIMARY KEY (session_id, idx)
+);
+CREATE TABLE IF NOT EXISTS writes (session_id TEXT PRIMARY KEY, kind TEXT NOT NULL, started_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vector_garbage (id TEXT PRIMARY KEY);
+CREATE INDEX IF NOT EXISTS owners_session ON node_owners(session_id);
 CREATE INDEX IF NOT EXISTS nodes_session ON nodes(session_id);
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
 CREATE INDEX IF NOT EXISTS edges_session ON edges(session_id);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+"""
+SCHEMA_VERSION = "2"
+
+# Version 1 (no ownership table, edge keys without the session): rebuild the edge table with
+# the session in its key and derive owners as deletion used to (a node's owner, plus every
+# session with an edge to an argument it shares).
+MIGRATE_1_TO_2 = """
+CREATE TABLE edges_v2 (
+    src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, label TEXT NOT NULL,
+    session_id TEXT NOT NULL, weight REAL NOT NULL, turn_ids TEXT NOT NULL, attrs TEXT NOT NULL,
+    PRIMARY KEY (src, dst, kind, label, session_id)
+);
+INSERT INTO edges_v2 SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid;
+DROP TABLE edges;
+ALTER TABLE edges_v2 RENAME TO edges;
+CREATE INDEX IF NOT EXISTS edges_session ON edges(session_id);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+INSERT OR IGNORE INTO node_owners SELECT id, session_id FROM nodes WHERE session_id != '';
+INSERT OR IGNORE INTO node_owners
+    SELECT n.id, e.session_id FROM nodes n JOIN edges e ON (e.src = n.id OR e.dst = n.id)
+    WHERE n.kind = 'argument' AND e.session_id != '';
 """
 
 
@@ -77,10 +118,32 @@ class GraphDB:
         enable_wal(self.conn, timeout=60)
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=OFF")
-        self.conn.executescript(SCHEMA)
-        self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+        self._create_or_migrate()
         self._local = threading.local()
         self._readers: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()  # closed by ``close``
+
+    def _create_or_migrate(self) -> None:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")  # one process creates or migrates; the others then see it done
+        try:
+            legacy = c.execute("SELECT 1 FROM sqlite_master WHERE name='sessions'").fetchone() is not None
+            version = None
+            if legacy:
+                r = c.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                version = r[0] if r else "1"
+            for stmt in SCHEMA.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+            if version == "1":
+                for stmt in MIGRATE_1_TO_2.split(";"):
+                    if stmt.strip():
+                        c.execute(stmt)
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+            c.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
 
     @property
     def reader(self) -> sqlite3.Connection:
@@ -162,6 +225,36 @@ class GraphDB:
     def raw_edges(self) -> list[tuple]:
         return self.reader.execute("SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid").fetchall()
 
+    def session_turns(self, session_id: str) -> list[tuple[str, str, dict]]:
+        """The stored input turns of a session: ``(turn id, digest, data)`` in order."""
+        rows = self.reader.execute("SELECT turn_id, digest, data FROM turns WHERE session_id=? ORDER BY idx",
+                                   (session_id,))
+        return [(r[0], r[1], json.loads(r[2])) for r in rows]
+
+    def pending_writes(self) -> list[tuple[str, str]]:
+        return self.reader.execute("SELECT session_id, kind FROM writes ORDER BY session_id").fetchall()
+
+    def vector_garbage(self) -> list[str]:
+        return [r[0] for r in self.reader.execute("SELECT id FROM vector_garbage ORDER BY id")]
+
+    def node_texts(self, ids: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
+        """``id -> (text, primary owner, embedded)`` of the committed nodes among ``ids``."""
+        return self.node_texts_in(self.reader, ids)
+
+    @staticmethod
+    def node_texts_in(c: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
+        """``node_texts`` as seen by connection ``c`` (inside a write transaction: its own rows)."""
+        ids = list(ids)
+        out: dict[str, tuple[str, str, bool]] = {}
+        for chunk in _chunks(ids):
+            q = f"SELECT id, text, session_id, embed FROM nodes WHERE id IN ({','.join('?' * len(chunk))})"
+            out.update({r[0]: (r[1], r[2], bool(r[3])) for r in c.execute(q, chunk)})
+        return out
+
+    def owned_node_ids(self, session_id: str) -> list[str]:
+        return [r[0] for r in self.reader.execute(
+            "SELECT node_id FROM node_owners WHERE session_id=? ORDER BY node_id", (session_id,))]
+
     def counts(self) -> tuple[dict[str, int], dict[str, int]]:
         n = dict(self.reader.execute("SELECT kind, COUNT(*) FROM nodes GROUP BY kind").fetchall())
         e = dict(self.reader.execute("SELECT kind, COUNT(*) FROM edges GROUP BY kind").fetchall())
@@ -170,9 +263,71 @@ class GraphDB:
     # -- writes (inside ``transaction``) ------------------------------------------------
     @staticmethod
     def insert_nodes(c: sqlite3.Connection, nodes: Iterable[Node], replace: bool = False) -> None:
-        # New rows never overwrite: an existing node keeps its owner (first session wins).
-        verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
-        c.executemany(f"{verb} INTO nodes VALUES (?,?,?,?,?,?,?)", [_node_row(n) for n in nodes])
+        """Add nodes and their (node, session) ownership. An existing node keeps its row unless
+        its primary owner restates it (an append updating its session node); ``replace``
+        overwrites (namespace-level derived rows)."""
+        nodes = list(nodes)
+        if replace:
+            c.executemany("INSERT OR REPLACE INTO nodes VALUES (?,?,?,?,?,?,?)", [_node_row(n) for n in nodes])
+        else:
+            c.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                          "kind=excluded.kind, text=excluded.text, turn_ids=excluded.turn_ids, "
+                          "attrs=excluded.attrs, embed=excluded.embed WHERE nodes.session_id = excluded.session_id",
+                          [_node_row(n) for n in nodes])
+        c.executemany("INSERT OR IGNORE INTO node_owners VALUES (?, ?)",
+                      [(n.id, n.session_id) for n in nodes if n.session_id])
+
+    @staticmethod
+    def add_owner(c: sqlite3.Connection, node_ids: Iterable[str], session_id: str) -> None:
+        """``session_id`` states these existing arguments too (shared entities it links to)."""
+        c.executemany("INSERT OR IGNORE INTO node_owners SELECT id, ? FROM nodes WHERE id=? AND kind='argument'",
+                      [(session_id, i) for i in node_ids])
+
+    @staticmethod
+    def drop_rows(c: sqlite3.Connection, session_id: str, node_ids: list[str] | None = None,
+                  keep: set[str] | frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+        """Remove what ``session_id`` states: everything (``node_ids`` None) or these of its
+        nodes. A node goes when no session states it any more (unless in ``keep``: the new
+        version of the session states it again), with the generated nodes other sessions built
+        from it (``derived`` edges, the provenance rule). Returns (removed nodes, those of them
+        that had vectors)."""
+        if node_ids is None:
+            candidates = [r[0] for r in c.execute("SELECT node_id FROM node_owners WHERE session_id=?", (session_id,))]
+            c.execute("DELETE FROM edges WHERE session_id=?", (session_id,))
+            c.execute("DELETE FROM node_owners WHERE session_id=?", (session_id,))
+        else:
+            candidates = list(node_ids)
+            c.executemany("DELETE FROM node_owners WHERE node_id=? AND session_id=?",
+                          [(n, session_id) for n in candidates])
+        doomed: set[str] = set()
+        for chunk in _chunks(candidates):
+            marks = ",".join("?" * len(chunk))
+            alive = {r[0] for r in c.execute(f"SELECT DISTINCT node_id FROM node_owners WHERE node_id IN ({marks})", chunk)}
+            doomed.update(n for n in chunk if n not in alive and n not in keep)
+        doomed.update(_generated_from(c, set(doomed)))
+        embedded: list[str] = []
+        for chunk in _chunks(sorted(doomed)):
+            marks = ",".join("?" * len(chunk))
+            embedded += [r[0] for r in c.execute(f"SELECT id FROM nodes WHERE embed=1 AND id IN ({marks})", chunk)]
+            c.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
+            c.execute(f"DELETE FROM nodes WHERE id IN ({marks})", chunk)
+            c.execute(f"DELETE FROM node_owners WHERE node_id IN ({marks})", chunk)
+        # A surviving node whose primary owner went passes to its first remaining owner.
+        c.execute("UPDATE nodes SET session_id = (SELECT MIN(o.session_id) FROM node_owners o WHERE o.node_id = nodes.id) "
+                  "WHERE session_id=? AND EXISTS (SELECT 1 FROM node_owners o WHERE o.node_id = nodes.id)",
+                  (session_id,))
+        # Topics whose every member went away go too.
+        c.execute("DELETE FROM nodes WHERE kind='topic' AND session_id='' AND id NOT IN "
+                  "(SELECT src FROM edges WHERE kind='member')")
+        return sorted(doomed), embedded
+
+    @staticmethod
+    def write_turns(c: sqlite3.Connection, session_id: str, start: int, turns: list[tuple[str, str, dict]],
+                    replace: bool) -> None:
+        if replace:
+            c.execute("DELETE FROM turns WHERE session_id=?", (session_id,))
+        c.executemany("INSERT OR REPLACE INTO turns VALUES (?,?,?,?,?)",
+                      [(session_id, start + i, t, d, json.dumps(data)) for i, (t, d, data) in enumerate(turns)])
 
     @staticmethod
     def insert_edges(c: sqlite3.Connection, edges: Iterable[Edge], replace: bool = False) -> None:
@@ -183,3 +338,24 @@ class GraphDB:
         for c in list(self._readers):
             c.close()
         self.conn.close()
+
+
+def _chunks(ids: list[str], size: int = 450) -> Iterator[list[str]]:
+    for i in range(0, len(ids), size):
+        yield ids[i : i + size]
+
+
+def _generated_from(c: sqlite3.Connection, doomed: set[str]) -> list[str]:
+    """Other sessions' generated nodes (``derived`` edges) built from ``doomed`` nodes: a
+    reasoning fragment over a deleted cluster goes with it (the provenance rule)."""
+    out: list[str] = []
+    frontier = list(doomed)
+    while frontier:
+        chunk, frontier = frontier[:900], frontier[900:]
+        marks = ",".join("?" * len(chunk))
+        for (src,) in c.execute(f"SELECT DISTINCT src FROM edges WHERE kind='derived' AND dst IN ({marks})", chunk):
+            if src not in doomed:
+                doomed.add(src)
+                out.append(src)
+                frontier.append(src)
+    return out

@@ -1,14 +1,25 @@
 """``MemoryStore``: one namespace's memory = SQLite graph + Chroma vectors + cached snapshot.
 
-Commit protocol (a session becomes visible only when both stores hold it, DESIGN §4):
+Commit protocol (README "Consistency"; DESIGN §4). A write adds a session (``new``), replaces
+a stored one (``replace``: an edited session, or a rebuild with another builder or preset) or
+extends it with new turns (``append``: a chat thread that grew):
 
-1. SQLite: insert the session row as ``pending``.
-2. Chroma: upsert the vectors of the session's new nodes (metadata ``session_id``).
-3. SQLite, one transaction: nodes, edges, derived-row updates, status -> ``committed``.
+1. SQLite: record the write in ``writes``; a new session also gets its row as ``pending``.
+2. Chroma: upsert the vectors of the write's nodes that have none yet: new ids, and the
+   session's own nodes whose text changed (metadata ``session_id`` = the writing session).
+3. SQLite, ONE transaction: the old version's rows out (all of them for ``replace``, the
+   reopened tail for ``append``), the new rows in, the input turns, the session row
+   ``committed``, the ``writes`` row gone, the vectors of removed rows listed as garbage.
+4. Chroma: delete the garbage vectors, then their garbage rows.
 
-Readers only see committed rows, and vector hits are filtered to committed node ids. On
-open, a ``pending`` session (a crash between 1 and 3) is rolled back and a ``deleting`` one
-(a crash mid-delete) is finished; a failure the process survives rolls back at once.
+Readers see the old version until step 3 commits and the new one after it: snapshots read
+committed SQLite rows, and a vector is used only when its stored document is the text of the
+committed node (an unfinished replacement may already hold the next text under the same id).
+Crash recovery on open (and at once after a failure the process survives): an unfinished
+new session is removed; for an unfinished replacement or append, vectors the write stored
+for ids that no committed node has are deleted and vectors stored for another text are
+computed again from the committed text, so the old version is whole; a ``deleting`` session
+is finished; garbage vectors are deleted. Every step is idempotent.
 Writers hold a per-namespace file lock; ingests also hold the namespace's ingest lock
 (``storage.locks``) from a session's check to its commit. Snapshots are read in one SQLite
 read transaction on a per-thread connection (README "Concurrency model").
@@ -19,20 +30,22 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from filelock import FileLock
 from pydantic import BaseModel, Field
 
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
-from memgraph_agents.errors import StorageError
-from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node, NodeKind
+from memgraph_agents.errors import SessionConflictError, StorageError
+from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node
 from memgraph_agents.storage.graph_db import GraphDB
+from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
-from memgraph_agents.storage.namespaces import namespace_dir, validate_namespace
+from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_namespace
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
@@ -47,9 +60,17 @@ class SessionRecord(BaseModel):
     info: dict = Field(default_factory=dict)
 
 
+WriteMode = Literal["new", "replace", "append"]
+
+
 @dataclass
 class SessionWrite:
-    """Everything one ingested session adds, plus namespace-level rows it replaces (topics)."""
+    """Everything one ingested session adds, plus namespace-level rows it replaces (topics).
+
+    ``mode``: ``new``; ``replace`` (the stored version's rows go in the same commit); ``append``
+    (``nodes``/``edges`` are only what the new turns add, ``drop_nodes`` the session's nodes
+    the append rebuilt, e.g. the reopened last event). ``turns``: the input turns to store,
+    ``(turn id, digest, data)``, from position ``turns_start``."""
 
     record: SessionRecord
     nodes: list[Node]
@@ -58,6 +79,10 @@ class SessionWrite:
     replace_nodes: list[Node] | None = None  # derived rows rewritten wholesale (topic layer)
     replace_edges: list[Edge] | None = None
     replace_kinds: tuple[str, ...] = ()  # kinds whose old namespace-level rows are dropped first
+    mode: WriteMode = "new"
+    drop_nodes: tuple[str, ...] = ()
+    turns: list[tuple[str, str, dict]] = field(default_factory=list)
+    turns_start: int = 0
 
 
 class StoreFault(StorageError):
@@ -77,7 +102,7 @@ class MemoryStore:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.embedder = embedder
         self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
-        stored_model = self.db.get_meta("embedding_model")
+        stored_model = self.db.get_meta("embedding_model")  # None: a namespace created just now
         if stored_model is None:
             self.db.set_meta("embedding_model", embedder.name)
         elif stored_model != embedder.name:
@@ -85,7 +110,8 @@ class MemoryStore:
                 f"namespace {namespace!r} was built with embeddings {stored_model!r}, not {embedder.name!r}: "
                 "use the same embeddings or `memgraph forget --namespace` and re-ingest"
             )
-        self.vectors = VectorIndex(chroma_client(self.data_dir, chroma_host, chroma_port), namespace, embedder.name)
+        self.vectors = VectorIndex(chroma_client(self.data_dir, chroma_host, chroma_port), namespace, embedder.name,
+                                   self._collection(legacy=stored_model is not None))
         self.lock = FileLock(str(self.dir / "write.lock"))
         self._thread_lock = threading.RLock()
         self._snap_lock = threading.Lock()
@@ -98,6 +124,16 @@ class MemoryStore:
         self._vec_cache: dict[tuple[str, str], np.ndarray] = {}
         self.fault_hook = None  # tests: called between the vector write and the graph commit
         self.recover()
+
+    def _collection(self, legacy: bool) -> str:
+        """This namespace's collection: recorded at creation, scoped by the store id
+        (``storage.identity``); a namespace from before store ids keeps its legacy name."""
+        store_id(self.data_dir)  # written at the data dir's first open, whatever the namespace
+        name = self.db.get_meta("collection")
+        if name is None:
+            name = legacy_collection_name(self.namespace) if legacy else collection_name(self.data_dir, self.namespace)
+            self.db.set_meta("collection", name)
+        return name
 
     @classmethod
     def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
@@ -126,25 +162,28 @@ class MemoryStore:
         missing = [i for i, t in keys if (i, t) not in self._vec_cache]
         if missing:
             text_of = dict(keys)
-            for i, v in self.vectors.get_vectors(missing).items():
+            for i, v in self.vectors.get_vectors(missing, [text_of[i] for i in missing]).items():
                 self._vec_cache[(i, text_of[i])] = v
         return {i: self._vec_cache[(i, t)] for i, t in keys if (i, t) in self._vec_cache}
 
     def sessions(self) -> list[dict]:
         return self.db.sessions("committed")
 
+    def session(self, session_id: str) -> dict | None:
+        """The committed record of ``session_id``, or None."""
+        return next((s for s in self.db.sessions("committed") if s["id"] == session_id), None)
+
     def session_hash(self, session_id: str) -> str | None:
-        for s in self.db.sessions(None):
-            if s["id"] == session_id and s["status"] == "committed":
-                return s["content_hash"]
-        return None
+        s = self.session(session_id)
+        return s["content_hash"] if s else None
 
     def search(self, vector: np.ndarray, k: int, kinds: list[str] | None = None) -> list[tuple[str, float]]:
         """Dense top-k over committed nodes (Chroma), ``(node id, cosine)``."""
         snap = self.snapshot()
         # Over-fetch a little: pending vectors of a concurrent writer are filtered out below.
         hits = self.vectors.query(vector, k + 8, kinds)
-        return [(i, s) for i, s in hits if i in snap.index][:k]
+        # Committed nodes only, with the vector of their committed text.
+        return [(i, s) for i, s, doc in hits if i in snap.index and snap.text[snap.index[i]] == doc][:k]
 
     def stats(self) -> dict:
         nodes, edges = self.db.counts()
@@ -154,46 +193,91 @@ class MemoryStore:
 
     # -- writes ----------------------------------------------------------------------------
     def commit_session(self, w: SessionWrite) -> None:
-        """Atomically add a session (see the module docstring for the protocol)."""
+        """Add, replace or extend a session atomically (see the module docstring)."""
         with self._thread_lock, self.lock:
-            if any(s["id"] == w.record.id for s in self.db.sessions(None)):
-                raise ValueError(f"session {w.record.id!r} already exists in namespace {self.namespace!r}")
-            seq = int(self.db.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
-            now = datetime.now(UTC).isoformat(timespec="seconds")
             r = w.record
-            with self.db.transaction() as c:
-                c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
-                          (r.id, r.date, "pending", seq, json.dumps(r.participants), r.n_turns, r.content_hash,
-                           r.builder, now, json.dumps(r.info)))
+            self._check_mode(w)
+            now = datetime.now(UTC).isoformat(timespec="seconds")
+            with self.db.transaction() as c:  # 1. the write is recorded before any vector
+                c.execute("INSERT OR REPLACE INTO writes VALUES (?,?,?)", (r.id, w.mode, now))
+                if w.mode == "new":
+                    seq = int(c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
+                    c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
+                              (r.id, r.date, "pending", seq, json.dumps(r.participants), r.n_turns, r.content_hash,
+                               r.builder, now, json.dumps(r.info)))
             try:
-                existing = self.db.node_ids(n.id for n in w.nodes)
-                new_embedded = [n for n in w.nodes if n.embed and n.id not in existing and n.id in w.vectors]
-                if new_embedded:
-                    self.vectors.upsert([n.id for n in new_embedded],
-                                        np.stack([w.vectors[n.id] for n in new_embedded]),
-                                        [n.kind.value for n in new_embedded], [n.session_id for n in new_embedded],
-                                        [n.text for n in new_embedded])
+                fresh = self._vectors_to_write(w)
+                if fresh:  # 2. vectors (a committed node's own vector is never touched for another text)
+                    self.vectors.upsert([n.id for n in fresh], np.stack([w.vectors[n.id] for n in fresh]),
+                                        [n.kind.value for n in fresh], [r.id] * len(fresh), [n.text for n in fresh])
                 if self.fault_hook is not None:
                     self.fault_hook("after_vectors")
-                with self.db.transaction() as c:
-                    GraphDB.insert_nodes(c, w.nodes)
-                    GraphDB.insert_edges(c, w.edges)
-                    if w.replace_kinds:
-                        self._replace_derived(c, w)
-                    c.execute("UPDATE sessions SET status='committed' WHERE id=?", (r.id,))
-            except StoreFault:  # a simulated crash: leave the pending row for ``recover``
+                with self.db.transaction() as c:  # 3. one transaction: old rows out, new rows in, committed
+                    garbage = self._write_rows(c, w)
+                    c.executemany("INSERT OR IGNORE INTO vector_garbage VALUES (?)", [(g,) for g in garbage])
+                    c.execute("DELETE FROM writes WHERE session_id=?", (r.id,))
+            except StoreFault:  # a simulated crash: leave the unfinished write for ``recover``
                 raise
             except BaseException:
                 # A failure we survive (Chroma refused the batch, bad text, interrupt): undo the
-                # pending row and any vectors now, instead of at the next open. If even that
-                # fails (the Chroma server is gone), the pending row stays for ``recover``.
+                # write now, instead of at the next open. If even that fails (the Chroma server
+                # is gone), the ``writes`` row stays for ``recover``.
                 try:
-                    self._finish_delete(r.id)
+                    self._undo_write(r.id, w.mode)
                 except Exception:
                     pass
                 raise
-            for n in new_embedded:
+            for n in fresh:
                 self._vec_cache[(n.id, n.text)] = np.asarray(w.vectors[n.id], dtype=np.float32)
+            self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
+
+    def _check_mode(self, w: SessionWrite) -> None:
+        row = next((s for s in self.db.sessions(None) if s["id"] == w.record.id), None)
+        if w.mode == "new" and row is not None:
+            raise SessionConflictError(f"session {w.record.id!r} already exists in namespace {self.namespace!r}")
+        if w.mode != "new" and (row is None or row["status"] != "committed"):
+            raise SessionConflictError(f"cannot {w.mode} session {w.record.id!r} in namespace {self.namespace!r}: "
+                                       "it is not stored")
+
+    def _vectors_to_write(self, w: SessionWrite) -> list[Node]:
+        """Embedded nodes of the write whose vector is not stored yet: new ids, and this
+        session's own nodes whose text changed (another session's node is never rewritten)."""
+        stored = self.db.node_texts(n.id for n in w.nodes)
+        out = []
+        for n in w.nodes:
+            if not n.embed or n.id not in w.vectors:
+                continue
+            old = stored.get(n.id)
+            if old is None or (w.mode != "new" and old[1] == w.record.id and (old[0] != n.text or not old[2])):
+                out.append(n)
+        return out
+
+    def _write_rows(self, c, w: SessionWrite) -> list[str]:
+        r = w.record
+        keep = {n.id for n in w.nodes} | {e.src for e in w.edges} | {e.dst for e in w.edges}
+        garbage: list[str] = []
+        if w.mode == "replace":
+            garbage = GraphDB.drop_rows(c, r.id, None, keep)[1]
+        elif w.mode == "append" and w.drop_nodes:
+            garbage = GraphDB.drop_rows(c, r.id, list(w.drop_nodes))[1]
+        GraphDB.insert_nodes(c, w.nodes)
+        GraphDB.add_owner(c, sorted({e.dst for e in w.edges} | {e.src for e in w.edges}), r.id)
+        GraphDB.insert_edges(c, w.edges)
+        if w.replace_kinds:
+            self._replace_derived(c, w)
+        GraphDB.write_turns(c, r.id, w.turns_start, w.turns, replace=w.mode != "append")
+        c.execute("UPDATE sessions SET date=?, status='committed', participants=?, n_turns=?, content_hash=?, "
+                  "builder=?, info=? WHERE id=?", (r.date, json.dumps(r.participants), r.n_turns, r.content_hash,
+                                                   r.builder, json.dumps(r.info), r.id))
+        # A removed id written again by this commit keeps its (new) vector; a node of this
+        # session that the new version no longer embeds (e.g. an event now fused) loses it.
+        rewritten = {n.id for n in w.nodes if n.embed}
+        garbage = [g for g in garbage if g not in rewritten]
+        if w.mode != "new":
+            unembedded = [n.id for n in w.nodes if not n.embed]
+            garbage += [i for i, (_, owner, embedded) in GraphDB.node_texts_in(c, unembedded).items()
+                        if owner == r.id and not embedded]
+        return garbage
 
     def _replace_derived(self, c, w: SessionWrite) -> None:
         for kind in w.replace_kinds:
@@ -202,8 +286,47 @@ class MemoryStore:
         GraphDB.insert_nodes(c, w.replace_nodes or [], replace=True)
         GraphDB.insert_edges(c, w.replace_edges or [], replace=True)
 
+    def _collect_garbage(self) -> None:
+        ids = self.db.vector_garbage()
+        if not ids:
+            return
+        self.vectors.delete(ids)
+        with self.db.transaction() as c:
+            c.executemany("DELETE FROM vector_garbage WHERE id=?", [(i,) for i in ids])
+
+    def _repair_vectors(self, session_id: str) -> None:
+        """Make Chroma agree with the committed rows for what ``session_id``'s writes stored:
+        vectors of ids no committed node has go; a vector stored for another text than the
+        committed node's (an unfinished replacement) is computed again from the committed text."""
+        written = self.vectors.written_by(session_id)
+        if not written:
+            return
+        stored = self.db.node_texts(written)
+        stray = [i for i in written if i not in stored or not stored[i][2]]
+        stale = sorted(i for i, doc in written.items() if i in stored and stored[i][2] and stored[i][0] != doc)
+        if stray:
+            self.vectors.delete(sorted(stray))
+        if stale:
+            texts = [stored[i][0] for i in stale]
+            kinds = [k for k in self._kinds(stale)]
+            self.vectors.upsert(stale, np.asarray(self.embedder.embed(texts), dtype=np.float32), kinds,
+                                [stored[i][1] for i in stale], texts)
+
+    def _kinds(self, ids: list[str]) -> list[str]:
+        kind = {n.id: n.kind.value for n in self.db.nodes(
+            f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))} if ids else {}
+        return [kind[i] for i in ids]
+
+    def _undo_write(self, session_id: str, mode: str) -> None:
+        if mode == "new":
+            self._finish_delete(session_id)
+        else:
+            self._repair_vectors(session_id)
+        with self.db.transaction() as c:
+            c.execute("DELETE FROM writes WHERE session_id=?", (session_id,))
+
     def delete_session(self, session_id: str) -> dict:
-        """Remove exactly what ``session_id`` produced; shared nodes pass to another user."""
+        """Remove exactly what ``session_id`` stated; what other sessions state too stays."""
         with self._thread_lock, self.lock:
             rows = [s for s in self.db.sessions(None) if s["id"] == session_id]
             if not rows:
@@ -213,67 +336,30 @@ class MemoryStore:
             return self._finish_delete(session_id)
 
     def _finish_delete(self, session_id: str) -> dict:
-        c = self.db.conn
-        owned = [r[0] for r in c.execute("SELECT id FROM nodes WHERE session_id=?", (session_id,))]
-        # Arguments are shared entities: one still used by another session survives and
-        # changes owner. Everything else the session produced (events included) goes.
-        shared = {r[0] for r in c.execute("SELECT id FROM nodes WHERE session_id=? AND kind=?",
-                                          (session_id, NodeKind.ARGUMENT.value))}
-        reassign: dict[str, str] = {}
-        for nid in shared:
-            r = c.execute("SELECT MIN(session_id) FROM edges WHERE (src=? OR dst=?) AND session_id NOT IN (?, ?)",
-                          (nid, nid, session_id, TOPIC_OWNER)).fetchone()
-            if r and r[0]:
-                reassign[nid] = r[0]
-        doomed = [n for n in owned if n not in reassign]
-        generated = self._generated_from(c, set(doomed))  # owned by later sessions
-        doomed += generated
-        # Hand shared vectors to their new owner first: deleting by owner would drop them too.
-        # (Both steps are idempotent, so ``recover`` can repeat them after a crash.)
-        for new_owner in sorted(set(reassign.values())):
-            self.vectors.set_owner([n for n, o in reassign.items() if o == new_owner], new_owner)
-        self.vectors.delete_session(session_id)  # pending-session leftovers included
-        if generated:
-            self.vectors.delete(generated)
-        with self.db.transaction() as t:
-            t.execute("DELETE FROM edges WHERE session_id=?", (session_id,))
-            for i in range(0, len(doomed), 900):
-                chunk = doomed[i : i + 900]
-                marks = ",".join("?" * len(chunk))
-                t.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
-                t.execute(f"DELETE FROM nodes WHERE id IN ({marks})", chunk)
-            for nid, owner in reassign.items():
-                t.execute("UPDATE nodes SET session_id=? WHERE id=?", (owner, nid))
-            # Topics whose every member went away go too.
-            t.execute("DELETE FROM nodes WHERE kind=? AND session_id=? AND id NOT IN (SELECT src FROM edges WHERE kind='member')",
-                      (NodeKind.TOPIC.value, TOPIC_OWNER))
+        owned = set(self.db.owned_node_ids(session_id))
+        with self.db.transaction() as t:  # rows first: readers never see a row without its vector
+            removed, garbage = GraphDB.drop_rows(t, session_id, None)
+            t.executemany("INSERT OR IGNORE INTO vector_garbage VALUES (?)", [(g,) for g in garbage])
+            t.execute("DELETE FROM turns WHERE session_id=?", (session_id,))
+            t.execute("DELETE FROM writes WHERE session_id=?", (session_id,))
             t.execute("DELETE FROM sessions WHERE id=?", (session_id,))
-        return {"session": session_id, "nodes_removed": len(doomed), "nodes_reassigned": len(reassign)}
-
-    @staticmethod
-    def _generated_from(c, doomed: set[str]) -> list[str]:
-        """Other sessions' generated nodes (``derived`` edges) built from ``doomed`` nodes:
-        a reasoning fragment over a deleted cluster goes with it (the provenance rule)."""
-        out: list[str] = []
-        frontier = list(doomed)
-        while frontier:
-            chunk, frontier = frontier[:900], frontier[900:]
-            marks = ",".join("?" * len(chunk))
-            for (src,) in c.execute(f"SELECT DISTINCT src FROM edges WHERE kind='derived' AND dst IN ({marks})", chunk):
-                if src not in doomed:
-                    doomed.add(src)
-                    out.append(src)
-                    frontier.append(src)
-        return out
+        self._collect_garbage()
+        self._repair_vectors(session_id)  # leftovers of an unfinished write of this session
+        return {"session": session_id, "nodes_removed": len(removed), "nodes_kept": len(owned - set(removed))}
 
     def recover(self) -> None:
-        """Roll back half-written sessions and finish half-done deletes (after a crash)."""
-        broken = self.db.sessions("pending") + self.db.sessions("deleting")
-        if not broken:
+        """Finish or roll back what a crash interrupted (idempotent): an unfinished new session
+        goes, an unfinished replacement or append leaves the old version as it was, a delete
+        is finished, and vectors of removed rows are deleted."""
+        if not (self.db.sessions("pending") or self.db.sessions("deleting") or self.db.pending_writes()
+                or self.db.vector_garbage()):
             return
         with self._thread_lock, self.lock:
             for s in self.db.sessions("pending") + self.db.sessions("deleting"):
                 self._finish_delete(s["id"])
+            for sid, mode in self.db.pending_writes():
+                self._undo_write(sid, mode)
+            self._collect_garbage()
 
     def close(self) -> None:
         self.db.close()
@@ -289,10 +375,13 @@ def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None 
     # Wait for a running ingest to finish its session, then for any other writer.
     with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock")):
         client = chroma_client(Path(data_dir), chroma_host, chroma_port)
-        from memgraph_agents.storage.namespaces import collection_name
-
+        db = GraphDB(d / "graph.sqlite")
+        try:  # this data dir's collection (scoped by its store id), never another's
+            name = db.get_meta("collection") or legacy_collection_name(namespace)
+        finally:
+            db.close()
         try:
-            client.delete_collection(collection_name(namespace))
+            client.delete_collection(name)
         except Exception:  # no vectors were ever written
             pass
     shutil.rmtree(d)

@@ -36,9 +36,11 @@ def namespace_dir(data_dir: Path, name: str) -> Path:
     return Path(data_dir) / "namespaces" / validate_namespace(name)
 
 
-def collection_name(name: str) -> str:
-    """Chroma collection for a namespace (3-512 chars, alphanumeric ends)."""
-    return f"mg-{validate_namespace(name)}"
+def collection_name(data_dir: Path, name: str) -> str:
+    """Chroma collection of a new namespace: scoped by the data dir's store id (``storage.identity``)."""
+    from memgraph_agents.storage.identity import scoped_collection_name, store_id
+
+    return scoped_collection_name(store_id(data_dir), validate_namespace(name))
 
 
 def list_namespaces(data_dir: Path) -> list[str]:

@@ -51,7 +51,13 @@ class GraphSnapshot:
                   vector_loader=None) -> GraphSnapshot:
         ids = [r[0] for r in node_rows]
         index = {n: i for i, n in enumerate(ids)}
-        kept = [r for r in edge_rows if r[0] in index and r[1] in index]
+        # An edge stated by several sessions is one edge of the graph (the first row wins).
+        seen: set[tuple] = set()
+        kept = []
+        for r in edge_rows:
+            if r[0] in index and r[1] in index and r[:4] not in seen:
+                seen.add(r[:4])
+                kept.append(r)
         return cls(
             generation=generation,
             ids=ids,

@@ -17,7 +17,6 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 from memgraph_agents.errors import StorageError
 from memgraph_agents.storage.locks import hold_process_lock
-from memgraph_agents.storage.namespaces import collection_name
 
 
 @register_embedding_function
@@ -116,11 +115,13 @@ class _Reachable:
 
 
 class VectorIndex:
-    """Vectors of one namespace. Metadata: ``kind`` and owning ``session_id``."""
+    """Vectors of one namespace (collection ``name``). Id = node id, document = the node's text
+    (readers use a vector only when its document is the text they expect), metadata ``kind``
+    and ``session_id`` (the session whose write stored it)."""
 
-    def __init__(self, client, namespace: str, model_name: str) -> None:
+    def __init__(self, client, namespace: str, model_name: str, name: str) -> None:
         self.client = client
-        self.name = collection_name(namespace)
+        self.name = name
         settings = client.get_settings()
         server = settings.chroma_server_host and f"{settings.chroma_server_host}:{settings.chroma_server_http_port}"
         # Server mode: a lost connection is one clear ``ChromaUnavailableError``.
@@ -145,8 +146,8 @@ class VectorIndex:
                 documents=texts[i:j],
             )
 
-    def query(self, vector: np.ndarray, k: int, kinds: list[str] | None = None) -> list[tuple[str, float]]:
-        """Top-k ``(id, cosine similarity)``; ``kinds`` restricts node kinds."""
+    def query(self, vector: np.ndarray, k: int, kinds: list[str] | None = None) -> list[tuple[str, float, str]]:
+        """Top-k ``(id, cosine similarity, document)``; ``kinds`` restricts node kinds."""
         count = self.collection.count()
         if count == 0 or k <= 0:
             return []
@@ -155,17 +156,26 @@ class VectorIndex:
             where = {"kind": kinds[0]} if len(kinds) == 1 else {"kind": {"$in": list(kinds)}}
         res = self.collection.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32)],
-            n_results=min(k, count), where=where, include=["distances"],
+            n_results=min(k, count), where=where, include=["distances", "documents"],
         )
-        return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
+        return [(i, 1.0 - float(d), doc or "") for i, d, doc in zip(res["ids"][0], res["distances"][0], res["documents"][0])]
 
-    def get_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+    def get_vectors(self, ids: list[str], texts: list[str] | None = None) -> dict[str, np.ndarray]:
+        """Vectors by id; with ``texts``, only those stored for that text (a replacement being
+        written may hold a vector of the next version under the same id)."""
+        want = dict(zip(ids, texts)) if texts is not None else None
         out: dict[str, np.ndarray] = {}
         for i in range(0, len(ids), self._batch):
-            res = self.collection.get(ids=ids[i : i + self._batch], include=["embeddings"])
-            for nid, emb in zip(res["ids"], res["embeddings"]):
-                out[nid] = np.asarray(emb, dtype=np.float32)
+            res = self.collection.get(ids=ids[i : i + self._batch], include=["embeddings", "documents"])
+            for nid, emb, doc in zip(res["ids"], res["embeddings"], res["documents"]):
+                if want is None or want.get(nid) == doc:
+                    out[nid] = np.asarray(emb, dtype=np.float32)
         return out
+
+    def written_by(self, session_id: str) -> dict[str, str]:
+        """``id -> document`` of the vectors a session's writes stored."""
+        res = self.collection.get(where={"session_id": session_id}, include=["documents"])
+        return {i: doc or "" for i, doc in zip(res["ids"], res["documents"])}
 
     def all_ids(self) -> list[str]:
         return list(self.collection.get(include=[])["ids"])
@@ -174,16 +184,6 @@ class VectorIndex:
         for i in range(0, len(ids), self._batch):
             self.collection.delete(ids=ids[i : i + self._batch])
 
-    def delete_session(self, session_id: str) -> None:
-        self.collection.delete(where={"session_id": session_id})
-
-    def set_owner(self, ids: list[str], session_id: str) -> None:
-        for i in range(0, len(ids), self._batch):
-            chunk = ids[i : i + self._batch]
-            got = self.collection.get(ids=chunk, include=["metadatas"])
-            metas = [{**(m or {}), "session_id": session_id} for m in got["metadatas"]]
-            if got["ids"]:
-                self.collection.update(ids=got["ids"], metadatas=metas)
 
     def count(self) -> int:
         return self.collection.count()

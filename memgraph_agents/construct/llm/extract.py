@@ -27,7 +27,7 @@ from memgraph_agents.construct.llm.schemas import (
 )
 from memgraph_agents.construct.llm.turn_ids import TurnIds
 from memgraph_agents.llm.structured import LLMCallOptions, ainvoke_json
-from memgraph_agents.model import Session
+from memgraph_agents.model import Session, Turn
 from memgraph_agents.prompts import render_prompt
 
 
@@ -52,6 +52,14 @@ def format_turns(session: Session, turn_ids: Sequence[str] | None = None) -> str
     return "\n".join(lines)
 
 
+def _with_context(session: Session, context: Sequence[Turn]) -> str:
+    if not context:
+        return format_turns(session)
+    earlier = Session(id=session.id, date=session.date, turns=list(context), participants=session.participants)
+    return ("(earlier turns, already in memory: context only, make no events from them)\n"
+            f"{format_turns(earlier)}\n(new turns: make events from these)\n{format_turns(session)}")
+
+
 def format_events(events: Sequence[ExtractedEvent]) -> str:
     """One line per event: ``[0] (2023-05-08; D1:1, D1:2) text``."""
     return "\n".join(
@@ -63,9 +71,13 @@ def format_events(events: Sequence[ExtractedEvent]) -> str:
 async def extract_events(
     model: BaseChatModel,
     session: Session,
+    context: Sequence[Turn] = (),
     **call: Unpack[LLMCallOptions],
 ) -> list[ExtractedEvent]:
     """Events of one session, each citing at least one real turn id of it.
+
+    ``context``: earlier turns of the session, already stored (a chat append): shown before
+    the new turns so references resolve, but events may cite only the new turns.
 
     Raises ``LLMOutputError`` when no valid event comes back even after the repair turn
     (including "every cited turn id is unknown"), ``LLMTimeoutError`` / ``LLMCallError`` on
@@ -75,7 +87,7 @@ async def extract_events(
         "extract_events",
         session_date=format_session_date(session.date),
         speakers=", ".join(session.participants),
-        turns=format_turns(session),
+        turns=_with_context(session, context),
     )
     ids = TurnIds.of(session)
 
