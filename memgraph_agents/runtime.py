@@ -11,11 +11,14 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from memgraph_agents.config import IngestParams, Settings
+
+if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
+    from memgraph_agents.storage import MemoryStore
 
 # The run-context fields that are ``Settings`` fields; "" / 0 means "from the base settings".
 CONTEXT_FIELDS = ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever",
@@ -78,7 +81,7 @@ _CHAT: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True):
+def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
     """The namespace's ``MemoryStore``, opened once per process."""
     from memgraph_agents.storage import MemoryStore
 
@@ -101,7 +104,11 @@ def forget_store(settings: Settings, namespace: str) -> None:
 
 def register_chat_model(spec: str, model: Any) -> None:
     """Make ``spec`` (e.g. ``"fake:scripted"``) resolve to ``model``: tests and custom models."""
+    from memgraph_agents.llm import loops
+
     _CHAT[spec] = model
+    if loops.info_of(model) is None:  # the spec names its limiter and breaker
+        loops.register(model, loops.ModelInfo(key=spec, provider=""))
 
 
 def get_chat_model(settings: Settings):

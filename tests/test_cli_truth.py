@@ -70,7 +70,7 @@ def test_ask_reports_llm_failures_and_the_fallback(tmp_path, monkeypatch, capsys
     capsys.readouterr()
     assert run(tmp_path, "ask", "When did Jonas adopt Pixel?", "--namespace", "n", "--retriever", "ppr") == 0
     out = capsys.readouterr().out
-    m = re.search(r"LLM: (\d+) call\(s\), (\d+) failed", out)
+    m = re.search(r"LLM: (\d+) calls attempted, (\d+) failed", out)
     assert m and int(m.group(1)) >= 1 and int(m.group(2)) >= 1, out
     assert "fallback used" in out
     assert _items(out)  # the offline steps still answered

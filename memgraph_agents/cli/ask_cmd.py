@@ -30,7 +30,8 @@ def _llm_report(usage: dict, fallbacks: int = 0) -> str | None:
     fallbacks = max(fallbacks, int(usage.get("fallbacks", 0)))
     if not calls and not fallbacks:
         return None
-    line = f"LLM: {calls} call(s), {failed} failed, {int(usage.get('retries', 0))} retried"
+    line = (f"LLM: {calls} calls attempted, {failed} failed, {fallbacks} fallback(s), "
+            f"{int(usage.get('retries', 0))} retried")
     if fallbacks or failed:
         line += f"; fallback used ({fallbacks or failed} step(s) answered offline)"
     return line
@@ -61,11 +62,12 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
     r = background.run(navigation(settings, store, question, k, llm))
     c = r.counters
     console.print(f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
-                  f"{int(c['rounds'])} round(s))")
-    fallbacks = sum(1 for e in r.trace if e.get("type") == "fallback")
-    report = _llm_report({"calls": c.get("llm_calls", 0), "failures": c.get("llm_failures", 0)}, fallbacks)
+                  f"{int(c['rounds'])} round(s), {int(c['llm_calls'])} LLM calls)")
+    report = _llm_report({"calls": c.get("llm_calls", 0), "failures": c.get("llm_failures", 0)}, len(r.fallbacks))
     if report:
         console.print(f"  {report}", markup=False)
+        for why in r.fallbacks:
+            console.print(f"    fallback {why}", markup=False)
     if r.answer is not None:
         console.print(f"  answer: {r.answer}", markup=False)
     evidence = r.ranking[:k] or r.evidence[:k]
@@ -99,12 +101,15 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         usage = LLMUsage()
         t0 = time.perf_counter()
         # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events).
+        notes: list[str] = []  # the LLM steps' fallbacks, each with its reason
         evidence = retrieve(name, args.question, store, k=k, llm=get_chat_model(settings), usage=usage,
-                            llm_timeout=settings.llm_timeout)
+                            llm_timeout=settings.llm_timeout, notes=notes)
         console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
-        report = _llm_report(usage.snapshot())
+        report = _llm_report(usage.snapshot(), len(notes))
         if report:
             console.print(f"  {report}", markup=False)
+            for note in notes:
+                console.print(f"    fallback {note}", markup=False)
         if not evidence:
             raise NothingToRead(f"retriever {name!r} found nothing to read in namespace {store.namespace!r}")
     except NothingToRead as exc:

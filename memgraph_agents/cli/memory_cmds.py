@@ -37,6 +37,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                                        f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
             for note in report.warnings:
                 console.print(f"  {conv.id} {note}", markup=False)
+            for outcome in report.sessions:  # one line per session: how it was built, LLM or fallback
+                console.print(f"  {conv.id} {outcome.line(not settings.offline)}", markup=False)
     console.print(f"ingested {len(conversations)} conversation(s), {total_turns} new turn(s) into {settings.data_dir}")
     return 0
 
@@ -100,9 +102,9 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     turns = provenance(snap, i)
     console.print(f"provenance turns ({len(turns)}):")
     for t in turns[:20]:
-        j = snap.index.get(f"turn:{t}")
-        if j is not None:
-            console.print(f"  [{snap.session_date(snap.owner[j])} | {t}] {snap.text[j]}", markup=False)
+        ti = snap.index.get(f"turn:{t}")
+        if ti is not None:
+            console.print(f"  [{snap.session_date(snap.owner[ti])} | {t}] {snap.text[ti]}", markup=False)
     return 0
 
 

@@ -58,7 +58,7 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
                 verdict = await judge_fusion(ctx.llm, ev.text, ctx.snapshot.text[idx[j]], usage=ctx.usage,
                                              timeout=ctx.llm_timeout, semaphore=ctx.semaphore)
             except Exception as exc:  # the judge is optional: keep both events unlinked
-                b.notes.append(f"fusion judge failed ({type(exc).__name__})")
+                b.notes.append(f"fusion judge: LLM failed ({type(exc).__name__}); events kept unfused")
                 continue
             if verdict.same_event:
                 _merge(b, ev.id, old_id, session.id)

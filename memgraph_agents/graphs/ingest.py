@@ -32,6 +32,7 @@ from memgraph_agents.construct.relate import relate
 from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.topic_layer import update_topics
 from memgraph_agents.llm.limits import call_limiter
+from memgraph_agents.llm.loops import model_key
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.presets import get_preset
@@ -54,6 +55,7 @@ def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
 
 
 class IngestState(TypedDict, total=False):
+    builder: str  # how the committed session was built: "llm" or "offline"
     session: Session
     speakers: list[str]
     build: SessionBuild
@@ -75,7 +77,7 @@ def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContex
                         seq=len(store.sessions()) + 1, llm=llm, usage=LLMUsage() if llm else None,
                         llm_timeout=settings.llm_timeout,
                         # one bound per chat model for the whole process, not per step or session
-                        semaphore=call_limiter(settings.llm, settings.llm_max_concurrency) if llm else None)
+                        semaphore=call_limiter(model_key(llm), settings.llm_max_concurrency) if llm else None)
 
 
 def _layers(settings: Settings) -> tuple[str, ...]:
@@ -91,7 +93,12 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     store = get_store(settings)
     session = state["session"]
     old = store.session_hash(session.id)
-    if old == session_hash(session, _layers(settings)):
+    layers = _layers(settings)
+    # an LLM ingest wants an LLM-built session; an offline one takes either build as it is
+    accepted = {session_hash(session, layers, llm_built=True)}
+    if settings.offline:
+        accepted.add(session_hash(session, layers))
+    if old in accepted:
         return {"status": "unchanged"}
     if old is not None:  # same id, new content (e.g. a chat session that grew): replace it
         store.delete_session(session.id)
@@ -155,20 +162,21 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     session, b = state["session"], state["build"]
     snap = store.snapshot()
     fresh = [n for n in b.nodes if n.embed and n.id not in snap]
-    vecs = store.embedder.embed([n.text for n in fresh]) if fresh else []
+    vecs = list(store.embedder.embed([n.text for n in fresh])) if fresh else []
     # "llm" only when the events really came from the LLM: a session whose extraction fell
     # back is recorded as built offline (the reason is in info.notes).
     llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))
     llm_builder = "llm" if not settings.offline and llm_events else "offline"
     record = SessionRecord(id=session.id, date=session.date.isoformat(), participants=list(session.participants),
-                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(settings)),
+                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(settings),
+                                                                     llm_built=llm_builder == "llm"),
                            builder=llm_builder,
                            info={"notes": b.notes, "usage": state.get("usage", {}), "preset": settings.preset})
     store.commit_session(SessionWrite(record=record, nodes=b.nodes, edges=b.edges,
                                       vectors={n.id: v for n, v in zip(fresh, vecs)},
                                       replace_nodes=b.replace_nodes, replace_edges=b.replace_edges,
                                       replace_kinds=("topic",)))
-    return {"status": "committed", "notes": b.notes}
+    return {"status": "committed", "notes": b.notes, "builder": llm_builder}
 
 
 def build_ingest_graph():

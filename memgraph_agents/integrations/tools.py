@@ -105,9 +105,9 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
                                 navigator_llm=navigator_llm)
 
     # ``runtime: ToolRuntime = None`` / ``config: RunnableConfig = None``, not ``X | None``: LangChain
-    # injects these parameters only when the annotation is exactly the class (hence the ignores).
-    def recall(query: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
-               config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
+    # injects these parameters only when the annotation is exactly the class (mypy: implicit_optional).
+    def recall(query: str, runtime: ToolRuntime[Any, Any] = None,
+               config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             result = mem.recall(query, context=context, config=conf)
@@ -115,8 +115,8 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
-    async def arecall(query: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
-                      config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
+    async def arecall(query: str, runtime: ToolRuntime[Any, Any] = None,
+                      config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             result = await mem.arecall(query, context=context, config=conf)
@@ -124,8 +124,8 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
-    def remember(text: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
-                 config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
+    def remember(text: str, runtime: ToolRuntime[Any, Any] = None,
+                 config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             info = mem.remember(text, context=context, config=conf, speaker=remember_speaker)

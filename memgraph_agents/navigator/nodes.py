@@ -44,7 +44,7 @@ def _usage(u: LLMUsage | None, **extra: float) -> dict[str, float]:
 
 def _fallback(role: str, err: Exception, **where: Any) -> dict[str, Any]:
     why = " ".join(str(err).split())[:200]
-    return event("fallback", reason=f"{role}: {type(err).__name__}: {why}", role=role, **where)
+    return event("fallback", reason=f"{role}: {type(err).__name__}: {why}", role=role, llm_failed=True, **where)
 
 
 async def planner(state: NavState, config, runtime) -> dict:

@@ -90,8 +90,8 @@ async def respond(state: NavState, config, runtime) -> dict:
                                           usage=usage, timeout=res.timeout)
             answer, source = " ".join(got.answer.split()), "llm"
         except LLMError as e:
-            why = f"{type(e).__name__}: {e}"[:200]
-            events.append(event("fallback", round_=rnd, wave=wave, role="responder", reason=why))
+            why = f"responder: {type(e).__name__}: {e}"[:200]
+            events.append(event("fallback", round_=rnd, wave=wave, role="responder", reason=why, llm_failed=True))
     elif not res.offline:
         events.append(event("budget", round_=rnd, wave=wave, reason="no LLM call left for the answer"))
     events.append(event("answer", round_=rnd, wave=wave, source=source, answer=answer,
