@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 from typing import Any
 
 from memgraph_agents.runtime import register_chat_model
@@ -28,3 +31,15 @@ def nodes(store, kind: str) -> dict[str, Any]:
 def edges(store, kind: str) -> list[Any]:
     """The stored edges of ``kind``."""
     return [e for e in store.db.edges() if e.kind.value == kind]
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """Stop a server started with ``start_new_session=True``: its own process group, by its pid."""
+    if server.poll() is not None:
+        return
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)

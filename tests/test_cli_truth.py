@@ -91,7 +91,7 @@ def test_commands_without_embeddings_do_not_import_torch(tmp_path, argv):
     run(tmp_path, "ingest", str(EXAMPLE), "--namespace", "t")
     code = ("import sys; from memgraph_agents.cli.main import main\n"
             "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb') if m in sys.modules]\n"
+            "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb', 'langgraph') if m in sys.modules]\n"
             "print('HEAVY', heavy)")
     env = {**os.environ, "MEMGRAPH_DATA_DIR": str(tmp_path / "mem"), "MEMGRAPH_EMBEDDINGS": "hash"}
     out = subprocess.run([sys.executable, "-c", code, *argv], cwd=ROOT, env=env, capture_output=True, text=True,

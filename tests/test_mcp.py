@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.fakes import ScriptedChatModel
+from tests.helpers import stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"recall", "remember", "forget_note", "ask", "stats"}
@@ -157,10 +157,5 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
         assert "4471" not in ben and ben_stats["sessions"] == 0
         assert re.search(r"note-[0-9a-f]+", ana)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
+        stop_server(server)
         log.close()

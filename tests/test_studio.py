@@ -6,7 +6,6 @@ import dataclasses
 import importlib.util
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.debug.graphs import EXPORTED, load_graph
 from memgraph_agents.runtime import get_store
+from tests.helpers import stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "When did Ana adopt the beagle puppy Pixel?"
@@ -184,13 +184,7 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
                                              "context": {**ctx, "namespace": "studio"}})
         assert out.get("status") == "committed", out
     finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)  # the group of the server we started, by its pid
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait(timeout=10)
+        stop_server(server)
         log.close()
     # The server is gone: check its answer against the store it read.
     snap = get_store(settings).snapshot()

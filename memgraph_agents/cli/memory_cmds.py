@@ -47,13 +47,13 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-    # Memory.stats reads SQLite only: no Chroma, no embedding model (fast, and it works while
-    # another process holds the embedded Chroma of the data dir).
-    from memgraph_agents.api import Memory
+    # What Memory.stats runs (api.ops.stats: SQLite only, no Chroma, no embedding model), without
+    # building a Memory: that validates the retriever, which loads every retriever (langgraph…).
+    from memgraph_agents.api import ops
+    from memgraph_agents.storage.namespaces import list_namespaces
 
-    memory = Memory(settings=settings)
     ns = args.namespace or env_namespace()
-    names = [ns] if ns else memory.namespaces()
+    names = [ns] if ns else list_namespaces(settings.data_dir)
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
         return 0
@@ -61,7 +61,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
     rows_s, stats = [], []
     for ns in names:
-        s = memory.stats(ns)
+        s = ops.stats(settings, ns)
         stats.append(s)
         rows_s.append([ns, s["sessions"], ",".join(s["presets"] or ["-"]), sum(s["nodes"].values()), sum(s["edges"].values()),
                        s["vectors"], f"{s['graph_bytes'] / 1e6:.1f} MB"])
