@@ -121,8 +121,12 @@ async def aingest_conversation(conversation: Conversation, settings: Settings, *
     run = settings.override(namespace=ns)
     store = await asyncio.to_thread(get_store, run)  # validates the namespace; may wait for a lock
     if not replace:  # refuse a conflicting conversation before writing any of it (checked again per session)
-        for session in conversation.sessions:
-            plan_session(store, session, run, replace=replace, rebuild=rebuild)
+
+        def precheck() -> None:
+            for session in conversation.sessions:
+                plan_session(store, session, run, replace=replace, rebuild=rebuild)
+
+        await asyncio.to_thread(precheck)  # SQLite reads: off the event loop
     ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
