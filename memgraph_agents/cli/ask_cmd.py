@@ -43,7 +43,6 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.api import Memory
     from memgraph_agents.api.ops import open_store
     from memgraph_agents.api.overrides import check_k, check_retriever, default_retriever, is_navigator
 
@@ -62,7 +61,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
     # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events),
     # and the user is told what they did: calls attempted and failed, fallbacks taken.
-    llm, usage, notes = get_chat_model(settings), LLMUsage(), []
+    llm, usage = get_chat_model(settings), LLMUsage()
+    notes: list[str] = []
     evidence = retrieve(name, args.question, store, k=k, llm=llm, usage=usage, llm_timeout=settings.llm_timeout,
                         notes=notes)[:k]
     console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
