@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
@@ -120,7 +121,7 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
 async def relate(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
     if ctx.llm is not None:
         await _llm_relations(b, session, ctx)
-    _follow_ups(b, session)
-    _similar_across_sessions(b, session, ctx)
-    add_arguments(b, session, ctx)
+    _follow_ups(b, session)  # always: the LLM's relations add to the offline follow-ups
+    await off_loop(_similar_across_sessions, b, session, ctx)  # store reads and embeddings: off the loop
+    await off_loop(add_arguments, b, session, ctx)
     return b

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import operator
 from itertools import pairwise
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.build import SessionBuild, session_hash
 from memgraph_agents.construct.context import BuildContext
@@ -113,19 +115,19 @@ def normalise(state: IngestState) -> dict:
 
 
 async def segment(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
+    ctx = await off_loop(_context, state, runtime)
     b = await segment_events(state["build"].model_copy(deep=True), state["session"], ctx)
     return {"build": b, "usage": _usage(ctx)}
 
 
 async def relate_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
+    ctx = await off_loop(_context, state, runtime)
     b = await relate(state["build"].model_copy(deep=True), state["session"], ctx)
     return {"build": b, "usage": _usage(ctx)}
 
 
 async def fuse_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
+    ctx = await off_loop(_context, state, runtime)
     b = await fuse(state["build"].model_copy(deep=True), state["session"], ctx)
     return {"build": b, "usage": _usage(ctx)}
 
@@ -146,7 +148,7 @@ def layer_node(name: str):
     async def run(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
         if name not in _layers(run_settings(runtime)):
             return {}
-        ctx = _context(state, runtime)
+        ctx = await off_loop(_context, state, runtime)
         b = await LAYER_STEPS[name](state["build"].model_copy(deep=True), state["session"], ctx)
         return {"build": b, "usage": _usage(ctx)}
 
@@ -160,7 +162,7 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     session, b = state["session"], state["build"]
     snap = store.snapshot()
     fresh = [n for n in b.nodes if n.embed and n.id not in snap]
-    vecs = store.embedder.embed([n.text for n in fresh]) if fresh else []
+    vecs = list(store.embedder.embed([n.text for n in fresh])) if fresh else []
     # "llm" only when the events really came from the LLM: a session whose extraction fell
     # back is recorded as built offline (the reason is in info.notes).
     llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))

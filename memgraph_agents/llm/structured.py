@@ -29,13 +29,14 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
+from typing_extensions import TypedDict
 
 from memgraph_agents.errors import LLMError as BaseLLMError
 from memgraph_agents.llm import methods

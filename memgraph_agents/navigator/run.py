@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memgraph_agents.aio import run_sync
+from memgraph_agents.aio import off_loop, run_sync
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.graph import graph
@@ -42,14 +42,14 @@ class NavigationResult(BaseModel):
         return format_trace(self.trace)
 
 
-def _context(store, context: NavigatorContext | None, llm) -> NavigatorContext:
+def _context(store: StoreReader, context: NavigatorContext | None, llm) -> NavigatorContext:
     ctx = context or NavigatorContext()
     if ctx.policy == "llm" and llm is None:
         raise ValueError("navigator policy 'llm' needs a chat model (llm=...)")
     return ctx
 
 
-def _config(store, llm, ctx: NavigatorContext) -> dict:
+def _config(store: StoreReader, llm, ctx: NavigatorContext) -> dict:
     return {"configurable": {STORE_KEY: store, LLM_KEY: None if ctx.policy == "offline" else llm},
             "recursion_limit": 4 * (ctx.max_steps + 10)}
 
@@ -89,7 +89,7 @@ def rank_turns(store: StoreReader, state: dict, *, k: int, turns_per_event: int,
     return out[: max(k, len(out))]
 
 
-def _result(store, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float) -> NavigationResult:
+def _result(store: StoreReader, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float) -> NavigationResult:
     from memgraph_agents.navigator.trace import sort_key
 
     counters = dict(state.get("counters") or {})
@@ -115,7 +115,7 @@ async def anavigate(question: str, store: StoreReader, *, context: NavigatorCont
     t0 = time.perf_counter()
     state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx), context=ctx)
     policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
-    return _result(store, state, ctx, policy, k, time.perf_counter() - t0)
+    return await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)  # reads the store
 
 
 def navigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
@@ -138,7 +138,7 @@ async def astream_navigate(question: str, store: StoreReader, *, context: Naviga
             continue
         yield mode, chunk
     policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
-    yield "result", _result(store, state, ctx, policy, k, time.perf_counter() - t0)
+    yield "result", await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
 @register_retriever("navigator")
