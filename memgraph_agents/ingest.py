@@ -30,6 +30,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.loaders.errors import InputError, build
 from memgraph_agents.loaders.jsonconv import clean_text
 from memgraph_agents.model.conversation import Conversation
+from memgraph_agents.model.outcome import SessionOutcome
 from memgraph_agents.runtime import MemoryContext, get_store
 
 
@@ -45,26 +46,6 @@ class IngestReport(BaseModel):
     notes: list[str] = Field(default_factory=list)
     llm_usage: dict[str, float] = Field(default_factory=dict)
     sessions: list[SessionOutcome] = Field(default_factory=list, description="what happened to each session")
-
-
-class SessionOutcome(BaseModel):
-    """One session of an ingest: stored or unchanged, how it was built, which LLM steps fell back."""
-
-    id: str
-    status: str  # new | appended | replaced | unchanged
-    builder: str = ""  # llm | offline ("" when unchanged)
-    fallbacks: list[str] = Field(default_factory=list)
-
-    def line(self, llm: bool) -> str:
-        if self.status == "unchanged":
-            return f"{self.id}: unchanged"
-        if not llm:
-            return f"{self.id}: {self.status}, built offline"
-        if self.builder == "llm" and not self.fallbacks:
-            return f"{self.id}: {self.status}, LLM-built"
-        how = "LLM-built, with offline fallback for" if self.builder == "llm" else "OFFLINE FALLBACK (LLM failed) for"
-        steps = ", ".join(dict.fromkeys(f.split(":", 1)[0] for f in self.fallbacks)) or "events"
-        return f"{self.id}: {self.status}, {how} {steps}"
 
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)

@@ -14,6 +14,18 @@ from memgraph_agents.config import Settings  # noqa: E402
 from memgraph_agents.model import Conversation, Session, Turn  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _fresh_llm_state():
+    """The per-model breaker and rejected structured-output methods are process-wide (as in
+    production): each test starts with none, whatever the tests before it did to a model."""
+    from memgraph_agents.llm import methods
+    from memgraph_agents.llm.transport import BREAKER
+
+    BREAKER.reset()
+    methods.reset()
+    yield
+
+
 @pytest.fixture
 def settings(tmp_path) -> Settings:
     """Offline settings on a fresh data dir with the fast deterministic hash embedding."""

@@ -174,7 +174,7 @@ def test_calls_of_every_caller_share_the_models_limiter(llm_server, monkeypatch,
         llm_server.peak = 0
         llm_server.set("stall")  # careful replies, 0.1 s each: long enough to overlap
 
-        async def all_():
+        async def all_(llm=llm):
             return await asyncio.gather(*(anavigate(q, get_store(s), llm=llm, context=NavigatorContext(policy="llm"))
                                           for q in questions))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from memgraph_agents.ingest import SessionOutcome
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.outcome import SessionOutcome
 
 
 class AddReport(BaseModel):

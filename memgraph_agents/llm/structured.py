@@ -268,7 +268,7 @@ async def _request(
         reraise=True,
     )
     try:
-        reply = await retrying(once)
+        reply: AIMessage = await retrying(once)
     except LLMError:
         raise
     except Exception as e:
