@@ -234,6 +234,10 @@ def test_import_is_light():
             "from memgraph_agents import Memory, MemgraphError, ConfigError; "
             "assert issubclass(ConfigError, MemgraphError) and 'torch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    import memgraph_agents
+
+    assert sorted(memgraph_agents.__all__) == sorted(["__version__", *memgraph_agents._LAZY])
+    assert all(getattr(memgraph_agents, name) is not None for name in memgraph_agents.__all__)
 
 
 # --------------------------------------------------------------------------- async twins

@@ -253,6 +253,7 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
                           settings: Settings, progress) -> tuple[dict[str, str | None], dict[str, float]]:
     """The navigator answers through its own Responder (LLM policy): ``{qid: answer}`` and the
     summed navigator counters (LLM calls, tokens, steps), one search per question."""
+    from memgraph_agents.bench.prompts import NAV_ANSWER_SHORT
     from memgraph_agents.bench.qa import QA_EVIDENCE
     from memgraph_agents.navigator.config import NavigatorContext
     from memgraph_agents.navigator.run import anavigate
@@ -266,7 +267,8 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
     async def one(x: _Question) -> tuple[str, str | None]:
         async with semaphore:
             r = await anavigate(x.q.question, stores[x.namespace], llm=model, k=QA_EVIDENCE,
-                                context=NavigatorContext(**{**params, "policy": "llm"}))
+                                context=NavigatorContext(**{**params, "policy": "llm",
+                                                            "answer_prompt": NAV_ANSWER_SHORT}))
         for key, v in r.counters.items():
             if isinstance(v, (int, float)):
                 totals[key] = totals.get(key, 0) + v

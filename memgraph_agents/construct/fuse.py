@@ -9,8 +9,8 @@ relation type adds a typed edge. Judge calls are capped per session.
 
 from __future__ import annotations
 
-import numpy as np
 
+from memgraph_agents.model.ranking import top_k
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.model.conversation import Session
@@ -43,9 +43,10 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
     if not events or not len(idx):
         return b
     sims = ctx.embedder.embed([e.text for e in events]) @ old.T
+    rank = ctx.snapshot.id_rank[idx]
     judged = 0
     for r, ev in enumerate(events):
-        j = int(np.argmax(sims[r]))
+        j = int(top_k(sims[r], 1, tiebreak=rank)[0])  # near-ties by event id, not row order
         best, old_id = float(sims[r, j]), ctx.snapshot.ids[idx[j]]
         if best >= ctx.params.fusion_threshold:
             _merge(b, ev.id, old_id, session.id)

@@ -17,6 +17,7 @@ from typing import Any
 
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError
+from memgraph_agents.prompts import load_prompt
 from memgraph_agents.runtime import MemoryContext
 
 POLICIES = ("auto", "llm", "offline")
@@ -46,6 +47,9 @@ class NavigatorContext(MemoryContext):
     satisfy_sim: float = 0.97  # offline: a subgoal is satisfied by a node this close to the best
     next_floor: float = 0.85  # queued nodes below this relative priority are dropped, not explored
     llm_timeout: float = 0.0  # seconds per LLM call; 0 = the settings' value
+    # The Responder's prompt: a name in memgraph_agents.prompts, or "package:name" (the
+    # benchmark passes its LoCoMo-style short-answer prompt; the library writes full answers).
+    answer_prompt: str = "nav_answer"
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
@@ -58,6 +62,10 @@ class NavigatorContext(MemoryContext):
         for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"navigator {name} must be >= 0")
+        try:
+            load_prompt(self.answer_prompt)
+        except (KeyError, ModuleNotFoundError) as exc:
+            raise ConfigError(f"navigator answer_prompt {self.answer_prompt!r}: no such prompt ({exc})") from None
 
     @classmethod
     def from_settings(cls, s: Settings, **params: Any) -> "NavigatorContext":

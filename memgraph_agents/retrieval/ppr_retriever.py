@@ -44,6 +44,7 @@ from memgraph_agents.retrieval.evidence import session_counts, to_evidence, top_
 from memgraph_agents.retrieval.llm_steps import DEFAULT_TIMEOUT, Candidate, detect_mentions, mention_key, recall_filter
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
+    by_score,
     argument_matches,
     mention_seeds,
     node_similarities,
@@ -104,7 +105,7 @@ class Seeds:
 
 def _event_candidates(snap, sims: np.ndarray, ke: int) -> np.ndarray:
     events = snap.indices_of(NodeKind.EVENT)
-    return events[top_indices(sims[events], ke)]
+    return events[top_indices(sims[events], ke, tiebreak=snap.id_rank[events])]
 
 
 def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, llm, usage, timeout, notes):
@@ -120,7 +121,7 @@ def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, 
     kept = set(recall_filter(query, cands, llm, usage=usage, timeout=timeout, notes=notes))
     events = np.array([i for i in top_events.tolist() if snap.ids[i] in kept], dtype=np.int64)
     args = {i: s for i, s in arg_cands.items() if snap.ids[i] in kept}
-    return events, dict(sorted(args.items(), key=lambda kv: -kv[1])[:max_arg_seeds]), mentions
+    return events, by_score(snap, args, max_arg_seeds), mentions
 
 
 def ppr_seeds(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
@@ -177,4 +178,4 @@ def ppr(query: str, store, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_s
     if sw is not None:
         scores = scores * sw
     mask = snap.kind == KIND_CODE["turn"]
-    return [to_evidence(snap, int(i), scores[i], retriever="ppr") for i in top_indices(scores, k, mask)]
+    return [to_evidence(snap, int(i), scores[i], retriever="ppr") for i in top_indices(scores, k, mask, snap.id_rank)]

@@ -16,6 +16,7 @@ read transaction on a per-thread connection (README "Concurrency model").
 
 from __future__ import annotations
 
+from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.errors import StorageError
 
 import json
@@ -143,7 +144,8 @@ class MemoryStore:
         snap = self.snapshot()
         # Over-fetch a little: pending vectors of a concurrent writer are filtered out below.
         hits = self.vectors.query(vector, k + 8, kinds)
-        return [(i, s) for i, s in hits if i in snap.index][:k]
+        # Chroma's order among equal scores is its own: near-ties go by node id (model.ranking).
+        return sort_pairs([(i, s) for i, s in hits if i in snap.index])[:k]
 
     def stats(self) -> dict:
         nodes, edges = self.db.counts()
