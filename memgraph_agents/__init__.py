@@ -26,8 +26,17 @@ __all__ = ["__version__", "Memory", "AddReport", "AskResult", "ForgetReport", "S
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.api import AddReport, AskResult, ForgetReport, Memory
     from memgraph_agents.config import Settings
-    from memgraph_agents.errors import (ConfigError, InputError, LimitExceededError, LLMError, MemgraphError,
-                                        NamespaceError, NamespaceNotFoundError, SessionConflictError, StorageError)
+    from memgraph_agents.errors import (
+        ConfigError,
+        InputError,
+        LimitExceededError,
+        LLMError,
+        MemgraphError,
+        NamespaceError,
+        NamespaceNotFoundError,
+        SessionConflictError,
+        StorageError,
+    )
     from memgraph_agents.model.evidence import Evidence
 
 

@@ -9,7 +9,6 @@ values become one ``ConfigError`` naming the field, in words.
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
@@ -95,7 +94,7 @@ class Settings(BaseSettings):
         return self.llm == "none"
 
     @classmethod
-    def load(cls, **values: Any) -> "Settings":
+    def load(cls, **values: Any) -> Settings:
         """``Settings(**values)`` (environment underneath) with errors as one ``ConfigError``."""
         unknown_settings(values)
         try:
@@ -103,7 +102,7 @@ class Settings(BaseSettings):
         except ValidationError as exc:
             raise ConfigError(describe_invalid(exc)) from None
 
-    def override(self, **changes: Any) -> "Settings":
+    def override(self, **changes: Any) -> Settings:
         """A validated copy with ``changes`` applied (``ingest`` may be a partial dict).
 
         Unknown names and invalid values raise one ``ConfigError`` naming the field; ``None``

@@ -15,7 +15,6 @@ from typing import Any
 
 from memgraph_agents.config import IngestParams, Settings
 
-
 # The run-context fields that are ``Settings`` fields; "" / 0 means "from the base settings".
 CONTEXT_FIELDS = ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever",
                   "preset")
@@ -66,7 +65,7 @@ class MemoryContext:
         return out
 
     @classmethod
-    def from_settings(cls, s: Settings, **extra: Any) -> "MemoryContext":
+    def from_settings(cls, s: Settings, **extra: Any) -> MemoryContext:
         fields_ = cls.fields_from(s)
         fields_["extra"] = {**fields_["extra"], **extra}
         return cls(**fields_)

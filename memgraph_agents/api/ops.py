@@ -58,7 +58,7 @@ async def search(settings: Settings, namespace: str, query: str, k: int, retriev
     llm = get_chat_model(settings)
     if is_navigator(retriever):
         return (await navigation(settings, store, query, k, llm)).ranking[:k]
-    from memgraph_agents.retrieval.registry import retrieve
+    from memgraph_agents.retrievers import retrieve
 
     evidence = await asyncio.to_thread(retrieve, retriever, query, store, k=k, llm=llm,
                                        llm_timeout=settings.llm_timeout)

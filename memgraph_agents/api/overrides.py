@@ -22,7 +22,7 @@ def settings_with(base: Settings | None, **overrides: Any) -> Settings:
 
 def check_retriever(name: Any) -> str:
     """``name`` when it is a registered retriever or a preset; else a ``ConfigError`` listing them."""
-    from memgraph_agents.retrieval.registry import get_retriever, retriever_names
+    from memgraph_agents.retrievers import get_retriever, retriever_names
 
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"invalid retriever {name!r}: choose from {', '.join(retriever_names())}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ FILE_SUFFIXES = (".json", ".jsonl", ".ndjson")
 
 def now_utc() -> datetime:
     """Naive UTC now: the stored dates are naive (a conversation's own clock)."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def note_id(text: str, when: datetime) -> str:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 
-
 PRESET_HELP = ("a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
                "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.progress import TaskID
+
 from memgraph_agents.cli.output import console, progress_bar, table
 from memgraph_agents.config import Settings
 
@@ -23,8 +25,10 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         for conv in conversations:
             ns = args.namespace or namespace_for_id(conv.id)
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
-            report = memory.add(conv, namespace=ns,
-                                progress=lambda sid, done, total, t=task: p.update(t, completed=done))
+            def advance(sid: str, done: int, total: int, t: TaskID = task) -> None:
+                p.update(t, completed=done)
+
+            report = memory.add(conv, namespace=ns, progress=advance)
             total_turns += report.turns
             new = report.sessions_added + report.sessions_replaced
             p.update(task, description=f"{conv.id} -> {ns}: {new} new, "
@@ -67,8 +71,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.retrieval.evidence import provenance
     from memgraph_agents.api.ops import open_store
+    from memgraph_agents.retrieval.evidence import provenance
 
     store = open_store(settings, args.namespace or settings.namespace)
     snap = store.snapshot()

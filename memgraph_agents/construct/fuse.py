@@ -9,12 +9,11 @@ relation type adds a typed edge. Judge calls are capped per session.
 
 from __future__ import annotations
 
-
-from memgraph_agents.model.ranking import top_k
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, NodeKind
+from memgraph_agents.model.ranking import top_k
 
 JUDGE_FLOOR = 0.8
 MAX_JUDGE_CALLS = 5

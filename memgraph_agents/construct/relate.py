@@ -15,13 +15,13 @@ import re
 
 import numpy as np
 
-from memgraph_agents.model.ranking import top_k
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.synonyms import synonym_pairs, synonym_pairs_within
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
+from memgraph_agents.model.ranking import top_k
 
 _KEY = re.compile(r"[^a-z0-9]+")
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from memgraph_agents.model.ranking import ranks_of, top_k
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
+from memgraph_agents.model.ranking import ranks_of, top_k
 
 
 def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:

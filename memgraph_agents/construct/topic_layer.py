@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from memgraph_agents.model.ranking import ranks_of, top_k
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.topics import assign_online, kmeans_topics, topic_count
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, EdgeKind, Node, NodeKind, node_id
+from memgraph_agents.model.ranking import ranks_of, top_k
 
 
 def _normalise(v: np.ndarray) -> np.ndarray:
@@ -55,7 +55,8 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
                 k = len(centroids) - 1
             assignment[r] = int(k)
 
-    nodes, edges = [], []
+    nodes: list[Node] = []
+    edges: list[Edge] = []
     for k in sorted(set(assignment)):
         rows = [r for r, a in enumerate(assignment) if a == k]
         centroid = _normalise(vecs[rows].mean(0))

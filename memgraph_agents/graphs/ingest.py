@@ -98,7 +98,7 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
 
 
 def route_check(state: IngestState) -> Literal["normalise", "__end__"]:
-    return END if state["status"] == "unchanged" else "normalise"
+    return "__end__" if state["status"] == "unchanged" else "normalise"  # "__end__" is END, as a Literal
 
 
 def normalise(state: IngestState) -> dict:

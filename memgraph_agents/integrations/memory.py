@@ -24,8 +24,6 @@ still queued for *its* namespace, so "remember, then recall" in one conversation
 
 from __future__ import annotations
 
-from memgraph_agents.errors import InputError, StorageError
-
 import asyncio
 import atexit
 import hashlib
@@ -38,10 +36,11 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from memgraph_agents.config import Settings
+from memgraph_agents.errors import InputError, StorageError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import MemoryContext
@@ -92,7 +91,7 @@ def current_config() -> dict:
     try:
         from langchain_core.runnables.config import var_child_runnable_config
 
-        return var_child_runnable_config.get() or {}
+        return dict(var_child_runnable_config.get() or {})
     except Exception:  # pragma: no cover - defensive
         return {}
 
@@ -151,7 +150,13 @@ class BackgroundWriter:
         self.reports: list[Any] = []
         self.errors: list[tuple[str, BaseException]] = []
         ref = weakref.ref(self)
-        _at_exit(lambda: (w := ref()) is not None and w.close(timeout=120))
+
+        def close_at_exit() -> None:
+            writer = ref()
+            if writer is not None:
+                writer.close(timeout=120)
+
+        _at_exit(close_at_exit)
 
     # -- submit / wait -------------------------------------------------------------------
     def submit(self, key: str, namespace: str, settings: Settings, conversation: Conversation) -> None:
@@ -314,7 +319,7 @@ class AgentMemory:
         self.writer = writer or BackgroundWriter()
         self._transcripts: dict[tuple[str, str], _Transcript] = {}
         self._lock = threading.Lock()
-        self.default_thread = f"chat-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+        self.default_thread = f"chat-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
     # -- where and whose -----------------------------------------------------------------
     def settings_for(self, context: Any = None) -> Settings:
@@ -418,7 +423,7 @@ class AgentMemory:
         if callable(name):
             evidence = name(query, store, k=k)
         else:
-            from memgraph_agents.retrieval.registry import retrieve
+            from memgraph_agents.retrievers import retrieve
 
             evidence = retrieve(name, query, store, k=k)
         return RecallResult(ns, self._name(name), query, list(evidence)[:k])
@@ -457,7 +462,7 @@ class AgentMemory:
         settings = self.settings_for(context)
         conf = (config or {}).get("configurable", {}) or {}
         thread = _clean_id(thread_id or conf.get("thread_id") or self.default_thread)
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        now = datetime.now(UTC).replace(tzinfo=None)
         with self._lock:
             tr = self._transcripts.setdefault((ns, thread), _Transcript())
             added = 0

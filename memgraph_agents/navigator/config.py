@@ -68,7 +68,7 @@ class NavigatorContext(MemoryContext):
             raise ConfigError(f"navigator answer_prompt {self.answer_prompt!r}: no such prompt ({exc})") from None
 
     @classmethod
-    def from_settings(cls, s: Settings, **params: Any) -> "NavigatorContext":
+    def from_settings(cls, s: Settings, **params: Any) -> NavigatorContext:
         """The memory fields from ``s``; navigator fields from ``params`` (unknown names raise)."""
         known = {f.name for f in fields(cls)}
         unknown = set(params) - known

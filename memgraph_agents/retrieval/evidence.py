@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from memgraph_agents.model.ranking import top_k
-
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import top_k
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot
 
 _TURN, _SENTENCE = KIND_CODE["turn"], KIND_CODE["sentence"]

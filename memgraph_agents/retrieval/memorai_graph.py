@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memgraph_agents.model.ranking import ranks_of
 from memgraph_agents.construct.memorai.write import SEGMENT_EDGE, triple_text
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import ranks_of
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot
 
 

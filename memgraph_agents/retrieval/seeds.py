@@ -23,8 +23,8 @@ import numpy as np
 
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.model.graph import NodeKind
-from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.model.ranking import top_k
+from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.evidence import top_indices
 from memgraph_agents.retrieval.lexical import bm25_ranking
 from memgraph_agents.storage.snapshot import KIND_CODE

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-
 from memgraph_agents.model.ranking import order_best_first
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.search import Decision, Search
