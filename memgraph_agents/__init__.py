@@ -18,7 +18,10 @@ _LAZY = {"Memory": "memgraph_agents.api", "AddReport": "memgraph_agents.api", "A
          "ForgetReport": "memgraph_agents.api", "Settings": "memgraph_agents.config",
          "Evidence": "memgraph_agents.model.evidence", **{name: "memgraph_agents.errors" for name in _ERRORS}}
 
-__all__ = ["__version__", *_LAZY]
+# A literal list (tools read it statically); a test checks it matches ``_LAZY``.
+__all__ = ["__version__", "Memory", "AddReport", "AskResult", "ForgetReport", "Settings", "Evidence", "MemgraphError",
+           "InputError", "NamespaceError", "NamespaceNotFoundError", "LimitExceededError", "ConfigError",
+           "SessionConflictError", "StorageError", "LLMError"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.api import AddReport, AskResult, ForgetReport, Memory

@@ -39,6 +39,14 @@ def filled(mem) -> Memory:
     return mem
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory) -> Memory:
+    """Like ``filled``, built once for the tests that only read."""
+    mem = Memory(tmp_path_factory.mktemp("api") / "mem", embeddings="hash", namespace="alice")
+    mem.add(make_conversation())
+    return mem
+
+
 def graph_state(mem: Memory, namespace: str | None = None) -> tuple[set, set, set]:
     """Node ids, edges and vector ids of a namespace (topic rows aside: the topic layer is
     namespace-level, re-centred as sessions come and go)."""
@@ -110,15 +118,15 @@ def test_search_defaults_k_and_retriever_from_settings(tmp_path):
     assert {h.kind for h in preset.search("Lisbon half marathon")} == {"event"}
 
 
-def test_ask_offline_gives_evidence_and_trace_but_no_answer(filled):
-    out = filled.ask("When did Ben run the Lisbon half marathon?", k=3)
+def test_ask_offline_gives_evidence_and_trace_but_no_answer(shared):
+    out = shared.ask("When did Ben run the Lisbon half marathon?", k=3)
     assert out.answer is None and out.namespace == "alice" and out.retriever == "ppr"
     assert len(out.evidence) == 3 and len(out.trace) == 3
-    nav = filled.ask("When did Ben run the Lisbon half marathon?", k=3, retriever="navigator")
+    nav = shared.ask("When did Ben run the Lisbon half marathon?", k=3, retriever="navigator")
     assert nav.answer is None and nav.evidence and any("localize" in line for line in nav.trace)
 
 
-def test_ask_with_an_llm_answers_with_dates_and_cited_turns(filled):
+def test_ask_with_an_llm_answers_with_dates_and_cited_turns(shared):
     def responder(messages):
         prompt = task_text(messages)
         assert "Question: When did Ben run the Lisbon half marathon?" in prompt
@@ -126,7 +134,7 @@ def test_ask_with_an_llm_answers_with_dates_and_cited_turns(filled):
         return json.dumps({"answer": "Ben ran it the weekend before 10 June 2024.", "turn_ids": [turn]})
 
     model = register_model("fake:api-answer", responder)
-    llm_mem = Memory(settings=filled.settings, llm="fake:api-answer")
+    llm_mem = Memory(settings=shared.settings, llm="fake:api-answer")
     out = llm_mem.ask("When did Ben run the Lisbon half marathon?", k=3, retriever="bm25")
     assert out.answer == "Ben ran it the weekend before 10 June 2024."
     assert out.cited_turns and out.cited_turns[0] in {t for ev in out.evidence for t in ev.turn_ids}
@@ -171,8 +179,8 @@ def test_forget_session_namespace_and_errors(filled):
         filled.stats()
 
 
-def test_stats(filled):
-    s = filled.stats()
+def test_stats(shared):
+    s = shared.stats()
     assert s["namespace"] == "alice" and s["sessions"] == 3 and s["presets"] == ["default"]
     assert s["nodes"]["turn"] == 16 and s["vectors"] > 16
 
@@ -209,11 +217,11 @@ def test_bad_settings_are_one_config_error_naming_the_field(tmp_path, kwargs, fi
     ({"k": 0}, "invalid k=0"), ({"k": -5}, "invalid k=-5"), ({"k": "3"}, "invalid k='3'"),
     ({"retriever": "nope"}, "unknown retriever 'nope'"), ({"namespace": "../etc"}, "invalid namespace"),
 ])
-def test_bad_per_call_options(filled, kwargs, words):
+def test_bad_per_call_options(shared, kwargs, words):
     with pytest.raises((ConfigError, InputError), match=re.escape(words)):
-        filled.search("Lisbon", **kwargs)
+        shared.search("Lisbon", **kwargs)
     with pytest.raises((ConfigError, InputError), match=re.escape(words)):
-        filled.ask("Lisbon", **kwargs)
+        shared.ask("Lisbon", **kwargs)
 
 
 def test_run_contexts_are_validated_too(settings):
@@ -234,6 +242,10 @@ def test_import_is_light():
             "from memgraph_agents import Memory, MemgraphError, ConfigError; "
             "assert issubclass(ConfigError, MemgraphError) and 'torch' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    import memgraph_agents
+
+    assert sorted(memgraph_agents.__all__) == sorted(["__version__", *memgraph_agents._LAZY])
+    assert all(getattr(memgraph_agents, name) is not None for name in memgraph_agents.__all__)
 
 
 # --------------------------------------------------------------------------- async twins
@@ -273,3 +285,14 @@ def test_async_twins_run_concurrently_without_blocking_the_loop(mem):
     # as one long gap; ingest and search here take seconds in all).
     assert max(gaps) < 1.0, max(gaps)
     assert len(ticks) >= elapsed[0] / 0.1, (len(ticks), elapsed)  # ticked all along, not only between calls
+
+
+def test_cited_turns_are_read_from_the_answer_text():
+    from memgraph_agents.api.ops import cited_in
+    from memgraph_agents.model.evidence import Evidence
+
+    ev = [Evidence(node_id="turn:S1:1", kind="turn", text="x", score=1.0, turn_ids=["S1:1"]),
+          Evidence(node_id="event:S2:1", kind="event", text="y", score=0.5, turn_ids=["S2:1", "S2:11"])]
+    answer = "Ben ran it on 3 March 2024 (S2:11), after signing up in February (S1:1)."
+    assert cited_in(answer, ev) == ["S1:1", "S2:11"]  # S2:1 is not cited: S2:11 is another turn
+    assert cited_in("The memory holds nothing about it.", ev) == []

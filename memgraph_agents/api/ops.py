@@ -8,6 +8,7 @@ async graph it is. Stores come from ``runtime.get_store`` (opened once per proce
 from __future__ import annotations
 
 import asyncio
+import re
 
 from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
@@ -79,7 +80,7 @@ async def ask(settings: Settings, namespace: str, question: str, k: int, retriev
         nav = await navigation(settings, store, question, k, llm)
         out.evidence, out.answer, out.trace = nav.ranking[:k], nav.answer, nav.trace_lines()
         out.counters = dict(nav.counters)
-        out.cited_turns = [t for ev in nav.evidence for t in ev.turn_ids][:k] if nav.answer else []
+        out.cited_turns = cited_in(nav.answer or "", out.evidence + nav.evidence)
         return out
     out.evidence = await search(settings, namespace, question, k, retriever)
     out.trace = [f"{i}. {ev.node_id} ({ev.score:.3f}) via {' -> '.join(ev.path) or ev.node_id}"
@@ -93,6 +94,12 @@ async def ask(settings: Settings, namespace: str, question: str, k: int, retriev
         out.answer, out.cited_turns = written.answer, list(written.turn_ids)
         out.counters = {k_: float(v) for k_, v in usage.snapshot().items() if isinstance(v, (int, float))}
     return out
+
+
+def cited_in(answer: str, evidence: list[Evidence]) -> list[str]:
+    """The evidence turn ids an answer cites (the prompts ask for "(S2:4)"-style citations)."""
+    known = dict.fromkeys(t for ev in evidence for t in ev.turn_ids)
+    return [t for t in known if re.search(rf"(?<![\w:]){re.escape(t)}(?![\w:])", answer)]
 
 
 def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetReport:

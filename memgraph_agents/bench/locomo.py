@@ -268,6 +268,7 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
     """The navigator answers through its own Responder (LLM policy): ``{qid: answer}`` (None
     where the Responder fell back), the summed navigator counters (LLM calls, tokens, steps),
     and what fell back: questions with a fallback, the most calls one question used."""
+    from memgraph_agents.bench.prompts import NAV_ANSWER_SHORT
     from memgraph_agents.bench.qa import QA_EVIDENCE
     from memgraph_agents.navigator.config import NavigatorContext
     from memgraph_agents.navigator.run import anavigate
@@ -283,7 +284,8 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
     async def one(x: _Question) -> tuple[str, str | None]:
         async with searches:
             r = await anavigate(x.q.question, stores[x.namespace], llm=model, k=QA_EVIDENCE,
-                                context=NavigatorContext(**{**params, "policy": "llm"}))
+                                context=NavigatorContext(**{**params, "policy": "llm",
+                                                            "answer_prompt": NAV_ANSWER_SHORT}))
         for key, v in r.counters.items():
             if isinstance(v, (int, float)):
                 totals[key] = totals.get(key, 0) + v

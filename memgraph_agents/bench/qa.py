@@ -1,12 +1,12 @@
 """QA on top of retrieval (``memgraph bench locomo --qa``): answer from evidence, then judge.
 
 An LLM answers each question from the top-10 evidence of a retriever
-(``prompts/answer_question.txt``: evidence lines with absolute dates and turn ids, a concise
-answer), and a second call grades the answer against the gold one
-(CORRECT / WRONG, as JSON) with one of two criteria: ``strict``, the project's own
-(``prompts/judge_answer.txt``: another day than the gold day is wrong), or ``mem0``, the
-lenient criteria of mem0's published judge in the project's words
-(``prompts/judge_answer_mem0.txt``: an answer touching the same fact or period counts), whose
+(``bench/prompts/answer_short.txt``: evidence lines with absolute dates and turn ids, a concise
+answer in LoCoMo's style; the library's own prompt writes full answers), and a second call grades
+the answer against the gold one (CORRECT / WRONG, as JSON) with one of two criteria: ``strict``,
+the project's own (``bench/prompts/judge_answer.txt``: another day than the gold day is wrong), or
+``mem0``, the lenient criteria of mem0's published judge in the project's words
+(``bench/prompts/judge_answer_mem0.txt``: an answer touching the same fact or period counts), whose
 accuracies compare with papers that use mem0's judge. Scores per category:
 token F1 with LoCoMo's normalisation, set F1, BLEU-1 and the judge's accuracy, plus the LLM
 calls and tokens spent. A failed LLM call never stops the run: the answer is empty (or the
@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from memgraph_agents.bench import metrics
+from memgraph_agents.bench.prompts import BENCH_PROMPTS
 from memgraph_agents.llm.answer import ANSWER_EVIDENCE as QA_EVIDENCE
 from memgraph_agents.llm.answer import evidence_lines, human_date
 from memgraph_agents.llm.structured import LLMError, ainvoke_json
@@ -79,7 +80,7 @@ class QAOutcome:
 
 def answer_prompt(item: QAItem) -> str:
     speakers = " and ".join(item.speakers) if item.speakers else "two people"
-    return render_prompt("answer_question", speakers=speakers, question=item.question,
+    return render_prompt("answer_short", package=BENCH_PROMPTS, speakers=speakers, question=item.question,
                          evidence=evidence_lines(item.evidence))
 
 
@@ -89,7 +90,7 @@ JUDGES = {"strict": "judge_answer", "mem0": "judge_answer_mem0"}  # criteria -> 
 def judge_prompt(item: QAItem, answer: str, judge: str = "strict") -> str:
     if judge not in JUDGES:
         raise ValueError(f"unknown judge {judge!r}: one of {', '.join(JUDGES)}")
-    return render_prompt(JUDGES[judge], question=item.question, gold=item.gold, answer=answer or "(no answer)")
+    return render_prompt(JUDGES[judge], package=BENCH_PROMPTS, question=item.question, gold=item.gold, answer=answer or "(no answer)")
 
 
 async def _one(model, item: QAItem, *, answer_usage: LLMUsage, judge_usage: LLMUsage, timeout: float,

@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace", help="one namespace (env MEMGRAPH_NAMESPACE; default: all)")
 
     s = command("show", help="a node, its neighbours and its provenance turns")
-    s.add_argument("node_id", help="a node id (event:S1:2, arg:caroline) or a turn id (D1:3)")
+    s.add_argument("node_id", help="a node id (event:S1:2, arg:pixel) or a turn id (D1:3)")
     s.add_argument("--namespace")
 
     s = command("forget", help="delete a session, or a whole namespace")

@@ -4,11 +4,11 @@ EMem links events through role-argument pairs extracted by an LLM; MemORAI throu
 Offline (DESIGN §5) we take what a statistical pass can find reliably in chat text:
 
 * **person** - a speaker's name when mentioned (or as the ``Name:`` prefix of a turn); a
-  capitalised nickname that is a unique 3+ letter prefix of a speaker's first name ("Mel")
-  keys to that speaker (``melanie``) so both spellings meet in one argument node;
-* **proper** - capitalised word sequences ("Museum of Modern Art", "LGBTQ"), allowing "of",
+  capitalised nickname that is a unique 3+ letter prefix of a speaker's first name ("Ben")
+  keys to that speaker (``benedikt``) so both spellings meet in one argument node;
+* **proper** - capitalised word sequences ("Museum of Modern Art", "NASA"), allowing "of",
   "the", "de", "&" inside, without a leading "The"/filler; a lone capitalised word at a
-  sentence start only counts if it is a known name, an acronym ("LGBTQ"), or is capitalised
+  sentence start only counts if it is a known name, an acronym ("NASA"), or is capitalised
   elsewhere mid-sentence;
 * **date** - "7 May 2023", "May 7th, 2023", "7th of May", "April 2023", "summer 2022", years
   19xx/20xx, and the labels :mod:`timeparse` writes ("the week of 1 May 2023"); keys are

@@ -9,13 +9,12 @@ relation type adds a typed edge. Judge calls are capped per session.
 
 from __future__ import annotations
 
-import numpy as np
-
 from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, NodeKind
+from memgraph_agents.model.ranking import top_k
 
 JUDGE_FLOOR = 0.8
 MAX_JUDGE_CALLS = 5
@@ -45,9 +44,10 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
     if not events or not len(idx):
         return b
     sims = await off_loop(ctx.embedder.embed, [e.text for e in events]) @ old.T
+    rank = ctx.snapshot.id_rank[idx]
     judged = 0
     for r, ev in enumerate(events):
-        j = int(np.argmax(sims[r]))
+        j = int(top_k(sims[r], 1, tiebreak=rank)[0])  # near-ties by event id, not row order
         best, old_id = float(sims[r, j]), ctx.snapshot.ids[idx[j]]
         if best >= ctx.params.fusion_threshold:
             _merge(b, ev.id, old_id, session.id)

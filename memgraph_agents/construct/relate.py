@@ -22,6 +22,7 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.synonyms import synonym_pairs, synonym_pairs_within
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
+from memgraph_agents.model.ranking import top_k
 
 _KEY = re.compile(r"[^a-z0-9]+")
 
@@ -50,9 +51,9 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
         return
     new = ctx.embedder.embed([e.text for e in events])
     sims = new @ old.T
+    rank = ctx.snapshot.id_rank[idx]
     for r, ev in enumerate(events):
-        order = np.argsort(-sims[r])[: ctx.params.similar_max]
-        for j in order:
+        for j in top_k(sims[r], ctx.params.similar_max, tiebreak=rank):  # near-ties by event id
             if sims[r, j] < ctx.params.similar_threshold:
                 break
             b.edges.append(Edge(src=ev.id, dst=ctx.snapshot.ids[idx[j]], kind=EdgeKind.SIMILAR, label="event",
@@ -110,6 +111,8 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
     p = ctx.params
     vecs = ctx.embedder.embed([a.text for a in args])
     idx, old = ctx.existing(NodeKind.ARGUMENT)
+    by_id = np.argsort(ctx.snapshot.id_rank[idx], kind="stable")  # ties at the cap go by id, not row order
+    idx, old = idx[by_id], old[by_id]
     for i, j, s in synonym_pairs(vecs, old, threshold=p.synonym_threshold, max_per_node=p.synonym_max):
         b.edges.append(Edge(src=args[i].id, dst=ctx.snapshot.ids[idx[j]], kind=EdgeKind.SYNONYM, session_id=session.id,
                             weight=float(s)))

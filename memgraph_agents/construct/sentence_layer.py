@@ -13,6 +13,7 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
+from memgraph_agents.model.ranking import ranks_of, top_k
 
 
 def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
@@ -36,10 +37,13 @@ def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     all_vecs = np.vstack([old_vecs, new_vecs])
     sims = new_vecs @ all_vecs.T
     offset = len(idx)
+    # Near-ties (e.g. two sentences with the same text) go to the smaller id: never to the
+    # row order or to float noise from the vector backend (model.ranking).
+    rank = ranks_of(all_ids)
     seen: set[tuple[str, str]] = set()
     for r in range(len(new)):
         sims[r, offset + r] = -np.inf  # not its own neighbour
-        for j in np.argsort(-sims[r])[:k]:
+        for j in top_k(sims[r], k, tiebreak=rank):
             a, c = new[r].id, all_ids[j]
             pair = (min(a, c), max(a, c))
             if pair in seen or not np.isfinite(sims[r, j]):

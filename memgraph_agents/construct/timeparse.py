@@ -1,7 +1,7 @@
 """Resolve relative time expressions against a reference date (the session date).
 
 About a fifth of LoCoMo questions are temporal, and the answer is usually an absolute date
-("When did Caroline go to the support group?" -> "7 May 2023") while the turn says
+("When did Jonas hand in his notice?" -> "15 March 2024") while the turn says
 "yesterday". PREMem normalises such expressions with an LLM; here it is done with rules so
 the offline mode gets the same benefit (DESIGN §5).
 

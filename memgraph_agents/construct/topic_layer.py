@@ -14,6 +14,7 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.topics import assign_online, kmeans_topics, topic_count
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, EdgeKind, Node, NodeKind, node_id
+from memgraph_agents.model.ranking import ranks_of, top_k
 
 
 def _normalise(v: np.ndarray) -> np.ndarray:
@@ -60,7 +61,7 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     for k in sorted(set(assignment)):
         rows = [r for r, a in enumerate(assignment) if a == k]
         centroid = _normalise(vecs[rows].mean(0))
-        central = rows[int(np.argmax(vecs[rows] @ centroid))]
+        central = rows[int(top_k(vecs[rows] @ centroid, 1, tiebreak=ranks_of([ids[r] for r in rows]))[0])]
         tid = node_id(NodeKind.TOPIC, str(k))
         nodes.append(Node(id=tid, kind=NodeKind.TOPIC, text=texts[central][:300], session_id=TOPIC_OWNER, embed=False,
                           attrs={"size": len(rows), "centroid": [round(float(x), 6) for x in centroid]}))

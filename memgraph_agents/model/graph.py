@@ -79,6 +79,6 @@ class Edge(BaseModel):
 
 
 def node_id(kind: NodeKind | str, *parts: str) -> str:
-    """Deterministic node id, e.g. ``turn:D1:3``, ``event:S1:2``, ``arg:caroline``."""
+    """Deterministic node id, e.g. ``turn:D1:3``, ``event:S1:2``, ``arg:pixel``."""
     prefix = {"argument": "arg"}.get(str(kind), str(kind))
     return ":".join([prefix, *parts])

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError
+from memgraph_agents.prompts import load_prompt
 from memgraph_agents.runtime import MemoryContext
 
 POLICIES = ("auto", "llm", "offline")
@@ -48,6 +49,8 @@ class NavigatorContext(MemoryContext):
     satisfy_sim: Annotated[float, Field(description="offline: a subgoal is satisfied by a node this close to the best")] = 0.97
     next_floor: Annotated[float, Field(description="queued nodes below this relative priority are dropped, not explored")] = 0.85
     llm_timeout: Annotated[float, Field(description="seconds per LLM call; 0 = the settings' value")] = 0.0
+    answer_prompt: Annotated[str, Field(description="the Responder's prompt: a name in memgraph_agents.prompts, or "
+                                                   "'package:name' (the benchmark passes its short-answer prompt)")] = "nav_answer"
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
@@ -60,6 +63,10 @@ class NavigatorContext(MemoryContext):
         for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"navigator {name} must be >= 0")
+        try:
+            load_prompt(self.answer_prompt)
+        except (KeyError, ModuleNotFoundError) as exc:
+            raise ConfigError(f"navigator answer_prompt {self.answer_prompt!r}: no such prompt ({exc})") from None
 
     @classmethod
     def from_settings(cls, s: Settings, **params: Any) -> NavigatorContext:

@@ -17,6 +17,7 @@ from collections.abc import Set
 
 import numpy as np
 
+from memgraph_agents.model.ranking import order_best_first
 from memgraph_agents.navigator.view import EventView
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.catalog import get_retriever
@@ -58,14 +59,15 @@ def _normalised(ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
 
 
 def rank_events(view: EventView, one_shot_scores: dict[int, float],
-                event_cosines: np.ndarray) -> list[tuple[int, float]]:
-    """Every event with its localisation score, best first (ties: graph order)."""
+                event_cosines: np.ndarray, id_rank: np.ndarray | None = None) -> list[tuple[int, float]]:
+    """Every event with its localisation score, best first (near-ties: by ``id_rank``, the
+    snapshot's node-id ranks; else graph order)."""
     out = []
     for e, cos in zip(view.events, event_cosines):
         best = max((one_shot_scores.get(t, 0.0) for t in view.turns.get(int(e), [])), default=0.0)
         out.append((int(e), best + DENSE_SHARE * float(cos)))
-    out.sort(key=lambda x: (-x[1], x[0]))
-    return out
+    keys = None if id_rank is None else id_rank[[e for e, _ in out]] if out else None
+    return [out[int(j)] for j in order_best_first([s for _, s in out], keys)]
 
 
 def candidates(ranking: list[tuple[int, float]], view: EventView, k: int, p: int,

@@ -56,7 +56,7 @@ def _human(iso: str) -> str:
 
 
 def evidence_text(search: Search, evidence: list[Evidence], limit: int = MAX_ANSWER_TURNS) -> str:
-    """Raw turns of the evidence, ``[8 May 2023 | D1:3] Caroline: …``, in evidence order."""
+    """Raw turns of the evidence, ``[2 March 2024 | S1:3] Maya: …``, in evidence order."""
     snap, lines, seen = search.snap, [], set()
     for ev in evidence:
         for t in ev.turn_ids:
@@ -87,7 +87,7 @@ async def respond(state: NavState, config, runtime) -> dict:
         try:
             text = await off_loop(evidence_text, search, evidence)
             got = await llm_policy.answer(search, text, model=res.llm, allowance=allow,
-                                          usage=usage, timeout=res.timeout)
+                                          usage=usage, timeout=res.timeout, prompt_name=res.context.answer_prompt)
             answer, source = " ".join(got.answer.split()), "llm"
         except LLMError as e:
             why = f"responder: {type(e).__name__}: {e}"[:200]

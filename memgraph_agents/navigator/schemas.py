@@ -67,5 +67,5 @@ class RefinedQuery(BaseModel):
 
 
 class NavAnswer(BaseModel):
-    answer: str = Field(description="the concise answer")
+    answer: str = Field(description="the answer, as the task asks for it")
     turn_ids: list[str] = Field(default_factory=list, description="ids of the excerpts the answer rests on")

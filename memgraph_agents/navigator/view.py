@@ -134,4 +134,6 @@ class Scorer:
         ts = self.view.turns.get(node, [])
         vecs = self.snap.vectors()
         dense = vecs[ts] @ qv if ts and vecs.shape[1] == qv.shape[0] else np.zeros(len(ts))
-        return [t for _, _, t in sorted(zip([-self.one_shot.get(t, 0.0) for t in ts], -dense, ts))]
+        rank = self.snap.id_rank
+        return [t for *_, t in sorted(zip([-self.one_shot.get(t, 0.0) for t in ts], -dense, [int(rank[t]) for t in ts],
+                                           ts))]

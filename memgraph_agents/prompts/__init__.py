@@ -12,7 +12,10 @@ from importlib import resources
 
 @cache
 def load_prompt(name: str, package: str | None = None) -> str:
-    """Return the text of ``<package>/<name>.txt``; raise ``KeyError`` naming it when missing."""
+    """Return the text of ``<package>/<name>.txt`` (``name`` may be ``"package:name"``); raise
+    ``KeyError`` naming it when missing."""
+    if package is None and ":" in name:
+        package, name = name.rsplit(":", 1)
     pkg = package or __name__
     path = resources.files(pkg).joinpath(f"{name}.txt")
     if not path.is_file():

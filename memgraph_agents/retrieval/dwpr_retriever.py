@@ -142,9 +142,9 @@ def dwpr(query: str, store: StoreReader, *, k: int = 10, seeds_k: int = 10, damp
     seed_kinds = [NodeKind.ARGUMENT, NodeKind.SESSION] + ([NodeKind.SEGMENT] if mg is not None else [])
     for node_kind in seed_kinds:
         idx = snap.indices_of(node_kind)
-        inside[idx[top_indices(sims[idx], seeds_k)]] = True
+        inside[idx[top_indices(sims[idx], seeds_k, tiebreak=snap.id_rank[idx])]] = True
     if mg is not None and len(triple_sim):
-        for j in top_indices(triple_sim, seeds_k):
+        for j in top_indices(triple_sim, seeds_k, tiebreak=mg.triple_rank):
             inside[[mg.triple_src[j], mg.triple_dst[j]]] = True
             inside[[snap.index[f"turn:{t}"] for t in mg.triple_turns[j] if f"turn:{t}" in snap.index]] = True
     ts = turn_seeds(query, snap, raw, pool)  # unclipped: negative cosines still rank
@@ -168,5 +168,5 @@ def dwpr(query: str, store: StoreReader, *, k: int = 10, seeds_k: int = 10, damp
     if sw is not None:
         scores = scores * sw
     mask = inside & (snap.kind == KIND_CODE["turn"])
-    out = [to_evidence(snap, int(i), scores[i], retriever="dwpr") for i in top_indices(scores, k, mask)]
+    out = [to_evidence(snap, int(i), scores[i], retriever="dwpr") for i in top_indices(scores, k, mask, snap.id_rank)]
     return out if mg is None else [_with_triples(ev, mg) for ev in out]

@@ -18,6 +18,7 @@ import numpy as np
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import top_k
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot
 
 _TURN, _SENTENCE = KIND_CODE["turn"], KIND_CODE["sentence"]
@@ -98,19 +99,14 @@ def turn_evidence(snap: GraphSnapshot, turn_id: str, score: float, *, retriever:
     return None if i is None else to_evidence(snap, i, score, retriever=retriever, path=path)
 
 
-def top_indices(scores: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
-    """Indices of the ``k`` highest scores (restricted to ``mask``), best first, ties to the lower index.
+def top_indices(scores: np.ndarray, k: int, mask: np.ndarray | None = None,
+                tiebreak: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the ``k`` highest scores (restricted to ``mask``), best first.
 
-    O(n) selection plus a sort of the ≤ k winners (and of any ties at the cut). NaN scores are
-    never returned.
+    Near-ties (``model.ranking.TIE_EPS``) go by ``tiebreak`` (pass ``snap.id_rank``: by node
+    id), else to the lower index. NaN scores are never returned.
     """
-    s = scores if mask is None else np.where(mask, scores, -np.inf)
-    k = min(k, int(np.isfinite(s).sum()))
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64)
-    kth = -np.partition(-s, k - 1)[k - 1]  # the k-th best score
-    part = np.flatnonzero(s >= kth)  # every tie at the cut, so the lowest indices win it
-    return part[np.lexsort((part, -s[part]))][:k]
+    return top_k(scores, k, tiebreak=tiebreak, mask=mask)
 
 
 __all__ = ["NodeKind", "incident", "provenance", "session_counts", "to_evidence", "top_indices", "turn_evidence"]

@@ -40,7 +40,7 @@ def turn_bm25(snap) -> tuple[np.ndarray, BM25Index]:
 def bm25_ranking(query: str, snap, k: int) -> list[tuple[int, float]]:
     """``[(node index, score)]`` of the top-k turns by BM25 (only turns sharing a query term)."""
     idx, index = turn_bm25(snap)
-    return [(int(idx[r]), s) for r, s in index.search(query, k)]
+    return [(int(idx[r]), s) for r, s in index.search(query, k, tiebreak=snap.id_rank[idx])]
 
 
 def dense_ranking(query: str, store: StoreReader, k: int, kinds=("turn",), snap=None) -> list[tuple[int, float]]:

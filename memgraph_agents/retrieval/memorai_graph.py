@@ -20,6 +20,7 @@ import numpy as np
 
 from memgraph_agents.construct.memorai.write import SEGMENT_EDGE, triple_text
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import ranks_of
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot
 
 
@@ -38,6 +39,7 @@ class MemoraiGraph:
     description_vectors: np.ndarray  # (len(described), dim)
     structured_turn: np.ndarray  # bool per node: a turn of a session built with the memorai layer
     triples_by_turn: dict[str, list[int]]  # turn id -> the triples citing it
+    triple_rank: np.ndarray  # tiebreak: each triple's rank by (subject id, label, object id)
 
     def triples_citing(self, turn_id: str) -> list[int]:
         return self.triples_by_turn.get(turn_id, [])
@@ -75,6 +77,8 @@ def memorai_graph(snap: GraphSnapshot, embedder) -> MemoraiGraph | None:
             triple_src=t_src, triple_dst=t_dst, triple_texts=t_texts, triple_vectors=vecs[len(texts):],
             triple_turns=turns, described=described, description_vectors=vecs[: len(texts)],
             structured_turn=structured, triples_by_turn=by_turn,
+            triple_rank=ranks_of([f"{snap.ids[s]}\t{snap.elabel[j]}\t{snap.ids[d]}"
+                                  for s, d, j in zip(t_src, t_dst, triples)]),
         )
 
     return snap.derived(("memorai_graph", getattr(embedder, "name", "")), build)

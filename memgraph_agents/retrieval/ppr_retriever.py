@@ -46,6 +46,7 @@ from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     argument_matches,
+    by_score,
     mention_seeds,
     node_similarities,
     participant_keys,
@@ -106,7 +107,7 @@ class Seeds:
 
 def _event_candidates(snap, sims: np.ndarray, ke: int) -> np.ndarray:
     events = snap.indices_of(NodeKind.EVENT)
-    return events[top_indices(sims[events], ke)]
+    return events[top_indices(sims[events], ke, tiebreak=snap.id_rank[events])]
 
 
 def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, llm, usage, timeout, notes):
@@ -122,7 +123,7 @@ def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, 
     kept = set(recall_filter(query, cands, llm, usage=usage, timeout=timeout, notes=notes))
     events = np.array([i for i in top_events.tolist() if snap.ids[i] in kept], dtype=np.int64)
     args = {i: s for i, s in arg_cands.items() if snap.ids[i] in kept}
-    return events, dict(sorted(args.items(), key=lambda kv: -kv[1])[:max_arg_seeds]), mentions
+    return events, by_score(snap, args, max_arg_seeds), mentions
 
 
 def ppr_seeds(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
@@ -185,4 +186,4 @@ def ppr(query: str, store: StoreReader, *, k: int = 10, ke: int = 30, ka: int = 
     if sw is not None:
         scores = scores * sw
     mask = snap.kind == KIND_CODE["turn"]
-    return [to_evidence(snap, int(i), scores[i], retriever="ppr") for i in top_indices(scores, k, mask)]
+    return [to_evidence(snap, int(i), scores[i], retriever="ppr") for i in top_indices(scores, k, mask, snap.id_rank)]

@@ -23,6 +23,7 @@ import numpy as np
 
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import top_k
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.evidence import top_indices
 from memgraph_agents.retrieval.lexical import bm25_ranking
@@ -74,7 +75,7 @@ def sentence_turn_ranking(snap, sims: np.ndarray, pool: int) -> list[int]:
     rel = sims[sents]
     m = 8 * pool
     while True:  # the best m sentences usually hold ``pool`` distinct turns; else look further
-        turns = turn_of[top_indices(rel, m)]
+        turns = turn_of[top_indices(rel, m, tiebreak=snap.id_rank[sents])]
         turns = turns[turns >= 0]
         _, first = np.unique(turns, return_index=True)  # a turn ranks at its best sentence
         if len(first) >= pool or m >= len(sents):
@@ -86,7 +87,7 @@ def turn_seeds(query: str, snap, sims: np.ndarray, pool: int = 50, rrf_k: int = 
                sentences: bool = True) -> dict[int, float]:
     """Rank fusion over turns of dense, BM25 and best-sentence rankings, as seed mass."""
     turns = snap.indices_of(NodeKind.TURN)
-    dense = turns[top_indices(sims[turns], pool)]
+    dense = turns[top_indices(sims[turns], pool, tiebreak=snap.id_rank[turns])]
     rankings = [dense.tolist(), [i for i, _ in bm25_ranking(query, snap, pool)]]
     if sentences:
         rankings.append(sentence_turn_ranking(snap, sims, pool))
@@ -179,7 +180,7 @@ def argument_matches(snap, mention_vectors, ka: int = 10, floor: float = 0.8) ->
         if mv.shape[0] != vecs.shape[1]:
             continue  # vectors from another embedding model: no signal
         s = matvec(vecs, mv)
-        for r in np.argsort(-s)[:ka]:
+        for r in top_k(s, ka, tiebreak=snap.id_rank[args]):
             if s[r] < floor:
                 break
             out[int(args[r])] = max(out.get(int(args[r]), 0.0), float(s[r]))
@@ -199,4 +200,11 @@ def mention_seeds(query: str, snap, sims_of, ka: int = 10, max_seeds: int = 30, 
     speakers = participant_keys(snap)
     mentions = [m for m in extract_arguments(query, []) if m.key not in speakers]
     out = argument_matches(snap, (sims_of(m.name) for m in mentions), ka, floor)
-    return dict(sorted(out.items(), key=lambda kv: -kv[1])[:max_seeds])
+    return by_score(snap, out, max_seeds)
+
+
+def by_score(snap, scores: dict[int, float], limit: int) -> dict[int, float]:
+    """``{node index: score}`` best first, near-ties by node id, the first ``limit``."""
+    keys = list(scores)
+    order = top_k([scores[i] for i in keys], limit, tiebreak=snap.id_rank[keys] if keys else None)
+    return {keys[int(j)]: scores[keys[int(j)]] for j in order}

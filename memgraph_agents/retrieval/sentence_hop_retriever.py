@@ -33,6 +33,7 @@ import scipy.sparse as sp
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import order_best_first
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop as hop
 from memgraph_agents.retrieval.evidence import to_evidence, top_indices
@@ -84,10 +85,10 @@ def generated_evidence(snap, sims: np.ndarray, per_kind: int, kinds: tuple[str, 
         idx = snap.indices_of(kind)
         if not len(idx) or per_kind <= 0:
             continue
-        for i in idx[top_indices(sims[idx], per_kind)]:
+        for i in idx[top_indices(sims[idx], per_kind, tiebreak=snap.id_rank[idx])]:
             if snap.ids[i] not in exclude:
                 picked.append((float(sims[i]), rank, int(i)))
-    picked.sort(key=lambda p: (-p[0], p[1], p[2]))
+    picked.sort(key=lambda p: (-p[0], p[1], int(snap.id_rank[p[2]])))
     return [to_evidence(snap, i, floor + min(cos, 1.0) - 1.0, retriever="sentence_hop") for cos, _, i in picked]
 
 
@@ -109,7 +110,8 @@ def sentence_hop(query: str, store: StoreReader, *, k: int = 10, top_n: int = 15
         lex = sentence_bm25(snap).scores(query)
         if lex.max() > 0:
             rel = rel + lexical * lex / lex.max()
-    ranked = hop(rel, knn, turn_of, top_n=top_n, gamma=gamma, hops=hops)
+    ranked = hop(rel, knn, turn_of, top_n=top_n, gamma=gamma, hops=hops, tiebreak=snap.id_rank[sents],
+                 chunk_rank=snap.id_rank)
     sw = speaker_weights(query, snap, other_speaker) if other_speaker < 1 else None
     if sw is not None:  # the speaker prior re-orders the chunks (stable for equal scores)
         ranked = sorted(((t, _penalise(s, sw[t]), js) for t, s, js in ranked), key=lambda r: -r[1])
@@ -118,7 +120,7 @@ def sentence_hop(query: str, store: StoreReader, *, k: int = 10, top_n: int = 15
     if len(out) < k:  # fill from the best remaining sentences' turns, below every ranked score
         floor = min(0.0, min((e.score for e in out), default=0.0))
         have = {e.node_id for e in out}
-        for j in np.argsort(-sims[sents], kind="stable"):
+        for j in order_best_first(sims[sents], snap.id_rank[sents]):
             t = int(turn_of[j])
             if t >= 0 and snap.ids[t] not in have:
                 have.add(snap.ids[t])

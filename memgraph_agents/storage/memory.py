@@ -42,6 +42,7 @@ from pydantic import BaseModel, Field
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node
+from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage.graph_db import GraphDB
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
@@ -182,8 +183,9 @@ class MemoryStore:
         snap = self.snapshot()
         # Over-fetch a little: pending vectors of a concurrent writer are filtered out below.
         hits = self.vectors.query(vector, k + 8, kinds)
-        # Committed nodes only, with the vector of their committed text.
-        return [(i, s) for i, s, doc in hits if i in snap.index and snap.text[snap.index[i]] == doc][:k]
+        # Committed nodes only, with the vector of their committed text; Chroma's order among
+        # equal scores is its own: near-ties go by node id (model.ranking).
+        return sort_pairs([(i, s) for i, s, doc in hits if i in snap.index and snap.text[snap.index[i]] == doc])[:k]
 
     def stats(self) -> dict:
         nodes, edges = self.db.counts()

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
+from memgraph_agents.model.ranking import ranks_of
 
 NODE_KINDS = list(NodeKind)
 EDGE_KINDS = list(EdgeKind)
@@ -80,6 +81,11 @@ class GraphSnapshot:
     @cached_property
     def index(self) -> dict[str, int]:
         return {n: i for i, n in enumerate(self.ids)}
+
+    @cached_property
+    def id_rank(self) -> np.ndarray:
+        """Each node's rank by id: the tiebreak of every ranking (never the row order)."""
+        return ranks_of(self.ids)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -42,7 +42,7 @@ def format_session_date(date: datetime) -> str:
 
 def format_turns(session: Session, turn_ids: Sequence[str] | None = None) -> str:
     """One line per turn (every turn, or those of ``turn_ids``):
-    ``D1:3 | 2023-05-08 | Caroline: text [image: caption]``."""
+    ``S1:3 | 2024-03-02 | Maya: text [image: caption]``."""
     keep = set(turn_ids) if turn_ids is not None else None
     lines = []
     for turn in session.turns:

@@ -17,7 +17,7 @@ MAX_PARTICIPANTS = 3
 
 
 class RoleArgument(BaseModel):
-    """One role-argument pair of an event (EMem): ``agent: Caroline``, ``time: 2023-05-07``."""
+    """One role-argument pair of an event (EMem): ``agent: Maya``, ``time: 2024-03-09``."""
 
     role: str = Field(description="role of the argument in the event, e.g. agent, patient, location, time, topic")
     value: str = Field(description="the argument itself: a normalised name, concept, value or date")
@@ -36,7 +36,7 @@ class RoleArgument(BaseModel):
 
 
 def _arguments(value: Any) -> Any:
-    """Drop empty arguments; accept ``["Caroline", ...]`` and ``{"agent": "Caroline"}`` forms."""
+    """Drop empty arguments; accept ``["Maya", ...]`` and ``{"agent": "Maya"}`` forms."""
     if value is None:
         return []
     if isinstance(value, dict):

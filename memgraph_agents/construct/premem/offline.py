@@ -4,7 +4,7 @@ PREMem extracts fragments with an LLM. Without one we keep the sentences that ca
 information, and label them with rules (no POS tagger or NLTK data here):
 
 * **Skipped**: sentences with fewer than ``MIN_CONTENT_WORDS`` content words (greetings,
-  reactions: "No way, congratulations!", "That's amazing, Caroline!") and questions with fewer than
+  reactions: "No way, congratulations!", "That's amazing, Maya!") and questions with fewer than
   ``MIN_QUESTION_WORDS`` ("How is Pixel settling in?": asking reveals little about anyone).
   A content word is one that is not a stopword, chat filler or a speaker's name
   (``construct/arguments.py`` vocabularies).

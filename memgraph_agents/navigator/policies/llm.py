@@ -146,7 +146,7 @@ async def refine(search: Search, *, query: str, satisfied: list[bool], kept: dic
 
 
 async def answer(search: Search, evidence_text: str, *, model, allowance: int, usage: LLMUsage,
-                 timeout: float) -> NavAnswer:
-    prompt = render_prompt("nav_answer", speakers=_speakers(search), question=search.question, evidence=evidence_text)
+                 timeout: float, prompt_name: str = "nav_answer") -> NavAnswer:
+    prompt = render_prompt(prompt_name, speakers=_speakers(search), question=search.question, evidence=evidence_text)
     return await ainvoke_json(model, prompt, NavAnswer, **_limits(allowance, usage, timeout),
                               run_name="navigator:answer")

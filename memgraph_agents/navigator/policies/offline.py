@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
+from memgraph_agents.model.ranking import order_best_first
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.search import Decision, Search
 from memgraph_agents.navigator.state import QueueEntry
@@ -89,5 +88,5 @@ def follow(search: Search, i: int, satisfied: list[bool], exclude: set[str], flo
     r = search.rels([n.node for n in nbs])
     open_ = [j for j, ok in enumerate(satisfied) if not ok] or list(range(len(satisfied)))
     pr = r[:, open_].max(axis=1)
-    order = np.argsort(-pr, kind="stable")
+    order = order_best_first(pr, search.snap.id_rank[[n.node for n in nbs]])  # near-ties by node id
     return [search.snap.ids[nbs[k].node] for k in order[:limit] if pr[k] >= floor]

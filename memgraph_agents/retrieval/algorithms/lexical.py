@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 import bm25s
 import numpy as np
 
+from memgraph_agents.model.ranking import top_k
 from memgraph_agents.retrieval.algorithms.porter import stem_words
 
 __all__ = ["BM25Index", "tokenize"]
@@ -36,7 +37,8 @@ class BM25Index:
 
     Only texts sharing at least one query term are returned (score > 0), so a query of
     stopwords only, or of words absent from the corpus, returns ``[]``; so does an empty
-    corpus. ``k`` larger than the corpus is fine. Ties go to the lower index.
+    corpus. ``k`` larger than the corpus is fine. Ties go to the lower ``tiebreak`` key
+    (default: the index; callers pass node-id ranks).
     """
 
     def __init__(
@@ -71,12 +73,9 @@ class BM25Index:
             return np.zeros(self.size)
         return np.asarray(self._bm25.get_scores_from_ids(ids), dtype=np.float64)
 
-    def search(self, query: str, k: int = 10) -> list[tuple[int, float]]:
+    def search(self, query: str, k: int = 10, tiebreak: np.ndarray | None = None) -> list[tuple[int, float]]:
         if k <= 0:
             return []
         s = self.scores(query)
-        hits = np.flatnonzero(s > 0)
-        if hits.size == 0:
-            return []
-        order = hits[np.lexsort((hits, -s[hits]))][:k]
+        order = top_k(s, k, tiebreak=tiebreak, mask=s > 0)
         return [(int(i), float(s[i])) for i in order]

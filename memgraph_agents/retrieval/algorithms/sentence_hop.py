@@ -15,13 +15,16 @@ follow it. Choices made here:
   returns something (SGMem would return no chunk; its other memory types fill the context).
 * The kNN relation is asymmetric; hops follow edges in both directions.
 * Reported chunk scores are mean *cosine* (the +ε shift is dropped; ranking is unchanged).
-* Ties in chunk score go to the chunk with the better best sentence, then the lower index.
+* Ties in chunk score go to the chunk with the better best sentence, then the lower
+  ``chunk_rank`` key (default: the index); near-equal sentence scores go by ``tiebreak``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
+from memgraph_agents.model.ranking import order_best_first
 
 __all__ = ["sentence_hop"]
 
@@ -34,6 +37,8 @@ def sentence_hop(
     top_n: int = 15,
     gamma: float = 1.2,
     hops: int = 1,
+    tiebreak: np.ndarray | None = None,
+    chunk_rank: np.ndarray | None = None,
 ) -> list[tuple[int, float, list[int]]]:
     """Rank chunks for one query.
 
@@ -54,8 +59,8 @@ def sentence_hop(
         return []
     sims = np.nan_to_num(sims, nan=-1.0)
 
-    # Step 1: top-n sentences whose shifted score sim + 1 clears gamma (stable: ties by index).
-    order = np.argsort(-sims, kind="stable")
+    # Step 1: top-n sentences whose shifted score sim + 1 clears gamma (near-ties by tiebreak).
+    order = order_best_first(sims, tiebreak)
     passing = order[sims[order] + 1.0 >= gamma][:top_n]
     selected = passing if passing.size else order[:1]
 
@@ -74,10 +79,11 @@ def sentence_hop(
     # Step 3: group by chunk; mean similarity, best sentence for ties.
     members = np.flatnonzero(gathered & (chunks >= 0))
     by_chunk: dict[int, list[int]] = {}
-    for i in members[np.argsort(-sims[members], kind="stable")]:
+    for i in members[order_best_first(sims[members], None if tiebreak is None else np.asarray(tiebreak)[members])]:
         by_chunk.setdefault(int(chunks[i]), []).append(int(i))
     ranked = [
         (chunk, float(np.mean(sims[idx])), idx) for chunk, idx in by_chunk.items()
     ]
-    ranked.sort(key=lambda t: (-t[1], -sims[t[2][0]], t[0]))
+    key = (lambda c: c) if chunk_rank is None else (lambda c: int(chunk_rank[c]))
+    ranked.sort(key=lambda t: (-t[1], -sims[t[2][0]], key(t[0])))
     return ranked

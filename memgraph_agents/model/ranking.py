@@ -1,0 +1,76 @@
+"""Deterministic rankings: best score first, ties broken by a key (a node id), never by order.
+
+Scores computed on two machines, through two vector backends (embedded Chroma, a Chroma
+server) or by BLAS kernels on rows at different positions can differ in the last bits, and
+the index order of nodes follows insertion history. So "equal" means within ``TIE_EPS``, and
+a run of such near-equal scores is ordered by the tiebreak key (``ranks_of(ids)``: the rank
+of each id in sorted order), the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+TIE_EPS = 1e-6  # cosine / score differences below this are ties (float32 noise is ~1e-7)
+
+
+def ranks_of(ids: Sequence[str]) -> np.ndarray:
+    """Each id's rank in sorted order: a tiebreak key that does not depend on list order."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(np.asarray(ids, dtype=object), kind="stable")
+    out = np.empty(len(ids), dtype=np.int64)
+    out[order] = np.arange(len(ids))
+    return out
+
+
+def _clean(scores: Sequence[float] | np.ndarray) -> np.ndarray:
+    s = np.array(scores, dtype=np.float64, copy=True).ravel()
+    s[np.isnan(s)] = -np.inf
+    return s
+
+
+def order_best_first(scores: Sequence[float] | np.ndarray, tiebreak: np.ndarray | None = None,
+                     eps: float = TIE_EPS) -> np.ndarray:
+    """Every position, best score first; near-ties (within ``eps`` of the previous) by ``tiebreak``
+    (ascending; default: the position). NaN counts as ``-inf``."""
+    s = _clean(scores)
+    o = np.argsort(-s, kind="stable")
+    if len(o) < 2:
+        return o
+    ss = s[o]
+    with np.errstate(invalid="ignore"):
+        gap = np.where(ss[:-1] == ss[1:], 0.0, ss[:-1] - ss[1:])
+    run = np.cumsum(np.concatenate([[True], ~(gap <= eps)]))
+    tb = np.arange(len(s)) if tiebreak is None else np.asarray(tiebreak)
+    return o[np.lexsort((tb[o], run))]
+
+
+def top_k(scores: Sequence[float] | np.ndarray, k: int, tiebreak: np.ndarray | None = None,
+          mask: np.ndarray | None = None, eps: float = TIE_EPS) -> np.ndarray:
+    """Positions of the ``k`` best finite scores (within ``mask``), best first, near-ties by
+    ``tiebreak``. O(n) selection, then a sort of the winners and of the near-ties at the cut."""
+    s = _clean(scores)
+    if mask is not None:
+        s[~np.asarray(mask, dtype=bool)] = -np.inf
+    k = min(int(k), int(np.isfinite(s).sum()))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    kth = -np.partition(-s, k - 1)[k - 1]
+    cand = np.flatnonzero(s >= kth - eps)  # every near-tie at the cut competes by tiebreak
+    tb = cand if tiebreak is None else np.asarray(tiebreak)[cand]
+    return cand[order_best_first(s[cand], tb, eps)][:k]
+
+
+def sort_pairs(items: Sequence[tuple[str, float]], eps: float = TIE_EPS) -> list[tuple[str, float]]:
+    """``(id, score)`` pairs best first, near-ties by id (e.g. a vector store's hits)."""
+    if not items:
+        return []
+    ids = [i for i, _ in items]
+    order = order_best_first([s for _, s in items], ranks_of(ids), eps)
+    return [items[int(j)] for j in order]
+
+
+__all__ = ["TIE_EPS", "order_best_first", "ranks_of", "sort_pairs", "top_k"]

@@ -1,0 +1,44 @@
+"""Deterministic rankings (model.ranking): near-ties go by id, whatever the row order or float noise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memgraph_agents.model.ranking import TIE_EPS, order_best_first, ranks_of, sort_pairs, top_k
+from memgraph_agents.retrieval.algorithms.lexical import BM25Index
+
+
+def _pick(ids, scores, k):
+    return [ids[i] for i in top_k(np.array(scores), k, tiebreak=ranks_of(ids))]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_near_ties_go_by_id_in_any_row_order_and_under_float_noise(seed):
+    rng = np.random.default_rng(seed)
+    ids = ["sent:S2:3:1", "sent:S1:4:1", "sent:S1:1:2", "sent:S3:1:1", "sent:S1:9:1"]
+    scores = [0.83, 0.83, 0.5, 0.83, 0.2]  # three sentences with the same text: equal cosines
+    want = ["sent:S1:4:1", "sent:S2:3:1"]
+    perm = rng.permutation(len(ids))
+    noisy = [scores[i] + rng.uniform(-TIE_EPS / 10, TIE_EPS / 10) for i in perm]  # backend float noise
+    assert _pick([ids[i] for i in perm], noisy, 2) == want
+    assert _pick(ids, scores, 2) == want
+
+
+def test_real_differences_still_rank_by_score_and_nan_never_wins():
+    ids = ["b", "a", "c", "d"]
+    assert _pick(ids, [0.9, 0.9 - 10 * TIE_EPS, float("nan"), 0.1], 4) == ["b", "a", "d"]
+    assert list(order_best_first([0.1, 0.5, 0.5], ranks_of(["z", "y", "x"]))) == [2, 1, 0]
+    assert _pick(ids, [0.9, 0.8, 0.7, 0.6], 2) == ["b", "a"]
+    assert top_k(np.array([1.0, 2.0]), 5, mask=np.array([True, False])).tolist() == [0]
+
+
+def test_vector_store_hits_are_reordered_by_id_on_ties():
+    hits = [("turn:S2:1", 0.7), ("turn:S1:5", 0.7 + 1e-9), ("turn:S1:2", 0.9)]
+    assert [i for i, _ in sort_pairs(hits)] == ["turn:S1:2", "turn:S1:5", "turn:S2:1"]
+
+
+def test_bm25_ties_follow_the_tiebreak_key():
+    index = BM25Index(["pottery class on tuesday", "cooking class", "pottery class on tuesday"])
+    assert [i for i, _ in index.search("pottery", 2)] == [0, 2]
+    assert [i for i, _ in index.search("pottery", 2, tiebreak=np.array([2, 1, 0]))] == [2, 0]
