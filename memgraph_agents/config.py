@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path.home() / ".memgraph"
@@ -40,6 +40,22 @@ class IngestParams(BaseSettings):
     memorai_keyphrases: int = Field(2, ge=0, description="MemORAI offline: keyphrase entities per gated turn")
 
 
+class InputLimits(BaseSettings):
+    """Bounds on what one input may hold (README "Limits"); each is refused with a
+    ``LimitExceededError`` naming the limit and its environment variable."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
+
+    max_file_bytes: int = Field(64 * 2**20, ge=1, description="largest input file, in bytes")
+    max_turn_chars: int = Field(200_000, ge=1, description="longest turn (text + image caption), in characters")
+    max_turns_per_session: int = Field(2_000, ge=1, description="most turns in one session")
+    max_sessions: int = Field(10_000, ge=1, description="most sessions in one file or conversation")
+
+    @staticmethod
+    def env_name(field: str) -> str:
+        return f"MEMGRAPH_{field.upper()}"
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
 
@@ -56,6 +72,7 @@ class Settings(BaseSettings):
     preset: str = Field("default", description="a seed paper's system: layers built at ingest and the retriever "
                                                "(default, compassmem, emem, emem-g, sgmem, memorai, premem)")
     ingest: IngestParams = Field(default_factory=IngestParams)
+    limits: InputLimits = Field(default_factory=InputLimits)
 
     @field_validator("llm")
     @classmethod
@@ -77,3 +94,24 @@ class Settings(BaseSettings):
     @property
     def offline(self) -> bool:
         return self.llm == "none"
+
+
+def config_error(err: ValidationError, source: str = "settings") -> "ConfigError":
+    """A settings ``ValidationError`` in words, one line: ``--preset 'nope': unknown preset ...``.
+
+    ``source`` names where the values came from ("settings", "--preset"); each problem names
+    its field and the environment variable that sets it.
+    """
+    from memgraph_agents.errors import ConfigError
+
+    parts = []
+    for problem in err.errors(include_url=False):
+        loc = ".".join(str(x) for x in problem.get("loc", ()))
+        msg = str(problem.get("msg", "invalid value"))
+        for prefix in ("Value error, ", "Assertion failed, "):
+            msg = msg.removeprefix(prefix)
+        value = problem.get("input")
+        env = f"MEMGRAPH_{loc.split('.')[-1].upper()}" if loc else ""
+        shown = f" (got {value!r})" if isinstance(value, (str, int, float)) and repr(value) not in msg else ""
+        parts.append(f"{loc or 'value'}{f' / {env}' if env else ''}: {msg}{shown}")
+    return ConfigError(f"invalid {source}: " + "; ".join(parts))

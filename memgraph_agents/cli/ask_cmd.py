@@ -40,7 +40,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.retrieval.registry import retrieve
     from memgraph_agents.runtime import get_store
 
-    store = get_store(settings, args.namespace or settings.namespace, create=False)
+    store = get_store(settings, settings.namespace if args.namespace is None else args.namespace, create=False)
     # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (ppr)
     name = args.retriever or (settings.preset if settings.preset != DEFAULT_PRESET else settings.retriever)
     if name == "navigator" or (name in PRESETS and PRESETS[name].retriever == "navigator"):

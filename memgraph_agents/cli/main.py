@@ -7,7 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
+import sqlite3
+
+from pydantic import ValidationError
+
+from memgraph_agents.config import DEFAULT_DATA_DIR, Settings, config_error
+from memgraph_agents.errors import MemgraphError
 
 
 PRESET_HELP = ("a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
@@ -51,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--retriever", help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator, or a preset's "
                                        "name (its retriever); default: the preset's, else ppr")
     s.add_argument("--preset", help=PRESET_HELP)
-    s.add_argument("-k", "--top-k", type=int, default=5)
+    s.add_argument("-k", "--top-k", type=positive_int, default=5)
     s.add_argument("--trace", action="store_true", help="also print how the evidence was reached")
 
     s = command("demo", help="ingest the example conversation and answer a few questions (offline)")
@@ -66,17 +71,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    s = Settings()
+    try:
+        s = Settings()
+    except ValidationError as e:
+        raise config_error(e, "settings from MEMGRAPH_* variables") from e
     update = {}
     if getattr(args, "data_dir", None) is not None:
         update["data_dir"] = args.data_dir
     if getattr(args, "embeddings", None):
         update["embeddings"] = args.embeddings
-    if getattr(args, "llm", None):
-        update["llm"] = Settings(llm=args.llm).llm  # validates the spec
-    if getattr(args, "preset", None):
-        update["preset"] = Settings(preset=args.preset).preset  # validates the name
+    for option in ("llm", "preset"):
+        if getattr(args, option, None) is not None:
+            try:  # validates the value; the error is in words, not a pydantic dump
+                update[option] = getattr(Settings(**{option: getattr(args, option)}), option)
+            except ValidationError as e:
+                raise config_error(e, f"--{option}") from e
     return s.model_copy(update=update) if update else s
+
+
+def positive_int(text: str) -> int:
+    """argparse type for counts such as ``-k``: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,8 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return 130
-    except (ValueError, KeyError, FileNotFoundError, PermissionError, RuntimeError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    except (ValueError, KeyError, OSError, RuntimeError, sqlite3.Error) as exc:
+        # MemgraphError is a ValueError or RuntimeError; OSError covers files and dirs we could
+        # not use (its message names the path); nothing reaches the user as a traceback.
+        if isinstance(exc, KeyError) and exc.args:
+            msg = exc.args[0]
+        elif isinstance(exc, OSError) and exc.filename is not None and not isinstance(exc, MemgraphError):
+            msg = f"{exc.filename}: {exc.strerror or exc}"
+        else:
+            msg = str(exc)
         err_console.print(f"error: {' '.join(str(msg).split())}", markup=False)
         return 2
 

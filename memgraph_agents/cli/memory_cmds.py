@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 from pathlib import Path
 
-from memgraph_agents.cli.output import console, progress_bar, table
+from memgraph_agents.cli.output import console, err_console, progress_bar, table
 from memgraph_agents.config import Settings
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.ingest import ingest_conversation
+    from memgraph_agents.ingest import ingest_conversation, plan_ingest
     from memgraph_agents.loaders import load_conversations
-    from memgraph_agents.storage.namespaces import namespace_for_id
 
-    conversations = load_conversations(Path(args.file), args.format)  # parses everything before writing anything
+    # Everything is parsed and validated (dates, limits, namespaces) before anything is written.
+    conversations = load_conversations(Path(args.file), args.format, limits=settings.limits)
+    plan = plan_ingest(conversations, settings, args.namespace, source=str(args.file))
     if args.namespace and len(conversations) > 1:
         console.print(f"note: {len(conversations)} conversations go into one namespace {args.namespace!r}")
     total_turns = 0
     with progress_bar() as p:
-        for conv in conversations:
-            ns = args.namespace or namespace_for_id(conv.id)
+        for conv, ns in plan:
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
             report = ingest_conversation(conv, settings, namespace=ns,
                                          progress=lambda sid, done, total, t=task: p.update(t, completed=done))
@@ -34,19 +35,35 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.datadir import check_data_dir
+    from memgraph_agents.errors import MemgraphError
     from memgraph_agents.runtime import get_store
-    from memgraph_agents.storage import list_namespaces
+    from memgraph_agents.storage.namespaces import scan_namespaces
 
-    names = [args.namespace] if args.namespace else list_namespaces(settings.data_dir)
+    check_data_dir(settings.data_dir)  # a file, under a file, read-only: one clear error
+    if args.namespace is not None:
+        names, skipped = [args.namespace], []
+    else:
+        names, skipped = scan_namespaces(settings.data_dir)
+    for name in skipped:  # a leftover folder must not hide every other namespace
+        err_console.print(f"warning: skipping {name!r} in {settings.data_dir}/namespaces: not a namespace name",
+                          markup=False)
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
         return 0
     from memgraph_agents.model.graph import EdgeKind, NodeKind
 
-    rows_s, stats = [], []
+    rows_s, stats, shown = [], [], []
     for ns in names:
-        store = get_store(settings, ns, create=False)
-        s = store.stats()
+        try:
+            store = get_store(settings, ns, create=False)
+            s = store.stats()
+        except (MemgraphError, sqlite3.Error) as e:
+            if args.namespace is not None:
+                raise
+            err_console.print(f"warning: skipping namespace {ns!r}: {' '.join(str(e).split())}", markup=False)
+            continue
+        shown.append(ns)
         stats.append(s)
         presets = sorted({(r.get("info") or {}).get("preset") or "default" for r in store.sessions()}) or ["-"]
         rows_s.append([ns, s["sessions"], ",".join(presets), sum(s["nodes"].values()), sum(s["edges"].values()),
@@ -59,6 +76,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     console.print(table("Namespaces", ["namespace", "sessions", "preset", "nodes", "edges", "vectors", "on disk"],
                         rows_s))
     # Kinds as rows, namespaces as columns: stays readable on an 80-column terminal.
+    names = shown
     console.print(table("Nodes by kind", ["node kind"] + names, [[k] + [s["nodes"].get(k, 0) for s in stats]
                                                                  for k in node_kinds]))
     console.print(table("Edges by kind", ["edge kind"] + names, [[k] + [s["edges"].get(k, 0) for s in stats]
@@ -70,7 +88,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.retrieval.evidence import provenance
     from memgraph_agents.runtime import get_store
 
-    store = get_store(settings, args.namespace or settings.namespace, create=False)
+    store = get_store(settings, settings.namespace if args.namespace is None else args.namespace, create=False)
     snap = store.snapshot()
     nid = args.node_id if args.node_id in snap else f"turn:{args.node_id}"
     if nid not in snap:
