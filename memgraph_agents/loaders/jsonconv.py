@@ -31,7 +31,7 @@ from memgraph_agents.config import InputLimits
 from memgraph_agents.loaders.errors import InputError, build, json_type, load_json, parse_json, read_text
 from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.loaders.locomo import looks_like_locomo, samples_from_data
-from memgraph_agents.model.conversation import Conversation, Session, Turn
+from memgraph_agents.model.conversation import Conversation, Session, Turn, clean_name
 
 __all__ = [
     "Format",
@@ -204,7 +204,7 @@ def _json_conversation(raw: Any, where: str) -> Conversation:
     if speakers is not None:
         if not isinstance(speakers, list) or not all(isinstance(s, str) and s.strip() for s in speakers):
             raise InputError(f"{where}: 'speakers' must be an array of non-empty strings")
-        speakers = list(dict.fromkeys(clean_text(s).strip() for s in speakers)) or None
+        speakers = list(dict.fromkeys(clean_name(s) for s in speakers)) or None  # one line each
     sessions_raw = raw.get("sessions")
     if not isinstance(sessions_raw, list):
         if "sessions" not in raw:
@@ -244,7 +244,7 @@ def _json_conversation(raw: Any, where: str) -> Conversation:
 
 def _turn(raw: dict[str, Any], default_id: str, where: str) -> tuple[Turn, str]:
     tid = _nonempty(raw, "id", where) if "id" in raw else default_id
-    speaker = clean_text(_string(raw, "speaker", where)).strip()
+    speaker = clean_name(_string(raw, "speaker", where))  # no line breaks: names reach prompts
     if not speaker:
         raise InputError(f"{where}: empty 'speaker'")
     caption = raw.get("image_caption")
