@@ -29,8 +29,8 @@ from pydantic import BaseModel, Field
 
 from memgraph_agents.aio import run_sync
 from memgraph_agents.config import InputLimits, Settings
-from memgraph_agents.datadir import tighten
 from memgraph_agents.construct.timeparse import TimeOutOfRangeError, find_time_mentions
+from memgraph_agents.datadir import tighten
 from memgraph_agents.loaders.errors import InputError, build
 from memgraph_agents.loaders.jsonconv import clean_text
 from memgraph_agents.loaders.limits import check_limits

@@ -484,3 +484,21 @@ def test_the_suite_counts():
     n_cases = len(FILE_CASES) + len(API_CASES) + len(CLI_CASES) + 4  # + server down, bad folder, read-only x2
     assert len(FILE_CASES) * 2 + len(API_CASES) + len(CLI_CASES) + 3 >= 60
     print(f"hostile cases: {n_cases}; store-unchanged checks this run: {COUNTS['unchanged']}")
+
+
+def test_namespaces_of_earlier_versions_stay_readable_by_name_and_no_user_id_reaches_them(tmp_path, capsys, quiet):
+    """Migration: the old derived name of alice@example.com (and an id-as-name namespace) stay
+    on disk and readable by name; user ids, old names included, now map to new names."""
+    s = Settings(data_dir=tmp_path / "mem", embeddings="hash")
+    old = "alice-example-com-fc2398a73d"
+    ingest_conversation(conversation("old", 1, tag="o"), s, namespace=old)
+    ingest_conversation(conversation("al", 1, tag="x"), s, namespace="alice")
+    memory = AgentMemory(s)
+    for uid in ("alice@example.com", old, "alice"):
+        ns = memory.namespace_for(None, {"configurable": {"user_id": uid}})
+        assert ns not in (old, "alice") and ns == user_namespace(uid)
+        assert memory.recall("Porto weekend", config={"configurable": {"user_id": uid}}, k=3).evidence == []
+    assert main(["--embeddings", "hash", "--data-dir", str(s.data_dir), "ask", "Porto weekend", "--namespace", old,
+                 "--retriever", "bm25"]) == 0
+    assert "oD1:" in capsys.readouterr().out  # the old memory answers by its name
+    assert memory.recall("Porto weekend", namespace=old, k=3).evidence  # and through the API
