@@ -36,7 +36,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.datadir import check_data_dir
-    from memgraph_agents.errors import MemgraphError
+    from memgraph_agents.errors import NamespaceError
+    from memgraph_agents.storage.memory import NamespaceUnusableError
     from memgraph_agents.runtime import get_store
     from memgraph_agents.storage.namespaces import scan_namespaces
 
@@ -58,7 +59,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
         try:
             store = get_store(settings, ns, create=False)
             s = store.stats()
-        except (MemgraphError, sqlite3.Error) as e:
+        except (NamespaceUnusableError, NamespaceError, sqlite3.Error) as e:  # this namespace only
             if args.namespace is not None:
                 raise
             err_console.print(f"warning: skipping namespace {ns!r}: {' '.join(str(e).split())}", markup=False)

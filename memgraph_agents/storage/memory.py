@@ -63,6 +63,10 @@ class SessionWrite:
     replace_kinds: tuple[str, ...] = ()  # kinds whose old namespace-level rows are dropped first
 
 
+class NamespaceUnusableError(StorageError):
+    """One namespace's files cannot be opened (a damaged or foreign ``graph.sqlite``)."""
+
+
 class StoreFault(StorageError):
     """Raised by test hooks to simulate a crash between the two stores."""
 
@@ -80,7 +84,7 @@ class MemoryStore:
             ensure_private_dir(self.dir)  # 0700: memory is private (memgraph_agents.datadir)
             self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
         except (OSError, sqlite3.Error) as e:
-            raise StorageError(f"cannot open namespace {namespace!r} in {self.data_dir}: {e}") from e
+            raise NamespaceUnusableError(f"cannot open namespace {namespace!r} in {self.data_dir}: {e}") from e
         self.embedder = embedder
         stored_model = self.db.get_meta("embedding_model")
         if stored_model is None:
