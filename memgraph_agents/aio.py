@@ -1,9 +1,11 @@
-"""Run a coroutine from sync code, whether or not an event loop is already running."""
+"""Run a coroutine from sync code, whether or not an event loop is already running; the shared
+background loop of the public API (``background``)."""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -18,3 +20,52 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     # Inside a running loop (Jupyter, an async agent): run on a private loop in a worker thread.
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+class BackgroundLoop:
+    """One event loop on a daemon thread, shared by the process (the public API's async work).
+
+    ``run`` blocks the calling thread until a coroutine finished there; ``arun`` awaits it
+    from another event loop without blocking that loop. One loop for every call: no event
+    loop is created per call, and CPU-bound steps of a graph run there, not in the caller's
+    loop.
+    """
+
+    def __init__(self, name: str = "memgraph-loop") -> None:
+        self.name = name
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._thread is None or not self._thread.is_alive():
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def serve() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                self._thread = threading.Thread(target=serve, name=self.name, daemon=True)
+                self._thread.start()
+                ready.wait()
+                self._loop = loop
+            return self._loop
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop())
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if threading.current_thread() is self._thread:
+            # Called from a coroutine on this very loop: waiting here would deadlock.
+            coro.close()
+            raise RuntimeError("blocking memgraph call inside its own event loop: use the async method")
+        return self.submit(coro).result()
+
+    async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        return await asyncio.wrap_future(self.submit(coro))
+
+
+background = BackgroundLoop()

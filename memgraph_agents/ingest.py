@@ -158,14 +158,16 @@ def checked_conversation(conversation: Any) -> Conversation:
 
 
 async def aingest_conversation(conversation: Conversation, settings: Settings, *, namespace: str | None = None,
-                               progress: ProgressFn | None = None) -> IngestReport:
+                               progress: ProgressFn | None = None, replace: bool = False) -> IngestReport:
+    """Ingest ``conversation``; ``replace``: a stored session that differs may be replaced
+    (passed to the ingest graph's ``check`` step). Everything is validated first."""
     conversation = validated_conversation(conversation, settings.limits)  # before anything is written
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
-    run = settings.model_copy(update={"namespace": ns})
+    run = settings.override(namespace=ns)
     created = not (namespace_dir(Path(run.data_dir), ns) / "graph.sqlite").exists()
     try:
         store = await asyncio.to_thread(get_store, run)  # may wait for a lock
-        return await _ingest_sessions(conversation, run, store, progress)
+        return await _ingest_sessions(conversation, run, store, progress, replace)
     except BaseException:
         if created:  # a failed first ingest leaves no empty namespace for `stats` to list
             await asyncio.to_thread(_drop_if_empty, run, ns)
@@ -195,18 +197,18 @@ def _record_conversation(store: Any, conversation_id: str) -> None:
 
 
 async def _ingest_sessions(conversation: Conversation, run: Settings, store: Any,
-                           progress: ProgressFn | None) -> IngestReport:
-    from memgraph_agents.graphs.ingest import EXTRA_SETTINGS, graph
+                           progress: ProgressFn | None, replace: bool) -> IngestReport:
+    from memgraph_agents.graphs.ingest import graph
 
     ns = run.namespace
-    # MemoryContext carries no timeout or ingest parameters: pass them along explicitly.
-    ctx = MemoryContext.from_settings(run, settings=run.model_dump(mode="json", include=set(EXTRA_SETTINGS)))
+    ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
     total = len(conversation.sessions)
     for i, session in enumerate(conversation.sessions, start=1):
         async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
-            out = await graph.ainvoke({"session": session, "speakers": list(conversation.speakers)}, context=ctx)
+            out = await graph.ainvoke({"session": session, "speakers": list(conversation.speakers),
+                                       "replace": replace}, context=ctx)
         status = out.get("status")
         if status == "unchanged":
             report.sessions_unchanged += 1
@@ -226,6 +228,7 @@ async def _ingest_sessions(conversation: Conversation, run: Settings, store: Any
 
 
 def ingest_conversation(conversation: Conversation, settings: Settings | None = None, *, namespace: str | None = None,
-                        progress: ProgressFn | None = None) -> IngestReport:
+                        progress: ProgressFn | None = None, replace: bool = False) -> IngestReport:
     """Ingest ``conversation`` into ``namespace`` (default: ``settings.namespace``)."""
-    return run_sync(aingest_conversation(conversation, settings or Settings(), namespace=namespace, progress=progress))
+    return run_sync(aingest_conversation(conversation, settings or Settings.load(), namespace=namespace,
+                                         progress=progress, replace=replace))

@@ -9,10 +9,10 @@ from memgraph_agents.model.evidence import flatten_turns
 from memgraph_agents.navigator import NavigatorContext, navigate, navigator
 from memgraph_agents.navigator.localize import one_shot
 from memgraph_agents.navigator.policies import offline
-from memgraph_agents.navigator.resources import SeedStore
 from memgraph_agents.navigator.queue import reprioritise, schedule
+from memgraph_agents.navigator.resources import SeedStore
 from memgraph_agents.navigator.state import add_counts, max_merge, merge_kept, or_merge, queue_reducer, union
-from memgraph_agents.retrieval.registry import RETRIEVERS
+from memgraph_agents.retrievers import RETRIEVERS
 from tests.test_navigator_support import NS, build_memory, decisions, of_type, strip_timing
 
 

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
-import sqlite3
-
-from pydantic import ValidationError
-
-from memgraph_agents.config import DEFAULT_DATA_DIR, Settings, config_error
+from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 from memgraph_agents.errors import MemgraphError
-
 
 PRESET_HELP = ("a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
                "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)")
@@ -71,22 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    try:
-        s = Settings()
-    except ValidationError as e:
-        raise config_error(e, "settings from MEMGRAPH_* variables") from e
-    update = {}
-    if getattr(args, "data_dir", None) is not None:
-        update["data_dir"] = args.data_dir
-    if getattr(args, "embeddings", None):
-        update["embeddings"] = args.embeddings
-    for option in ("llm", "preset"):
-        if getattr(args, option, None) is not None:
-            try:  # validates the value; the error is in words, not a pydantic dump
-                update[option] = getattr(Settings(**{option: getattr(args, option)}), option)
-            except ValidationError as e:
-                raise config_error(e, f"--{option}") from e
-    return s.model_copy(update=update) if update else s
+    """The environment's settings with the command line's options, validated in one place."""
+    update = {name: getattr(args, name) for name in ("data_dir", "embeddings", "llm", "preset")
+              if getattr(args, name, None) not in (None, "")}
+    return Settings.load().override(**update)
 
 
 def positive_int(text: str) -> int:

@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Callable, Literal
+from typing import Literal
 
 from memgraph_agents.errors import InputError
 
