@@ -262,19 +262,11 @@ API_CASES: dict[str, tuple[Callable[[Settings], object], type[BaseException], st
                            StorageError, "is a file, not a directory"),
     "data_dir_under_a_file": (lambda s: get_store(s.model_copy(update={"data_dir": s.data_dir / "base-file" / "d"}),
                                                   "base"), StorageError, "which is a file"),
-    "settings_bad_preset": (lambda s: _settings_error({"preset": "nope"}), ConfigError, "unknown preset 'nope'"),
+    "settings_bad_preset": (lambda s: Settings.load(preset="nope"), ConfigError,
+                            "invalid setting preset='nope': unknown preset 'nope'"),
+    "settings_bad_limit": (lambda s: s.override(limits={"max_turn_chars": -1}), ConfigError,
+                           "invalid setting limits.max_turn_chars=-1: must be at least 1"),
 }
-
-
-def _settings_error(values: dict) -> None:
-    from pydantic import ValidationError
-
-    from memgraph_agents.config import config_error
-
-    try:
-        Settings(**values)
-    except ValidationError as e:
-        raise config_error(e) from e
 
 
 @pytest.fixture
@@ -307,10 +299,9 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
     "ask_namespace_newline": (["ask", "hi", "--namespace", "base\n"], "invalid namespace 'base\\n'"),
     "ask_k_negative": (["ask", "hi", "--namespace", "base", "-k", "-5"], "must be at least 1, got -5"),
     "ask_k_zero": (["ask", "hi", "--namespace", "base", "-k", "0"], "must be at least 1, got 0"),
-    "ingest_bad_preset": (["ingest", "{example}", "--preset", "nope"],
-                          "invalid --preset: preset / MEMGRAPH_PRESET: unknown preset 'nope'"),
+    "ingest_bad_preset": (["ingest", "{example}", "--preset", "nope"], "invalid setting preset='nope': unknown preset"),
     "ingest_bad_llm": (["ingest", "{example}", "--llm", "nope"],
-                       "invalid --llm: llm / MEMGRAPH_LLM: MEMGRAPH_LLM='nope': expected 'none' or 'provider:model'"),
+                       "invalid setting llm='nope': MEMGRAPH_LLM='nope': expected 'none' or 'provider:model'"),
     "stats_data_dir_file": (["stats", "--data-dir", "{file}"], "is a file, not a directory"),
     "ask_data_dir_file": (["ask", "hi", "--data-dir", "{file}"], "is a file, not a directory"),
     "ingest_data_dir_under_file": (["ingest", "{example}", "--data-dir", "{file}/below"], "which is a file"),

@@ -12,6 +12,7 @@ import asyncio
 from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
 from memgraph_agents.config import Settings
+from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError, NamespaceNotFoundError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
@@ -24,6 +25,7 @@ def exists(settings: Settings, namespace: str) -> bool:
 
 def open_store(settings: Settings, namespace: str):
     """The namespace's store; ``NamespaceNotFoundError`` listing the stored ones when missing."""
+    check_data_dir(settings.data_dir)  # a file, under a file, read-only: say so, not "no namespace"
     if not exists(settings, namespace):
         names = list_namespaces(settings.data_dir)
         raise NamespaceNotFoundError(f"namespace {namespace!r} does not exist in {settings.data_dir} "
