@@ -18,6 +18,7 @@ import json
 import os
 import stat
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from memgraph_agents.cli import output
 from memgraph_agents.cli.main import main
+from memgraph_agents.api import Memory
 from memgraph_agents.config import InputLimits, Settings
 from memgraph_agents.errors import (
     ConfigError,
@@ -45,7 +46,7 @@ from memgraph_agents.retrieval.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage.namespaces import user_namespace
 from tests.chroma_server import free_port
-from tests.test_bad_input import store_hashes
+from tests.test_bad_input import quiet, store_hashes  # noqa: F401 - quiet is a fixture
 from tests.workloads import conversation, digest
 
 USER = user_namespace("alice@example.com")
@@ -87,14 +88,6 @@ def fingerprint(root: Path) -> tuple[dict[str, str], str]:
 def assert_unchanged(root: Path, before) -> None:
     assert fingerprint(root) == before, "the store changed"
     COUNTS["unchanged"] += 1
-
-
-@pytest.fixture
-def quiet(monkeypatch, capsys):
-    for c in (output.console, output.err_console):
-        monkeypatch.setattr(c, "_width", 250)
-    capsys.readouterr()
-    yield
 
 
 def cli(root: Path, *argv: str, data_dir: str | None = None) -> int:
@@ -232,6 +225,13 @@ def two_sessions_second_bad() -> Conversation:
         Session(id="S2", date=datetime(9999, 12, 31, 12), turns=[Turn(id="T2", speaker="A", text="tomorrow then")])])
 
 
+def _two_conversations_file(s: Settings) -> Path:
+    """A file whose first conversation is fine and whose second has an impossible date."""
+    p = Path(tempfile.mkdtemp()) / "two.json"  # outside the data dir's root: its layout is fingerprinted
+    p.write_text(json.dumps([conv("fresh-one"), conv("fresh-two", sessions=[("9999-12-31", "tomorrow!")])]))
+    return p
+
+
 API_CASES: dict[str, tuple[Callable[[Settings], object], type[BaseException], str]] = {
     "ingest_namespace_empty": (lambda s: ingest_conversation(one_turn(), s, namespace=""), NamespaceError,
                                "invalid namespace ''"),
@@ -258,6 +258,14 @@ API_CASES: dict[str, tuple[Callable[[Settings], object], type[BaseException], st
                                     if AgentMemory(s).namespace_for(None, {"configurable": {
                                         "user_id": "alice-example-com-fc2398a73d"}}) not in ("base", USER) else None,
                                     NamespaceError, "ok"),
+    "memory_add_namespace_empty": (lambda s: Memory(settings=s).add(one_turn(), namespace=""), NamespaceError,
+                                   "invalid namespace ''"),
+    "memory_search_namespace_empty": (lambda s: Memory(settings=s).search("hi", namespace=""), NamespaceError,
+                                      "invalid namespace ''"),
+    "memory_add_second_conversation_bad": (lambda s: Memory(settings=s).add(_two_conversations_file(s), namespace="m"),
+                                           InputError, "'fresh-two' session 'S1' turn 'S1:1': 'tomorrow' relative"),
+    "memory_add_user_namespace_bad_date": (lambda s: Memory(settings=s).add(two_sessions_second_bad(), namespace=USER),
+                                           InputError, "falls outside the calendar"),
     "data_dir_is_a_file": (lambda s: get_store(s.model_copy(update={"data_dir": s.data_dir / "base-file"}), "base"),
                            StorageError, "is a file, not a directory"),
     "data_dir_under_a_file": (lambda s: get_store(s.model_copy(update={"data_dir": s.data_dir / "base-file" / "d"}),
