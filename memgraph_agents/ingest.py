@@ -34,9 +34,9 @@ from memgraph_agents.datadir import tighten
 from memgraph_agents.loaders.errors import InputError, build
 from memgraph_agents.loaders.jsonconv import clean_text
 from memgraph_agents.loaders.limits import check_limits
-from memgraph_agents.storage.namespaces import namespace_dir, namespace_for_id, validate_stored_name
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.runtime import MemoryContext, get_store
+from memgraph_agents.storage.namespaces import namespace_dir, namespace_for_id, validate_stored_name
 
 
 class IngestReport(BaseModel):

@@ -15,6 +15,17 @@ from memgraph_agents.model import Conversation, Session, Turn  # noqa: E402
 
 
 @pytest.fixture
+def quiet(monkeypatch, capsys):
+    """Wide, captured CLI output: error lines are never wrapped."""
+    from memgraph_agents.cli import output
+
+    for c in (output.console, output.err_console):
+        monkeypatch.setattr(c, "_width", 250)
+    capsys.readouterr()
+    yield
+
+
+@pytest.fixture
 def settings(tmp_path) -> Settings:
     """Offline settings on a fresh data dir with the fast deterministic hash embedding."""
     return Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="test")

@@ -25,7 +25,6 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from memgraph_agents.cli import output
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
@@ -198,14 +197,6 @@ FILE_CASES: dict[str, FileCase] = {
     # long but legal: stored verbatim
     "long_turn": FileCase(conv_json(turns=turn(BIG[:100_000])), check=_stored_verbatim(BIG[:100_000]), api=False),
 }
-
-
-@pytest.fixture
-def quiet(monkeypatch, capsys):
-    for c in (output.console, output.err_console):
-        monkeypatch.setattr(c, "_width", 250)
-    capsys.readouterr()
-    yield
 
 
 def cli(root: Path, *argv: str) -> int:

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from memgraph_agents.cli.main import main
 from memgraph_agents.api import Memory
+from memgraph_agents.cli.main import main
 from memgraph_agents.config import InputLimits, Settings
 from memgraph_agents.errors import (
     ConfigError,
@@ -46,7 +46,7 @@ from memgraph_agents.retrieval.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage.namespaces import user_namespace
 from tests.chroma_server import free_port
-from tests.test_bad_input import quiet, store_hashes  # noqa: F401 - quiet is a fixture
+from tests.test_bad_input import store_hashes
 from tests.workloads import conversation, digest
 
 USER = user_namespace("alice@example.com")

@@ -6,6 +6,8 @@ import argparse
 import sqlite3
 from pathlib import Path
 
+from rich.progress import TaskID
+
 from memgraph_agents.cli.output import console, err_console, progress_bar, table
 from memgraph_agents.config import Settings
 
@@ -25,8 +27,11 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     with progress_bar() as p:
         for conv, ns in plan:
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
-            report = memory.add(conv, namespace=ns,
-                                progress=lambda sid, done, total, t=task: p.update(t, completed=done))
+
+            def advance(session_id: str, done: int, total: int, task: TaskID = task) -> None:
+                p.update(task, completed=done)
+
+            report = memory.add(conv, namespace=ns, progress=advance)
             total_turns += report.turns
             new = report.sessions_added + report.sessions_replaced
             p.update(task, description=f"{conv.id} -> {ns}: {new} new, "
@@ -45,8 +50,9 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
     check_data_dir(settings.data_dir)  # a file, under a file, read-only: one clear error
     memory = Memory(settings=settings)
+    skipped: list[str] = []
     if args.namespace is not None:
-        names, skipped = [args.namespace], []
+        names = [args.namespace]
     else:
         names, skipped = scan_namespaces(settings.data_dir)
     for name in skipped:  # a leftover folder must not hide every other namespace

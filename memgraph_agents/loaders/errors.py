@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError

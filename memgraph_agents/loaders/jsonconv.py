@@ -26,8 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from memgraph_agents.loaders.dates import parse_session_date
 from memgraph_agents.config import InputLimits
+from memgraph_agents.loaders.dates import parse_session_date
 from memgraph_agents.loaders.errors import InputError, build, json_type, load_json, parse_json, read_text
 from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.loaders.locomo import looks_like_locomo, samples_from_data

@@ -23,7 +23,6 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 from memgraph_agents.datadir import ensure_private_dir
-
 from memgraph_agents.errors import StorageError
 
 try:  # POSIX; elsewhere the cross-process half of the locks is a no-op
