@@ -4,7 +4,7 @@ The package's modules are read with ``ast`` (nothing is imported), every ``impor
 at module level or inside a function (a function-level import is still a dependency; it only
 hides a cycle until run time). Layers, bottom to top:
 
-    foundation  model, config, errors, presets, prompts, aio, sqlite_wal  (data, settings, utilities)
+    foundation  model, config, errors, presets, prompts, aio, sqlite_wal, datadir  (data, settings, utilities)
     adapters    loaders, embeddings, llm                                   (the outside world in)
     storage     storage                                                    (SQLite + Chroma)
     runtime     runtime                                 (open stores and chat models, per process)
@@ -30,7 +30,7 @@ PACKAGE = "memgraph_agents"
 ROOT = Path(memgraph_agents.__file__).parent
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("model", "config", "errors", "presets", "prompts", "aio", "sqlite_wal")),
+    ("foundation", ("model", "config", "errors", "presets", "prompts", "aio", "sqlite_wal", "datadir")),
     ("adapters", ("loaders", "embeddings", "llm")),
     ("storage", ("storage",)),
     ("runtime", ("runtime",)),

@@ -8,6 +8,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from memgraph_agents.cli.argtypes import positive_int
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 from memgraph_agents.errors import MemgraphError
 
@@ -71,17 +72,6 @@ def _settings(args: argparse.Namespace) -> Settings:
     update = {name: getattr(args, name) for name in ("data_dir", "embeddings", "llm", "preset")
               if getattr(args, name, None) not in (None, "")}
     return Settings.load().override(**update)
-
-
-def positive_int(text: str) -> int:
-    """argparse type for counts such as ``-k``: a whole number >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:

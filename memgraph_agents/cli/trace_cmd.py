@@ -9,7 +9,7 @@ from memgraph_agents.config import Settings
 
 
 def add_parser(sub, common) -> argparse.ArgumentParser:
-    from memgraph_agents.cli.main import positive_int
+    from memgraph_agents.cli.argtypes import positive_int
 
     p = sub.add_parser("trace", parents=[common],
                        help="run the navigator and write its path as one self-contained HTML page")
