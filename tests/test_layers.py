@@ -164,6 +164,24 @@ def test_entry_points_load_every_retriever():
     assert not partial, f"use {ALL_RETRIEVERS} instead:\n" + "\n".join(partial)
 
 
+def registering_modules() -> set[str]:
+    """Modules that register a retriever (``@register_retriever(...)`` anywhere in them)."""
+    out = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "register_retriever":
+                if module != f"{PACKAGE}.retrieval.registry":
+                    out.add(module)
+    return out
+
+
+def test_the_catalog_loads_every_module_that_registers_a_retriever():
+    loaded = {t for _, t in IMPORTS[f"{PACKAGE}.retrieval.catalog"] + IMPORTS[ALL_RETRIEVERS]}
+    registering = registering_modules()
+    assert f"{PACKAGE}.retrieval.dense" in registering and f"{PACKAGE}.navigator.run" in registering
+    assert registering <= loaded, f"not loaded by retrieval/catalog.py or retrievers.py: {sorted(registering - loaded)}"
+
+
 @pytest.mark.parametrize("name", ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr", "navigator"])
 def test_every_retriever_registers_itself(name):
     from memgraph_agents.retrievers import RETRIEVERS

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.progress import TaskID
 
-from memgraph_agents.cli.output import console, err_console, progress_bar, table
+from memgraph_agents.cli.output import console, env_namespace, err_console, progress_bar, table
 from memgraph_agents.config import Settings
 
 
@@ -20,9 +20,11 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     memory = Memory(settings=settings)
     # Everything is parsed and validated (dates, limits, namespaces) before anything is written.
     conversations = load_conversations(Path(args.file), args.format, limits=settings.limits)
-    plan = plan_ingest(conversations, settings, args.namespace, source=str(args.file))
-    if args.namespace and len(conversations) > 1:
-        console.print(f"note: {len(conversations)} conversations go into one namespace {args.namespace!r}")
+    # --namespace ("" is refused, not defaulted), else MEMGRAPH_NAMESPACE, else one per conversation
+    fixed = args.namespace if args.namespace is not None else (env_namespace() or None)
+    plan = plan_ingest(conversations, settings, fixed, source=str(args.file))
+    if fixed and len(conversations) > 1:
+        console.print(f"note: {len(conversations)} conversations go into one namespace {fixed!r}")
     total_turns = 0
     with progress_bar() as p:
         for conv, ns in plan:
@@ -38,11 +40,15 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                                        f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
             for note in report.warnings:
                 console.print(f"  {conv.id} {note}", markup=False)
+            for outcome in report.sessions:  # one line per session: how it was built, LLM or fallback
+                console.print(f"  {conv.id} {outcome.line(not settings.offline)}", markup=False)
     console.print(f"ingested {len(conversations)} conversation(s), {total_turns} new turn(s) into {settings.data_dir}")
     return 0
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    # Memory.stats reads SQLite only: no Chroma, no embedding model (fast, and it works while
+    # another process holds the embedded Chroma of the data dir).
     from memgraph_agents.api import Memory
     from memgraph_agents.datadir import check_data_dir
     from memgraph_agents.storage.memory import NamespaceUnusableError
@@ -51,8 +57,9 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     check_data_dir(settings.data_dir)  # a file, under a file, read-only: one clear error
     memory = Memory(settings=settings)
     skipped: list[str] = []
-    if args.namespace is not None:
-        names = [args.namespace]
+    only = args.namespace if args.namespace is not None else (env_namespace() or None)
+    if only is not None:
+        names = [only]
     else:
         names, skipped = scan_namespaces(settings.data_dir)
     for name in skipped:  # a leftover folder must not hide every other namespace
@@ -68,7 +75,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
         try:
             s = memory.stats(ns)
         except (NamespaceUnusableError, sqlite3.Error) as e:  # this namespace only
-            if args.namespace is not None:
+            if only is not None:
                 raise
             err_console.print(f"warning: skipping namespace {ns!r}: {' '.join(str(e).split())}", markup=False)
             continue
@@ -117,20 +124,22 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     turns = provenance(snap, i)
     console.print(f"provenance turns ({len(turns)}):")
     for t in turns[:20]:
-        j = snap.index.get(f"turn:{t}")
-        if j is not None:
-            console.print(f"  [{snap.session_date(snap.owner[j])} | {t}] {snap.text[j]}", markup=False)
+        ti = snap.index.get(f"turn:{t}")
+        if ti is not None:
+            console.print(f"  [{snap.session_date(snap.owner[ti])} | {t}] {snap.text[ti]}", markup=False)
     return 0
 
 
 def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api import Memory
 
-    if not args.namespace:
+    if args.session:  # one session: of --namespace, else MEMGRAPH_NAMESPACE
+        ns = args.namespace or settings.namespace
+        out = Memory(settings=settings).forget(namespace=ns, session=args.session)
+        console.print(f"forgot session {args.session} of {ns}: {out.nodes_removed} nodes removed")
+        return 0
+    if not args.namespace:  # a whole namespace only when named on the command line
         raise ValueError("forget needs --namespace (and --session S to forget one session)")
-    out = Memory(settings=settings).forget(namespace=args.namespace, session=args.session)
-    if args.session:
-        console.print(f"forgot session {args.session} of {args.namespace}: {out.nodes_removed} nodes removed")
-    else:
-        console.print(f"forgot namespace {args.namespace}")
+    Memory(settings=settings).forget(namespace=args.namespace)
+    console.print(f"forgot namespace {args.namespace}")
     return 0

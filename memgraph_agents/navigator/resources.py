@@ -20,6 +20,7 @@ import numpy as np
 
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.runtime import get_chat_model, get_store
+from memgraph_agents.storage.protocols import StoreReader
 
 STORE_KEY = "memgraph_store"
 LLM_KEY = "memgraph_llm"
@@ -68,7 +69,7 @@ class _SharedVectors:
 class SeedStore:
     """The store, seen through ``_SharedVectors``; everything else is the real store."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store: StoreReader) -> None:
         self._store = store
         self.embedder = _SharedVectors(store.embedder)
 

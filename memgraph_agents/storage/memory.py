@@ -34,7 +34,7 @@ from memgraph_agents.errors import StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node, NodeKind
 from memgraph_agents.storage.graph_db import GraphDB
 from memgraph_agents.storage.locks import namespace_ingest_lock
-from memgraph_agents.storage.namespaces import NamespaceError, namespace_dir, validate_stored_name
+from memgraph_agents.storage.namespaces import namespace_dir, validate_stored_name
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
@@ -78,7 +78,9 @@ class MemoryStore:
         self.dir = namespace_dir(self.data_dir, namespace)
         check_data_dir(self.data_dir)
         if not create and not (self.dir / "graph.sqlite").exists():
-            raise NamespaceError(f"namespace {namespace!r} does not exist in {self.data_dir}")
+            from memgraph_agents.storage.stats import missing_namespace
+
+            raise missing_namespace(self.data_dir, namespace)
         try:
             ensure_private_dir(self.dir)  # 0700: memory is private (memgraph_agents.datadir)
             self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
@@ -300,7 +302,9 @@ def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None 
     """
     d = namespace_dir(Path(data_dir), namespace)
     if not (d / "graph.sqlite").exists():
-        raise NamespaceError(f"namespace {namespace!r} does not exist in {data_dir}")
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(data_dir, namespace)
     # Wait for a running ingest to finish its session, then for any other writer.
     with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock"), mode=0o600):
         if if_empty and _has_sessions(d / "graph.sqlite"):
