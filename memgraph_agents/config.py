@@ -46,6 +46,22 @@ class IngestParams(BaseSettings):
     memorai_keyphrases: int = Field(2, ge=0, description="MemORAI offline: keyphrase entities per gated turn")
 
 
+class InputLimits(BaseSettings):
+    """Bounds on what one input may hold (README "Limits"); each is refused with a
+    ``LimitExceededError`` naming the limit and its environment variable."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
+
+    max_file_bytes: int = Field(64 * 2**20, ge=1, description="largest input file, in bytes")
+    max_turn_chars: int = Field(200_000, ge=1, description="longest turn (text + image caption), in characters")
+    max_turns_per_session: int = Field(2_000, ge=1, description="most turns in one session")
+    max_sessions: int = Field(10_000, ge=1, description="most sessions in one file or conversation")
+
+    @staticmethod
+    def env_name(field: str) -> str:
+        return f"MEMGRAPH_{field.upper()}"
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
 
@@ -62,6 +78,7 @@ class Settings(BaseSettings):
     preset: str = Field("default", description="a seed paper's system: layers built at ingest and the retriever "
                                                "(default, compassmem, emem, emem-g, sgmem, memorai, premem)")
     ingest: IngestParams = Field(default_factory=IngestParams)
+    limits: InputLimits = Field(default_factory=InputLimits)
 
     @field_validator("llm")
     @classmethod

@@ -10,28 +10,38 @@ is planned before the first write, so a conflict refuses the whole conversation.
 One writer per namespace: each session's run (check -> ... -> commit) holds the namespace's
 ingest lock, so concurrent ingests (threads, asyncio tasks, processes) into one namespace
 take turns session by session and every session is built on the graph it is committed to.
-The whole conversation is checked before anything is written: text is data, so control
-characters are removed (as the file loaders do) and text that is not valid Unicode is an
-``InputError``.
+The whole conversation is checked before anything is written (``validated_conversation``):
+text is data, so control characters are removed (as the file loaders do), text that is not
+valid Unicode is an ``InputError``, the input limits hold, and every relative time expression
+resolves inside the calendar. ``plan_ingest`` does the same for a whole file at once and
+chooses each conversation's namespace, refusing two that map to one. A failed first ingest
+into a new namespace removes the namespace again (when no session of it was committed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from memgraph_agents.aio import run_sync
-from memgraph_agents.config import Settings
+from memgraph_agents.config import InputLimits, Settings
+from memgraph_agents.construct.timeparse import TimeOutOfRangeError, find_time_mentions
+from memgraph_agents.datadir import tighten
 from memgraph_agents.loaders.errors import InputError, build
 from memgraph_agents.loaders.jsonconv import clean_text
+from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.outcome import SessionOutcome
 from memgraph_agents.runtime import MemoryContext, get_store
+from memgraph_agents.storage.namespaces import namespace_dir, namespace_for_id, validate_stored_name
 
 
 class IngestReport(BaseModel):
@@ -51,6 +61,69 @@ class IngestReport(BaseModel):
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def validated_conversation(conversation: Any, limits: InputLimits | None = None) -> Conversation:
+    """Everything checked before anything is written: text (``checked_conversation``), the
+    input limits, and every relative time expression resolved against its turn's date (one
+    that falls outside the calendar is an ``InputError`` naming the turn)."""
+    conv = checked_conversation(conversation)
+    check_limits([conv], limits or InputLimits(), "input")
+    for session in conv.sessions:
+        for turn in session.turns:
+            ref = turn.timestamp or session.date
+            try:
+                find_time_mentions(turn.text, ref, strict=True)
+            except TimeOutOfRangeError as e:
+                raise InputError(f"conversation {conv.id!r} session {session.id!r} turn {turn.id!r}: {e}") from e
+    return conv
+
+
+def plan_ingest(conversations: Sequence[Conversation], settings: Settings, namespace: str | None = None,
+                *, source: str = "input") -> list[tuple[Conversation, str]]:
+    """Validate every conversation and choose its namespace, before anything is written.
+
+    With ``namespace`` every conversation goes there (``""`` is refused, not a default);
+    without, each goes to ``namespace_for_id(conversation.id)``, and two conversations that
+    map to one name (``team a`` and ``team-a``), or one that maps onto an existing namespace
+    holding other conversations, are refused rather than merged.
+    """
+    checked = [validated_conversation(c, settings.limits) for c in conversations]
+    check_limits(checked, settings.limits, source)
+    if namespace is not None:
+        ns = validate_stored_name(namespace)
+        return [(c, ns) for c in checked]
+    plan: list[tuple[Conversation, str]] = []
+    owner: dict[str, str] = {}
+    for c in checked:
+        ns = namespace_for_id(c.id)
+        if ns in owner:
+            raise InputError(f"{source}: conversations {owner[ns]!r} and {c.id!r} both map to namespace {ns!r}: "
+                             "rename one, or give a namespace to put both in one memory")
+        owner[ns] = c.id
+        held = stored_conversations(settings, ns)
+        if held is not None and c.id not in held and (held or ns != c.id):
+            which = ", ".join(repr(x) for x in sorted(held)) or "other data"
+            raise InputError(f"{source}: conversation {c.id!r} maps to namespace {ns!r}, which already holds "
+                             f"{which}: give a namespace to add it there on purpose")
+        plan.append((c, ns))
+    return plan
+
+
+def stored_conversations(settings: Settings, namespace: str) -> set[str] | None:
+    """The conversation ids recorded in a stored namespace; ``None`` when it does not exist
+    (read-only: never creates anything)."""
+    db = namespace_dir(Path(settings.data_dir), namespace) / "graph.sqlite"
+    if not db.exists():
+        return None
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key='conversations'").fetchone()
+    except sqlite3.Error:
+        return set()
+    finally:
+        con.close()
+    return set(json.loads(row[0])) if row else set()
 
 
 def checked_conversation(conversation: Any) -> Conversation:
@@ -94,13 +167,47 @@ def checked_conversation(conversation: Any) -> Conversation:
 async def aingest_conversation(conversation: Conversation, settings: Settings, *, namespace: str | None = None,
                                progress: ProgressFn | None = None, replace: bool = False,
                                rebuild: bool = False) -> IngestReport:
-    """See ``ingest_conversation``."""
+    """See ``ingest_conversation``. Everything is validated first."""
+    conversation = validated_conversation(conversation, settings.limits)  # before anything is written
+    ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
+    run = settings.override(namespace=ns)
+    created = not (namespace_dir(Path(run.data_dir), ns) / "graph.sqlite").exists()
+    try:
+        store = await asyncio.to_thread(get_store, run)  # may wait for a lock
+        return await _ingest_sessions(conversation, run, store, progress, replace, rebuild)
+    except BaseException:
+        if created:  # a failed first ingest leaves no empty namespace for `stats` to list
+            await asyncio.to_thread(_drop_if_empty, run, ns)
+        raise
+    finally:
+        if not run.chroma_host:  # embedded Chroma writes its files with the umask's mode
+            await asyncio.to_thread(tighten, Path(run.data_dir) / "chroma")
+
+
+def _drop_if_empty(settings: Settings, ns: str) -> None:
+    from memgraph_agents.runtime import forget_store
+    from memgraph_agents.storage import delete_namespace
+
+    try:
+        forget_store(settings, ns)  # close it first; reopened on next use if it is kept
+        delete_namespace(settings.data_dir, ns, chroma_host=settings.chroma_host, chroma_port=settings.chroma_port,
+                         if_empty=True)
+    except Exception:  # best effort: the original error is the one to report
+        pass
+
+
+def _record_conversation(store: Any, conversation_id: str) -> None:
+    """Remember which conversations a namespace holds (``plan_ingest`` refuses mapping onto it)."""
+    held = set(json.loads(store.db.get_meta("conversations") or "[]"))
+    if conversation_id not in held:
+        store.db.set_meta("conversations", json.dumps(sorted(held | {conversation_id})))
+
+
+async def _ingest_sessions(conversation: Conversation, run: Settings, store: Any,
+                           progress: ProgressFn | None, replace: bool, rebuild: bool) -> IngestReport:
     from memgraph_agents.graphs.ingest import graph, plan_session
 
-    conversation = checked_conversation(conversation)
-    ns = namespace or settings.namespace
-    run = settings.override(namespace=ns)
-    store = await asyncio.to_thread(get_store, run)  # validates the namespace; may wait for a lock
+    ns = run.namespace
     if not replace:  # refuse a conflicting conversation before writing any of it (checked again per session)
 
         def precheck() -> None:
@@ -137,6 +244,8 @@ async def aingest_conversation(conversation: Conversation, settings: Settings, *
         if progress:
             progress(session.id, i, total)
     report.seconds = time.perf_counter() - t0
+    if report.sessions_new:
+        await asyncio.to_thread(_record_conversation, store, conversation.id)
     return report
 
 

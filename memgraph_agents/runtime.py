@@ -85,7 +85,7 @@ def get_store(settings: Settings, namespace: str | None = None, *, create: bool 
     """The namespace's ``MemoryStore``, opened once per process."""
     from memgraph_agents.storage import MemoryStore
 
-    ns = namespace or settings.namespace
+    ns = settings.namespace if namespace is None else namespace  # "" is refused by the store, not defaulted
     key = (str(Path(settings.data_dir).resolve()), ns, settings.embeddings, settings.chroma_host, settings.chroma_port)
     with _LOCK:
         store = _STORES.get(key)

@@ -27,6 +27,17 @@ def _fresh_llm_state():
 
 
 @pytest.fixture
+def quiet(monkeypatch, capsys):
+    """Wide, captured CLI output: error lines are never wrapped."""
+    from memgraph_agents.cli import output
+
+    for c in (output.console, output.err_console):
+        monkeypatch.setattr(c, "_width", 250)
+    capsys.readouterr()
+    yield
+
+
+@pytest.fixture
 def settings(tmp_path) -> Settings:
     """Offline settings on a fresh data dir with the fast deterministic hash embedding."""
     return Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="test")

@@ -25,7 +25,6 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from memgraph_agents.cli import output
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
@@ -204,16 +203,12 @@ FILE_CASES: dict[str, FileCase] = {
                                check=_stored_verbatim("Robert'); DROP TABLE nodes;-- [bold red]boom[/] {{x}} %s")),
     "unicode_zoo": FileCase(conv_json(turns=turn("مرحبا 👩‍👩‍👧 z\u200dw\u202eRTL ｆｕｌｌ")),
                             check=_stored_verbatim("مرحبا 👩‍👩‍👧 z\u200dw\u202eRTL ｆｕｌｌ")),
-    "one_megabyte_turn": FileCase(conv_json(turns=turn(BIG)), check=_stored_verbatim(BIG), api=False),
+    # over the turn-length limit (max_turn_chars, 200,000 by default): refused before any work
+    "one_megabyte_turn": FileCase(conv_json(turns=turn(BIG)), "turn length 1048576 over the limit of 200000 "
+                                  "characters (setting max_turn_chars, env MEMGRAPH_MAX_TURN_CHARS)"),
+    # long but legal: stored verbatim
+    "long_turn": FileCase(conv_json(turns=turn(BIG[:100_000])), check=_stored_verbatim(BIG[:100_000]), api=False),
 }
-
-
-@pytest.fixture
-def quiet(monkeypatch, capsys):
-    for c in (output.console, output.err_console):
-        monkeypatch.setattr(c, "_width", 250)
-    capsys.readouterr()
-    yield
 
 
 def cli(root: Path, *argv: str) -> int:
@@ -316,7 +311,7 @@ API_CASES: dict[str, ApiCase] = {
     "surrogate_in_turn": ApiCase(lambda s: ingest_conversation(_conv("half \ud83d of an emoji"), s, namespace="sur"),
                                  InputError, "unpaired surrogate"),
     "speaker_only_control_chars": ApiCase(lambda s: ingest_conversation(_conv(speaker="\x07\x1b"), s, namespace="ctl"),
-                                          InputError, "empty speaker"),
+                                          ValidationError, "turn has an empty speaker"),
     "text_only_control_chars": ApiCase(lambda s: ingest_conversation(_conv("\x00\x01\x7f"), s, namespace="ctl"),
                                        InputError, "neither text nor an image caption"),
     "turn_id_with_space": ApiCase(lambda s: Turn(id="a b", speaker="A", text="x"), ValidationError, "turn id 'a b'"),

@@ -26,6 +26,7 @@ from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 from tests.fakes import ScriptedChatModel
 
+ALICE = user_namespace("alice")  # user ids map to derived names (storage.namespaces)
 PUPPY_Q = "When did Ana adopt the beagle puppy Pixel?"
 
 
@@ -33,7 +34,7 @@ PUPPY_Q = "When did Ana adopt the beagle puppy Pixel?"
 def mem_settings(tmp_path_factory) -> Settings:
     """One data dir for the module: alice's memory is the Ana/Ben conversation."""
     s = Settings(data_dir=tmp_path_factory.mktemp("integrations") / "mem", embeddings="hash", namespace="default")
-    ingest_conversation(make_conversation(), s, namespace="alice")
+    ingest_conversation(make_conversation(), s, namespace=ALICE)
     return s
 
 
@@ -82,7 +83,7 @@ def test_create_agent_recalls_evidence_with_dates_turns_and_path(mem_settings):
     assert tm.name == "recall" and tm.status != "error"
     assert "[2024-03-10 | D1:1] Ana: Hi Ben! I adopted a puppy" in tm.content  # date | turn id | text
     art = tm.artifact
-    assert art["namespace"] == "alice" and art["retriever"] == "navigator"
+    assert art["namespace"] == ALICE and art["retriever"] == "navigator"
     assert art["path"], "the navigation path is the artifact"
     assert {p["action"] for p in art["path"]} <= {"SKIP", "EXPAND", "ANSWER"}
     assert all(p["step"] == i for i, p in enumerate(art["path"], start=1))
@@ -102,7 +103,7 @@ def test_user_id_from_runtime_context(mem_settings):
                          context_schema=AppContext)
     out = agent.invoke({"messages": [HumanMessage("puppy?")]}, context=AppContext(user_id="alice"))
     [tm] = tool_messages(out)
-    assert tm.artifact["namespace"] == "alice" and tm.artifact["retriever"] == "bm25"
+    assert tm.artifact["namespace"] == ALICE and tm.artifact["retriever"] == "bm25"
     assert "D1:1" in tm.content and len(tm.artifact["evidence"]) <= 3
 
 
@@ -129,7 +130,7 @@ def test_toolnode_path_sync_and_async(mem_settings):
 
     out = asyncio.run(app.ainvoke({"messages": [HumanMessage("puppy name?")]}, config))
     [tm] = tool_messages(out)
-    assert "D1:1" in tm.content and tm.artifact["namespace"] == "alice"
+    assert "D1:1" in tm.content and tm.artifact["namespace"] == ALICE
 
 
 def test_two_users_memories_are_isolated(mem_settings):
@@ -137,7 +138,7 @@ def test_two_users_memories_are_isolated(mem_settings):
     bob = {"configurable": {"user_id": "bob"}}
     alice = {"configurable": {"user_id": "alice"}}
     content, info = tools.remember.func("Bob's cat is called Whiskers and is afraid of the vacuum.", config=bob)
-    assert info["namespace"] == "bob" and info["queued"]
+    assert info["namespace"] == user_namespace("bob") and info["queued"]
     tools.flush(timeout=60)
     _, for_bob = tools.recall.func("cat called Whiskers", config=bob)
     _, for_alice = tools.recall.func("cat called Whiskers", config=alice)
@@ -177,12 +178,12 @@ def test_remember_does_not_block_and_recall_reads_its_own_writes(mem_settings, m
     config = {"configurable": {"user_id": "erin"}}
     t0 = time.perf_counter()
     state = agent.invoke({"messages": [HumanMessage("Please remember that my sister Eva lives in Porto.")]}, config)
-    assert time.perf_counter() - t0 < 5 and tools.memory.pending("erin") == 1, "the write is still queued"
+    assert time.perf_counter() - t0 < 5 and tools.memory.pending(user_namespace("erin")) == 1, "the write is still queued"
     assert state["messages"][-1].content == "Noted."
     threading.Timer(0.3, gate.set).start()  # the write finishes while recall is waiting for it
     state = agent.invoke({"messages": [*state["messages"], HumanMessage("Where does my sister live?")]}, config)
     [_, recalled] = tool_messages(state)
-    assert "Porto" in recalled.content and recalled.artifact["namespace"] == "erin"
+    assert "Porto" in recalled.content and recalled.artifact["namespace"] == user_namespace("erin")
     assert "Porto" in state["messages"][-1].content
     tools.flush(timeout=60)
 
@@ -212,7 +213,7 @@ def test_memory_retriever_is_a_langchain_retriever(mem_settings):
 
     from langchain_core.retrievers import BaseRetriever
 
-    r = MemoryRetriever(settings=mem_settings, namespace="alice", retriever="hybrid", k=3)
+    r = MemoryRetriever(settings=mem_settings, namespace=ALICE, retriever="hybrid", k=3)
     assert isinstance(r, BaseRetriever)
     docs = r.invoke("puppy called Pixel")
     assert 0 < len(docs) <= 3
@@ -226,7 +227,7 @@ def test_memory_retriever_is_a_langchain_retriever(mem_settings):
 
         return [turn_evidence(store.snapshot(), "D2:1", 1.0, retriever="mine")]
 
-    docs = MemoryRetriever(settings=mem_settings, namespace="alice", retriever=first_turns).invoke("anything")
+    docs = MemoryRetriever(settings=mem_settings, namespace=ALICE, retriever=first_turns).invoke("anything")
     assert [d.metadata["turn_ids"] for d in docs] == [["D2:1"]]
 
 
@@ -237,7 +238,7 @@ def test_turn_writer_writes_every_finished_turn(mem_settings):
     config = {"configurable": {"user_id": "gina", "thread_id": "t1"}}
     state = agent.invoke({"messages": [HumanMessage("I started learning the cello in May.")]}, config)
     tools.flush(timeout=60)
-    store = get_store(mem_settings, "gina")
+    store = get_store(mem_settings, user_namespace("gina"))
     assert [(s["id"], s["n_turns"]) for s in store.sessions()] == [("t1-s1", 2)]
     # the next turn, with the whole history passed back: the thread's session grows
     agent.invoke({"messages": [*state["messages"], HumanMessage("My teacher is called Ines.")]}, config)

@@ -29,7 +29,7 @@ from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.storage.namespaces import list_namespaces, validate_namespace
+from memgraph_agents.storage.namespaces import list_namespaces, validate_stored_name
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
 
@@ -54,7 +54,7 @@ class Memory:
 
     # -- options -------------------------------------------------------------------------
     def _ns(self, namespace: str | None) -> str:
-        return validate_namespace(self.settings.namespace if namespace is None else namespace)
+        return validate_stored_name(self.settings.namespace if namespace is None else namespace)
 
     def _retriever(self, retriever: str | None) -> str:
         return default_retriever(self.settings) if retriever is None else check_retriever(retriever)
@@ -63,11 +63,14 @@ class Memory:
     async def _add(self, source: Any, namespace: str | None, replace: bool, format: str | None,
                    conversation_id: str | None, speaker: str, when: datetime | None,
                    progress: ProgressFn | None, rebuild: bool = False) -> AddReport:
-        from memgraph_agents.ingest import aingest_conversation
+        from memgraph_agents.ingest import aingest_conversation, plan_ingest
 
         ns = self._ns(namespace)
         conversations = await asyncio.to_thread(conversations_from, source, format=format,
                                                 conversation_id=conversation_id, speaker=speaker, when=when)
+        # All of them validated (dates, limits) before the first is written.
+        planned = await asyncio.to_thread(plan_ingest, conversations, self.settings, ns)  # reads SQLite
+        conversations = [c for c, _ in planned]
         report = AddReport(namespace=ns)
         t0 = time.perf_counter()
         for conv in conversations:

@@ -13,18 +13,20 @@ import re
 from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
 from memgraph_agents.config import Settings
+from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
-from memgraph_agents.storage.namespaces import namespace_dir, validate_namespace
+from memgraph_agents.storage.namespaces import namespace_dir, validate_stored_name
 
 
 def exists(settings: Settings, namespace: str) -> bool:
-    return (namespace_dir(settings.data_dir, validate_namespace(namespace)) / "graph.sqlite").exists()
+    return (namespace_dir(settings.data_dir, validate_stored_name(namespace)) / "graph.sqlite").exists()
 
 
 def open_store(settings: Settings, namespace: str):
     """The namespace's store; ``NamespaceNotFoundError`` listing the stored ones when missing."""
+    check_data_dir(settings.data_dir)  # a file, under a file, read-only: say so, not "no namespace"
     if not exists(settings, namespace):
         from memgraph_agents.storage.stats import missing_namespace
 
@@ -129,4 +131,4 @@ def stats(settings: Settings, namespace: str) -> dict:
     Read from the SQLite graph alone (``storage.stats``): no Chroma, no embedding model."""
     from memgraph_agents.storage.stats import namespace_stats
 
-    return namespace_stats(settings.data_dir, validate_namespace(namespace))
+    return namespace_stats(settings.data_dir, validate_stored_name(namespace))

@@ -91,7 +91,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (ppr);
     # an unknown name fails before any model loads
     name = check_retriever(args.retriever) if args.retriever else default_retriever(settings)
-    store = open_store(settings, args.namespace or settings.namespace)  # missing: an error listing the others
+    ns = settings.namespace if args.namespace is None else args.namespace  # "" is refused, not defaulted
+    store = open_store(settings, ns)  # missing: an error listing the others
     try:
         check_layers(name, store)
         _load_model(store)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
+from memgraph_agents.errors import MemgraphError
 
 PRESET_HELP = ("a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
                "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)")
@@ -92,8 +94,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return 130
-    except (ValueError, KeyError, FileNotFoundError, PermissionError, RuntimeError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    except (ValueError, KeyError, OSError, RuntimeError, sqlite3.Error) as exc:
+        # MemgraphError is a ValueError or RuntimeError; OSError covers files and dirs we could
+        # not use (its message names the path); nothing reaches the user as a traceback.
+        if isinstance(exc, KeyError) and exc.args:
+            msg = exc.args[0]
+        elif isinstance(exc, OSError) and exc.filename is not None and not isinstance(exc, MemgraphError):
+            msg = f"{exc.filename}: {exc.strerror or exc}"
+        else:
+            msg = str(exc)
         err_console.print(f"error: {' '.join(str(msg).split())}", markup=False)
         return 2
 

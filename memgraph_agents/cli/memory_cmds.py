@@ -3,34 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 from pathlib import Path
 
 from rich.progress import TaskID
 
-from memgraph_agents.cli.output import console, env_namespace, progress_bar, table
+from memgraph_agents.cli.output import console, env_namespace, err_console, progress_bar, table
 from memgraph_agents.config import Settings
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api import Memory
+    from memgraph_agents.ingest import plan_ingest
     from memgraph_agents.loaders import load_conversations
-    from memgraph_agents.storage.namespaces import namespace_for_id
 
     memory = Memory(settings=settings)
-    conversations = load_conversations(Path(args.file), args.format)  # parses everything before writing anything
-    fixed = args.namespace or env_namespace()  # --namespace, else MEMGRAPH_NAMESPACE, else one per conversation
+    # Everything is parsed and validated (dates, limits, namespaces) before anything is written.
+    conversations = load_conversations(Path(args.file), args.format, limits=settings.limits)
+    # --namespace ("" is refused, not defaulted), else MEMGRAPH_NAMESPACE, else one per conversation
+    fixed = args.namespace if args.namespace is not None else (env_namespace() or None)
+    plan = plan_ingest(conversations, settings, fixed, source=str(args.file))
     if fixed and len(conversations) > 1:
         console.print(f"note: {len(conversations)} conversations go into one namespace {fixed!r}")
     total_turns = 0
     with progress_bar() as p:
-        for conv in conversations:
-            ns = args.namespace or env_namespace() or namespace_for_id(conv.id)
+        for conv, ns in plan:
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
             # An explicit --llm / --preset asks to rebuild sessions stored with another builder or preset.
             rebuild = getattr(args, "llm", None) is not None or getattr(args, "preset", None) is not None
 
-            def advance(sid: str, done: int, total: int, t: TaskID = task) -> None:
-                p.update(t, completed=done)
+            def advance(session_id: str, done: int, total: int, task: TaskID = task) -> None:
+                p.update(task, completed=done)
 
             report = memory.add(conv, namespace=ns, replace=bool(getattr(args, "replace", False)), rebuild=rebuild,
                                 progress=advance)
@@ -50,18 +53,35 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     # What Memory.stats runs (api.ops.stats: SQLite only, no Chroma, no embedding model), without
     # building a Memory: that validates the retriever, which loads every retriever (langgraph…).
     from memgraph_agents.api import ops
-    from memgraph_agents.storage.namespaces import list_namespaces
+    from memgraph_agents.datadir import check_data_dir
+    from memgraph_agents.errors import StorageError
+    from memgraph_agents.storage.namespaces import scan_namespaces
 
-    ns = args.namespace or env_namespace()
-    names = [ns] if ns else list_namespaces(settings.data_dir)
+    check_data_dir(settings.data_dir)  # a file, under a file, read-only: one clear error
+    skipped: list[str] = []
+    only = args.namespace if args.namespace is not None else (env_namespace() or None)
+    if only is not None:
+        names = [only]
+    else:
+        names, skipped = scan_namespaces(settings.data_dir)
+    for name in skipped:  # a leftover folder must not hide every other namespace
+        err_console.print(f"warning: skipping {name!r} in {settings.data_dir}/namespaces: not a namespace name",
+                          markup=False)
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
         return 0
     from memgraph_agents.model.graph import EdgeKind, NodeKind
 
-    rows_s, stats = [], []
+    rows_s, stats, shown = [], [], []
     for ns in names:
-        s = ops.stats(settings, ns)
+        try:
+            s = ops.stats(settings, ns)
+        except (StorageError, sqlite3.Error) as e:  # this namespace only (e.g. NamespaceUnusableError)
+            if only is not None:
+                raise
+            err_console.print(f"warning: skipping namespace {ns!r}: {' '.join(str(e).split())}", markup=False)
+            continue
+        shown.append(ns)
         stats.append(s)
         rows_s.append([ns, s["sessions"], ",".join(s["presets"] or ["-"]), sum(s["nodes"].values()), sum(s["edges"].values()),
                        s["vectors"], f"{s['graph_bytes'] / 1e6:.1f} MB"])
@@ -73,6 +93,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     console.print(table("Namespaces", ["namespace", "sessions", "preset", "nodes", "edges", "vectors", "on disk"],
                         rows_s))
     # Kinds as rows, namespaces as columns: stays readable on an 80-column terminal.
+    names = shown
     console.print(table("Nodes by kind", ["node kind"] + names, [[k] + [s["nodes"].get(k, 0) for s in stats]
                                                                  for k in node_kinds]))
     console.print(table("Edges by kind", ["edge kind"] + names, [[k] + [s["edges"].get(k, 0) for s in stats]
@@ -84,7 +105,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api.ops import open_store
     from memgraph_agents.retrieval.evidence import provenance
 
-    store = open_store(settings, args.namespace or settings.namespace)
+    store = open_store(settings, settings.namespace if args.namespace is None else args.namespace)
     snap = store.snapshot()
     nid = args.node_id if args.node_id in snap else f"turn:{args.node_id}"
     if nid not in snap:

@@ -9,12 +9,14 @@ from memgraph_agents.config import Settings
 
 
 def add_parser(sub, common) -> argparse.ArgumentParser:
+    from memgraph_agents.cli.argtypes import positive_int
+
     p = sub.add_parser("trace", parents=[common],
                        help="run the navigator and write its path as one self-contained HTML page")
     p.add_argument("question")
     p.add_argument("--namespace")
     p.add_argument("--out", default="trace.html", help="HTML file to write (default trace.html)")
-    p.add_argument("-k", "--top-k", type=int, default=5, help="evidence items (default 5)")
+    p.add_argument("-k", "--top-k", type=positive_int, default=5, help="evidence items (default 5)")
     p.add_argument("--policy", choices=["auto", "llm", "offline"], default="auto",
                    help="navigator policy (auto: the LLM when MEMGRAPH_LLM / --llm names one)")
     p.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
@@ -29,7 +31,7 @@ def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.navigator import NavigatorContext
     from memgraph_agents.runtime import get_chat_model, get_store
 
-    ns = args.namespace or settings.namespace
+    ns = settings.namespace if args.namespace is None else args.namespace
     run = settings.model_copy(update={"namespace": ns})
     store = get_store(run, ns, create=False)
     llm = None if args.policy == "offline" else get_chat_model(run)

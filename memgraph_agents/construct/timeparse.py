@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Literal
 
+from memgraph_agents.errors import InputError
+
 Granularity = Literal["day", "week", "weekend", "month", "year", "season"]
 
 
@@ -266,16 +268,30 @@ def _as_date(ref: datetime | date) -> date:
     return ref.date() if isinstance(ref, datetime) else ref
 
 
-def find_time_mentions(text: str, ref: datetime | date) -> list[TimeMention]:
+class TimeOutOfRangeError(InputError):
+    """A relative expression resolves outside the calendar (year 1..9999)."""
+
+
+def find_time_mentions(text: str, ref: datetime | date, *, strict: bool = False) -> list[TimeMention]:
     """All resolvable relative time expressions in ``text``, non-overlapping, in text order.
 
-    Overlaps are settled longest-first ("the day before yesterday" beats "yesterday").
+    Overlaps are settled longest-first ("the day before yesterday" beats "yesterday"). An
+    expression whose date falls outside year 1..9999 ("tomorrow" on 31 Dec 9999, "in 20000
+    years") is skipped, or with ``strict`` raises ``TimeOutOfRangeError``: ingest validation
+    runs strict over every turn, so stored data never holds one.
     """
     r = _as_date(ref)
     found: list[TimeMention] = []
     for pattern, resolve in _RULES:
         for m in pattern.finditer(text):
-            tm = resolve(m, r, text)
+            try:
+                tm = resolve(m, r, text)
+            except (OverflowError, ValueError) as e:
+                if strict:
+                    raise TimeOutOfRangeError(
+                        f"{m.group(0)!r} relative to {r.isoformat()} falls outside the calendar (year 1-9999)"
+                    ) from e
+                continue
             if tm is not None:
                 found.append(tm)
     found.sort(key=lambda t: (-(t.end - t.start), t.start))

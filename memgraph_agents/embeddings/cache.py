@@ -35,7 +35,9 @@ class EmbeddingModel:
         self._db: sqlite3.Connection | None = None
         self._dim: int | None = getattr(inner, "dim", None)
         if cache_path is not None:
-            cache_path.parent.mkdir(parents=True, exist_ok=True)
+            from memgraph_agents.datadir import create_private_file
+
+            create_private_file(cache_path)  # 0600 in a 0700 dir: memory is private
             self._db = sqlite3.connect(str(cache_path), check_same_thread=False, timeout=30)
             enable_wal(self._db, timeout=30)
             self._db.execute("PRAGMA synchronous=NORMAL")  # a cache: no fsync per commit

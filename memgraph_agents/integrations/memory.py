@@ -14,9 +14,9 @@ Namespace resolution, first match wins:
 4. ``default_namespace`` (``settings.namespace`` unless given; ``None`` makes a user id
    mandatory: a run without one is refused).
 
-A user id that is already a valid namespace name is used as is (after ``namespace_prefix``);
-any other id maps to a readable slug plus a hash of the id, so two ids never share a
-namespace.
+A user id maps to its namespace through ``storage.namespaces.user_namespace`` (``u.<hash>``,
+or ``<namespace_prefix>.<hash>``): injective, never equal to a name a person can choose, and
+showing nothing of the id; ids with surrounding whitespace or control characters are refused.
 
 Reads see your own writes: ``recall`` first waits (up to ``read_wait`` seconds) for writes
 still queued for *its* namespace, so "remember, then recall" in one conversation works.
@@ -44,7 +44,7 @@ from memgraph_agents.errors import InputError, StorageError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import MemoryContext
-from memgraph_agents.storage.namespaces import NamespaceError, validate_namespace
+from memgraph_agents.storage.namespaces import NamespaceError, user_namespace, validate_stored_name
 
 log = logging.getLogger(__name__)
 
@@ -62,20 +62,6 @@ class MissingUserError(InputError):
 
 
 # --------------------------------------------------------------------------- namespaces
-
-
-def user_namespace(user_id: str, prefix: str = "") -> str:
-    """The namespace of ``user_id``: the id itself when it is a valid name, else slug + hash."""
-    uid = str(user_id).strip()
-    if not uid:
-        raise MissingUserError("empty user id")
-    name = f"{prefix}{uid}"
-    try:
-        return validate_namespace(name)
-    except NamespaceError:
-        digest = hashlib.sha1(uid.encode("utf-8")).hexdigest()[:10]
-        slug = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-_")[:40].strip("-_")
-        return validate_namespace(f"{slug}-{digest}" if slug else f"u-{digest}")
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -344,12 +330,18 @@ class AgentMemory:
             return user_namespace(str(uid), self.namespace_prefix)
         ns = _get(context, "namespace")
         if isinstance(ns, str) and ns:
-            return validate_namespace(ns)
+            return validate_stored_name(ns)
         if self.default_namespace is None:
             raise MissingUserError(
                 f"no user for this run: pass context with {self.user_key!r} or "
                 f"config={{'configurable': {{'{self.user_key}': ...}}}}")
-        return validate_namespace(self.default_namespace or (self._settings or Settings()).namespace)
+        return validate_stored_name(self.default_namespace or (self._settings or Settings()).namespace)
+
+    def _explicit_or_run(self, namespace: str | None, context: Any, config: dict | None) -> str:
+        """An explicit ``namespace=`` (validated: ``""`` is refused, not a default), else the run's."""
+        if namespace is not None:
+            return validate_stored_name(namespace)
+        return self.namespace_for(context, config)
 
     def _run_options(self, context: Any) -> tuple[str | Callable, int]:
         name = self.retriever
@@ -372,7 +364,7 @@ class AgentMemory:
                namespace: str | None = None) -> RecallResult:
         """Evidence for ``query`` from the run's namespace (waits for its queued writes first)."""
         context, config = self._resolve(context, config)
-        ns = namespace or self.namespace_for(context, config)
+        ns = self._explicit_or_run(namespace, context, config)
         settings = self.settings_for(context)
         name, default_k = self._run_options(context)
         self.writer.wait(ns, self.read_wait)
@@ -381,7 +373,7 @@ class AgentMemory:
     async def arecall(self, query: str, *, context: Any = None, config: dict | None = None, k: int | None = None,
                       namespace: str | None = None) -> RecallResult:
         context, config = self._resolve(context, config)
-        ns = namespace or self.namespace_for(context, config)
+        ns = self._explicit_or_run(namespace, context, config)
         settings = self.settings_for(context)
         name, default_k = self._run_options(context)
         if self.writer.pending(ns):
@@ -443,7 +435,7 @@ class AgentMemory:
         if not " ".join(str(text).split()):
             raise ValueError("nothing to remember: the text is empty")
         context, config = self._resolve(context, config)
-        ns = namespace or self.namespace_for(context, config)
+        ns = self._explicit_or_run(namespace, context, config)
         settings = self.settings_for(context)
         conv = note_conversation(text, speaker=speaker)  # the same notes as Memory.add(text)
         sid = conv.id
@@ -469,7 +461,7 @@ class AgentMemory:
         from memgraph_agents.loaders.messages import conversation_from_messages
 
         context, config = self._resolve(context, config)
-        ns = namespace or self.namespace_for(context, config)
+        ns = self._explicit_or_run(namespace, context, config)
         settings = self.settings_for(context)
         conf = (config or {}).get("configurable", {}) or {}
         thread = _clean_id(thread_id or conf.get("thread_id") or self.default_thread)

@@ -10,31 +10,64 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
+import stat
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from memgraph_agents.errors import InputError
+from memgraph_agents.errors import InputError, LimitExceededError
 
-__all__ = ["InputError", "read_text", "parse_json", "json_type", "validation_message", "build"]
+__all__ = ["InputError", "read_text", "parse_json", "json_type", "validation_message", "build", "over_limit",
+           "load_json"]
+
+_LIMIT_WORDS = {"max_file_bytes": ("file size", "bytes"), "max_turn_chars": ("turn length", "characters"),
+                "max_turns_per_session": ("turns in one session", "turns"),
+                "max_sessions": ("sessions", "sessions")}
+
+
+def over_limit(where: str, field: str, got: int | str, limit: int) -> LimitExceededError:
+    """The one-line error for an input over a limit: names the limit and its setting."""
+    what, unit = _LIMIT_WORDS[field]
+    return LimitExceededError(f"{where}: {what} {got} over the limit of {limit} {unit} "
+                              f"(setting {field}, env MEMGRAPH_{field.upper()})")
 
 M = TypeVar("M", bound=BaseModel)
 
 
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """Read a UTF-8 file strictly (bytes, then decode) so bad bytes are reported, not replaced."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{path}: file not found")
-    if p.is_dir():
-        raise InputError(f"{path}: is a directory, expected a file")
+def read_text(path: str | os.PathLike[str], max_bytes: int | None = None) -> str:
+    """Read a UTF-8 file strictly (bytes, then decode) so bad bytes are reported, not replaced.
+
+    Only regular files are read: a directory, FIFO, socket or device (``/dev/zero``) is
+    refused before anything is opened, and at most ``max_bytes`` are read (a larger file is a
+    ``LimitExceededError``), so no input can hang the reader or fill the memory.
+    """
     try:
-        data = p.read_bytes()
+        st = os.stat(path)
+    except FileNotFoundError as e:
+        raise InputError(f"{path}: file not found") from e
     except OSError as e:
         raise InputError(f"{path}: cannot read file: {e.strerror or e}") from e
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{path}: is a directory, expected a file")
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+                or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        raise InputError(f"{path}: is {kind}, expected a regular file")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise over_limit(str(path), "max_file_bytes", st.st_size, max_bytes)
+    try:
+        # O_NONBLOCK: should the path have been swapped for a FIFO since the stat, open does not hang.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise InputError(f"{path}: not a regular file")
+            data = f.read(-1 if max_bytes is None else max_bytes + 1)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read file: {e.strerror or e}") from e
+    if max_bytes is not None and len(data) > max_bytes:  # it grew while we read
+        raise over_limit(str(path), "max_file_bytes", f"> {max_bytes}", max_bytes)
     try:
         # utf-8-sig: a leading byte-order mark (common from Windows editors) is not an error.
         return data.decode("utf-8-sig")
@@ -48,9 +81,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
 def parse_json(text: str, where: str) -> Any:
     """``json.loads`` with a one-line error giving line and column, and saying when it is truncated."""
     try:
-        return json.loads(text)
-    except RecursionError as e:  # "[[[[..." a hundred thousand deep: not a conversation
-        raise InputError(f"{where}: JSON nested too deeply") from e
+        return load_json(text, where)
     except json.JSONDecodeError as e:
         if not text.strip():
             raise InputError(f"{where}: empty file, expected JSON") from e
@@ -62,6 +93,19 @@ def parse_json(text: str, where: str) -> Any:
         if e.msg == "Extra data" and e.colno == 1:
             hint = " (this looks like JSONL, one object per line: use a .jsonl file or format='jsonl')"
         raise InputError(f"{where}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}{hint}") from e
+
+
+def load_json(text: str, where: str) -> Any:
+    """``json.loads``; nesting and oversized numbers are ``InputError``s naming ``where``
+    (malformed JSON stays a ``JSONDecodeError`` for the caller to describe)."""
+    try:
+        return json.loads(text)
+    except RecursionError as e:  # "[[[[..." a hundred thousand deep: not a conversation
+        raise InputError(f"{where}: JSON nested too deeply") from e
+    except json.JSONDecodeError:
+        raise
+    except ValueError as e:  # a 5,000-digit integer: over Python's int-conversion limit
+        raise InputError(f"{where}: a number in the JSON has too many digits ({str(e).split(';')[0]})") from e
 
 
 def json_type(value: Any) -> str:

@@ -26,10 +26,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from memgraph_agents.config import InputLimits
 from memgraph_agents.loaders.dates import parse_session_date
-from memgraph_agents.loaders.errors import InputError, build, json_type, parse_json, read_text
+from memgraph_agents.loaders.errors import InputError, build, json_type, load_json, parse_json, read_text
+from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.loaders.locomo import looks_like_locomo, samples_from_data
-from memgraph_agents.model.conversation import Conversation, Session, Turn
+from memgraph_agents.model.conversation import Conversation, Session, Turn, clean_name
 
 __all__ = [
     "Format",
@@ -58,16 +60,26 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def load_conversations(path: str | os.PathLike[str], format: Format | None = None) -> list[Conversation]:
+def load_conversations(path: str | os.PathLike[str], format: Format | None = None, *,
+                       limits: InputLimits | None = None) -> list[Conversation]:
     """Load conversations from a JSON, JSONL or LoCoMo file.
 
     ``format=None`` detects it: ``.jsonl``/``.ndjson`` -> JSONL; otherwise the content decides
-    (a LoCoMo file is an array of objects with ``conversation`` and ``sample_id``).
+    (a LoCoMo file is an array of objects with ``conversation`` and ``sample_id``). Only a
+    regular file is read, and the file and what it holds must be within ``limits`` (default:
+    ``InputLimits()``, from ``MEMGRAPH_MAX_*``), else ``LimitExceededError``.
     """
     source = os.fspath(path)
+    limits = limits or InputLimits()
     if format is not None and format not in get_args(Format):
         raise InputError(f"{source}: unknown format {format!r} (expected one of: json, jsonl, locomo)")
-    text = read_text(path)
+    text = read_text(path, limits.max_file_bytes)
+    out = _parse(source, text, format)
+    check_limits(out, limits, source)
+    return out
+
+
+def _parse(source: str, text: str, format: Format | None) -> list[Conversation]:
     fmt, data = detect_format(source, text) if format is None else (format, None)
     if fmt == "jsonl":
         return conversations_from_jsonl(text, source)
@@ -86,8 +98,8 @@ def detect_format(source: str, text: str) -> tuple[Format, Any]:
     if suffix in (".jsonl", ".ndjson"):
         return "jsonl", None
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        data = load_json(text, source)
+    except json.JSONDecodeError:
         if suffix != ".json" and _first_line_is_object(text):
             return "jsonl", None
         parse_json(text, source)  # raises the InputError with line and column
@@ -125,11 +137,9 @@ def conversations_from_jsonl(text: str, source: str) -> list[Conversation]:
             continue
         where = f"{source}: line {n}"
         try:
-            raw = json.loads(line)
+            raw = load_json(line, where)
         except json.JSONDecodeError as e:
             raise InputError(f"{where}: malformed JSON at column {e.colno}: {e.msg}") from e
-        except RecursionError as e:
-            raise InputError(f"{where}: JSON nested too deeply") from e
         if not isinstance(raw, dict):
             raise InputError(f"{where}: expected a JSON object (one turn), got {json_type(raw)}")
         _check_keys(raw, _LINE_KEYS, where)
@@ -194,7 +204,7 @@ def _json_conversation(raw: Any, where: str) -> Conversation:
     if speakers is not None:
         if not isinstance(speakers, list) or not all(isinstance(s, str) and s.strip() for s in speakers):
             raise InputError(f"{where}: 'speakers' must be an array of non-empty strings")
-        speakers = list(dict.fromkeys(clean_text(s).strip() for s in speakers)) or None
+        speakers = list(dict.fromkeys(clean_name(s) for s in speakers)) or None  # one line each
     sessions_raw = raw.get("sessions")
     if not isinstance(sessions_raw, list):
         if "sessions" not in raw:
@@ -234,7 +244,7 @@ def _json_conversation(raw: Any, where: str) -> Conversation:
 
 def _turn(raw: dict[str, Any], default_id: str, where: str) -> tuple[Turn, str]:
     tid = _nonempty(raw, "id", where) if "id" in raw else default_id
-    speaker = clean_text(_string(raw, "speaker", where)).strip()
+    speaker = clean_name(_string(raw, "speaker", where))  # no line breaks: names reach prompts
     if not speaker:
         raise InputError(f"{where}: empty 'speaker'")
     caption = raw.get("image_caption")
@@ -319,6 +329,6 @@ def _first_line_is_object(text: str) -> bool:
         if line.strip():
             try:
                 return isinstance(json.loads(line), dict)
-            except (json.JSONDecodeError, RecursionError):
+            except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
                 return False
     return False

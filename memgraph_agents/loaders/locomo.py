@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from memgraph_agents.config import InputLimits
 from memgraph_agents.loaders.dates import parse_session_date
 from memgraph_agents.loaders.errors import InputError, build, json_type, parse_json, read_text
 from memgraph_agents.model.conversation import Conversation, Session, Turn
@@ -77,10 +78,16 @@ class LocomoSample(BaseModel):
         return self.conversation.id
 
 
-def load_locomo(path: str | os.PathLike[str]) -> list[LocomoSample]:
-    """Load a LoCoMo file (a JSON list of samples); every problem is an ``InputError``."""
+def load_locomo(path: str | os.PathLike[str], *, limits: InputLimits | None = None) -> list[LocomoSample]:
+    """Load a LoCoMo file (a JSON list of samples); every problem is an ``InputError``
+    (``LimitExceededError`` for one over ``limits``, default ``InputLimits()``)."""
+    from memgraph_agents.loaders.limits import check_limits
+
     source = os.fspath(path)
-    return samples_from_data(parse_json(read_text(path), source), source)
+    limits = limits or InputLimits()
+    samples = samples_from_data(parse_json(read_text(path, limits.max_file_bytes), source), source)
+    check_limits([s.conversation for s in samples], limits, source)
+    return samples
 
 
 def looks_like_locomo(data: Any) -> bool:

@@ -7,7 +7,21 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-TURN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$")
+# \Z, not $: "$" also matches before a trailing newline ("D1:1\n" is not an id).
+TURN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}\Z")
+# Control characters and line/paragraph separators: a name holding one could forge a line
+# ("Bob\nSession date: ...") in an LLM prompt or a log.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def clean_name(name: str) -> str:
+    """A speaker name on one line: control characters and every run of whitespace (newlines,
+    tabs, Unicode separators) become one space; surrounding space goes."""
+    return " ".join(_UNSAFE.sub(" ", name).split())
+
+
+def _clean_names(names: list[str]) -> list[str]:
+    return list(dict.fromkeys(n for n in map(clean_name, names) if n))
 
 
 class Turn(BaseModel):
@@ -31,7 +45,7 @@ class Turn(BaseModel):
     @field_validator("speaker")
     @classmethod
     def _speaker(cls, v: str) -> str:
-        v = v.strip()
+        v = clean_name(v)
         if not v:
             raise ValueError("turn has an empty speaker")
         return v
@@ -68,6 +82,11 @@ class Session(BaseModel):
             raise ValueError(f"session id {v!r} must be 1-128 characters of letters, digits, '_.:-'")
         return v
 
+    @field_validator("participants")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        return _clean_names(v)
+
     @model_validator(mode="after")
     def _check(self) -> Session:
         seen: set[str] = set()
@@ -88,6 +107,20 @@ class Conversation(BaseModel):
     id: str
     sessions: list[Session] = Field(min_length=1)
     speakers: list[str] = Field(default_factory=list)
+
+    @field_validator("id")
+    @classmethod
+    def _valid_id(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("conversation id is empty")
+        if _UNSAFE.search(v) or v != v.strip():
+            raise ValueError(f"conversation id {v!r} has control characters, line breaks or surrounding spaces")
+        return v
+
+    @field_validator("speakers")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        return _clean_names(v)
 
     @model_validator(mode="after")
     def _check(self) -> Conversation:

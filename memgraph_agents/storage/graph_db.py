@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memgraph_agents.datadir import create_private_file
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.sqlite_wal import enable_wal
 
@@ -112,7 +113,7 @@ class _ReaderConnection(sqlite3.Connection):
 
 class GraphDB:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private_file(path)  # 0600; SQLite gives -wal/-shm the same mode
         self.path = path
         self.conn = sqlite3.connect(str(path), timeout=60, check_same_thread=False, isolation_level=None)
         enable_wal(self.conn, timeout=60)

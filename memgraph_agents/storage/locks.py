@@ -22,6 +22,7 @@ import time
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
+from memgraph_agents.datadir import ensure_private_dir
 from memgraph_agents.errors import StorageError
 
 try:  # POSIX; elsewhere the cross-process half of the locks is a no-op
@@ -63,8 +64,8 @@ class NamespaceIngestLock:
         if not self._mutex.acquire(blocking=False):
             return False
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            ensure_private_dir(self.path.parent)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except BaseException:
             self._mutex.release()
             raise
@@ -145,9 +146,9 @@ def hold_process_lock(directory: Path) -> None:
     with _REGISTRY_LOCK:
         if key in _PROCESS_LOCKS:
             return
-        directory.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(directory)
         lock_path = directory / "memgraph-process.lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         timeout = float(os.environ.get(PROCESS_LOCK_TIMEOUT_ENV, DEFAULT_PROCESS_LOCK_TIMEOUT))
         deadline = time.monotonic() + timeout
         while not _try_flock(fd):

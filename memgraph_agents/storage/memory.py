@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,6 +40,7 @@ import numpy as np
 from filelock import FileLock
 from pydantic import BaseModel, Field
 
+from memgraph_agents.datadir import check_data_dir, ensure_private_dir
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node
@@ -46,7 +48,7 @@ from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage.graph_db import GraphDB
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
-from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_namespace
+from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
@@ -86,6 +88,10 @@ class SessionWrite:
     turns_start: int = 0
 
 
+class NamespaceUnusableError(StorageError):
+    """One namespace's files cannot be opened (a damaged or foreign ``graph.sqlite``)."""
+
+
 class StoreFault(StorageError):
     """Raised by test hooks to simulate a crash between the two stores."""
 
@@ -93,16 +99,20 @@ class StoreFault(StorageError):
 class MemoryStore:
     def __init__(self, data_dir: Path, namespace: str, embedder: EmbeddingModel, *,
                  chroma_host: str | None = None, chroma_port: int = 8000, create: bool = True) -> None:
-        self.namespace = validate_namespace(namespace)
+        self.namespace = validate_stored_name(namespace)
         self.data_dir = Path(data_dir)
         self.dir = namespace_dir(self.data_dir, namespace)
+        check_data_dir(self.data_dir)
         if not create and not (self.dir / "graph.sqlite").exists():
             from memgraph_agents.storage.stats import missing_namespace
 
             raise missing_namespace(self.data_dir, namespace)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            ensure_private_dir(self.dir)  # 0700: memory is private (memgraph_agents.datadir)
+            self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
+        except (OSError, sqlite3.Error) as e:
+            raise NamespaceUnusableError(f"cannot open namespace {namespace!r} in {self.data_dir}: {e}") from e
         self.embedder = embedder
-        self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
         stored_model = self.db.get_meta("embedding_model")  # None: a namespace created just now
         if stored_model is None:
             self.db.set_meta("embedding_model", embedder.name)
@@ -113,7 +123,7 @@ class MemoryStore:
             )
         self.vectors = VectorIndex(chroma_client(self.data_dir, chroma_host, chroma_port), namespace, embedder.name,
                                    self._collection(legacy=stored_model is not None))
-        self.lock = FileLock(str(self.dir / "write.lock"))
+        self.lock = FileLock(str(self.dir / "write.lock"), mode=0o600)
         self._thread_lock = threading.RLock()
         self._snap_lock = threading.Lock()
         # One ingest (check -> ... -> commit of a session) at a time per namespace, across
@@ -139,7 +149,11 @@ class MemoryStore:
     @classmethod
     def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
         """Open a namespace with a ``Settings`` object (data dir, embeddings, Chroma host)."""
-        embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
+        check_data_dir(Path(settings.data_dir))
+        try:
+            embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
+        except (OSError, sqlite3.Error) as e:
+            raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
         return cls(Path(settings.data_dir), settings.namespace if namespace is None else namespace, embedder,
                    chroma_host=settings.chroma_host, chroma_port=settings.chroma_port, create=create)
 
@@ -367,23 +381,47 @@ class MemoryStore:
         self.db.close()
 
 
-def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None = None, chroma_port: int = 8000) -> None:
-    """Drop a namespace's collection and files; other namespaces are untouched."""
+def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None = None, chroma_port: int = 8000,
+                     if_empty: bool = False) -> bool:
+    """Drop a namespace's collection and files; other namespaces are untouched.
+
+    ``if_empty``: only when it holds no session at all (checked under the locks), so a failed
+    first ingest leaves no empty namespace behind. Returns whether it was dropped.
+    """
     d = namespace_dir(Path(data_dir), namespace)
     if not (d / "graph.sqlite").exists():
         from memgraph_agents.storage.stats import missing_namespace
 
         raise missing_namespace(data_dir, namespace)
     # Wait for a running ingest to finish its session, then for any other writer.
-    with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock")):
-        client = chroma_client(Path(data_dir), chroma_host, chroma_port)
-        db = GraphDB(d / "graph.sqlite")
-        try:  # this data dir's collection (scoped by its store id), never another's
-            name = db.get_meta("collection") or legacy_collection_name(namespace)
-        finally:
-            db.close()
+    with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock"), mode=0o600):
+        if if_empty and _has_sessions(d / "graph.sqlite"):
+            return False
+        name = legacy_collection_name(namespace)  # namespaces from before store ids
+        if (d / "graph.sqlite").exists():
+            db = GraphDB(d / "graph.sqlite")
+            try:  # this data dir's collection (scoped by its store id), never another's
+                name = db.get_meta("collection") or name
+            finally:
+                db.close()
         try:
-            client.delete_collection(name)
+            client = chroma_client(Path(data_dir), chroma_host, chroma_port)
+        except Exception:
+            if not if_empty:
+                raise
+            client = None  # never held a session, so no vectors: the files can go regardless
+        try:
+            if client is not None:
+                client.delete_collection(name)
         except Exception:  # no vectors were ever written
             pass
     shutil.rmtree(d)
+    return True
+
+
+def _has_sessions(db: Path) -> bool:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] > 0
+    finally:
+        con.close()

@@ -15,6 +15,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from memgraph_agents.datadir import tighten
 from memgraph_agents.errors import StorageError
 from memgraph_agents.storage.locks import hold_process_lock
 
@@ -67,12 +68,18 @@ def chroma_client(data_dir: Path, host: str | None = None, port: int = 8000):
         if key not in _CLIENTS:
             settings = ChromaSettings(anonymized_telemetry=False)
             if host:
-                _CLIENTS[key] = chromadb.HttpClient(host=host, port=port, settings=settings)
+                try:
+                    _CLIENTS[key] = chromadb.HttpClient(host=host, port=port, settings=settings)
+                except Exception as e:  # chromadb says "Could not connect ...", naming no server
+                    raise ChromaUnavailableError(
+                        f"the Chroma server at {host}:{port} is unreachable ({' '.join(str(e).split())}): "
+                        "start it (`chroma run`) or check MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT") from e
             else:
                 # Embedded Chroma is single-process: lock the directory for this process's lifetime
                 # (a clear ``DataDirInUseError`` for a second process; README "Concurrency model").
                 hold_process_lock(Path(key))
                 _CLIENTS[key] = chromadb.PersistentClient(path=key, settings=settings)
+                tighten(Path(key))  # Chroma's files follow the umask; memory is private (datadir)
         return _CLIENTS[key]
 
 

@@ -1,0 +1,31 @@
+"""The input limits (``config.InputLimits``) checked on loaded conversations.
+
+One check for every entry point: the file loaders call it on what a file holds (the file
+size itself is checked before reading), the ingest API on every conversation it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memgraph_agents.config import InputLimits
+from memgraph_agents.loaders.errors import over_limit
+from memgraph_agents.model.conversation import Conversation
+
+__all__ = ["check_limits"]
+
+
+def check_limits(conversations: Sequence[Conversation], limits: InputLimits, where: str) -> None:
+    """``LimitExceededError`` for the first thing over a limit; ``where`` names the file or input."""
+    total = sum(len(c.sessions) for c in conversations)
+    if total > limits.max_sessions:
+        raise over_limit(where, "max_sessions", total, limits.max_sessions)
+    for conv in conversations:
+        for s in conv.sessions:
+            s_where = f"{where}: conversation {conv.id!r} session {s.id!r}"
+            if len(s.turns) > limits.max_turns_per_session:
+                raise over_limit(s_where, "max_turns_per_session", len(s.turns), limits.max_turns_per_session)
+            for t in s.turns:
+                size = len(t.text) + len(t.image_caption or "")
+                if size > limits.max_turn_chars:
+                    raise over_limit(f"{s_where} turn {t.id!r}", "max_turn_chars", size, limits.max_turn_chars)
