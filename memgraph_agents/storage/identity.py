@@ -21,6 +21,7 @@ import re
 import secrets
 from pathlib import Path
 
+from memgraph_agents.datadir import create_private_file, ensure_private_dir
 from memgraph_agents.errors import StorageError
 
 STORE_ID_FILE = "store-id"
@@ -32,8 +33,8 @@ def store_id(data_dir: Path) -> str:
     data_dir = Path(data_dir)
     path = data_dir / STORE_ID_FILE
     if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
-        tmp = data_dir / f".{STORE_ID_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+        ensure_private_dir(data_dir)  # 0700 dirs, 0600 files: memory is private (memgraph_agents.datadir)
+        tmp = create_private_file(data_dir / f".{STORE_ID_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
         tmp.write_text(secrets.token_hex(6) + "\n")
         try:
             os.link(tmp, path)  # atomic: fails if another process wrote its id first
