@@ -3,8 +3,9 @@
 It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
 LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where
 the paper gives one (k = 5, p = 5 topics, 3 explorers, one refinement round). The offline
-thresholds, the seed fusion and the ranking knobs (``turns_per_event``, ``turn_ratio``) were
-chosen on the LoCoMo development split (7 conversations), so they may flatter it.
+thresholds, the seed fusion and the ranking knobs (``support``, ``support_cap``) were chosen on
+the LoCoMo development split (the ranking knobs on two of its conversations), so they may
+flatter it.
 
 ``top_k`` keeps its name from the issue but here means the *localisation* k (events), not the
 number of evidence items returned; ``navigate(..., k=)`` sets that.
@@ -37,8 +38,8 @@ class NavigatorContext(MemoryContext):
     start_selection: str = "score"  # score (topic-diverse, the first wave judges them) | llm (one more call)
     seed_retriever: str = "ppr+dwpr"  # one-shot ranking(s) that seed localisation and fill the tail (RRF)
     seed_pool: int = 50  # turns taken from the one-shot ranking
-    turns_per_event: int = 2  # at most this many turns of a kept event come before the tail (ranking)
-    turn_ratio: float = 0.8  # ...its 2nd+ turns only with a one-shot score >= this share of its best
+    support: float = 0.1  # ranking: weight of a turn's corroboration by kept neighbours (``navigator.rank``)
+    support_cap: float = 3.0  # ...summed neighbour seed scores saturate here
     keep_os: float = 0.25  # offline keep: one-shot score relative to the best (question subgoal)
     keep_sim: float = 0.92  # offline keep: cosine to an open subgoal relative to the best found
     satisfy_os: float = 0.6  # offline: the question is satisfied by a node this high in the one-shot
@@ -51,9 +52,11 @@ class NavigatorContext(MemoryContext):
             raise ValueError(f"navigator policy {self.policy!r}: choose from {', '.join(POLICIES)}")
         if self.start_selection not in ("llm", "score"):
             raise ValueError(f"start_selection {self.start_selection!r}: choose score or llm")
-        for name in ("n_explorers", "top_k", "frontier", "max_start", "turns_per_event", "seed_pool"):
+        for name in ("n_explorers", "top_k", "frontier", "max_start", "seed_pool"):
             if getattr(self, name) < 1:
                 raise ValueError(f"navigator {name} must be >= 1")
+        if self.support < 0 or self.support_cap <= 0:
+            raise ValueError("navigator support must be >= 0 and support_cap > 0")
         for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
             if getattr(self, name) < 0:
                 raise ValueError(f"navigator {name} must be >= 0")

@@ -15,6 +15,7 @@ from memgraph_agents.navigator.run import navigator
 from memgraph_agents.presets import DEFAULT_PRESET, PRESETS
 from memgraph_agents.retrieval.dense import dense
 from memgraph_agents.retrieval.dwpr_retriever import dwpr
+from memgraph_agents.retrieval.fusion_retriever import fusion
 from memgraph_agents.retrieval.lexical import bm25, hybrid
 from memgraph_agents.retrieval.ppr_retriever import ppr
 from memgraph_agents.retrieval.sentence_hop_retriever import sentence_hop
@@ -23,7 +24,7 @@ Retriever = Callable[..., list[Evidence]]
 
 RETRIEVERS: dict[str, Retriever] = {
     "dense": dense, "bm25": bm25, "hybrid": hybrid, "ppr": ppr, "sentence_hop": sentence_hop, "dwpr": dwpr,
-    "navigator": navigator,
+    "fusion": fusion, "navigator": navigator,
 }
 DEFAULT_RETRIEVER = "ppr"
 
