@@ -135,16 +135,17 @@ async def localize(state: NavState, config, runtime) -> dict:
                                    "llm_calls": budget.calls_used(state) + counters.get("llm_calls", 0)}}
     update.update(_dispatch(spent, ctx, res.offline, pending + starts, events, rnd,
                             reason_empty="no candidate to start from",
-                            enough=enough_kept(state)))
+                            enough=enough_kept(state, res.offline)))
     update["trace"] = emit(runtime, events)
     update["counters"] = counters
     return update
 
 
-def enough_kept(state: dict) -> bool:
-    """Whether the search kept as many events as the caller asked for items (``k``): a
-    question counts as answered only when its evidence can fill the k slots."""
-    return len(state.get("kept") or {}) >= (state.get("k") or 0)
+def enough_kept(state: dict, offline_mode: bool) -> bool:
+    """Offline, whether the search kept as many events as the caller asked for items (``k``):
+    similarity alone cannot tell that a question is answered, so the k slots are filled. An
+    LLM policy judges that itself (CompassMem: it stops once every subgoal is supported)."""
+    return not offline_mode or len(state.get("kept") or {}) >= (state.get("k") or 0)
 
 
 def _dispatch(state: dict, ctx, offline_mode: bool, entries: list[QueueEntry], events: list, rnd: int,
@@ -205,7 +206,7 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
         except LLMError as e:
             events.append(_fallback("explorer", e, round_=rnd, wave=wave, explorer=who))
     if decisions is None:
-        filling = not enough_kept(inp)
+        filling = not enough_kept(inp, True)
         decisions = offline.decide(search, a["entries"], satisfied, ctx, visited,
                                    source="offline" if res.offline else "fallback", filling=filling)
     for note in notes:
@@ -250,7 +251,7 @@ async def coordinate(state: NavState, config, runtime) -> dict:
     entries = [changed.get(n, e) for n, e in (state.get("queue") or {}).items() if n not in drop]
     events: list = []
     update = _dispatch(state, ctx, res.offline, entries, events, rnd, reason_empty="queue exhausted",
-                       enough=enough_kept(state))
+                       enough=enough_kept(state, res.offline))
     update["queue"] = {**update["queue"], "pop": sorted({*update["queue"].get("pop", []), *drop})}
     update["trace"] = emit(runtime, events)
     return update
