@@ -13,9 +13,8 @@ from __future__ import annotations
 
 def default_model():
     """``MEMGRAPH_LLM`` if set, else ``OfflineRecallModel`` (recalls instead of chatting)."""
-    from memgraph_agents.integrations import OfflineRecallModel
-
     from memgraph_agents.config import Settings
+    from memgraph_agents.integrations import OfflineRecallModel
     from memgraph_agents.runtime import get_chat_model
 
     return get_chat_model(Settings()) or OfflineRecallModel()
@@ -25,6 +24,7 @@ def main(model=None) -> str:
     model = model or default_model()
     # --8<-- [start:ten-lines]
     from langchain.agents import create_agent
+
     from memgraph_agents.integrations import create_memory_tools
 
     memory = create_memory_tools()  # recall + remember tools; settings from MEMGRAPH_* variables

@@ -1,5 +1,52 @@
-"""memgraph-agents: long-term conversational memory for LangGraph agents."""
+"""memgraph-agents: long-term conversational memory for LangGraph agents.
+
+    from memgraph_agents import Memory
+
+``Memory`` and the error classes are imported on first use (module ``__getattr__``), so
+``import memgraph_agents`` stays light: no torch, no LangGraph until they are needed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+_ERRORS = ("MemgraphError", "InputError", "NamespaceError", "NamespaceNotFoundError", "LimitExceededError",
+           "ConfigError", "SessionConflictError", "StorageError", "LLMError")
+_LAZY = {"Memory": "memgraph_agents.api", "AddReport": "memgraph_agents.api", "AskResult": "memgraph_agents.api",
+         "ForgetReport": "memgraph_agents.api", "Settings": "memgraph_agents.config",
+         "Evidence": "memgraph_agents.model.evidence", **{name: "memgraph_agents.errors" for name in _ERRORS}}
+
+__all__ = ["__version__", *_LAZY]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from memgraph_agents.api import AddReport, AskResult, ForgetReport, Memory
+    from memgraph_agents.config import Settings
+    from memgraph_agents.errors import (
+        ConfigError,
+        InputError,
+        LimitExceededError,
+        LLMError,
+        MemgraphError,
+        NamespaceError,
+        NamespaceNotFoundError,
+        SessionConflictError,
+        StorageError,
+    )
+    from memgraph_agents.model.evidence import Evidence
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memgraph_agents' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # cached: __getattr__ runs once per name
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

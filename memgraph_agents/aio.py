@@ -1,4 +1,5 @@
-"""Run a coroutine from sync code, whether or not an event loop is already running."""
+"""Run a coroutine from sync code, whether or not an event loop is already running; the shared
+background loop of the public API (``background``)."""
 
 from __future__ import annotations
 
@@ -21,37 +22,50 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
-class _Loop:
-    """One event loop for the process, on a daemon thread, started on first use."""
+class BackgroundLoop:
+    """One event loop on a daemon thread, shared by the process (the public API's async work).
 
-    def __init__(self) -> None:
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.lock = threading.Lock()
-
-    def get(self) -> asyncio.AbstractEventLoop:
-        with self.lock:
-            if self.loop is None or self.loop.is_closed():
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="memgraph-loop", daemon=True).start()
-                self.loop = loop
-            return self.loop
-
-
-_shared = _Loop()
-
-
-def run_on_shared_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on the process's one background loop and wait for it.
-
-    For calls made once per question (the navigator as a retriever): starting and closing an
-    event loop per call costs more than the work. Safe from sync code and from inside a
-    running loop (the caller's loop is not the one that runs ``coro``).
+    ``run`` blocks the calling thread until a coroutine finished there; ``arun`` awaits it
+    from another event loop without blocking that loop. One loop for every call: no event
+    loop is created per call, and CPU-bound steps of a graph run there, not in the caller's
+    loop.
     """
-    loop = _shared.get()
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:  # called from a coroutine on that very loop: waiting on it would deadlock
-        return run_sync(coro)
-    return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+    def __init__(self, name: str = "memgraph-loop") -> None:
+        self.name = name
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._thread is None or not self._thread.is_alive():
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def serve() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                self._thread = threading.Thread(target=serve, name=self.name, daemon=True)
+                self._thread.start()
+                ready.wait()
+                self._loop = loop
+            return self._loop
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop())
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if threading.current_thread() is self._thread:
+            # Called from a coroutine on this very loop: waiting here would deadlock.
+            coro.close()
+            raise RuntimeError("blocking memgraph call inside its own event loop: use the async method")
+        return self.submit(coro).result()
+
+    async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        return await asyncio.wrap_future(self.submit(coro))
+
+
+background = BackgroundLoop()

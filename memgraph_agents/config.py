@@ -1,14 +1,20 @@
 """One settings object (DESIGN §9), read from ``MEMGRAPH_*`` environment variables.
 
 The same fields are the graphs' ``context_schema`` so LangGraph Studio can edit them per run.
+Every change after construction goes through ``Settings.override`` (validated, like the
+constructor): ``model_copy(update=)`` would skip validation and accept ``top_k=-5``. Invalid
+values become one ``ConfigError`` naming the field, in words.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from memgraph_agents.errors import ConfigError
 
 DEFAULT_DATA_DIR = Path.home() / ".memgraph"
 
@@ -67,6 +73,15 @@ class Settings(BaseSettings):
             raise ValueError(f"MEMGRAPH_LLM={v!r}: expected 'none' or 'provider:model' (e.g. openai:gpt-4o-mini)")
         return v
 
+    @field_validator("embeddings")
+    @classmethod
+    def _embeddings(cls, v: str) -> str:
+        v = v.strip()
+        ok = v in ("minilm", "all-MiniLM-L6-v2", "hash") or (v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0)
+        if not ok:
+            raise ValueError(f"unknown embeddings {v!r}: use 'minilm' (default) or 'hash' / 'hash-N' (tests)")
+        return v
+
     @field_validator("preset")
     @classmethod
     def _preset(cls, v: str) -> str:
@@ -77,3 +92,60 @@ class Settings(BaseSettings):
     @property
     def offline(self) -> bool:
         return self.llm == "none"
+
+    @classmethod
+    def load(cls, **values: Any) -> Settings:
+        """``Settings(**values)`` (environment underneath) with errors as one ``ConfigError``."""
+        unknown_settings(values)
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise ConfigError(describe_invalid(exc)) from None
+
+    def override(self, **changes: Any) -> Settings:
+        """A validated copy with ``changes`` applied (``ingest`` may be a partial dict).
+
+        Unknown names and invalid values raise one ``ConfigError`` naming the field; ``None``
+        for a field that cannot be ``None`` is invalid, not "keep the old value".
+        """
+        if not changes:
+            return self
+        unknown_settings(changes)
+        data = self.model_dump()
+        for name, value in changes.items():
+            if name == "ingest" and isinstance(value, dict):
+                unknown = sorted(set(value) - set(IngestParams.model_fields))
+                if unknown:
+                    raise ConfigError(f"unknown ingest setting(s) {', '.join(unknown)}: choose from "
+                                      f"{', '.join(IngestParams.model_fields)}")
+                data["ingest"] = {**data["ingest"], **value}
+            elif name == "ingest" and isinstance(value, IngestParams):
+                data["ingest"] = value.model_dump()
+            else:
+                data[name] = value
+        try:
+            # model_validate, not the constructor: the environment must not refill the fields.
+            return type(self).model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(describe_invalid(exc)) from None
+
+
+def unknown_settings(values: dict[str, Any]) -> None:
+    """``ConfigError`` for names that are not ``Settings`` fields (``extra="ignore"`` would drop them)."""
+    unknown = sorted(set(values) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"unknown setting(s) {', '.join(unknown)}: choose from {', '.join(Settings.model_fields)}")
+
+
+def describe_invalid(exc: ValidationError) -> str:
+    """A pydantic error as one sentence per field: ``invalid setting top_k=-5: must be >= 1``."""
+    parts = []
+    for err in exc.errors():
+        field = ".".join(str(p) for p in err["loc"]) or "settings"
+        msg = err["msg"].removeprefix("Value error, ")
+        msg = (msg.replace("Input should be greater than or equal to", "must be at least")
+                  .replace("Input should be greater than", "must be greater than")
+                  .replace("Input should be less than or equal to", "must be at most")
+                  .replace("Input should be", "must be"))
+        parts.append(f"{field}={err.get('input')!r}: {msg}")
+    return "invalid setting " + "; ".join(parts)

@@ -85,21 +85,23 @@ def checked_conversation(conversation: Any) -> Conversation:
 
 
 async def aingest_conversation(conversation: Conversation, settings: Settings, *, namespace: str | None = None,
-                               progress: ProgressFn | None = None) -> IngestReport:
-    from memgraph_agents.graphs.ingest import EXTRA_SETTINGS, graph
+                               progress: ProgressFn | None = None, replace: bool = False) -> IngestReport:
+    """Ingest ``conversation``; ``replace``: a stored session that differs may be replaced
+    (passed to the ingest graph's ``check`` step)."""
+    from memgraph_agents.graphs.ingest import graph
 
     conversation = checked_conversation(conversation)
     ns = namespace or settings.namespace
-    run = settings.model_copy(update={"namespace": ns})
+    run = settings.override(namespace=ns)
     store = await asyncio.to_thread(get_store, run)  # validates the namespace; may wait for a lock
-    # MemoryContext carries no timeout or ingest parameters: pass them along explicitly.
-    ctx = MemoryContext.from_settings(run, settings=run.model_dump(mode="json", include=set(EXTRA_SETTINGS)))
+    ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
     total = len(conversation.sessions)
     for i, session in enumerate(conversation.sessions, start=1):
         async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
-            out = await graph.ainvoke({"session": session, "speakers": list(conversation.speakers)}, context=ctx)
+            out = await graph.ainvoke({"session": session, "speakers": list(conversation.speakers),
+                                       "replace": replace}, context=ctx)
         status = out.get("status")
         if status == "unchanged":
             report.sessions_unchanged += 1
@@ -117,6 +119,7 @@ async def aingest_conversation(conversation: Conversation, settings: Settings, *
 
 
 def ingest_conversation(conversation: Conversation, settings: Settings | None = None, *, namespace: str | None = None,
-                        progress: ProgressFn | None = None) -> IngestReport:
+                        progress: ProgressFn | None = None, replace: bool = False) -> IngestReport:
     """Ingest ``conversation`` into ``namespace`` (default: ``settings.namespace``)."""
-    return run_sync(aingest_conversation(conversation, settings or Settings(), namespace=namespace, progress=progress))
+    return run_sync(aingest_conversation(conversation, settings or Settings.load(), namespace=namespace,
+                                         progress=progress, replace=replace))

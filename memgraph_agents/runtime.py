@@ -15,10 +15,18 @@ from typing import Any
 
 from memgraph_agents.config import IngestParams, Settings
 
+# The run-context fields that are ``Settings`` fields; "" / 0 means "from the base settings".
+CONTEXT_FIELDS = ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever",
+                  "preset")
+
 
 @dataclass
 class MemoryContext:
-    """Which memory a run reads or writes, and with which models. Empty means: from env."""
+    """Which memory a run reads or writes, and with which models. Empty means: from env.
+
+    ``extra["settings"]`` carries the other ``Settings`` fields (timeouts, ingest parameters)
+    as plain data, so ``from_settings(s).settings() == s``: one validated path both ways.
+    """
 
     data_dir: str = ""
     namespace: str = ""
@@ -31,20 +39,36 @@ class MemoryContext:
     preset: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def settings(self) -> Settings:
-        base = Settings()
-        overrides: dict[str, Any] = {}
-        for name in ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever", "preset"):
-            value = getattr(self, name)
+    def overrides(self) -> dict[str, Any]:
+        """The settings this context sets: ``extra["settings"]``, then the non-empty fields."""
+        out: dict[str, Any] = dict((self.extra or {}).get("settings") or {})
+        for name in CONTEXT_FIELDS:
+            value = getattr(self, name, None)
             if value not in ("", 0, None):
-                overrides[name] = value
-        return base.model_copy(update=overrides) if overrides else base
+                out[name] = value
+        return out
+
+    def settings(self, base: Settings | None = None) -> Settings:
+        """``base`` (default: the environment) with this context's settings, validated
+        (``ConfigError`` naming the field for a bad value such as ``top_k=-5``)."""
+        return (base or Settings.load()).override(**self.overrides())
 
     @classmethod
-    def from_settings(cls, s: Settings, **extra: Any) -> "MemoryContext":
-        return cls(data_dir=str(s.data_dir), namespace=s.namespace, embeddings=s.embeddings, llm=s.llm,
-                   chroma_host=s.chroma_host or "", chroma_port=s.chroma_port, top_k=s.top_k,
-                   retriever=s.retriever, preset=s.preset, extra=dict(extra))
+    def fields_from(cls, s: Settings, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The context fields of ``s`` plus ``extra["settings"]`` with everything else."""
+        out: dict[str, Any] = {n: getattr(s, n) for n in CONTEXT_FIELDS if n not in skip}
+        out["data_dir"] = str(s.data_dir)
+        if "chroma_host" in out:
+            out["chroma_host"] = s.chroma_host or ""
+        rest = s.model_dump(mode="json", exclude=set(CONTEXT_FIELDS))
+        out["extra"] = {"settings": rest}
+        return out
+
+    @classmethod
+    def from_settings(cls, s: Settings, **extra: Any) -> MemoryContext:
+        fields_ = cls.fields_from(s)
+        fields_["extra"] = {**fields_["extra"], **extra}
+        return cls(**fields_)
 
 
 _STORES: dict[tuple, Any] = {}

@@ -57,7 +57,7 @@ class ChromaServer:
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, ValueError):
             return False
 
-    def start(self, timeout: float = 60) -> "ChromaServer":
+    def start(self, timeout: float = 60) -> ChromaServer:
         assert self.proc is None, "already running"
         self.path.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("a")
@@ -88,7 +88,7 @@ class ChromaServer:
             proc.kill()
             proc.wait(timeout=10)
 
-    def restart(self) -> "ChromaServer":
+    def restart(self) -> ChromaServer:
         self.stop()
         deadline = time.monotonic() + 10
         while self.heartbeat() and time.monotonic() < deadline:  # the old one is really gone

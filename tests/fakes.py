@@ -575,7 +575,7 @@ def careful_navigator_responder(*, n_subgoals: int = 3, min_expand: int = 3, max
         order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
         decisions: dict[str, dict[str, Any]] = {}
         done = {g["n"] for g in p["goals"] if g["done"]}
-        for rank, i in enumerate(order):
+        for i in order:
             rel, node = scored[i]
             if len(done) == len(p["goals"]):
                 if kept < min_expand and rel > 0:  # still worth keeping as context for the answer

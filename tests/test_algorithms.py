@@ -8,13 +8,20 @@ import pytest
 import scipy.sparse as sp
 
 from memgraph_agents.retrieval.algorithms.dwpr import (
-    EdgeCode, dwpr, query_edge_weights, query_focused_subgraph,
+    EdgeCode,
+    dwpr,
+    query_edge_weights,
+    query_focused_subgraph,
 )
 from memgraph_agents.retrieval.algorithms.fusion import minmax, reciprocal_rank_fusion
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.algorithms.porter import stem
 from memgraph_agents.retrieval.algorithms.ppr import (
-    personalized_pagerank, ppr_prepared, ppr_seed_weights, prepare_transition, symmetrize,
+    personalized_pagerank,
+    ppr_prepared,
+    ppr_seed_weights,
+    prepare_transition,
+    symmetrize,
 )
 from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop
 

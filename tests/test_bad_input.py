@@ -31,7 +31,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.loaders import InputError, load_conversations
 from memgraph_agents.model import Conversation, Session, Turn
-from memgraph_agents.retrieval.registry import retrieve
+from memgraph_agents.retrievers import retrieve
 from memgraph_agents.runtime import get_store
 from memgraph_agents.storage import MemoryStore, NamespaceError, delete_namespace
 from memgraph_agents.storage.vectors import chroma_client
@@ -100,12 +100,12 @@ def unchanged_except(before: dict[str, str], after: dict[str, str], allowed: set
 
 def conv_json(turns: str = '[{"speaker": "A", "text": "hi there"}]', date: str = '"2024-01-01"',
               cid: str = '"x"') -> str:
-    return '{"id": %s, "sessions": [{"id": "S1", "date": %s, "turns": %s}]}' % (cid, date, turns)
+    return f'{{"id": {cid}, "sessions": [{{"id": "S1", "date": {date}, "turns": {turns}}}]}}'
 
 
 def turn(text: str, speaker: str = '"A"', tid: str = "") -> str:
     tid_part = f'"id": {json.dumps(tid)}, ' if tid else ""
-    return '[{%s"speaker": %s, "text": %s}]' % (tid_part, speaker, json.dumps(text))
+    return f'[{{{tid_part}"speaker": {speaker}, "text": {json.dumps(text)}}}]'
 
 
 @dataclass

@@ -11,12 +11,12 @@ import re
 
 import pytest
 
+from memgraph_agents import retrievers as registry
 from memgraph_agents.bench.locomo import evidence_prefix, parse_int_list, run_locomo_bench
 from memgraph_agents.bench.qa import evidence_lines, human_date
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.retrieval import registry
 from memgraph_agents.runtime import register_chat_model
 from tests.fakes import ScriptedChatModel, careful_navigator_responder, task_text
 
@@ -287,7 +287,7 @@ def test_qa_without_llm_is_a_one_line_error(tmp_path, data_file, capsys):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--retrievers", "dense,nope,pagerank"], r"unknown retrievers nope, pagerank: available: dense"),
+    (["--retrievers", "dense,nope,pagerank"], r"unknown retrievers nope, pagerank: available: .*\bdense\b"),
     (["--conversations", "conv-t1,conv-99"], r"unknown conversation id conv-99 .*available: conv-t1, conv-t2"),
     (["--k", "3,x"], r"--k: expected a comma-separated list of integers, got '3,x'"),
     (["--k", "0,5"], r"--k: values must be positive"),

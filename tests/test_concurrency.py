@@ -29,7 +29,7 @@ import pytest
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import aingest_conversation, ingest_conversation
 from memgraph_agents.model.graph import NodeKind
-from memgraph_agents.retrieval.registry import retrieve
+from memgraph_agents.retrievers import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
 from tests.chroma_server import ChromaServer, chroma_executable
@@ -98,7 +98,7 @@ class Readers:
         except BaseException as e:  # noqa: BLE001 - reported by the test
             self.errors.append(e)
 
-    def __enter__(self) -> "Readers":
+    def __enter__(self) -> Readers:
         for t in self.threads:
             t.start()
         return self

@@ -194,7 +194,7 @@ def test_events_are_contiguous_and_partition_each_session(request, data):
         assert len(tids) <= IngestParams().segment_max_turns
     # Offline event text = its turns' stored text.
     turns = nodes(store, "turn")
-    for eid, ev in events.items():
+    for ev in events.values():
         assert ev.text == "\n".join(turns[f"turn:{t}"].text for t in ev.turn_ids)
 
 

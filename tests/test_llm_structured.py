@@ -246,7 +246,7 @@ async def test_semaphore_bounds_concurrency():
     model = ScriptedChatModel(responder=slow(valid, 0.05))
     sem = asyncio.Semaphore(1)
     start = time.perf_counter()
-    await asyncio.gather(*(ask(model, semaphore=sem, timeout=0.2) for _ in range(3)))
+    await asyncio.gather(*(ask(model, semaphore=sem, timeout=5.0) for _ in range(3)))
     # serialised (0.15 s) yet no timeout: waiting for the semaphore is not part of the timeout
     assert time.perf_counter() - start >= 0.15
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-from tests.paths import LOCOMO_DEV
 
 from memgraph_agents.loaders import (
     InputError,
@@ -22,6 +21,7 @@ from memgraph_agents.loaders import (
     parse_session_date,
 )
 from memgraph_agents.model.conversation import Conversation
+from tests.paths import LOCOMO_DEV
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples"
 
@@ -502,7 +502,7 @@ def test_messages_basic() -> None:
         ToolMessage("saved", tool_call_id="1"),
         AIMessage([{"type": "text", "text": "Nice!"}, {"type": "image_url", "image_url": {"url": "x"}},
                    {"type": "text", "text": "What breed?"}],
-                  response_metadata={"timestamp": datetime(2024, 3, 1, 9, 1, tzinfo=timezone.utc)}),
+                  response_metadata={"timestamp": datetime(2024, 3, 1, 9, 1, tzinfo=UTC)}),
         HumanMessage("   "),  # empty: skipped
         HumanMessage("A beagle.", name="Sam"),
     ]

@@ -7,8 +7,16 @@ import math
 import pytest
 
 from memgraph_agents.bench.metrics import (
-    answer_recall_at_k, bleu1, context_tokens, f1_locomo, hit_at_k, normalize_answer,
-    percentile, session_recall_at_k, set_f1, turn_recall_at_k,
+    answer_recall_at_k,
+    bleu1,
+    context_tokens,
+    f1_locomo,
+    hit_at_k,
+    normalize_answer,
+    percentile,
+    session_recall_at_k,
+    set_f1,
+    turn_recall_at_k,
 )
 from memgraph_agents.model import Evidence
 

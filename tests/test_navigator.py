@@ -13,10 +13,13 @@ import statistics
 import pytest
 
 from memgraph_agents.graphs.navigator import graph
-from memgraph_agents.navigator import NavigatorContext, astream_navigate
 from memgraph_agents.llm.structured import REPAIR_MARKER
+from memgraph_agents.navigator import NavigatorContext, astream_navigate
 from tests.fakes import (
-    ScriptedChatModel, always_malformed, careful_navigator_responder, nav_step_override,
+    ScriptedChatModel,
+    always_malformed,
+    careful_navigator_responder,
+    nav_step_override,
     task_text,
 )
 from tests.test_navigator_support import build_memory, decisions, of_type, run_llm, scripted_step, step_prompts

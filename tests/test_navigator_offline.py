@@ -11,7 +11,7 @@ from memgraph_agents.navigator.localize import one_shot
 from memgraph_agents.navigator.policies import offline
 from memgraph_agents.navigator.queue import reprioritise, schedule
 from memgraph_agents.navigator.state import add_counts, max_merge, merge_kept, or_merge, queue_reducer, union
-from memgraph_agents.retrieval.registry import RETRIEVERS
+from memgraph_agents.retrievers import RETRIEVERS
 from tests.test_navigator_support import NS, build_memory, decisions, of_type, strip_timing
 
 

@@ -28,6 +28,7 @@ from tests.fakes_premem import (
 )
 from tests.helpers import calls_for, edges, nodes
 
+
 def _expected_fragments(model):
     """What the fake wrote for each session, from the prompts it was sent (first tries only)."""
     out = {}

@@ -14,7 +14,7 @@ import pytest
 
 from memgraph_agents.cli.main import main
 from memgraph_agents.presets import PRESETS, get_preset
-from memgraph_agents.retrieval.registry import get_retriever, retriever_names
+from memgraph_agents.retrievers import get_retriever, retriever_names
 from memgraph_agents.runtime import register_chat_model
 from tests.fakes import ScriptedChatModel, ingest_routes, route_responder
 from tests.fakes_memorai import ENTITIES_MARKER, SEGMENTS_MARKER, entities_responder, segments_responder

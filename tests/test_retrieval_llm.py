@@ -25,8 +25,8 @@ from memgraph_agents.retrieval.llm_steps import (
     recall_filter,
 )
 from memgraph_agents.retrieval.ppr_retriever import ppr, ppr_seeds
-from memgraph_agents.retrieval.registry import accepts, get_retriever, retrieve
 from memgraph_agents.retrieval.seeds import node_similarities
+from memgraph_agents.retrievers import accepts, get_retriever, retrieve
 from memgraph_agents.runtime import MemoryContext, get_store, register_chat_model
 from tests.conftest import make_conversation
 from tests.fakes import ScriptedChatModel, always_malformed, malformed_then_valid, slow, task_text

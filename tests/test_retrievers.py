@@ -14,8 +14,8 @@ from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Conversation, Session, Turn
 from memgraph_agents.retrieval.evidence import top_indices
-from memgraph_agents.retrieval.registry import RETRIEVERS, get_retriever, retrieve
 from memgraph_agents.retrieval.seeds import mentioned_speakers, speaker_weights
+from memgraph_agents.retrievers import RETRIEVERS, get_retriever, retrieve
 from memgraph_agents.runtime import MemoryContext, get_store
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from tests.conftest import make_conversation

@@ -20,7 +20,7 @@ def topics(sizes, noise=0.15, seed=0):
 
 def assert_cover(spans, n):
     assert spans[0][0] == 0 and spans[-1][1] == n
-    for (a, b), (c, d) in zip(spans, spans[1:]):
+    for (_, b), (c, _) in zip(spans, spans[1:]):
         assert b == c
     assert all(a < b for a, b in spans)
 

@@ -18,8 +18,8 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.llm.usage import message_text
 from memgraph_agents.model.evidence import flatten_turns
 from memgraph_agents.presets import PRESETS
-from memgraph_agents.retrieval.registry import get_retriever
 from memgraph_agents.retrieval.sentence_hop_retriever import sentence_hop
+from memgraph_agents.retrievers import get_retriever
 from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 from tests.fakes import (

@@ -9,6 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rich.progress import TaskID
+
 from memgraph_agents.bench.options import namespace_for
 from memgraph_agents.config import Settings
 from memgraph_agents.loaders import LocomoSample
@@ -56,8 +58,11 @@ def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress
             warm_model_seconds = round(time.perf_counter() - t0, 3)
         hits0, misses0 = emb.hits, emb.misses
         task = progress.add_task(f"ingest {conv.id}", total=len(conv.sessions))
-        report = ingest_conversation(conv, settings, namespace=ns,
-                                     progress=lambda sid, done, total, t=task: progress.update(t, completed=done))
+
+        def advance(sid: str, done: int, total: int, t: TaskID = task) -> None:
+            progress.update(t, completed=done)
+
+        report = ingest_conversation(conv, settings, namespace=ns, progress=advance)
         hits, misses = emb.hits - hits0, emb.misses - misses0
         state = "reused" if report.sessions_new == 0 else ("warm" if misses == 0 else "cold")
         progress.update(task, description=f"ingest {conv.id} {state} {report.seconds:.1f}s")
@@ -87,7 +92,7 @@ def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress
         for k, v in report.llm_usage.items():
             llm_usage[k] = llm_usage.get(k, 0) + v
     history = update_ingest_history(Path(settings.data_dir), per)
-    for cid, p in per.items():
+    for p in per.values():
         p["history"] = history.get(p["namespace"], {})
     states = {p["state"] for p in per.values()}
     return {

@@ -40,14 +40,28 @@ import numpy as np
 
 from memgraph_agents.aio import run_sync
 from memgraph_agents.bench import metrics
-from memgraph_agents.config import Settings
-from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoQuestion, LocomoSample, iter_locomo_questions, load_locomo
 from memgraph_agents.bench.ingest_phase import check_builder, ingest_samples
 from memgraph_agents.bench.machine import loadavg, machine_info
 from memgraph_agents.bench.options import (
-    DEFAULT_KS, BenchOptions, check_options, namespace_for, parse_int_list, parse_name_list, select_samples,
+    DEFAULT_KS,
+    BenchOptions,
+    check_options,
+    namespace_for,
+    parse_int_list,
+    parse_name_list,
+    select_samples,
 )
-from memgraph_agents.bench.scoring import aggregate, clean, evidence_prefix, fmt_ms, metric_names, score_question, session_from_id
+from memgraph_agents.bench.scoring import (
+    aggregate,
+    clean,
+    evidence_prefix,
+    fmt_ms,
+    metric_names,
+    score_question,
+    session_from_id,
+)
+from memgraph_agents.config import Settings
+from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoQuestion, LocomoSample, iter_locomo_questions, load_locomo
 from memgraph_agents.model.evidence import Evidence, flatten_turns
 
 __all__ = [
@@ -120,7 +134,7 @@ class _RetrieverRun:
 
     def warm_up(self, stores: dict[str, Any]) -> None:
         """One unrelated query per namespace: model loading and index building are not latency."""
-        from memgraph_agents.retrieval.registry import retrieve
+        from memgraph_agents.retrievers import retrieve
 
         for ns, store in stores.items():
             t0 = time.perf_counter()
@@ -131,7 +145,7 @@ class _RetrieverRun:
             self.warm_ms.append(1000 * (time.perf_counter() - t0))
 
     def run(self, item: _Question, store) -> None:
-        from memgraph_agents.retrieval.registry import retrieve
+        from memgraph_agents.retrievers import retrieve
 
         _fresh_queries(store)
         t0 = time.perf_counter()

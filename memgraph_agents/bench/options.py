@@ -69,7 +69,7 @@ def check_options(settings: Settings, *, retrievers: str | Sequence[str] | None 
                   qa: bool = False) -> BenchOptions:
     """Validate everything that can be checked before loading data; one-line ``ValueError``s."""
     from memgraph_agents.presets import DEFAULT_PRESET
-    from memgraph_agents.retrieval.registry import RETRIEVERS, retriever_names
+    from memgraph_agents.retrievers import RETRIEVERS, retriever_names
 
     available = retriever_names()
     # With a preset and no --retrievers: the preset's own retriever (named after the preset).

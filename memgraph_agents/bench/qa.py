@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from memgraph_agents.bench import metrics
+from memgraph_agents.llm.answer import ANSWER_EVIDENCE as QA_EVIDENCE
+from memgraph_agents.llm.answer import evidence_lines, human_date
 from memgraph_agents.llm.structured import LLMError, ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
@@ -28,8 +29,6 @@ from memgraph_agents.prompts import render_prompt
 __all__ = ["Answer", "Verdict", "QAItem", "QAOutcome", "evidence_lines", "human_date", "arun_qa", "qa_scores",
            "QA_EVIDENCE"]
 
-QA_EVIDENCE = 10  # evidence items shown to the answering model
-_MAX_ITEM_CHARS = 4000  # a session-sized evidence item is cut here in the prompt
 
 
 class Answer(BaseModel):
@@ -72,28 +71,6 @@ class QAOutcome:
     f1: float = 0.0
     set_f1: float = 0.0
     bleu1: float = 0.0
-
-
-def human_date(iso: str) -> str:
-    """``2023-05-08`` -> ``8 May 2023`` (LoCoMo's answer style); unparsable text is kept."""
-    try:
-        d = date.fromisoformat(iso[:10])
-    except ValueError:
-        return iso
-    return f"{d.day} {d:%B %Y}"
-
-
-def evidence_lines(evidence: Sequence[Evidence], limit: int = QA_EVIDENCE) -> str:
-    """``[8 May 2023 | D1:3,D1:4] text`` lines, best first."""
-    lines = []
-    for ev in evidence[:limit]:
-        dates = ", ".join(human_date(d) for d in sorted(set(ev.session_dates)) if d) or "date unknown"
-        turns = ",".join(ev.turn_ids[:8]) + (",…" if len(ev.turn_ids) > 8 else "")
-        text = " ".join(ev.text.split())
-        if len(text) > _MAX_ITEM_CHARS:
-            text = text[: _MAX_ITEM_CHARS - 1] + "…"
-        lines.append(f"[{dates} | {turns or ev.node_id}] {text}")
-    return "\n".join(lines) if lines else "(no excerpt was found)"
 
 
 def answer_prompt(item: QAItem) -> str:

@@ -141,7 +141,7 @@ def _baselines(store, questions, n_queries: int) -> dict:
 def run_size(n_nodes: int, *, dim: int = 384, seed: int = 0, queries: int = 30, nav_queries: int = 10,
              baseline_queries: int = 3, baselines: bool = True, k: int = 10) -> dict:
     """Build one synthetic graph, load it, time every retriever and the baselines."""
-    from memgraph_agents.retrieval.registry import get_retriever
+    from memgraph_agents.retrievers import get_retriever
     from memgraph_agents.storage.snapshot import GraphSnapshot
 
     t0 = time.perf_counter()

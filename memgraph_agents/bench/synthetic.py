@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memgraph_agents.storage.snapshot import GraphSnapshot
+
 _SYLLABLES = ("ka ri mo ne ta lu vi so re na el ba di go fe mi ra to zu pa ke lo si da ve ni ho "
               "ar ul en ix or am").split()
 _COMMON = ("the a and to of I you it was we in that my for is on with so but have had about really "
@@ -43,7 +45,8 @@ class SyntheticGraph:
 
 
 def _names(rng: np.random.Generator, n: int) -> list[str]:
-    out, seen = [], set()
+    out: list[str] = []
+    seen: set[str] = set()
     while len(out) < n:
         k = int(rng.integers(2, 4))
         w = "".join(_SYLLABLES[int(i)] for i in rng.integers(0, len(_SYLLABLES), k)).capitalize()
@@ -233,7 +236,7 @@ def synthetic_graph(n_nodes: int, *, dim: int = 384, seed: int = 0, n_questions:
     node_rows = [(ids[i], kinds[i], texts[i], owners[i], json.dumps(turn_ids[i]), json.dumps(attrs[i]), 1)
                  for i in range(n)]
     edge_rows = [(s, d, k, lab, o, w, json.dumps(list(t)), "{}") for s, d, k, lab, o, w, t in edges]
-    arg_index = {texts[i]: i for i in np.flatnonzero(kind_arr == "argument")}
+    arg_index = {texts[i]: int(i) for i in np.flatnonzero(kind_arr == "argument")}
     return SyntheticGraph(node_rows, edge_rows, sessions, vec, questions, arg_index)
 
 
@@ -268,14 +271,22 @@ class SyntheticEmbedder:
 
 
 class SyntheticStore:
-    """What the benchmarked retrievers read from a ``MemoryStore``, in memory: ``snapshot()``
-    and ``embedder`` (no SQLite, no Chroma: none of them calls ``search()``)."""
+    """What the benchmarked retrievers read from a ``MemoryStore`` (``StoreReader``), in memory:
+    no SQLite, no Chroma."""
 
     namespace = "scale"
 
-    def __init__(self, snapshot, embedder: SyntheticEmbedder) -> None:
+    def __init__(self, snapshot: GraphSnapshot, embedder: SyntheticEmbedder) -> None:
         self._snap = snapshot
         self.embedder = embedder
 
-    def snapshot(self):
+    def snapshot(self) -> GraphSnapshot:
         return self._snap
+
+    def search(self, vector: np.ndarray, k: int, kinds: list[str] | None = None) -> list[tuple[str, float]]:
+        """Exact cosine top-k (the benchmarked retrievers do not call it; ties by id)."""
+        snap = self._snap
+        idx = range(len(snap.ids)) if kinds is None else [int(i) for kind in kinds for i in snap.indices_of(kind)]
+        scores = snap.vectors() @ vector
+        best = sorted(idx, key=lambda i: (-float(scores[i]), snap.ids[i]))[: max(k, 0)]
+        return [(snap.ids[i], float(scores[i])) for i in best]

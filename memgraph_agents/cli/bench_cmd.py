@@ -90,9 +90,9 @@ def _command_line(args: argparse.Namespace, settings: Settings) -> str:
 
 def _table(title: str, columns: list[str], rows: list[list[str]]):
     """``output.table`` with the name column never wrapped (names stay readable on 80 columns)."""
-    from memgraph_agents.cli.output import table
-
     from rich import box
+
+    from memgraph_agents.cli.output import table
 
     t = table(title, columns, rows)
     t.box = box.SIMPLE_HEAD  # no vertical rules: room for the numbers on 80 columns
@@ -114,8 +114,15 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.bench.locomo import check_options, run_locomo_bench
     from memgraph_agents.bench.report import (
-        INGEST_COLUMNS, QA_COLUMNS, category_columns, category_rows, ingest_rows, overall_columns, overall_rows,
-        qa_rows, write_results,
+        INGEST_COLUMNS,
+        QA_COLUMNS,
+        category_columns,
+        category_rows,
+        ingest_rows,
+        overall_columns,
+        overall_rows,
+        qa_rows,
+        write_results,
     )
     from memgraph_agents.cli.output import console, progress_bar
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 
-
 PRESET_HELP = ("a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
                "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)")
 
@@ -66,17 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    s = Settings()
-    update = {}
-    if getattr(args, "data_dir", None) is not None:
-        update["data_dir"] = args.data_dir
-    if getattr(args, "embeddings", None):
-        update["embeddings"] = args.embeddings
-    if getattr(args, "llm", None):
-        update["llm"] = Settings(llm=args.llm).llm  # validates the spec
-    if getattr(args, "preset", None):
-        update["preset"] = Settings(preset=args.preset).preset  # validates the name
-    return s.model_copy(update=update) if update else s
+    """The environment's settings with the command line's options, validated in one place."""
+    update = {name: getattr(args, name) for name in ("data_dir", "embeddings", "llm", "preset")
+              if getattr(args, name, None) not in (None, "")}
+    return Settings.load().override(**update)
 
 
 def main(argv: list[str] | None = None) -> int:

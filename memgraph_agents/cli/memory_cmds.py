@@ -10,10 +10,11 @@ from memgraph_agents.config import Settings
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.ingest import ingest_conversation
+    from memgraph_agents.api import Memory
     from memgraph_agents.loaders import load_conversations
     from memgraph_agents.storage.namespaces import namespace_for_id
 
+    memory = Memory(settings=settings)
     conversations = load_conversations(Path(args.file), args.format)  # parses everything before writing anything
     if args.namespace and len(conversations) > 1:
         console.print(f"note: {len(conversations)} conversations go into one namespace {args.namespace!r}")
@@ -22,22 +23,23 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         for conv in conversations:
             ns = args.namespace or namespace_for_id(conv.id)
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
-            report = ingest_conversation(conv, settings, namespace=ns,
-                                         progress=lambda sid, done, total, t=task: p.update(t, completed=done))
+            report = memory.add(conv, namespace=ns,
+                                progress=lambda sid, done, total, t=task: p.update(t, completed=done))
             total_turns += report.turns
-            p.update(task, description=f"{conv.id} -> {ns}: {report.sessions_new} new, "
+            new = report.sessions_added + report.sessions_replaced
+            p.update(task, description=f"{conv.id} -> {ns}: {new} new, "
                                        f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
-            for note in report.notes:
+            for note in report.warnings:
                 console.print(f"  {conv.id} {note}", markup=False)
     console.print(f"ingested {len(conversations)} conversation(s), {total_turns} new turn(s) into {settings.data_dir}")
     return 0
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.runtime import get_store
-    from memgraph_agents.storage import list_namespaces
+    from memgraph_agents.api import Memory
 
-    names = [args.namespace] if args.namespace else list_namespaces(settings.data_dir)
+    memory = Memory(settings=settings)
+    names = [args.namespace] if args.namespace else memory.namespaces()
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
         return 0
@@ -45,11 +47,9 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
     rows_s, stats = [], []
     for ns in names:
-        store = get_store(settings, ns, create=False)
-        s = store.stats()
+        s = memory.stats(ns)
         stats.append(s)
-        presets = sorted({(r.get("info") or {}).get("preset") or "default" for r in store.sessions()}) or ["-"]
-        rows_s.append([ns, s["sessions"], ",".join(presets), sum(s["nodes"].values()), sum(s["edges"].values()),
+        rows_s.append([ns, s["sessions"], ",".join(s["presets"] or ["-"]), sum(s["nodes"].values()), sum(s["edges"].values()),
                        s["vectors"], f"{s['graph_bytes'] / 1e6:.1f} MB"])
     # The core kinds always (a zero says something); generated-memory kinds when some namespace has them.
     core_nodes = {"session", "turn", "sentence", "event", "argument", "topic"}
@@ -67,10 +67,10 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.api.ops import open_store
     from memgraph_agents.retrieval.evidence import provenance
-    from memgraph_agents.runtime import get_store
 
-    store = get_store(settings, args.namespace or settings.namespace, create=False)
+    store = open_store(settings, args.namespace or settings.namespace)
     snap = store.snapshot()
     nid = args.node_id if args.node_id in snap else f"turn:{args.node_id}"
     if nid not in snap:
@@ -98,17 +98,13 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.runtime import forget_store, get_store
-    from memgraph_agents.storage import delete_namespace
+    from memgraph_agents.api import Memory
 
     if not args.namespace:
         raise ValueError("forget needs --namespace (and --session S to forget one session)")
+    out = Memory(settings=settings).forget(namespace=args.namespace, session=args.session)
     if args.session:
-        out = get_store(settings, args.namespace, create=False).delete_session(args.session)
-        console.print(f"forgot session {args.session} of {args.namespace}: {out['nodes_removed']} nodes removed")
+        console.print(f"forgot session {args.session} of {args.namespace}: {out.nodes_removed} nodes removed")
     else:
-        forget_store(settings, args.namespace)
-        delete_namespace(settings.data_dir, args.namespace, chroma_host=settings.chroma_host,
-                         chroma_port=settings.chroma_port)
         console.print(f"forgot namespace {args.namespace}")
     return 0

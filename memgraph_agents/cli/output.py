@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -23,7 +24,7 @@ def progress_bar():
         yield p
 
 
-def table(title: str, columns: list[str], rows: list[list[object]]) -> Table:
+def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> Table:
     t = Table(title=title, title_justify="left")
     for i, c in enumerate(columns):
         t.add_column(c, justify="right" if i else "left")

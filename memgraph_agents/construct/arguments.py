@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 Kind = Literal["person", "proper", "number", "date", "keyphrase"]
 _ROLE = {"person": "participant", "proper": "entity", "number": "quantity", "date": "time", "keyphrase": "topic"}
@@ -233,9 +234,9 @@ def extract_arguments(text: str, speakers: Sequence[str] = (), max_keyphrases: i
         add(s, e, name, "keyphrase", prio=4)
 
     out: dict[str, tuple[int, int, ArgumentMention]] = {}
-    for start, prio, m in sorted(found, key=lambda t: (t[1], t[0])):
-        out.setdefault(m.key, (start, prio, m))
-    return [m for _, _, m in sorted(out.values(), key=lambda t: (t[0], t[1]))]
+    for start, prio, mention in sorted(found, key=lambda t: (t[1], t[0])):
+        out.setdefault(mention.key, (start, prio, mention))
+    return [mention for _, _, mention in sorted(out.values(), key=lambda t: (t[0], t[1]))]
 
 
 def _capital(w: str, strong: bool) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from memgraph_agents.config import IngestParams
 from memgraph_agents.embeddings import EmbeddingModel
+from memgraph_agents.llm.limits import CallSlot
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.storage.snapshot import GraphSnapshot
 
@@ -24,7 +24,7 @@ class BuildContext:
     llm: Any = None  # a LangChain chat model, or None for offline
     usage: Any = None  # LLMUsage when llm is set
     llm_timeout: float = 60.0
-    semaphore: asyncio.Semaphore | None = None
+    semaphore: CallSlot | None = None
     _kind_vectors: dict = field(default_factory=dict)
 
     def existing(self, kind: NodeKind) -> tuple[np.ndarray, np.ndarray]:

@@ -96,7 +96,7 @@ def _deepest_gap(
     Tiers: both parts feasible; else both >= min_size; else any internal gap. Ties on depth
     (e.g. all zero on a monotone stretch) go to the lower similarity, then the earlier gap.
     """
-    gaps = np.arange(start + 1, end)
+    gaps = range(start + 1, end)
     tiers = (
         [g for g in gaps if _feasible(g - start, min_size, max_size) and _feasible(end - g, min_size, max_size)],
         [g for g in gaps if g - start >= min_size and end - g >= min_size],

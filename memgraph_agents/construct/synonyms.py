@@ -16,7 +16,7 @@ smaller index.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

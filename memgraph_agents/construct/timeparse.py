@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Callable, Literal
+from typing import Literal
 
 Granularity = Literal["day", "week", "weekend", "month", "year", "season"]
 

@@ -54,7 +54,8 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
                 k = len(centroids) - 1
             assignment[r] = int(k)
 
-    nodes, edges = [], []
+    nodes: list[Node] = []
+    edges: list[Edge] = []
     for k in sorted(set(assignment)):
         rows = [r for r, a in enumerate(assignment) if a == k]
         centroid = _normalise(vecs[rows].mean(0))

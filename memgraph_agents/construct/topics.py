@@ -50,7 +50,7 @@ def kmeans_topics(vectors: np.ndarray, n_topics: int, seed: int = 0) -> tuple[np
     km = KMeans(n_clusters=k, n_init=4, random_state=seed).fit(v)
     raw = km.labels_
     # Renumber by first appearance.
-    order = {}
+    order: dict[int, int] = {}
     for lab in raw:
         order.setdefault(int(lab), len(order))
     labels = np.array([order[int(lab)] for lab in raw], dtype=np.int64)

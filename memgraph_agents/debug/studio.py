@@ -27,7 +27,8 @@ def parse(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_ingest_studio_graph():
-    from memgraph_agents.graphs.ingest import IngestState, graph as ingest
+    from memgraph_agents.graphs.ingest import IngestState
+    from memgraph_agents.graphs.ingest import graph as ingest
 
     g = StateGraph(IngestState, context_schema=MemoryContext)
     g.add_node("parse", parse)

@@ -18,7 +18,7 @@ import html
 import json
 import math
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -214,8 +214,8 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
                 kind = "similar" if nb.relation == "similar" else "shares" if nb.relation.startswith("shares") else "relation"
                 add(snap.ids[e], snap.ids[nb.node], kind, nb.relation)
     for e in events:
-        for t in view.turns.get(e, []):
-            add(snap.ids[e], snap.ids[t], "evidence", "evidence")
+        for turn in view.turns.get(e, []):
+            add(snap.ids[e], snap.ids[turn], "evidence", "evidence")
         if e in view.topic:
             add(snap.ids[view.topic[e]], snap.ids[e], "member", "topic")
     path_edges: list[dict[str, Any]] = []
@@ -245,7 +245,7 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
     counters = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in (result.counters or {}).items()}
     return {"question": result.question, "answer": result.answer, "policy": result.policy,
             "namespace": namespace or getattr(store, "namespace", ""), "counters": counters,
-            "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "generated": datetime.now(UTC).isoformat(timespec="seconds"),
             **summary, "nodes": nodes, "edges": list(edges.values()), "path_edges": path_edges,
             "sessions": [{"id": s, "date": snap.session_date(s)} for s in sessions],
             "evidence": evidence, "turns": turns,
@@ -288,7 +288,7 @@ def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> 
             topic_order.append(node["topic"])
     lanes = {t: i for i, t in enumerate(topic_order)}
     n_lanes = max(1, len(lanes) + 1)
-    per_cell: dict[tuple[int, int], int] = defaultdict(int)
+    per_cell: dict[tuple[int | str, int | str], int] = defaultdict(int)  # (column, lane) or ("turn", session)
     width = max(1, len(sessions))
     pos_t: dict[str, tuple[float, float]] = {}
     for node in nodes:

@@ -78,7 +78,7 @@ class EmbeddingModel:
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         if missing:
-            vecs = np.asarray(self.inner.embed_documents(missing), dtype=np.float32)
+            vecs: np.ndarray = np.asarray(self.inner.embed_documents(missing), dtype=np.float32)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             vecs = vecs / np.where(norms == 0, 1.0, norms)
             if self._dim is None:

@@ -67,11 +67,11 @@ class ChatTurnWriter(MemoryMiddleware):
         name = getattr(getattr(runtime, "context", None), "user_name", "")
         return {"user": name} if name else None
 
-    def after_agent(self, state: Any, runtime: Any) -> None:
+    def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         self.speaker_names = self._names(runtime)
         return super().after_agent(state, runtime)
 
-    async def aafter_agent(self, state: Any, runtime: Any) -> None:
+    async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         self.speaker_names = self._names(runtime)
         return await super().aafter_agent(state, runtime)
 

@@ -19,7 +19,7 @@ from typing import Annotated, Literal, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from memgraph_agents.config import IngestParams, Settings
+from memgraph_agents.config import Settings
 from memgraph_agents.construct.build import SessionBuild, session_hash
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.events import segment_events
@@ -46,21 +46,9 @@ def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     return out
 
 
-# Settings fields ``MemoryContext`` has no slot for. ``aingest_conversation`` passes them as
-# plain data in ``context.extra["settings"]`` so that an explicit ``Settings`` object (a short
-# ``llm_timeout``, custom ``ingest`` parameters) is honoured rather than silently replaced by
-# the environment's values.
-EXTRA_SETTINGS = ("llm_timeout", "llm_max_concurrency", "ingest")
-
-
 def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
-    ctx = runtime.context or MemoryContext()
-    settings = ctx.settings()
-    extra = (ctx.extra or {}).get("settings") or {}
-    update = {k: v for k, v in extra.items() if k in EXTRA_SETTINGS}
-    if isinstance(update.get("ingest"), dict):
-        update["ingest"] = IngestParams.model_validate(update["ingest"])
-    return settings.model_copy(update=update) if update else settings
+    """The run's settings: the context over the environment, validated (``MemoryContext.settings``)."""
+    return (runtime.context or MemoryContext()).settings()
 
 
 class IngestState(TypedDict, total=False):
@@ -68,6 +56,7 @@ class IngestState(TypedDict, total=False):
     speakers: list[str]
     build: SessionBuild
     status: str  # new | replaced | unchanged | committed
+    replace: bool  # the caller allows replacing a stored session that differs (ingest_conversation)
     replaced: bool  # an older version of this session was deleted by ``check``
     notes: Annotated[list[str], operator.add]
     usage: Annotated[dict[str, float], add_counts]
@@ -109,7 +98,7 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
 
 
 def route_check(state: IngestState) -> Literal["normalise", "__end__"]:
-    return END if state["status"] == "unchanged" else "normalise"
+    return "__end__" if state["status"] == "unchanged" else "normalise"  # "__end__" is END, as a Literal
 
 
 def normalise(state: IngestState) -> dict:

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 def _config() -> dict:
     try:
-        return get_config() or {}
+        return dict(get_config() or {})
     except RuntimeError:
         return {}
 

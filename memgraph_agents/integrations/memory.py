@@ -24,12 +24,9 @@ still queued for *its* namespace, so "remember, then recall" in one conversation
 
 from __future__ import annotations
 
-from memgraph_agents.errors import InputError, StorageError
-
 import asyncio
 import atexit
 import hashlib
-import itertools
 import logging
 import re
 import secrets
@@ -39,11 +36,12 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from memgraph_agents.config import Settings
-from memgraph_agents.model.conversation import Conversation, Session, Turn
+from memgraph_agents.errors import InputError, StorageError
+from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import MemoryContext
 from memgraph_agents.storage.namespaces import NamespaceError, validate_namespace
@@ -93,7 +91,7 @@ def current_config() -> dict:
     try:
         from langchain_core.runnables.config import var_child_runnable_config
 
-        return var_child_runnable_config.get() or {}
+        return dict(var_child_runnable_config.get() or {})
     except Exception:  # pragma: no cover - defensive
         return {}
 
@@ -152,7 +150,13 @@ class BackgroundWriter:
         self.reports: list[Any] = []
         self.errors: list[tuple[str, BaseException]] = []
         ref = weakref.ref(self)
-        _at_exit(lambda: (w := ref()) is not None and w.close(timeout=120))
+
+        def close_at_exit() -> None:
+            writer = ref()
+            if writer is not None:
+                writer.close(timeout=120)
+
+        _at_exit(close_at_exit)
 
     # -- submit / wait -------------------------------------------------------------------
     def submit(self, key: str, namespace: str, settings: Settings, conversation: Conversation) -> None:
@@ -315,25 +319,16 @@ class AgentMemory:
         self.writer = writer or BackgroundWriter()
         self._transcripts: dict[tuple[str, str], _Transcript] = {}
         self._lock = threading.Lock()
-        self._counter = itertools.count(1)
-        self.default_thread = f"chat-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+        self.default_thread = f"chat-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
     # -- where and whose -----------------------------------------------------------------
     def settings_for(self, context: Any = None) -> Settings:
         """Base settings (given, else the environment) overlaid by a ``MemoryContext``'s fields."""
-        base = self._settings or Settings()
+        base = self._settings or Settings.load()
         if context is None:
             return base
-        update: dict[str, Any] = {}
-        for name in _CONTEXT_FIELDS:
-            value = _get(context, name)
-            if value not in (None, "", 0):
-                update[name] = value
-        if not update:
-            return base
-        merged = base.model_dump()
-        merged.update(update)
-        return Settings.model_validate({**merged, "ingest": base.ingest})
+        return base.override(**{name: value for name in _CONTEXT_FIELDS
+                                if (value := _get(context, name)) not in (None, "", 0)})
 
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
@@ -389,18 +384,11 @@ class AgentMemory:
         if store is None:
             return RecallResult(ns, self._name(name), query, [])
         if name == "navigator":
-            from memgraph_agents.navigator import anavigate
+            from memgraph_agents.api.ops import navigation
 
-            ctx = self._nav_context(settings, ns)
-            nav = await anavigate(query, store, context=ctx, llm=self.navigator_llm, k=k or default_k)
+            nav = await navigation(settings, store, query, k or default_k, self.navigator_llm)
             return self._from_navigation(ns, query, nav, k or default_k)
         return await asyncio.to_thread(self._recall, query, ns, settings, name, k or default_k)
-
-    def _nav_context(self, settings: Settings, ns: str):
-        from memgraph_agents.navigator import NavigatorContext
-
-        policy = "llm" if self.navigator_llm is not None else "offline"
-        return NavigatorContext.from_settings(settings.model_copy(update={"namespace": ns}), policy=policy)
 
     @staticmethod
     def _name(name: str | Callable) -> str:
@@ -427,14 +415,15 @@ class AgentMemory:
         if store is None:
             return RecallResult(ns, self._name(name), query, [])
         if name == "navigator":
-            from memgraph_agents.navigator import navigate
+            from memgraph_agents.aio import background
+            from memgraph_agents.api.ops import navigation
 
-            nav = navigate(query, store, context=self._nav_context(settings, ns), llm=self.navigator_llm, k=k)
+            nav = background.run(navigation(settings, store, query, k, self.navigator_llm))
             return self._from_navigation(ns, query, nav, k)
         if callable(name):
             evidence = name(query, store, k=k)
         else:
-            from memgraph_agents.retrieval.registry import retrieve
+            from memgraph_agents.retrievers import retrieve
 
             evidence = retrieve(name, query, store, k=k)
         return RecallResult(ns, self._name(name), query, list(evidence)[:k])
@@ -443,16 +432,15 @@ class AgentMemory:
     def remember(self, text: str, *, context: Any = None, config: dict | None = None, speaker: str = "user",
                  namespace: str | None = None) -> dict[str, Any]:
         """Queue ``text`` as a new dated note session; returns at once (written in the background)."""
-        text = " ".join(str(text).split())
-        if not text:
+        from memgraph_agents.api.sources import note_conversation
+
+        if not " ".join(str(text).split()):
             raise ValueError("nothing to remember: the text is empty")
         context, config = self._resolve(context, config)
         ns = namespace or self.namespace_for(context, config)
         settings = self.settings_for(context)
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
-        sid = f"note-{now:%Y%m%dT%H%M%S%f}-{next(self._counter)}"
-        session = Session(id=sid, date=now, turns=[Turn(id=f"{sid}:1", speaker=speaker, text=text, timestamp=now)])
-        conv = Conversation(id=sid, sessions=[session], speakers=[speaker])
+        conv = note_conversation(text, speaker=speaker)  # the same notes as Memory.add(text)
+        sid = conv.id
         self.writer.submit(f"{ns}/{sid}", ns, settings, conv)
         return {"namespace": ns, "session": sid, "turn_id": f"{sid}:1", "queued": True}
 
@@ -474,7 +462,7 @@ class AgentMemory:
         settings = self.settings_for(context)
         conf = (config or {}).get("configurable", {}) or {}
         thread = _clean_id(thread_id or conf.get("thread_id") or self.default_thread)
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        now = datetime.now(UTC).replace(tzinfo=None)
         with self._lock:
             tr = self._transcripts.setdefault((ns, thread), _Transcript())
             added = 0

@@ -42,7 +42,7 @@ class OfflineRecallModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "memgraph-offline-recall"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> "OfflineRecallModel":  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> OfflineRecallModel:
         return self
 
     def _reply(self, messages: list[BaseMessage]) -> AIMessage:

@@ -19,9 +19,8 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
 from memgraph_agents.config import Settings
-from memgraph_agents.model.evidence import Evidence
-
 from memgraph_agents.integrations.memory import AgentMemory, current_config, current_context
+from memgraph_agents.model.evidence import Evidence
 
 
 def evidence_document(ev: Evidence) -> Document:

@@ -27,10 +27,9 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
 from memgraph_agents.config import Settings
+from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.storage.namespaces import NamespaceError
-
-from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
 
 RECALL_DESCRIPTION = (
     "Search your long-term memory of past conversations with this user. Use it whenever the "
@@ -104,7 +103,10 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
                                 default_namespace=default_namespace, namespace_prefix=namespace_prefix,
                                 navigator_llm=navigator_llm)
 
-    def recall(query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
+    # ``runtime: ToolRuntime = None`` / ``config: RunnableConfig = None``, not ``X | None``: LangChain
+    # injects these parameters only when the annotation is exactly the class (hence the ignores).
+    def recall(query: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
+               config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
         context, conf = _runtime_parts(runtime, config)
         try:
             result = mem.recall(query, context=context, config=conf)
@@ -112,8 +114,8 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
-    async def arecall(query: str, runtime: ToolRuntime[Any, Any] = None,
-                      config: RunnableConfig = None) -> tuple[str, dict]:
+    async def arecall(query: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
+                      config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
         context, conf = _runtime_parts(runtime, config)
         try:
             result = await mem.arecall(query, context=context, config=conf)
@@ -121,7 +123,8 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
-    def remember(text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
+    def remember(text: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
+                 config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
         context, conf = _runtime_parts(runtime, config)
         try:
             info = mem.remember(text, context=context, config=conf, speaker=remember_speaker)
@@ -129,8 +132,8 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return "Saved to long-term memory.", info
 
-    async def aremember(text: str, runtime: ToolRuntime[Any, Any] = None,
-                        config: RunnableConfig = None) -> tuple[str, dict]:
+    async def aremember(text: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
+                        config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
         return remember(text, runtime, config)  # only queues: never blocks the event loop
 
     recall_tool = StructuredTool.from_function(func=recall, coroutine=arecall, name=recall_name,

@@ -7,13 +7,13 @@ OpenAI-compatible servers (vLLM, Ollama, llama.cpp server, LM Studio...) are rea
 
 from __future__ import annotations
 
-from memgraph_agents.errors import ConfigError
-
 import os
 from typing import Any
 
 from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
+
+from memgraph_agents.errors import ConfigError
 
 # Local OpenAI-compatible servers ignore the key, but the OpenAI SDK refuses to start without one.
 PLACEHOLDER_API_KEY = "not-needed"

@@ -16,6 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+# What bounds a call: anything ``async with`` can hold, an ``asyncio.Semaphore`` (one event
+# loop) or a ``CallLimiter`` (the whole process).
+CallSlot = AbstractAsyncContextManager[Any]
 
 
 class CallLimiter:

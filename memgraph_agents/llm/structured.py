@@ -18,8 +18,6 @@ Failure contract (the callers fall back to offline construction on any ``LLMErro
 
 from __future__ import annotations
 
-from memgraph_agents.errors import LLMError as BaseLLMError
-
 import asyncio
 import contextlib
 import json
@@ -32,8 +30,10 @@ from typing import Any, TypedDict, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from memgraph_agents.prompts import render_prompt
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
+
+from memgraph_agents.errors import LLMError as BaseLLMError
 
 # Parsing lives in ``jsonparse``; re-exported so ``from memgraph_agents.llm.structured import
 # extract_json`` (and friends) keeps working.
@@ -44,7 +44,9 @@ from memgraph_agents.llm.jsonparse import (  # noqa: F401
     parse_reply,
     relax_json,
 )
+from memgraph_agents.llm.limits import CallSlot
 from memgraph_agents.llm.usage import LLMUsage, message_text
+from memgraph_agents.prompts import render_prompt
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -168,7 +170,7 @@ def is_transient(exc: BaseException) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def _maybe_acquire(semaphore: asyncio.Semaphore | None) -> AsyncIterator[None]:
+async def _maybe_acquire(semaphore: CallSlot | None) -> AsyncIterator[None]:
     if semaphore is None:
         yield
     else:
@@ -182,14 +184,14 @@ async def _request(
     *,
     usage: LLMUsage,
     timeout: float,
-    semaphore: asyncio.Semaphore | None,
+    semaphore: CallSlot | None,
     backoff_base: float,
     max_attempts: int,
     is_retry: bool,
     run_name: str,
 ) -> AIMessage:
     """One logical request: per-attempt timeout, transient errors retried with backoff."""
-    config = {"run_name": run_name, "tags": ["memgraph"]}
+    config: RunnableConfig = {"run_name": run_name, "tags": ["memgraph"]}
     for attempt in range(max_attempts):
         retry = is_retry or attempt > 0
         start = time.perf_counter()
@@ -228,7 +230,7 @@ class LLMCallOptions(TypedDict, total=False):
 
     usage: LLMUsage | None
     timeout: float
-    semaphore: asyncio.Semaphore | None
+    semaphore: CallSlot | None
     retries: int
     backoff_base: float | None
 
@@ -241,7 +243,7 @@ async def ainvoke_json(
     usage: LLMUsage | None = None,
     retries: int = 1,
     timeout: float = 60,
-    semaphore: asyncio.Semaphore | None = None,
+    semaphore: CallSlot | None = None,
     check: Callable[[T], T] | None = None,
     backoff_base: float | None = None,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,

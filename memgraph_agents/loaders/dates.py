@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from memgraph_agents.loaders.errors import InputError, json_type
 
@@ -58,7 +58,7 @@ _UNIX = re.compile(r"[+-]?\d{9,}(?:\.\d+)?")
 def to_naive_utc(dt: datetime) -> datetime:
     """Aware -> the same instant as naive UTC; naive is taken to be UTC already and kept."""
     if dt.tzinfo is not None and dt.utcoffset() is not None:
-        return dt.astimezone(timezone.utc).replace(tzinfo=None)
+        return dt.astimezone(UTC).replace(tzinfo=None)
     return dt.replace(tzinfo=None)
 
 
@@ -130,7 +130,7 @@ def _from_unix(seconds: float, where: str) -> datetime:
     if isinstance(seconds, float) and not math.isfinite(seconds):
         raise InputError(f"{where}: invalid unix time {seconds!r}")
     try:
-        return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
+        return datetime.fromtimestamp(seconds, tz=UTC).replace(tzinfo=None)
     except (OverflowError, OSError, ValueError) as e:
         # The usual cause is milliseconds passed where seconds are expected.
         hint = " (milliseconds? expected seconds)" if abs(seconds) > 1e11 else ""

@@ -226,4 +226,4 @@ def _require(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
     return value
 
 
-_KIND_NAMES = {str: "a string", dict: "an object", list: "an array"}
+_KIND_NAMES: dict[type, str] = {str: "a string", dict: "an object", list: "an array"}

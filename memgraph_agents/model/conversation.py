@@ -37,7 +37,7 @@ class Turn(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _has_content(self) -> "Turn":
+    def _has_content(self) -> Turn:
         if not self.text.strip() and not (self.image_caption or "").strip():
             raise ValueError(f"turn {self.id} has neither text nor an image caption")
         return self
@@ -69,7 +69,7 @@ class Session(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _check(self) -> "Session":
+    def _check(self) -> Session:
         seen: set[str] = set()
         for t in self.turns:
             if t.id in seen:
@@ -90,7 +90,7 @@ class Conversation(BaseModel):
     speakers: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _check(self) -> "Conversation":
+    def _check(self) -> Conversation:
         sids: set[str] = set()
         tids: set[str] = set()
         for s in self.sessions:

@@ -2,7 +2,8 @@
 
 Use ``navigate(question, store)`` for a ``NavigationResult`` (answer, evidence, trace,
 counters), ``astream_navigate`` to watch the search live, or the ``navigator`` retriever.
-The state machine itself is ``memgraph_agents.graphs.navigator.graph``.
+The state machine itself is ``memgraph_agents.navigator.graph.graph`` (exported as
+``memgraph_agents.graphs.navigator:graph``).
 """
 
 from memgraph_agents.navigator.config import NavigatorContext

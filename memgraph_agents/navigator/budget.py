@@ -12,30 +12,31 @@ afford to explore). Unused reserve is simply not spent.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from memgraph_agents.navigator.config import NavigatorContext
 
 
-def calls_used(state: dict[str, Any]) -> int:
+def calls_used(state: Mapping[str, Any]) -> int:
     return int((state.get("counters") or {}).get("llm_calls", 0))
 
 
-def steps_used(state: dict[str, Any]) -> int:
+def steps_used(state: Mapping[str, Any]) -> int:
     return int((state.get("counters") or {}).get("steps", 0))
 
 
-def calls_left(state: dict[str, Any], ctx: NavigatorContext) -> int:
+def calls_left(state: Mapping[str, Any], ctx: NavigatorContext) -> int:
     return max(0, ctx.max_llm_calls - calls_used(state))
 
 
-def can_refine(state: dict[str, Any], ctx: NavigatorContext, offline: bool) -> bool:
+def can_refine(state: Mapping[str, Any], ctx: NavigatorContext, offline: bool) -> bool:
     if state.get("round", 0) >= ctx.max_refinements:
         return False
     return offline or calls_left(state, ctx) >= 3  # refine + one explorer + the responder
 
 
-def explore_calls(state: dict[str, Any], ctx: NavigatorContext) -> int:
+def explore_calls(state: Mapping[str, Any], ctx: NavigatorContext) -> int:
     """Calls explorers may use now: what is left after the reserve."""
     left = calls_left(state, ctx) - 1  # the responder
     if state.get("round", 0) < ctx.max_refinements and left - 2 >= 1:

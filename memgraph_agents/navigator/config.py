@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from memgraph_agents.config import Settings
+from memgraph_agents.errors import ConfigError
 from memgraph_agents.runtime import MemoryContext
 
 POLICIES = ("auto", "llm", "offline")
@@ -49,27 +50,27 @@ class NavigatorContext(MemoryContext):
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
-            raise ValueError(f"navigator policy {self.policy!r}: choose from {', '.join(POLICIES)}")
+            raise ConfigError(f"navigator policy {self.policy!r}: choose from {', '.join(POLICIES)}")
         if self.start_selection not in ("llm", "score"):
-            raise ValueError(f"start_selection {self.start_selection!r}: choose score or llm")
+            raise ConfigError(f"start_selection {self.start_selection!r}: choose score or llm")
         for name in ("n_explorers", "top_k", "frontier", "max_start", "seed_pool"):
             if getattr(self, name) < 1:
-                raise ValueError(f"navigator {name} must be >= 1")
+                raise ConfigError(f"navigator {name} must be >= 1")
         if self.support < 0 or self.support_cap <= 0:
-            raise ValueError("navigator support must be >= 0 and support_cap > 0")
+            raise ConfigError("navigator support must be >= 0 and support_cap > 0")
         for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
             if getattr(self, name) < 0:
-                raise ValueError(f"navigator {name} must be >= 0")
+                raise ConfigError(f"navigator {name} must be >= 0")
 
     @classmethod
-    def from_settings(cls, s: Settings, **params: Any) -> "NavigatorContext":
+    def from_settings(cls, s: Settings, **params: Any) -> NavigatorContext:
         """The memory fields from ``s``; navigator fields from ``params`` (unknown names raise)."""
         known = {f.name for f in fields(cls)}
         unknown = set(params) - known
         if unknown:
-            raise ValueError(f"unknown navigator parameter(s) {', '.join(sorted(unknown))}")
-        base = dict(data_dir=str(s.data_dir), namespace=s.namespace, embeddings=s.embeddings, llm=s.llm,
-                    chroma_host=s.chroma_host or "", chroma_port=s.chroma_port, retriever="navigator")
+            raise ConfigError(f"unknown navigator parameter(s) {', '.join(sorted(unknown))}")
+        # ``top_k`` here is the localisation k, not the settings' evidence count: not copied.
+        base = {**MemoryContext.fields_from(s, skip=("top_k", "retriever")), "retriever": "navigator"}
         return cls(**{**base, **params})
 
     def timeout(self, settings: Settings) -> float:

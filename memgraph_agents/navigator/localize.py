@@ -13,10 +13,14 @@ keeps one semantic aspect from crowding out the others.
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 import numpy as np
 
 from memgraph_agents.navigator.view import EventView
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
+from memgraph_agents.retrieval.catalog import get_retriever
+from memgraph_agents.storage.protocols import StoreReader
 
 DENSE_SHARE = 0.05  # weight of the event's own cosine next to its one-shot score
 TOPIC_WALK = 4  # walk at most TOPIC_WALK * k events looking for new topics
@@ -24,7 +28,7 @@ DIVERSITY = 0.95  # offline start selection: a topic already chosen costs 5% (br
 RRF_K = 60  # reciprocal rank fusion constant when several seed retrievers are fused
 
 
-def one_shot(query: str, store, *, retriever: str, pool: int) -> list[tuple[int, float]]:
+def one_shot(query: str, store: StoreReader, *, retriever: str, pool: int) -> list[tuple[int, float]]:
     """``[(turn node index, normalised score)]`` from the seed retriever, best first.
 
     ``retriever`` may name several retrievers joined by ``+``: their turn rankings are fused
@@ -40,8 +44,6 @@ def one_shot(query: str, store, *, retriever: str, pool: int) -> list[tuple[int,
     if len(names) > 1:
         lists = [[i for i, _ in one_shot(query, store, retriever=n, pool=pool)] for n in names]
         return _normalised(reciprocal_rank_fusion(lists, k=RRF_K)[:pool])
-    from memgraph_agents.retrieval.registry import get_retriever
-
     ranked: list[tuple[int, float]] = []
     seen: set[int] = set()
     for ev in get_retriever(names[0] if names else retriever)(query, store, k=pool):
@@ -72,7 +74,7 @@ def rank_events(view: EventView, one_shot_scores: dict[int, float],
 
 
 def candidates(ranking: list[tuple[int, float]], view: EventView, k: int, p: int,
-               exclude: set[int] = frozenset()) -> list[tuple[int, float]]:
+               exclude: Set[int] = frozenset()) -> list[tuple[int, float]]:
     """Top-``k`` events plus the first event of each of the first ``p`` distinct topics."""
     ranking = [(e, s) for e, s in ranking if e not in exclude]
     chosen = ranking[:k]

@@ -1,4 +1,4 @@
-"""The navigator graph's nodes (wired in ``memgraph_agents.graphs.navigator``).
+"""The navigator graph's nodes (wired in ``memgraph_agents.navigator.graph``).
 
     planner → localize ⇉ explore (×N, Send) → coordinate ─┬─⇉ explore   (keep exploring)
                  ↑                                         ├─→ refine → localize
@@ -13,8 +13,10 @@ reason in the trace; ``route`` only reads them, so every decision is visible.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 from langgraph.types import Send
 
 from memgraph_agents.llm.structured import LLMError
@@ -71,13 +73,14 @@ async def planner(state: NavState, config, runtime) -> dict:
             "trace": emit(runtime, events), "counters": _usage(usage)}
 
 
-def _entry(search: Search, i: int, rels, satisfied: list[bool], **kw: Any) -> QueueEntry:
+def _entry(search: Search, i: int, rels, satisfied: list[bool], *, parent: str | None, relation: str,
+           path: list[str], rnd: int, prio: float | None = None) -> QueueEntry:
     r = [round(float(x), 4) for x in rels]
-    return QueueEntry(node=search.snap.ids[i], rels=r, priority=kw.pop("priority", priority(r, satisfied)),
-                      os=round(search.scorer.os_score(i), 4), **kw)
+    return QueueEntry(node=search.snap.ids[i], rels=r, priority=priority(r, satisfied) if prio is None else prio,
+                      os=round(search.scorer.os_score(i), 4), parent=parent, relation=relation, path=path, round=rnd)
 
 
-def _candidates(state: dict, res, query: str) -> tuple[Search, list[tuple[int, float]], dict[str, Any]]:
+def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list[tuple[int, float]], dict[str, Any]]:
     """Seed ranking for ``query``, the search view, the candidates and the state update."""
     ctx = res.context
     ranked = one_shot(query, res.store, retriever=ctx.seed_retriever, pool=max(ctx.seed_pool, state.get("k") or 0))
@@ -89,7 +92,7 @@ def _candidates(state: dict, res, query: str) -> tuple[Search, list[tuple[int, f
     search = build_search(state, res)
     view, vecs = search.view, snap.vectors()
     qv = embed_texts(res.store.embedder, [query])[0]
-    cos = vecs[view.events] @ qv if len(view.events) and vecs.shape[1] == qv.shape[0] else [0.0] * len(view.events)
+    cos = vecs[view.events] @ qv if len(view.events) and vecs.shape[1] == qv.shape[0] else np.zeros(len(view.events))
     exclude = {snap.index[v] for v in state.get("visited") or [] if v in snap.index}
     cands = candidates(rank_events(view, dict(ranked), cos), view, ctx.top_k, ctx.topics_p, exclude)
     if cands:  # the best similarity localisation finds per subgoal: what "relative" is relative to
@@ -121,8 +124,8 @@ async def localize(state: NavState, config, runtime) -> dict:
             events.append(_fallback("start selection", e, round_=rnd, wave=wave))
     top = (cands[0][1] if cands else 1.0) or 1.0
     score = dict(cands)
-    starts = [_entry(search, i, r, satisfied, priority=round(score[i] / top, 4), parent=None, relation="start",
-                     path=[snap.ids[i]], round=rnd) for i, r in zip(start, search.rels(start) if start else [])]
+    starts = [_entry(search, i, r, satisfied, prio=round(score[i] / top, 4), parent=None, relation="start",
+                     path=[snap.ids[i]], rnd=rnd) for i, r in zip(start, search.rels(start) if start else [])]
     if rnd == 0:
         update["candidates"] = [[snap.ids[c], round(s, 4)] for c, s in cands]
     events.append(event("localize", round_=rnd, wave=wave, query=query, source=source,
@@ -141,14 +144,14 @@ async def localize(state: NavState, config, runtime) -> dict:
     return update
 
 
-def enough_kept(state: dict, offline_mode: bool) -> bool:
+def enough_kept(state: Mapping[str, Any], offline_mode: bool) -> bool:
     """Offline, whether the search kept as many events as the caller asked for items (``k``):
     similarity alone cannot tell that a question is answered, so the k slots are filled. An
     LLM policy judges that itself (CompassMem: it stops once every subgoal is supported)."""
     return not offline_mode or len(state.get("kept") or {}) >= (state.get("k") or 0)
 
 
-def _dispatch(state: dict, ctx, offline_mode: bool, entries: list[QueueEntry], events: list, rnd: int,
+def _dispatch(state: Mapping[str, Any], ctx, offline_mode: bool, entries: list[QueueEntry], events: list, rnd: int,
               reason_empty: str, enough: bool = True) -> dict:
     """Assign the next wave (claiming its nodes) or decide where to go instead.
 
@@ -182,7 +185,7 @@ def _dispatch(state: dict, ctx, offline_mode: bool, entries: list[QueueEntry], e
     return _route(events, state, "respond", f"{why}; {last}", entries)
 
 
-def _route(events: list, state: dict, to: str, reason: str, entries: list[QueueEntry]) -> dict:
+def _route(events: list, state: Mapping[str, Any], to: str, reason: str, entries: list[QueueEntry]) -> dict:
     events.append(event("route", round_=state.get("round", 0), wave=state.get("wave", 0), to=to, reason=reason))
     return {"assignments": [], "next": to, "queue": {"pop": [e["node"] for e in entries]}}
 
@@ -195,7 +198,8 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
     search = build_search(inp, res)
     satisfied = list(inp.get("satisfied") or [False] * len(search.subgoals))
     visited = set(inp.get("visited") or [])
-    usage, events, notes = None, [], []
+    usage, events = None, []
+    notes: list[str] = []
     decisions = None
     if not res.offline and a["allowance"] > 0:
         usage = LLMUsage()
@@ -229,14 +233,14 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
                                 reason=d.reason, score=float(entry.get("priority", 0.0)), explorer=who,
                                 path=list(entry.get("path") or [d.node]))
         nbs = {search.snap.ids[n.node]: n for n in search.view.neighbours.get(i, [])} if i is not None else {}
-        nxt = [search.idx(n) for n in d.next if search.idx(n) is not None and n not in visited]
+        nxt = [j for n in d.next if n not in visited and (j := search.idx(n)) is not None]
         for n, r in zip(nxt, search.rels(nxt) if nxt else []):
             nid = search.snap.ids[n]
             label = nbs[nid].relation if nid in nbs else "named"
-            e = _entry(search, n, r, status, parent=d.node, relation=label,
-                       path=[*(entry.get("path") or [d.node]), nid], round=rnd)
-            if nid not in pushes or e["priority"] > pushes[nid]["priority"]:
-                pushes[nid] = e
+            pushed = _entry(search, n, r, status, parent=d.node, relation=label,
+                            path=[*(entry.get("path") or [d.node]), nid], rnd=rnd)
+            if nid not in pushes or pushed["priority"] > pushes[nid]["priority"]:
+                pushes[nid] = pushed
     return {"kept": kept, "satisfied": status, "queue": {"push": pushes}, "trace": emit(runtime, events),
             "counters": _usage(usage, steps=len(decisions))}
 
@@ -262,8 +266,9 @@ def route(state: NavState) -> list[Send] | str:
     if state.get("next") == "explore" and state.get("assignments"):
         shared = {k: state.get(k) for k in ("question", "k", "query", "subgoals", "satisfied", "refs", "one_shot", "kept",
                                              "visited", "round", "wave")}
-        return [Send("explore", ExplorerInput(**shared, assignment=a)) for a in state["assignments"]]
-    return state.get("next") if state.get("next") in ("refine", "respond") else "respond"
+        return [Send("explore", {**shared, "assignment": a}) for a in state["assignments"]]  # an ExplorerInput
+    nxt = state.get("next")
+    return nxt if nxt is not None and nxt in ("refine", "respond") else "respond"
 
 
 async def refine(state: NavState, config, runtime) -> dict:

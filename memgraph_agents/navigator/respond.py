@@ -10,7 +10,9 @@ evidence itself for the calling agent's own LLM.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from datetime import date
+from typing import Any
 
 from memgraph_agents.llm.structured import LLMError
 from memgraph_agents.llm.usage import LLMUsage
@@ -26,7 +28,7 @@ from memgraph_agents.retrieval.evidence import to_evidence
 MAX_ANSWER_TURNS = 40  # raw turns shown to the answering model
 
 
-def build_evidence(search: Search, state: dict) -> tuple[list[Evidence], bool]:
+def build_evidence(search: Search, state: Mapping[str, Any]) -> tuple[list[Evidence], bool]:
     """(evidence in keeping order, whether it is the candidate fallback)."""
     snap = search.snap
     items = sorted((state.get("kept") or {}).values(), key=lambda k: list(k["order"]))

@@ -15,12 +15,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memgraph_agents.aio import run_on_shared_loop
+from memgraph_agents.aio import background
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
+from memgraph_agents.navigator.graph import graph
 from memgraph_agents.navigator.resources import LLM_KEY, STORE_KEY
 from memgraph_agents.navigator.trace import format_trace
 from memgraph_agents.retrieval.evidence import turn_evidence
+from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.storage.protocols import StoreReader
 
 
 class NavigationResult(BaseModel):
@@ -58,7 +61,7 @@ def _inputs(question: str, k: int) -> dict:
     return {"question": question, "k": k, "started": time.time()}
 
 
-def ranking(store, state: dict, ctx: NavigatorContext, k: int) -> tuple[list[Evidence], list[Evidence]]:
+def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> tuple[list[Evidence], list[Evidence]]:
     """(every ranked turn, the kept-only part of it), at least ``k`` long when memory allows.
 
     Turns are the seed pool and the kept events' turns, re-scored by the kept evidence
@@ -113,10 +116,8 @@ def _result(store, state: dict, ctx: NavigatorContext, policy: str, k: int, wall
                             trace=trace, counters=counters, policy=policy)
 
 
-async def anavigate(question: str, store, *, context: NavigatorContext | None = None, llm=None,
+async def anavigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
                     k: int = 10) -> NavigationResult:
-    from memgraph_agents.graphs.navigator import graph
-
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx), context=ctx)
@@ -124,19 +125,17 @@ async def anavigate(question: str, store, *, context: NavigatorContext | None = 
     return _result(store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
-def navigate(question: str, store, *, context: NavigatorContext | None = None, llm=None,
+def navigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
              k: int = 10) -> NavigationResult:
     """Blocking ``anavigate`` on the process's shared background loop (no event loop is started
     per question; safe inside a running event loop)."""
-    return run_on_shared_loop(anavigate(question, store, context=context, llm=llm, k=k))
+    return background.run(anavigate(question, store, context=context, llm=llm, k=k))
 
 
-async def astream_navigate(question: str, store, *, context: NavigatorContext | None = None, llm=None,
+async def astream_navigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
                            k: int = 10) -> AsyncIterator[tuple[str, Any]]:
     """Watch a search live: yields ``("custom", {"navigator": event})`` for every decision and
     ``("updates", {node: update})`` after every node, then ``("result", NavigationResult)``."""
-    from memgraph_agents.graphs.navigator import graph
-
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state: dict[str, Any] = {}
@@ -150,7 +149,8 @@ async def astream_navigate(question: str, store, *, context: NavigatorContext | 
     yield "result", _result(store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
-def navigator(query: str, store, *, k: int = 10, llm=None, **params: Any) -> list[Evidence]:
+@register_retriever("navigator")
+def navigator(query: str, store: StoreReader, *, k: int = 10, llm=None, **params: Any) -> list[Evidence]:
     """Retriever contract: ranked turn evidence (offline policy unless ``llm`` is given)."""
     ctx = NavigatorContext(**{"policy": "llm" if llm is not None else "offline", **params})
     return navigate(query, store, context=ctx, llm=llm, k=k).ranking[:k]

@@ -6,6 +6,7 @@ and the query-side vectors per run), which keeps numpy arrays out of the LangGra
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +73,7 @@ class Search:
         return t if len(t) <= limit else t[: limit - 1] + "…"
 
 
-def build_search(state: dict[str, Any], res: Resources, *, subgoals: list[str] | None = None) -> Search:
+def build_search(state: Mapping[str, Any], res: Resources, *, subgoals: list[str] | None = None) -> Search:
     snap = res.store.snapshot()
     view = event_view(snap)
     question = state["question"]

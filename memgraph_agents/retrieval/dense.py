@@ -17,11 +17,14 @@ from __future__ import annotations
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.evidence import to_evidence
 from memgraph_agents.retrieval.lexical import dense_ranking
+from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.storage.protocols import StoreReader
 
 FILTERABLE = {"event", "argument"}
 
 
-def dense(query: str, store, *, k: int = 10, kinds: tuple[str, ...] = ("turn",), llm=None, usage=None,
+@register_retriever("dense")
+def dense(query: str, store: StoreReader, *, k: int = 10, kinds: tuple[str, ...] = ("turn",), llm=None, usage=None,
           llm_timeout: float = 60.0, pool: int = 30) -> list[Evidence]:
     """The top-k nodes of ``kinds`` by cosine to the query (recall-filtered with an LLM, see above)."""
     snap = store.snapshot()
@@ -30,7 +33,9 @@ def dense(query: str, store, *, k: int = 10, kinds: tuple[str, ...] = ("turn",),
     if filtered and ranking:
         from memgraph_agents.retrieval.llm_steps import Candidate, recall_filter
 
-        cands = [Candidate(node_id=snap.ids[i], kind=snap.kind_of(i), text=snap.text[i],
+        # ``filtered``: every node here is an event or an argument
+        cands = [Candidate(node_id=snap.ids[i], kind="event" if snap.kind_of(i) == "event" else "argument",
+                           text=snap.text[i],
                            date=str(snap.attrs[i].get("time") or "")) for i, _ in ranking]
         kept = set(recall_filter(query, cands, llm, usage=usage, timeout=llm_timeout))
         ranking = [r for r in ranking if snap.ids[r[0]] in kept] + [r for r in ranking if snap.ids[r[0]] not in kept]

@@ -43,6 +43,7 @@ from memgraph_agents.retrieval.algorithms.dwpr import EdgeCode, query_edge_weigh
 from memgraph_agents.retrieval.algorithms.dwpr import dwpr as dwpr_scores
 from memgraph_agents.retrieval.evidence import incident, to_evidence, top_indices
 from memgraph_agents.retrieval.memorai_graph import MemoraiGraph, memorai_graph
+from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
@@ -50,6 +51,7 @@ from memgraph_agents.retrieval.seeds import (
     speaker_weights,
     turn_seeds,
 )
+from memgraph_agents.storage.protocols import StoreReader
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE
 
 MAX_ATTACHED_TRIPLES = 5
@@ -114,7 +116,8 @@ def _with_triples(ev: Evidence, mg: MemoraiGraph) -> Evidence:
     return ev.model_copy(update={"text": f"{ev.text}\n[relations: {'; '.join(cited)}]"}) if cited else ev
 
 
-def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
+@register_retriever("dwpr")
+def dwpr(query: str, store: StoreReader, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
          other_speaker: float = OTHER_SPEAKER, lexical: float | None = None) -> list[Evidence]:
     """The top-k subgraph turns by DW-PR (see the module docstring)."""
     snap = store.snapshot()
@@ -141,7 +144,7 @@ def dwpr(query: str, store, *, k: int = 10, seeds_k: int = 10, damping: float = 
     for node_kind in seed_kinds:
         idx = snap.indices_of(node_kind)
         inside[idx[top_indices(sims[idx], seeds_k)]] = True
-    if len(triple_sim):
+    if mg is not None and len(triple_sim):
         for j in top_indices(triple_sim, seeds_k):
             inside[[mg.triple_src[j], mg.triple_dst[j]]] = True
             inside[[snap.index[f"turn:{t}"] for t in mg.triple_turns[j] if f"turn:{t}" in snap.index]] = True

@@ -18,6 +18,7 @@ from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.dwpr_retriever import dwpr
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.ppr_retriever import ppr
+from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.seeds import query_texts, query_vectors
 
 RRF_K = 60  # the paper's constant: both inputs are already sharp rankings
@@ -43,6 +44,7 @@ def fused_turns(query: str, store, *, parts: tuple[str, ...] = DEFAULT_PARTS, po
     return reciprocal_rank_fusion(lists, k=RRF_K)[:pool]
 
 
+@register_retriever("fusion")
 def fusion(query: str, store, *, k: int = 10, pool: int = 50, parts: tuple[str, ...] = DEFAULT_PARTS,
            **params) -> list[Evidence]:
     """The top-k turns of the RRF of ``parts`` (``ppr`` and ``dwpr``; ``params`` reach both)."""

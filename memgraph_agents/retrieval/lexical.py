@@ -23,6 +23,8 @@ from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.evidence import to_evidence
+from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.storage.protocols import StoreReader
 
 
 def turn_bm25(snap) -> tuple[np.ndarray, BM25Index]:
@@ -41,7 +43,7 @@ def bm25_ranking(query: str, snap, k: int) -> list[tuple[int, float]]:
     return [(int(idx[r]), s) for r, s in index.search(query, k)]
 
 
-def dense_ranking(query: str, store, k: int, kinds=("turn",), snap=None) -> list[tuple[int, float]]:
+def dense_ranking(query: str, store: StoreReader, k: int, kinds=("turn",), snap=None) -> list[tuple[int, float]]:
     """``[(node index in snap, cosine)]`` of the dense top-k over ``kinds`` (Chroma).
 
     Hits the snapshot does not hold (a session committed after ``snap`` was taken) are dropped.
@@ -53,13 +55,15 @@ def dense_ranking(query: str, store, k: int, kinds=("turn",), snap=None) -> list
     return [(snap.index[n], s) for n, s in hits if n in snap.index]
 
 
-def bm25(query: str, store, *, k: int = 10) -> list[Evidence]:
+@register_retriever("bm25")
+def bm25(query: str, store: StoreReader, *, k: int = 10) -> list[Evidence]:
     """The top-k turns by BM25."""
     snap = store.snapshot()
     return [to_evidence(snap, i, s, retriever="bm25") for i, s in bm25_ranking(query, snap, k)]
 
 
-def hybrid(query: str, store, *, k: int = 10, pool: int = 50, rrf_k: int = 60) -> list[Evidence]:
+@register_retriever("hybrid")
+def hybrid(query: str, store: StoreReader, *, k: int = 10, pool: int = 50, rrf_k: int = 60) -> list[Evidence]:
     """Dense + BM25 over turns fused by reciprocal rank (Cormack et al. 2009, k = 60).
 
     Each ranking contributes its top ``max(pool, k)``, so a large ``k`` is still filled.

@@ -42,6 +42,7 @@ from memgraph_agents.retrieval.algorithms.ppr import (
 )
 from memgraph_agents.retrieval.evidence import session_counts, to_evidence, top_indices
 from memgraph_agents.retrieval.llm_steps import DEFAULT_TIMEOUT, Candidate, detect_mentions, mention_key, recall_filter
+from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     argument_matches,
@@ -53,6 +54,7 @@ from memgraph_agents.retrieval.seeds import (
     speaker_weights,
     turn_seeds,
 )
+from memgraph_agents.storage.protocols import StoreReader
 from memgraph_agents.storage.snapshot import KIND_CODE
 
 GRAPH_EDGES = ("evidence", "role", "synonym", "next", "relation", "similar")
@@ -125,7 +127,7 @@ def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, 
     return events, dict(sorted(args.items(), key=lambda kv: -kv[1])[:max_arg_seeds]), mentions
 
 
-def ppr_seeds(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
+def ppr_seeds(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
               pool: int = 50, arg_floor: float = MENTION_FLOOR, llm_arg_floor: float = LLM_MENTION_FLOOR,
               llm=None, usage: LLMUsage | None = None, llm_timeout: float = DEFAULT_TIMEOUT) -> Seeds:
     """The query's event, turn and argument seeds; with ``llm``, EMem's LLM steps choose the
@@ -143,7 +145,7 @@ def ppr_seeds(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: in
     return Seeds(top, weights, turn_seeds(query, snap, sims, pool), args, mentions, notes)
 
 
-def seed_vector(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
+def seed_vector(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
                 turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5, pool: int = 50,
                 llm=None, usage: LLMUsage | None = None, llm_timeout: float = DEFAULT_TIMEOUT) -> np.ndarray:
     """The personalization vector ``s`` over every node of ``snap`` (zero when nothing seeds)."""
@@ -158,7 +160,8 @@ def seed_vector(query: str, store, snap, sims: np.ndarray, *, ke: int = 30, ka: 
     return seed
 
 
-def ppr(query: str, store, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
+@register_retriever("ppr")
+def ppr(query: str, store: StoreReader, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
         damping: float = DAMPING, turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5,
         pool: int = 50, other_speaker: float = OTHER_SPEAKER, llm=None, usage: LLMUsage | None = None,
         llm_timeout: float = DEFAULT_TIMEOUT) -> list[Evidence]:

@@ -1,5 +1,10 @@
 """Retrievers by name. Every retriever: ``(query, store, *, k, **params) -> list[Evidence]``.
 
+Retrievers register themselves where they are defined (``@register_retriever("dense")``), so
+this module imports nothing above the retrieval layer. Look retrievers up through
+``memgraph_agents.retrievers`` (the top layer), which loads every one of them first,
+the navigator included.
+
 A preset's name (``compassmem``, ``emem``, ``premem``…) also names a retriever: the preset's
 retriever with its parameters (``memgraph_agents.presets``).
 """
@@ -9,24 +14,30 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from typing import Any, TypeVar
 
+from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.navigator.run import navigator
 from memgraph_agents.presets import DEFAULT_PRESET, PRESETS
-from memgraph_agents.retrieval.dense import dense
-from memgraph_agents.retrieval.dwpr_retriever import dwpr
-from memgraph_agents.retrieval.fusion_retriever import fusion
-from memgraph_agents.retrieval.lexical import bm25, hybrid
-from memgraph_agents.retrieval.ppr_retriever import ppr
-from memgraph_agents.retrieval.sentence_hop_retriever import sentence_hop
+from memgraph_agents.retrieval.protocols import Retriever
+from memgraph_agents.storage.protocols import StoreReader
 
-Retriever = Callable[..., list[Evidence]]
+R = TypeVar("R", bound=Callable[..., list[Evidence]])
 
-RETRIEVERS: dict[str, Retriever] = {
-    "dense": dense, "bm25": bm25, "hybrid": hybrid, "ppr": ppr, "sentence_hop": sentence_hop, "dwpr": dwpr,
-    "fusion": fusion, "navigator": navigator,
-}
+RETRIEVERS: dict[str, Retriever] = {}
 DEFAULT_RETRIEVER = "ppr"
+
+
+def register_retriever(name: str) -> Callable[[R], R]:
+    """Decorator: make a retriever reachable by ``name`` (a second one under a taken name is an error)."""
+
+    def add(fn: R) -> R:
+        if RETRIEVERS.get(name, fn) is not fn:
+            raise ValueError(f"retriever {name!r} is already registered")
+        RETRIEVERS[name] = fn
+        return fn
+
+    return add
 
 
 def get_retriever(name: str) -> Retriever:
@@ -35,6 +46,9 @@ def get_retriever(name: str) -> Retriever:
         return RETRIEVERS[name]
     preset = PRESETS.get(name)
     if preset is not None and name != DEFAULT_PRESET:
+        if preset.retriever not in RETRIEVERS:  # registered by a module nobody imported
+            raise ValueError(f"preset {name!r} needs retriever {preset.retriever!r}, which is not loaded: "
+                             "look retrievers up through memgraph_agents.retrievers")
         return functools.partial(RETRIEVERS[preset.retriever], **preset.retriever_params)
     raise ValueError(f"unknown retriever {name!r}: choose from {', '.join(RETRIEVERS)} "
                      f"or a preset ({', '.join(p for p in PRESETS if p != DEFAULT_PRESET)})")
@@ -52,8 +66,8 @@ def accepts(fn: Retriever, param: str) -> bool:
     return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
 
 
-def retrieve(name: str, query: str, store, *, k: int = 10, llm=None, usage=None, llm_timeout: float | None = None,
-             **params) -> list[Evidence]:
+def retrieve(name: str, query: str, store: StoreReader, *, k: int = 10, llm: Any = None, usage: LLMUsage | None = None,
+             llm_timeout: float | None = None, **params: Any) -> list[Evidence]:
     """Run retriever ``name`` on ``store`` (``ValueError`` for an empty question or an unknown name).
 
     ``llm`` (a chat model), ``usage`` (an ``LLMUsage``) and ``llm_timeout`` reach only the

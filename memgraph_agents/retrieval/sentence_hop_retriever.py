@@ -36,12 +36,14 @@ from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop as hop
 from memgraph_agents.retrieval.evidence import to_evidence, top_indices
+from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
     sentence_turns,
     speaker_weights,
 )
+from memgraph_agents.storage.protocols import StoreReader
 from memgraph_agents.storage.snapshot import EDGE_CODE
 
 
@@ -89,7 +91,8 @@ def generated_evidence(snap, sims: np.ndarray, per_kind: int, kinds: tuple[str, 
     return [to_evidence(snap, i, floor + min(cos, 1.0) - 1.0, retriever="sentence_hop") for cos, _, i in picked]
 
 
-def sentence_hop(query: str, store, *, k: int = 10, top_n: int = 15, gamma: float = 1.2, hops: int = 1,
+@register_retriever("sentence_hop")
+def sentence_hop(query: str, store: StoreReader, *, k: int = 10, top_n: int = 15, gamma: float = 1.2, hops: int = 1,
                  other_speaker: float = OTHER_SPEAKER, lexical: float = 0.3, generated: int = 0,
                  generated_kinds: tuple[str, ...] = GENERATED_KINDS) -> list[Evidence]:
     """The top-k turns by SGMem sentence hops, then ``generated`` items of each generated-memory

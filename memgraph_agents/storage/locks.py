@@ -15,14 +15,14 @@
 
 from __future__ import annotations
 
-from memgraph_agents.errors import StorageError
-
 import asyncio
 import os
 import threading
 import time
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+
+from memgraph_agents.errors import StorageError
 
 try:  # POSIX; elsewhere the cross-process half of the locks is a no-op
     import fcntl

@@ -16,13 +16,11 @@ read transaction on a per-thread connection (README "Concurrency model").
 
 from __future__ import annotations
 
-from memgraph_agents.errors import StorageError
-
 import json
 import shutil
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +28,7 @@ from filelock import FileLock
 from pydantic import BaseModel, Field
 
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
+from memgraph_agents.errors import StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node, NodeKind
 from memgraph_agents.storage.graph_db import GraphDB
 from memgraph_agents.storage.locks import namespace_ingest_lock
@@ -99,7 +98,7 @@ class MemoryStore:
         self.recover()
 
     @classmethod
-    def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> "MemoryStore":
+    def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
         """Open a namespace with a ``Settings`` object (data dir, embeddings, Chroma host)."""
         embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
         return cls(Path(settings.data_dir), settings.namespace if namespace is None else namespace, embedder,
@@ -158,7 +157,7 @@ class MemoryStore:
             if any(s["id"] == w.record.id for s in self.db.sessions(None)):
                 raise ValueError(f"session {w.record.id!r} already exists in namespace {self.namespace!r}")
             seq = int(self.db.conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
-            now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            now = datetime.now(UTC).isoformat(timespec="seconds")
             r = w.record
             with self.db.transaction() as c:
                 c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",

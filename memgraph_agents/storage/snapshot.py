@@ -48,7 +48,7 @@ class GraphSnapshot:
 
     @classmethod
     def from_rows(cls, generation: int, node_rows: list[tuple], edge_rows: list[tuple], sessions: list[dict],
-                  vector_loader=None) -> "GraphSnapshot":
+                  vector_loader=None) -> GraphSnapshot:
         ids = [r[0] for r in node_rows]
         index = {n: i for i, n in enumerate(ids)}
         kept = [r for r in edge_rows if r[0] in index and r[1] in index]

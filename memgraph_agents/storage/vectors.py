@@ -7,8 +7,6 @@ answers ``query_texts``, without ever touching Chroma's downloading default.
 
 from __future__ import annotations
 
-from memgraph_agents.errors import StorageError
-
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from memgraph_agents.errors import StorageError
 from memgraph_agents.storage.locks import hold_process_lock
 from memgraph_agents.storage.namespaces import collection_name
 
@@ -47,7 +46,7 @@ class MemgraphEmbeddingFunction(EmbeddingFunction[Documents]):
         return {"model": self.model}
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "MemgraphEmbeddingFunction":
+    def build_from_config(config: dict[str, Any]) -> MemgraphEmbeddingFunction:
         return MemgraphEmbeddingFunction(config.get("model", "minilm"))
 
 

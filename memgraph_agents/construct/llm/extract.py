@@ -30,6 +30,7 @@ from memgraph_agents.llm.structured import LLMCallOptions, ainvoke_json
 from memgraph_agents.model import Session
 from memgraph_agents.prompts import render_prompt
 
+
 def format_session_date(date: datetime) -> str:
     """``2023-05-08 (Monday)``, with the clock time when the session has one: the weekday
     lets the model resolve "last Friday"."""

@@ -46,7 +46,7 @@ def extractive_summary(turns: list[TurnView], embedder: EmbeddingModel, n_senten
         return " ".join(t.text for t in turns)[:500]
     lines = [f"{speaker}: {s}" if speaker else s for speaker, s in rows]
     vecs = embedder.embed(lines)  # the sentence layer's texts: embedding-cache hits
-    long_enough = np.array([len(_WORD_RE.findall(s)) >= MIN_WORDS for _, s in rows])
+    long_enough = [len(_WORD_RE.findall(s)) >= MIN_WORDS for _, s in rows]
     picked = pick_central(np.asarray(vecs, dtype=np.float64), n_sentences, long_enough, redundant=np.inf)
     return " ".join(lines[i] for i in picked)
 

@@ -120,9 +120,9 @@ def add_entities(b: SessionBuild, session: Session, snapshot: GraphSnapshot, ent
         label = normalise_label(tr.predicate)
         said = triple_text(tr.subject, label, tr.object)
         ends = [args.ensure(name, said) for name in (tr.subject, tr.object)]
-        if not label or None in ends or ends[0] == ends[1]:
-            continue
         a, c = ends
+        if not label or a is None or c is None or a == c:
+            continue
         for aid in (a, c):
             touched.append(aid)
             for t in tr.turn_ids:

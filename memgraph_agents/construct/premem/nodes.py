@@ -76,7 +76,7 @@ def add_link(b: SessionBuild, session_id: str, new: ClusterView, old: ClusterVie
 
 
 def add_reasoning(b: SessionBuild, session_id: str, insights: list[Insight]) -> None:
-    turns_of = {}
+    turns_of: dict[str, list[str]] = {}
     for ins in insights:
         for view in (ins.pair.earlier, ins.pair.later):
             turns_of.update(zip(view.fragment_ids, view.fragment_turns))

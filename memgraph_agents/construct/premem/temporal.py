@@ -98,7 +98,7 @@ def parse_time(value: str | None, message_date: date | datetime) -> FragmentTime
         m = rx.match(text)
         if m:
             parsed = _date_part(text[m.end():])
-            return FragmentTime(relation=relation, value=parsed) if parsed else fallback  # type: ignore[arg-type]
+            return FragmentTime(relation=relation, value=parsed) if parsed else fallback
     parsed = _date_part(text)
     if parsed:
         return FragmentTime(relation="on", value=parsed)

@@ -27,6 +27,7 @@ from typing import Unpack
 from langchain_core.language_models import BaseChatModel
 
 from memgraph_agents.construct.arguments import STOPWORDS
+
 # Turn-id resolution and the turn listing are shared with event extraction on purpose: the
 # model sees the same "id | date | speaker: text" lines and its ids are mapped the same way.
 from memgraph_agents.construct.llm.extract import format_session_date, format_turns

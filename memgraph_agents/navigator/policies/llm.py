@@ -17,9 +17,9 @@ from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.policies import offline
+from memgraph_agents.navigator.schemas import ExplorerStep, NavAnswer, Plan, RefinedQuery, StartSelection
 from memgraph_agents.navigator.search import Decision, Search
 from memgraph_agents.navigator.state import KeptItem, QueueEntry
-from memgraph_agents.navigator.schemas import ExplorerStep, NavAnswer, Plan, RefinedQuery, StartSelection
 from memgraph_agents.prompts import render_prompt
 
 
@@ -46,7 +46,8 @@ def kept_lines(search: Search, kept: dict[str, KeptItem]) -> str:
 
 def frontier_block(search: Search, entries: list[QueueEntry], visited: set[str]) -> tuple[str, dict[str, set[str]]]:
     """The frontier as prompt text, and the neighbour ids each node may name as next."""
-    blocks, allowed = [], {}
+    blocks: list[str] = []
+    allowed: dict[str, set[str]] = {}
     for e in entries:
         i = search.idx(e["node"])
         if i is None:

@@ -88,6 +88,7 @@ def query_edge_weights(
 
     w = np.zeros(src.shape[0])
     if needs_edge_sim.any():
+        assert edge_sim is not None  # checked above
         w[needs_edge_sim] = edge_sim[needs_edge_sim]
     arg = kind == EdgeCode.ARG_TURN
     w[arg] = node_sim[src[arg]]

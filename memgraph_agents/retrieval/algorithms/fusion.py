@@ -57,7 +57,7 @@ def minmax(scores: Mapping[K, float]) -> dict[K, float]: ...
 def minmax(scores: Sequence[float] | np.ndarray) -> np.ndarray: ...
 
 
-def minmax(scores):  # type: ignore[no-untyped-def]
+def minmax(scores):
     """Rescale scores to [0, 1] by (x − min) / (max − min).
 
     Accepts a sequence/array (returns a float array) or a mapping (returns a dict with the

@@ -1,0 +1,166 @@
+"""``Memory``: the one public entry point (``from memgraph_agents import Memory``).
+
+    mem = Memory("/tmp/mem")                    # offline defaults: MiniLM, embedded Chroma, no LLM
+    mem.add("memgraph_agents/examples/conversation.json")
+    for ev in mem.search("Where did Jonas travel?", k=3):
+        print(ev.cite())
+
+Every method takes ``namespace=`` (default: ``settings.namespace``). The async twins
+(``aadd``, ``asearch``, ``aask``, ``aforget``, ``astats``) run the same work on one shared
+background event loop and worker threads, so they never block the caller's loop. The CLI, the
+agent tools and the graphs call the same functions underneath (``ingest_conversation``,
+``api.ops``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memgraph_agents.aio import background
+from memgraph_agents.api import ops
+from memgraph_agents.api.overrides import check_k, check_retriever, default_retriever, settings_with
+from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
+from memgraph_agents.api.sources import conversations_from, is_note_id
+from memgraph_agents.config import Settings
+from memgraph_agents.errors import InputError
+from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.storage.namespaces import list_namespaces, validate_namespace
+
+ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
+
+
+class Memory:
+    """Long-term memory of conversations in ``data_dir`` (see the module docstring).
+
+    ``Memory(data_dir=None, *, settings=None, **overrides)``: ``settings`` (default: the
+    ``MEMGRAPH_*`` environment) with ``data_dir`` and any ``Settings`` field as an override
+    (``embeddings="hash"``, ``top_k=5``, ``preset="sgmem"``…), validated: a bad value raises
+    one ``ConfigError`` naming the field.
+    """
+
+    def __init__(self, data_dir: str | Path | None = None, *, settings: Settings | None = None,
+                 **overrides: Any) -> None:
+        if data_dir is not None:
+            overrides["data_dir"] = data_dir
+        self.settings = settings_with(settings, **overrides)
+
+    def __repr__(self) -> str:
+        return f"Memory(data_dir={str(self.settings.data_dir)!r}, namespace={self.settings.namespace!r})"
+
+    # -- options -------------------------------------------------------------------------
+    def _ns(self, namespace: str | None) -> str:
+        return validate_namespace(self.settings.namespace if namespace is None else namespace)
+
+    def _retriever(self, retriever: str | None) -> str:
+        return default_retriever(self.settings) if retriever is None else check_retriever(retriever)
+
+    # -- add -----------------------------------------------------------------------------
+    async def _add(self, source: Any, namespace: str | None, replace: bool, format: str | None,
+                   conversation_id: str | None, speaker: str, when: datetime | None,
+                   progress: ProgressFn | None) -> AddReport:
+        from memgraph_agents.ingest import aingest_conversation
+
+        ns = self._ns(namespace)
+        conversations = await asyncio.to_thread(conversations_from, source, format=format,
+                                                conversation_id=conversation_id, speaker=speaker, when=when)
+        report = AddReport(namespace=ns)
+        t0 = time.perf_counter()
+        for conv in conversations:
+            r = await aingest_conversation(conv, self.settings, namespace=ns, progress=progress, replace=replace)
+            report.conversations.append(conv.id)
+            report.sessions_added += r.sessions_new - r.sessions_replaced
+            report.sessions_replaced += r.sessions_replaced
+            report.sessions_unchanged += r.sessions_unchanged
+            report.turns += r.turns
+            report.warnings.extend(r.notes)
+            if is_note_id(conv.id) and isinstance(source, str):
+                report.note_ids.append(conv.id)
+        report.seconds = round(time.perf_counter() - t0, 3)
+        return report
+
+    def add(self, source: Any, *, namespace: str | None = None, replace: bool = False, format: str | None = None,
+            conversation_id: str | None = None, speaker: str = "user", when: datetime | None = None,
+            progress: ProgressFn | None = None) -> AddReport:
+        """Add a conversation file, a ``Conversation``, LangChain messages or a text note.
+
+        Sessions already stored unchanged are skipped. ``replace=True`` lets a session that
+        differs from the stored one under the same id replace it. A note is a dated one-turn
+        session; its id is in ``report.note_ids`` (``forget(note=id)``). ``conversation_id``
+        names a message list's thread; ``speaker`` a note's author; ``when`` dates a note or
+        untimed messages (default: now, UTC).
+        """
+        return background.run(self._add(source, namespace, replace, format, conversation_id, speaker, when,
+                                         progress))
+
+    async def aadd(self, source: Any, *, namespace: str | None = None, replace: bool = False,
+                   format: str | None = None, conversation_id: str | None = None, speaker: str = "user",
+                   when: datetime | None = None, progress: ProgressFn | None = None) -> AddReport:
+        return await background.arun(self._add(source, namespace, replace, format, conversation_id, speaker, when,
+                                               progress))
+
+    # -- search / ask --------------------------------------------------------------------
+    def _search(self, query: str, namespace: str | None, k: int | None, retriever: str | None):
+        return ops.search(self.settings, self._ns(namespace), query, check_k(k, self.settings.top_k),
+                          self._retriever(retriever))
+
+    def search(self, query: str, *, namespace: str | None = None, k: int | None = None,
+               retriever: str | None = None) -> list[Evidence]:
+        """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
+        ``settings.retriever``); ``k`` defaults to ``settings.top_k``. Empty for an empty namespace."""
+        return background.run(self._search(query, namespace, k, retriever))
+
+    async def asearch(self, query: str, *, namespace: str | None = None, k: int | None = None,
+                      retriever: str | None = None) -> list[Evidence]:
+        return await background.arun(self._search(query, namespace, k, retriever))
+
+    def _ask(self, question: str, namespace: str | None, k: int | None, retriever: str | None):
+        return ops.ask(self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k),
+                       self._retriever(retriever))
+
+    def ask(self, question: str, *, namespace: str | None = None, k: int | None = None,
+            retriever: str | None = None) -> AskResult:
+        """Evidence and trace always; ``answer`` (with dates and cited turns) when an LLM is
+        configured (``llm="openai:gpt-4o-mini"``), ``None`` offline."""
+        return background.run(self._ask(question, namespace, k, retriever))
+
+    async def aask(self, question: str, *, namespace: str | None = None, k: int | None = None,
+                   retriever: str | None = None) -> AskResult:
+        return await background.arun(self._ask(question, namespace, k, retriever))
+
+    # -- forget / stats / namespaces -----------------------------------------------------
+    def _forget_args(self, namespace: str | None, session: str | None, note: str | None) -> tuple[str, list[str]]:
+        if session is not None and note is not None:
+            raise InputError("forget takes session= or note=, not both")
+        if note is not None and not is_note_id(note):
+            raise InputError(f"{note!r} is not a note id (note ids start with 'note-'; use session= for sessions)")
+        target = session if session is not None else note
+        if target is not None and (not isinstance(target, str) or not target.strip()):
+            raise InputError("forget: the session id is empty")
+        return self._ns(namespace), [target] if target is not None else []
+
+    def forget(self, *, namespace: str | None = None, session: str | None = None,
+               note: str | None = None) -> ForgetReport:
+        """Delete exactly one session, one note (by id), or, with neither, the whole namespace."""
+        ns, sessions = self._forget_args(namespace, session, note)
+        return ops.forget(self.settings, ns, sessions)
+
+    async def aforget(self, *, namespace: str | None = None, session: str | None = None,
+                      note: str | None = None) -> ForgetReport:
+        ns, sessions = self._forget_args(namespace, session, note)
+        return await asyncio.to_thread(ops.forget, self.settings, ns, sessions)
+
+    def stats(self, namespace: str | None = None) -> dict:
+        """Sessions, nodes and edges by kind, vectors, bytes on disk, presets of a namespace."""
+        return ops.stats(self.settings, self._ns(namespace))
+
+    async def astats(self, namespace: str | None = None) -> dict:
+        return await asyncio.to_thread(ops.stats, self.settings, self._ns(namespace))
+
+    def namespaces(self) -> list[str]:
+        """The namespaces stored in ``data_dir``, sorted."""
+        return list_namespaces(self.settings.data_dir)

@@ -1,0 +1,43 @@
+"""What ``Memory``'s methods return: plain pydantic models (JSON-able with ``model_dump``)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from memgraph_agents.model.evidence import Evidence
+
+
+class AddReport(BaseModel):
+    """What ``Memory.add`` stored."""
+
+    namespace: str
+    conversations: list[str] = Field(default_factory=list, description="conversation ids added")
+    sessions_added: int = Field(0, description="sessions new to the namespace")
+    sessions_replaced: int = Field(0, description="stored sessions replaced by a different version")
+    sessions_unchanged: int = Field(0, description="sessions already stored as they are (skipped)")
+    turns: int = 0
+    note_ids: list[str] = Field(default_factory=list, description="ids of added notes: forget(note=id)")
+    warnings: list[str] = Field(default_factory=list, description="e.g. an LLM step that fell back to offline")
+    seconds: float = 0.0
+
+
+class ForgetReport(BaseModel):
+    """What ``Memory.forget`` deleted."""
+
+    namespace: str
+    sessions: list[str] = Field(default_factory=list, description="sessions deleted (all: the namespace went)")
+    namespace_deleted: bool = False
+    nodes_removed: int = 0
+
+
+class AskResult(BaseModel):
+    """``Memory.ask``: the answer (with an LLM configured), the evidence and how it was found."""
+
+    question: str
+    namespace: str
+    retriever: str
+    answer: str | None = Field(None, description="None in offline mode: reason over the evidence yourself")
+    cited_turns: list[str] = Field(default_factory=list, description="turn ids the answer rests on")
+    evidence: list[Evidence] = Field(default_factory=list)
+    trace: list[str] = Field(default_factory=list, description="how the evidence was reached, one line a step")
+    counters: dict[str, float] = Field(default_factory=dict)

@@ -1,0 +1,88 @@
+"""What ``Memory.add`` accepts, turned into ``Conversation`` objects.
+
+- a ``Conversation``;
+- a file (a ``Path``, or a ``str`` without spaces ending in ``.json`` / ``.jsonl`` /
+  ``.ndjson``: a missing file is an error, not a note): JSON, JSONL or LoCoMo, as
+  ``memgraph ingest`` reads it;
+- a list of LangChain messages (a chat thread; untimed messages are dated now);
+- any other ``str``: a **note**, one dated turn in a session of its own whose id
+  (``note-…``) is returned so ``forget(note=id)`` deletes exactly it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memgraph_agents.errors import InputError
+from memgraph_agents.model.conversation import Conversation, Session, Turn
+
+NOTE_PREFIX = "note-"
+FILE_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def now_utc() -> datetime:
+    """Naive UTC now: the stored dates are naive (a conversation's own clock)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def note_id(text: str, when: datetime) -> str:
+    """``note-<time>-<hash>``: the same text noted at the same instant is the same note."""
+    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+    return f"{NOTE_PREFIX}{when:%Y%m%dT%H%M%S%f}-{digest}"
+
+
+def note_conversation(text: str, *, speaker: str = "user", when: datetime | None = None) -> Conversation:
+    """A plain-text note as a one-turn session dated ``when`` (default: now, UTC)."""
+    text = " ".join(str(text).split())
+    if not text:
+        raise InputError("nothing to remember: the note is empty")
+    when = when or now_utc()
+    sid = note_id(text, when)
+    turn = Turn(id=f"{sid}:1", speaker=speaker, text=text, timestamp=when)
+    return Conversation(id=sid, sessions=[Session(id=sid, date=when, turns=[turn])], speakers=[speaker])
+
+
+def is_note_id(value: str) -> bool:
+    return isinstance(value, str) and value.startswith(NOTE_PREFIX)
+
+
+def _is_file(source: Any) -> bool:
+    if isinstance(source, os.PathLike):
+        return True
+    return isinstance(source, str) and not any(c.isspace() for c in source.strip()) \
+        and source.strip().lower().endswith(FILE_SUFFIXES)
+
+
+def _is_messages(source: Any) -> bool:
+    if isinstance(source, (str, bytes)) or not isinstance(source, Sequence) or not source:
+        return False
+    from langchain_core.messages import BaseMessage
+
+    return all(isinstance(m, BaseMessage) for m in source)
+
+
+def conversations_from(source: Any, *, format: str | None = None, conversation_id: str | None = None,
+                       speaker: str = "user", speaker_names: dict[str, str] | None = None,
+                       when: datetime | None = None) -> list[Conversation]:
+    """``source`` (see the module docstring) as conversations, fully checked before any write."""
+    if isinstance(source, Conversation):
+        return [source]
+    if _is_file(source):
+        from memgraph_agents.loaders import load_conversations
+
+        return load_conversations(Path(str(source).strip() if isinstance(source, str) else source), format)  # type: ignore[arg-type]
+    if _is_messages(source):
+        from memgraph_agents.loaders import conversation_from_messages
+
+        cid = conversation_id or "chat"
+        return [conversation_from_messages(source, conversation_id=cid, session_id=f"{cid}-s",
+                                           session_date=when or now_utc(), speaker_names=speaker_names)]
+    if isinstance(source, str):
+        return [note_conversation(source, speaker=speaker, when=when)]
+    raise InputError(f"cannot add a {type(source).__name__}: pass a conversation file path, a Conversation, "
+                     "a list of LangChain messages or a text note")

@@ -1,0 +1,44 @@
+"""The navigator graph (DESIGN §7): CompassMem as a LangGraph state machine.
+
+    START → planner → localize ⇉ explore ×N ─→ coordinate ⇉ explore ×N   (keep exploring)
+                         ↑                         ├──→ refine → localize
+                         └─────────────────────────┴──→ respond → END
+
+``localize`` and ``coordinate`` fan out one wave of explorers with ``Send`` (disjoint
+frontiers claimed in the same update, so no node is expanded twice); explorers merge
+through the reducers of ``NavState``. Both conditional edges declare their ``path_map``,
+so ``graph.get_graph(xray=True)`` draws the real topology. Parameters are the run context
+(``NavigatorContext``); the graph is compiled without a checkpointer.
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from memgraph_agents.navigator.config import NavigatorContext
+from memgraph_agents.navigator.nodes import coordinate, explore, localize, planner, refine, route
+from memgraph_agents.navigator.respond import respond
+from memgraph_agents.navigator.state import ExplorerInput, NavState
+
+PATHS = {"explore": "explore", "refine": "refine", "respond": "respond"}
+
+
+def build_navigator_graph():
+    g = StateGraph(NavState, context_schema=NavigatorContext)
+    g.add_node("planner", planner)
+    g.add_node("localize", localize)
+    g.add_node("explore", explore, input_schema=ExplorerInput)
+    g.add_node("coordinate", coordinate)
+    g.add_node("refine", refine)
+    g.add_node("respond", respond)
+    g.add_edge(START, "planner")
+    g.add_edge("planner", "localize")
+    g.add_conditional_edges("localize", route, PATHS)
+    g.add_edge("explore", "coordinate")
+    g.add_conditional_edges("coordinate", route, PATHS)
+    g.add_edge("refine", "localize")
+    g.add_edge("respond", END)
+    return g.compile()
+
+
+graph = build_navigator_graph()

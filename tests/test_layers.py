@@ -1,0 +1,197 @@
+"""Imports flow one way: each module imports only its own layer or the layers below it.
+
+The package's modules are read with ``ast`` (nothing is imported), every ``import`` counts,
+at module level or inside a function (a function-level import is still a dependency; it only
+hides a cycle until run time). Layers, bottom to top:
+
+    foundation  model, config, errors, presets, prompts, aio, sqlite_wal  (data, settings, utilities)
+    adapters    loaders, embeddings, llm                                   (the outside world in)
+    storage     storage                                                    (SQLite + Chroma)
+    runtime     runtime                                 (open stores and chat models, per process)
+    construct   construct                                                  (conversation -> graph)
+    retrieval   retrieval                                                  (graph -> evidence)
+    navigator   navigator                                                  (agentic search)
+    top         the package root, api, retrievers, ingest, graphs, integrations, cli, bench, debug, examples
+
+Imports inside one layer are allowed (between ``loaders`` and ``llm``, say); an import cycle
+between two modules is not, whatever their layers.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import memgraph_agents
+
+PACKAGE = "memgraph_agents"
+ROOT = Path(memgraph_agents.__file__).parent
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundation", ("model", "config", "errors", "presets", "prompts", "aio", "sqlite_wal")),
+    ("adapters", ("loaders", "embeddings", "llm")),
+    ("storage", ("storage",)),
+    ("runtime", ("runtime",)),
+    ("construct", ("construct",)),
+    ("retrieval", ("retrieval",)),
+    ("navigator", ("navigator",)),
+    ("top", ("", "api", "retrievers", "ingest", "graphs", "integrations", "cli", "bench", "debug", "examples")),
+]
+RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
+
+# (importing module, imported module) -> why the upward import is needed. Keep it empty.
+ALLOWED: dict[tuple[str, str], str] = {}
+
+# Groups of modules that may import each other (function-level, deferred) -> why.
+ALLOWED_CYCLES: dict[frozenset[str], str] = {
+    frozenset({f"{PACKAGE}.integrations.hooks", f"{PACKAGE}.integrations.tools"}):
+        "MemoryMiddleware(tools=True) builds the tools and MemoryTools.turn_writer() builds the middleware: "
+        "two conveniences of one public API pointing at each other, both imports deferred",
+}
+
+# Above the navigator, retrievers are looked up through the module that registers them all.
+ALL_RETRIEVERS = f"{PACKAGE}.retrievers"
+PARTIAL_REGISTRIES = (f"{PACKAGE}.retrieval.registry", f"{PACKAGE}.retrieval.catalog")
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+
+
+def layer_of(module: str) -> int:
+    """Rank of a package module (``memgraph_agents.x.y`` -> rank of ``x``)."""
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else ""
+    if top not in RANK:
+        raise AssertionError(f"{module}: {top!r} is in no layer; add it to LAYERS in tests/test_layers.py")
+    return RANK[top]
+
+
+def imports_of(module: str, modules: dict[str, Path] = MODULES) -> list[tuple[int, str]]:
+    """``(line, imported package module)`` for every import of ``module``, at any depth."""
+    path = modules[module]
+    is_package = path.name == "__init__.py"
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                base = module.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for a in node.names:  # ``from pkg import submodule`` imports the submodule
+                sub = f"{target}.{a.name}"
+                out.append((node.lineno, sub if sub in modules else target))
+    return [(line, name) for line, name in out if name == PACKAGE or name.startswith(PACKAGE + ".")]
+
+
+IMPORTS = {m: imports_of(m) for m in MODULES}
+
+
+def test_every_module_is_in_a_layer():
+    for module in MODULES:
+        layer_of(module)
+
+
+def test_no_upward_imports():
+    upward = []
+    for module, imports in IMPORTS.items():
+        for line, target in imports:
+            if target == PACKAGE:  # ``import memgraph_agents`` for __version__: the root only re-exports
+                continue
+            if layer_of(target) > layer_of(module) and (module, target) not in ALLOWED:
+                upward.append(f"{MODULES[module].relative_to(ROOT.parent)}:{line}: {module} "
+                              f"({LAYERS[layer_of(module)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})")
+    assert not upward, "upward imports:\n" + "\n".join(upward)
+
+
+def test_allow_list_entries_are_still_needed():
+    used = {(m, t) for m, imports in IMPORTS.items() for _, t in imports}
+    assert not [pair for pair in ALLOWED if pair not in used], "stale entries in ALLOWED"
+    assert all(group <= MODULES.keys() for group in ALLOWED_CYCLES), "stale entries in ALLOWED_CYCLES"
+
+
+def test_no_import_cycles():
+    """No two modules import each other, directly or through others (Tarjan's SCCs)."""
+    graph = {m: sorted({t for _, t in IMPORTS[m] if t in MODULES and t != m}) for m in MODULES}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # recursion depth is bounded by the module count (~160)
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1 and frozenset(scc) not in ALLOWED_CYCLES:
+                cycles.append(sorted(scc))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_entry_points_load_every_retriever():
+    """Above the navigator, a lookup by name must see the navigator too: only ``retrievers`` loads it."""
+    navigator = RANK["navigator"]
+    partial = [f"{m}:{line} imports {t}" for m, imports in IMPORTS.items() for line, t in imports
+               if layer_of(m) > navigator and m != ALL_RETRIEVERS and t in PARTIAL_REGISTRIES]
+    assert not partial, f"use {ALL_RETRIEVERS} instead:\n" + "\n".join(partial)
+
+
+@pytest.mark.parametrize("name", ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr", "navigator"])
+def test_every_retriever_registers_itself(name):
+    from memgraph_agents.retrievers import RETRIEVERS
+
+    assert name in RETRIEVERS
+
+
+def test_the_registry_rejects_a_second_retriever_under_a_taken_name():
+    from memgraph_agents.retrieval.registry import register_retriever
+    from memgraph_agents.retrievers import RETRIEVERS
+
+    before = dict(RETRIEVERS)
+    with pytest.raises(ValueError, match="'dense' is already registered"):
+        register_retriever("dense")(lambda query, store, *, k=10: [])
+    assert RETRIEVERS == before
+
+
+def test_the_walker_sees_function_level_and_relative_imports(tmp_path):
+    """The checks above are only as good as ``imports_of``: feed it an upward import it must see."""
+    pkg = tmp_path / PACKAGE
+    (pkg / "storage").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "storage" / "__init__.py").write_text("from . import reader\n")
+    (pkg / "storage" / "reader.py").write_text("def f():\n    from ..navigator import run\n")
+    (pkg / "navigator").mkdir()
+    (pkg / "navigator" / "__init__.py").write_text("")
+    (pkg / "navigator" / "run.py").write_text("")
+    fake = {module_name(p, pkg): p for p in sorted(pkg.rglob("*.py"))}
+    assert imports_of(f"{PACKAGE}.storage", fake) == [(1, f"{PACKAGE}.storage.reader")]
+    assert imports_of(f"{PACKAGE}.storage.reader", fake) == [(2, f"{PACKAGE}.navigator.run")]
+    assert layer_of(f"{PACKAGE}.storage.reader") < layer_of(f"{PACKAGE}.navigator.run")
