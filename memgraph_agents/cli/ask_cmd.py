@@ -42,7 +42,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
     ns = args.namespace or settings.namespace
     store = open_store(settings, ns)  # a missing namespace is an error here, not "no evidence"
-    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (ppr)
+    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (navigator)
     name = check_retriever(args.retriever) if args.retriever else default_retriever(settings)
     k = check_k(args.top_k, settings.top_k)
     if is_navigator(name):
