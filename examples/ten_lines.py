@@ -29,13 +29,17 @@ def main(model=None) -> str:
 
     memory = create_memory_tools()  # recall + remember tools; settings from MEMGRAPH_* variables
     agent = create_agent(model, tools=memory, middleware=[memory.turn_writer()])  # + write every turn
-    alice = {"configurable": {"user_id": "alice"}}  # whose memory: from the run, never from the model
+    alice = {"configurable": {"user_id": "ten-lines-alice"}}  # whose memory: from the run, never the model
 
     agent.invoke({"messages": [{"role": "user", "content": "I adopted a beagle called Pixel last week."}]}, alice)
     memory.flush()  # memory is written in the background; wait for it (tests, shutdown)
     reply = agent.invoke({"messages": [{"role": "user", "content": "What is my dog called?"}]}, alice)
     print(reply["messages"][-1].content)
     # --8<-- [end:ten-lines]
+    from memgraph_agents.integrations import user_namespace
+
+    # its own namespace: the chatbot example (--user) and `memgraph demo` (demo) never see it
+    print(f"(memory: namespace {user_namespace('ten-lines-alice')!r} in {memory.memory.settings_for().data_dir})")
     return reply["messages"][-1].content
 
 

@@ -39,6 +39,27 @@ class IngestReport(BaseModel):
     seconds: float = 0.0
     notes: list[str] = Field(default_factory=list)
     llm_usage: dict[str, float] = Field(default_factory=dict)
+    sessions: list[SessionOutcome] = Field(default_factory=list, description="what happened to each session")
+
+
+class SessionOutcome(BaseModel):
+    """One session of an ingest: stored or unchanged, how it was built, which LLM steps fell back."""
+
+    id: str
+    status: str  # new | replaced | unchanged
+    builder: str = ""  # llm | offline ("" when unchanged)
+    fallbacks: list[str] = Field(default_factory=list)
+
+    def line(self, llm: bool) -> str:
+        if self.status == "unchanged":
+            return f"{self.id}: unchanged"
+        if not llm:
+            return f"{self.id}: {self.status}, built offline"
+        if self.builder == "llm" and not self.fallbacks:
+            return f"{self.id}: {self.status}, LLM-built"
+        how = "LLM-built, with offline fallback for" if self.builder == "llm" else "OFFLINE FALLBACK (LLM failed) for"
+        steps = ", ".join(dict.fromkeys(f.split(":", 1)[0] for f in self.fallbacks)) or "events"
+        return f"{self.id}: {self.status}, {how} {steps}"
 
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
@@ -105,7 +126,11 @@ async def aingest_conversation(conversation: Conversation, settings: Settings, *
         status = out.get("status")
         if status == "unchanged":
             report.sessions_unchanged += 1
+            report.sessions.append(SessionOutcome(id=session.id, status="unchanged"))
         else:
+            failed = [n for n in out.get("notes", []) if "LLM failed" in n]
+            report.sessions.append(SessionOutcome(id=session.id, status="replaced" if out.get("replaced") else "new",
+                                                  builder=out.get("builder", "offline"), fallbacks=failed))
             report.sessions_new += 1
             report.turns += len(session.turns)
             report.sessions_replaced += int(bool(out.get("replaced")))  # status is "committed" by now

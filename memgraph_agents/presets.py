@@ -47,6 +47,13 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
            summary="categorised memory fragments, cross-session cluster links and reasoning fragments, dense"),
 ]}
 DEFAULT_PRESET = "default"
+# The node kinds whose presence shows that a namespace has a layer (a retriever that reads the
+# layer has nothing to read without them).
+LAYER_KINDS: dict[str, tuple[str, ...]] = {
+    "premem": ("fragment",),
+    "memorai": ("segment",),
+    "sgmem": ("summary", "fact"),
+}
 
 
 def get_preset(name: str | None) -> Preset:

@@ -11,9 +11,14 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
 
 from memgraph_agents.config import IngestParams, Settings
+
+if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
+    from memgraph_agents.storage import MemoryStore
 
 # The run-context fields that are ``Settings`` fields; "" / 0 means "from the base settings".
 CONTEXT_FIELDS = ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever",
@@ -28,16 +33,16 @@ class MemoryContext:
     as plain data, so ``from_settings(s).settings() == s``: one validated path both ways.
     """
 
-    data_dir: str = ""
-    namespace: str = ""
-    embeddings: str = ""
-    llm: str = ""
-    chroma_host: str = ""
-    chroma_port: int = 0
-    top_k: int = 0
-    retriever: str = ""
-    preset: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    data_dir: Annotated[str, Field(description="Memory directory (empty: MEMGRAPH_DATA_DIR, default ~/.memgraph)")] = ""
+    namespace: Annotated[str, Field(description="Whose memory: the namespace read or written (empty: MEMGRAPH_NAMESPACE)")] = ""
+    embeddings: Annotated[str, Field(description="Embedding model: 'minilm' (offline default) or 'hash' (tests)")] = ""
+    llm: Annotated[str, Field(description="Chat model 'provider:model', or 'none' for offline (empty: MEMGRAPH_LLM)")] = ""
+    chroma_host: Annotated[str, Field(description="Chroma server host (empty: embedded Chroma in data_dir)")] = ""
+    chroma_port: Annotated[int, Field(description="Chroma server port (0: MEMGRAPH_CHROMA_PORT, default 8000)")] = 0
+    top_k: Annotated[int, Field(description="Evidence items to return (0: MEMGRAPH_TOP_K)")] = 0
+    retriever: Annotated[str, Field(description="Retriever: dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator or a preset (empty: MEMGRAPH_RETRIEVER)")] = ""
+    preset: Annotated[str, Field(description="A seed paper's system (layers built at ingest + retriever); empty: MEMGRAPH_PRESET")] = ""
+    extra: Annotated[dict[str, Any], Field(description="Advanced: extra settings passed through as plain data")] = field(default_factory=dict)
 
     def overrides(self) -> dict[str, Any]:
         """The settings this context sets: ``extra["settings"]``, then the non-empty fields."""
@@ -76,7 +81,7 @@ _CHAT: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True):
+def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
     """The namespace's ``MemoryStore``, opened once per process."""
     from memgraph_agents.storage import MemoryStore
 
@@ -99,7 +104,11 @@ def forget_store(settings: Settings, namespace: str) -> None:
 
 def register_chat_model(spec: str, model: Any) -> None:
     """Make ``spec`` (e.g. ``"fake:scripted"``) resolve to ``model``: tests and custom models."""
+    from memgraph_agents.llm import loops
+
     _CHAT[spec] = model
+    if loops.info_of(model) is None:  # the spec names its limiter and breaker
+        loops.register(model, loops.ModelInfo(key=spec, provider=""))
 
 
 def get_chat_model(settings: Settings):

@@ -51,3 +51,32 @@ def make_conversation(cid: str = "chat", n_sessions: int = 3) -> Conversation:
 @pytest.fixture
 def conversation() -> Conversation:
     return make_conversation()
+
+
+@pytest.fixture
+def llm_server(monkeypatch):
+    """A scripted OpenAI-compatible server (tests/llm_server.py) the real ChatOpenAI client
+    reaches over HTTP; ``MEMGRAPH_LLM`` and its base URL point at it for the test."""
+    from memgraph_agents.llm import methods
+    from memgraph_agents.llm.transport import BREAKER
+    from tests.llm_server import ScriptedLLMServer
+
+    server = ScriptedLLMServer().start()
+    monkeypatch.setenv("MEMGRAPH_LLM_BASE_URL", server.url)
+    monkeypatch.setenv("MEMGRAPH_LLM", f"openai:fixture-{id(server):x}")  # a fresh model, limiter, breaker
+    methods.reset()
+    BREAKER.reset()
+    yield server
+    server.stop()
+    methods.reset()
+    BREAKER.reset()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_llm_breakers():
+    """Breakers are per model name and per process: one test's failing fake must not pause the next."""
+    from memgraph_agents.llm.transport import BREAKER
+
+    BREAKER.reset()
+    yield
+    BREAKER.reset()

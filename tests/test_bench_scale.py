@@ -57,3 +57,21 @@ def test_bad_sizes_are_clear_errors(tmp_path, capsys, bad, message):
         parse_sizes(bad)
     assert main(["bench", "scale", "--nodes", bad, "--out", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_synthetic_store_search_is_exact_cosine_over_the_asked_kinds():
+    from memgraph_agents.bench.synthetic import SyntheticEmbedder, SyntheticStore
+    from memgraph_agents.storage.snapshot import GraphSnapshot
+
+    g = synthetic_graph(600, dim=16, seed=2, n_questions=2)
+    snap = GraphSnapshot.from_rows(1, g.node_rows, g.edge_rows, g.sessions)
+    snap._vectors = g.vectors  # what bench scale installs: the synthetic vectors, no Chroma
+    store = SyntheticStore(snap, SyntheticEmbedder(16, dict(g.questions), g.vectors, g.arg_index))
+    qv = g.questions[0][1]
+    hits = store.search(qv, 5, ["turn"])
+    assert len(hits) == 5 and all(snap.kind_of(snap.index[n]) == "turn" for n, _ in hits)
+    cos = {snap.ids[i]: float(g.vectors[i] @ qv) for i in snap.indices_of("turn")}
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+    assert all(abs(s - cos[n]) < 1e-6 for n, s in hits)
+    assert min(s for _, s in hits) >= max(s for n, s in cos.items() if n not in dict(hits))
+    assert store.search(qv, 0) == []

@@ -310,7 +310,9 @@ def test_embedded_chroma_is_one_process_per_data_dir(tmp_path, mp):
     holder.start()
     try:
         assert ready.wait(60)
-        argv = ["--embeddings", "hash", "--data-dir", str(data_dir), "stats"]
+        # `ask` opens the vectors (`stats` reads SQLite only and works next to the holder)
+        argv = ["--embeddings", "hash", "--data-dir", str(data_dir), "ask", "holder", "--namespace", NS,
+                "--retriever", "dense"]
         t0 = time.perf_counter()
         second = mp.Process(target=_cli_in_process, args=(argv, {"MEMGRAPH_DATA_DIR_LOCK_TIMEOUT": "0.5"}, out))
         second.start()

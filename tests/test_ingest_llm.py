@@ -430,7 +430,7 @@ def test_judge_overlap_without_type_and_judge_failure(settings):
     _fusion_model(script, lambda messages: FakeBadRequestError())
     report = ingest_conversation(conv, llm_settings(other))
     store = get_store(other)
-    assert "S2: fusion judge failed (LLMCallError)" in report.notes
+    assert "S2: fusion judge: LLM failed (LLMCallError); events kept unfused" in report.notes
     assert {"event:S1:1", "event:S2:1"} <= set(rows(store, "event"))
     assert not [e for e in edges(store, "relation") if e.src == "event:S1:1" and e.dst.startswith("event:S2")]
     assert {r["builder"] for r in store.sessions()} == {"llm"}  # a failed judge is no fallback

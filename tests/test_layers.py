@@ -4,7 +4,7 @@ The package's modules are read with ``ast`` (nothing is imported), every ``impor
 at module level or inside a function (a function-level import is still a dependency; it only
 hides a cycle until run time). Layers, bottom to top:
 
-    foundation  model, config, errors, presets, prompts, aio, sqlite_wal  (data, settings, utilities)
+    foundation  model, config, errors, presets, prompts, aio, sqlite_wal, datadir  (data, settings, utilities)
     adapters    loaders, embeddings, llm                                   (the outside world in)
     storage     storage                                                    (SQLite + Chroma)
     runtime     runtime                                 (open stores and chat models, per process)
@@ -30,7 +30,7 @@ PACKAGE = "memgraph_agents"
 ROOT = Path(memgraph_agents.__file__).parent
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("model", "config", "errors", "presets", "prompts", "aio", "sqlite_wal")),
+    ("foundation", ("model", "config", "errors", "presets", "prompts", "aio", "sqlite_wal", "datadir")),
     ("adapters", ("loaders", "embeddings", "llm")),
     ("storage", ("storage",)),
     ("runtime", ("runtime",)),
@@ -162,6 +162,24 @@ def test_entry_points_load_every_retriever():
     partial = [f"{m}:{line} imports {t}" for m, imports in IMPORTS.items() for line, t in imports
                if layer_of(m) > navigator and m != ALL_RETRIEVERS and t in PARTIAL_REGISTRIES]
     assert not partial, f"use {ALL_RETRIEVERS} instead:\n" + "\n".join(partial)
+
+
+def registering_modules() -> set[str]:
+    """Modules that register a retriever (``@register_retriever(...)`` anywhere in them)."""
+    out = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "register_retriever":
+                if module != f"{PACKAGE}.retrieval.registry":
+                    out.add(module)
+    return out
+
+
+def test_the_catalog_loads_every_module_that_registers_a_retriever():
+    loaded = {t for _, t in IMPORTS[f"{PACKAGE}.retrieval.catalog"] + IMPORTS[ALL_RETRIEVERS]}
+    registering = registering_modules()
+    assert f"{PACKAGE}.retrieval.dense" in registering and f"{PACKAGE}.navigator.run" in registering
+    assert registering <= loaded, f"not loaded by retrieval/catalog.py or retrievers.py: {sorted(registering - loaded)}"
 
 
 @pytest.mark.parametrize("name", ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr", "navigator"])

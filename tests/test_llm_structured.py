@@ -7,6 +7,8 @@ import json
 import threading
 import time
 
+import httpx
+import openai
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel, Field
@@ -224,16 +226,24 @@ async def test_permanent_errors_are_not_retried():
     assert not info.value.transient and len(model.calls) == 1
 
 
+_REQ = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+
+
 @pytest.mark.parametrize(
     "exc,expected",
     [
         (FakeRateLimitError(), True),
         (FakeServerError(), True),
         (FakeBadRequestError("Error code: 400 - connection parameter invalid"), False),  # status wins
-        (type("APIConnectionError", (Exception,), {})("boom"), True),
-        (type("APITimeoutError", (Exception,), {})("Request timed out."), True),
-        (RuntimeError("Error code: 502 - Bad Gateway"), True),
-        (RuntimeError("Too Many Requests"), True),
+        (openai.APIConnectionError(request=_REQ), True),
+        (openai.APITimeoutError(request=_REQ), True),
+        (openai.RateLimitError("slow down", response=httpx.Response(429, request=_REQ), body=None), True),
+        (openai.InternalServerError("oops", response=httpx.Response(500, request=_REQ), body=None), True),
+        (openai.BadRequestError("Too Many Requests", response=httpx.Response(400, request=_REQ), body=None), False),
+        # the type decides, never the text: these messages used to be matched by regexes
+        (RuntimeError("Error code: 502 - Bad Gateway"), False),
+        (RuntimeError("Too Many Requests"), False),
+        (ValueError("connection timed out"), False),
         (ValueError("used 512 tokens of context"), False),
         (KeyError("events"), False),
     ],

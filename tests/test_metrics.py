@@ -146,3 +146,25 @@ def test_bleu1() -> None:
     assert bleu1("She doesn't know.", "she doesn't know.") == 1.0
     assert bleu1("", "cat") == 0.0
     assert bleu1("dog", "cat") == 0.0
+
+
+@pytest.mark.parametrize("text,tokens", [
+    ("cs:go", ["cs", ":", "go"]),  # a colon before a letter splits, as in NLTK
+    ("10,000 people", ["10,000", "people"]),  # a comma before a digit does not
+    ("she doesn't like it, isn't it?", ["she", "does", "n't", "like", "it", ",", "is", "n't", "it", "?"]),
+    ("they're in lisbon, i'd say", ["they", "'re", "in", "lisbon", ",", "i", "'d", "say"]),
+    ('"the road" she said', ["``", "the", "road", "''", "she", "said"]),
+    ("rock 'n' roll", ["rock", "'n", "'", "roll"]),
+    ("a cat. a dog.", ["a", "cat", ".", "a", "dog", "."]),
+])
+def test_bleu_tokens_follow_nltk_word_tokenize(text, tokens) -> None:
+    from memgraph_agents.bench.metrics import word_tokens
+
+    assert word_tokens(text) == tokens
+
+
+def test_bleu1_counts_nltk_tokens() -> None:
+    # CS:GO is 3 tokens (cs : go), not 1: a 1-token answer "cs" has BP exp(1 - 3/1) and precision 1
+    assert bleu1("CS", "CS:GO") == pytest.approx(math.exp(-2))
+    assert bleu1("10,000", "10,000") == 1.0  # one token, not "10" "," "000"
+    assert bleu1("did not", "didn't") == pytest.approx(0.5)  # did|not vs did|n't: one of two tokens

@@ -72,12 +72,28 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _request(url: str, body: dict | None = None, timeout: float = 60) -> object:
+def _request(url: str, body: dict | None = None, timeout: float = 60, method: str = "") -> object:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="POST" if body is not None else "GET",
+    req = urllib.request.Request(url, data=data, method=method or ("POST" if body is not None else "GET"),
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as r:
-        return json.loads(r.read().decode())
+        raw = r.read().decode()
+        return json.loads(raw) if raw.strip() else None
+
+
+def _stream(url: str, body: dict, timeout: float = 60) -> list[tuple[str, object]]:
+    """A server-sent-event stream as (event, data) pairs."""
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "Accept": "text/event-stream"})
+    events, event = [], ""
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        for raw in r:
+            line = raw.decode().rstrip("\r\n")
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:") and event:
+                events.append((event, json.loads(line[5:].strip() or "null")))
+    return events
 
 
 @pytest.mark.timeout(180)
@@ -95,11 +111,13 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1",
-           "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "MEMGRAPH_LLM": "none"}
+           "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "MEMGRAPH_LLM": "none",
+           # the server's store (MemgraphStore) lives here too
+           "MEMGRAPH_DATA_DIR": str(settings.data_dir), "MEMGRAPH_EMBEDDINGS": "hash"}
     log = (tmp_path / "langgraph-dev.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(ROOT / "langgraph.json"), "--host", "127.0.0.1",
-         "--port", str(port), "--no-browser", "--no-reload", "--allow-blocking"],
+         "--port", str(port), "--no-browser", "--no-reload"],  # no --allow-blocking: nodes keep the loop free
         cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 90
@@ -114,6 +132,12 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
             time.sleep(0.5)
         assistants = _request(f"{base}/assistants/search", {"limit": 20})
         assert {a["graph_id"] for a in assistants} == set(EXPORTED)
+        for a in assistants:  # Studio's forms: every schema present, every context field described
+            schemas = _request(f"{base}/assistants/{a['assistant_id']}/schemas")
+            for kind in ("input_schema", "output_schema", "context_schema"):
+                assert schemas[kind], f"{a['graph_id']}: {kind} is null"
+            props = schemas["context_schema"]["properties"]
+            assert props and all(v.get("description") for v in props.values()), (a["graph_id"], props)
 
         ctx = {"data_dir": str(settings.data_dir), "namespace": "demo", "embeddings": "hash", "policy": "offline"}
         out = _request(f"{base}/runs/wait", {"assistant_id": "navigator", "input": {"question": QUESTION, "k": 5},
@@ -127,10 +151,31 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
         assert decisions and {e["action"] for e in decisions} <= {"SKIP", "EXPAND", "ANSWER"}
         assert out["subgoals"] and len(out["satisfied"]) == len(out["subgoals"])
 
+        # a streamed navigator run: node updates arrive as they happen
+        events = _stream(f"{base}/runs/stream", {"assistant_id": "navigator", "stream_mode": ["updates"],
+                                                 "input": {"question": QUESTION, "k": 3}, "context": ctx})
+        streamed = [name for ev, data in events if ev == "updates" for name in data]
+        assert not [data for ev, data in events if ev == "error"], events
+        assert streamed[0] == "planner" and "explore" in streamed and streamed[-1] == "respond", streamed
+
+        # the chatbot (offline: recalls evidence and shows it)
+        out = _request(f"{base}/runs/wait", {"assistant_id": "chatbot",
+                                             "input": {"messages": [{"role": "user", "content": QUESTION}]},
+                                             "context": {**ctx, "user_id": "demo"}})
+        assert "__error__" not in out, out
+        assert "Pixel" in out["messages"][-1]["content"]
+
         # the retrieval graph: the retriever is chosen by the context
         out = _request(f"{base}/runs/wait", {"assistant_id": "retrieval", "input": {"query": "puppy Pixel", "k": 3},
                                              "context": {**ctx, "retriever": "bm25"}})
         assert out["evidence"] and all(ev["retriever"] == "bm25" for ev in out["evidence"])
+
+        # the server's store is MemgraphStore: put, then a ranked search
+        _request(f"{base}/store/items", {"namespace": ["users", "ana"], "key": "pet",
+                                         "value": {"content": "Ana adopted the beagle puppy Pixel."}}, method="PUT")
+        found = _request(f"{base}/store/items/search", {"namespace_prefix": ["users"], "query": "beagle puppy"})
+        assert [(i["key"], i["value"]) for i in found["items"]] == [("pet", {"content": "Ana adopted the beagle puppy Pixel."})]
+        assert found["items"][0]["score"] is not None
 
         # the ingest graph takes a plain JSON session
         session = {"id": "X1", "date": "2024-12-01T10:00:00",

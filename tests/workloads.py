@@ -92,7 +92,7 @@ def digest(obj) -> str:
 
 # Imported once by the fork server: a forked test process then starts in milliseconds.
 FORKSERVER_PRELOAD = ["memgraph_agents.ingest", "memgraph_agents.graphs.ingest", "memgraph_agents.storage",
-                      "memgraph_agents.cli.main", "memgraph_agents.retrieval.registry", "chromadb", "sklearn.cluster",
+                      "memgraph_agents.cli.main", "memgraph_agents.retrievers", "chromadb", "sklearn.cluster",
                       "tests.workloads", "tests.test_crash_safety", "tests.test_concurrency"]
 
 

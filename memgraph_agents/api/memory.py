@@ -78,6 +78,7 @@ class Memory:
             report.sessions_unchanged += r.sessions_unchanged
             report.turns += r.turns
             report.warnings.extend(r.notes)
+            report.sessions.extend(r.sessions)
             if is_note_id(conv.id) and isinstance(source, str):
                 report.note_ids.append(conv.id)
         report.seconds = round(time.perf_counter() - t0, 3)

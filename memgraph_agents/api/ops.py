@@ -12,10 +12,10 @@ import asyncio
 from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
 from memgraph_agents.config import Settings
-from memgraph_agents.errors import InputError, NamespaceNotFoundError
+from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
-from memgraph_agents.storage.namespaces import list_namespaces, namespace_dir, validate_namespace
+from memgraph_agents.storage.namespaces import namespace_dir, validate_namespace
 
 
 def exists(settings: Settings, namespace: str) -> bool:
@@ -25,9 +25,9 @@ def exists(settings: Settings, namespace: str) -> bool:
 def open_store(settings: Settings, namespace: str):
     """The namespace's store; ``NamespaceNotFoundError`` listing the stored ones when missing."""
     if not exists(settings, namespace):
-        names = list_namespaces(settings.data_dir)
-        raise NamespaceNotFoundError(f"namespace {namespace!r} does not exist in {settings.data_dir} "
-                                     f"(stored: {', '.join(names) if names else 'none'})")
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(settings.data_dir, namespace)
     return get_store(settings, namespace, create=False)
 
 
@@ -52,7 +52,7 @@ async def search(settings: Settings, namespace: str, query: str, k: int, retriev
     if not await asyncio.to_thread(exists, settings, namespace):
         return []
     store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if not store.sessions():
+    if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
         return []
     llm = get_chat_model(settings)
     if is_navigator(retriever):
@@ -72,7 +72,7 @@ async def ask(settings: Settings, namespace: str, question: str, k: int, retriev
     store = None
     if await asyncio.to_thread(exists, settings, namespace):
         store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if store is None or not store.sessions():
+    if store is None or not await asyncio.to_thread(store.sessions):
         out.trace = [f"namespace {namespace!r} holds no memory yet"]
         return out
     if is_navigator(retriever):
@@ -118,8 +118,8 @@ def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetRep
 
 
 def stats(settings: Settings, namespace: str) -> dict:
-    """Sessions, nodes and edges by kind, vectors and bytes on disk, and the presets used."""
-    store = open_store(settings, namespace)
-    out = dict(store.stats())
-    out["presets"] = sorted({(r.get("info") or {}).get("preset") or "default" for r in store.sessions()})
-    return out
+    """Sessions, nodes and edges by kind, vectors and bytes on disk, and the presets used.
+    Read from the SQLite graph alone (``storage.stats``): no Chroma, no embedding model."""
+    from memgraph_agents.storage.stats import namespace_stats
+
+    return namespace_stats(settings.data_dir, validate_namespace(namespace))

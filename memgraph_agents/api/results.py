@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from memgraph_agents.ingest import SessionOutcome
 from memgraph_agents.model.evidence import Evidence
 
 
@@ -18,6 +19,8 @@ class AddReport(BaseModel):
     turns: int = 0
     note_ids: list[str] = Field(default_factory=list, description="ids of added notes: forget(note=id)")
     warnings: list[str] = Field(default_factory=list, description="e.g. an LLM step that fell back to offline")
+    sessions: list[SessionOutcome] = Field(default_factory=list,
+                                           description="per session: stored or unchanged, LLM-built or fallen back")
     seconds: float = 0.0
 
 

@@ -253,9 +253,10 @@ def is_navigator(name: str) -> bool:
 
 
 def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dict[str, Any], model,
-                          settings: Settings, progress) -> tuple[dict[str, str | None], dict[str, float]]:
-    """The navigator answers through its own Responder (LLM policy): ``{qid: answer}`` and the
-    summed navigator counters (LLM calls, tokens, steps), one search per question."""
+                          settings: Settings, progress) -> tuple[dict[str, str | None], dict[str, float], dict[str, Any]]:
+    """The navigator answers through its own Responder (LLM policy): ``{qid: answer}`` (None
+    where the Responder fell back), the summed navigator counters (LLM calls, tokens, steps),
+    and what fell back: questions with a fallback, the most calls one question used."""
     from memgraph_agents.bench.qa import QA_EVIDENCE
     from memgraph_agents.navigator.config import NavigatorContext
     from memgraph_agents.navigator.run import anavigate
@@ -263,16 +264,23 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
 
     params = PRESETS[name].retriever_params if name in PRESETS else {}
     task = progress.add_task(f"navigate {name} (llm)", total=len(questions))
-    semaphore = asyncio.Semaphore(settings.llm_max_concurrency)
+    # searches run side by side; their LLM calls share the model's process-wide limiter
+    searches = asyncio.Semaphore(4 * settings.llm_max_concurrency)
     totals: dict[str, float] = {}
+    info: dict[str, Any] = {"questions_with_fallback": 0, "max_llm_calls_per_question": 0, "fallback_examples": []}
 
     async def one(x: _Question) -> tuple[str, str | None]:
-        async with semaphore:
+        async with searches:
             r = await anavigate(x.q.question, stores[x.namespace], llm=model, k=QA_EVIDENCE,
                                 context=NavigatorContext(**{**params, "policy": "llm"}))
         for key, v in r.counters.items():
             if isinstance(v, (int, float)):
                 totals[key] = totals.get(key, 0) + v
+        info["max_llm_calls_per_question"] = max(info["max_llm_calls_per_question"], int(r.counters["llm_calls"]))
+        if r.fallbacks:
+            info["questions_with_fallback"] += 1
+            if len(info["fallback_examples"]) < 5:
+                info["fallback_examples"].append(f"{x.q.id}: {r.fallbacks[0]}")
         progress.update(task, advance=1)
         return x.q.id, r.answer
 
@@ -281,40 +289,51 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
 
     answers = run_sync(all_())
     totals["calls"] = totals.pop("llm_calls", 0)  # the name qa_scores sums
-    return answers, totals
+    return answers, totals, info
 
 
 def _run_qa(name: str, questions: Sequence[_Question], evidence_by_q: dict[str, list[Evidence]], settings: Settings,
-            progress, records: list | None, stores: dict[str, Any] | None = None) -> dict[str, Any]:
+            progress, records: list | None, stores: dict[str, Any] | None = None, *, judge: str = "strict",
+            judge_llm: str | None = None) -> dict[str, Any]:
     from memgraph_agents.bench.qa import QA_EVIDENCE, QAItem, arun_qa, qa_scores
     from memgraph_agents.runtime import get_chat_model
 
     model = get_chat_model(settings)
     if model is None:
         raise ValueError("--qa needs an LLM: set MEMGRAPH_LLM (e.g. openai:gpt-4o-mini) or pass --llm")
+    judge_model = get_chat_model(settings.model_copy(update={"llm": judge_llm})) if judge_llm else model
     answers: dict[str, str | None] = {}
     nav_usage: dict[str, float] = {}
+    nav_info: dict[str, Any] = {}
     if stores is not None and is_navigator(name):
-        answers, nav_usage = _answers_by_navigator(name, questions, stores, model, settings, progress)
+        answers, nav_usage, nav_info = _answers_by_navigator(name, questions, stores, model, settings, progress)
     items = [QAItem(qid=x.q.id, category=x.q.category, question=x.q.question, gold=x.q.answer,
                     evidence=evidence_by_q.get(x.q.id, [])[:QA_EVIDENCE], speakers=list(x.sample.conversation.speakers),
                     answer=answers.get(x.q.id))  # None (no navigator answer): answered from the evidence
              for x in questions]
     task = progress.add_task(f"qa {name}", total=len(items))
-    outcomes, usage = run_sync(arun_qa(model, items, timeout=settings.llm_timeout,
-                                       concurrency=settings.llm_max_concurrency,
-                                       on_done=lambda o: progress.update(task, advance=1)))
+    outcomes, usage = run_sync(arun_qa(model, items, timeout=settings.llm_timeout, judge_model=judge_model,
+                                       judge=judge, on_done=lambda o: progress.update(task, advance=1)))
     if nav_usage:
         usage["navigator"] = nav_usage
     scores = qa_scores(outcomes, usage)
+    fell_back = sum(1 for x in items if nav_usage and x.answer is None)
     if nav_usage:
-        scores["answered_by"] = "navigator responder"
+        # only the questions the Responder answered count as its answers: say how many fell back
+        scores["answered_by"] = ("navigator responder" if not fell_back else
+                                 f"navigator responder ({len(items) - fell_back}), one-shot answer prompt "
+                                 f"after a Responder fallback ({fell_back})")
+        scores["navigator"] = {**nav_info, "responder_fallbacks": fell_back}
+    scores["fallbacks"] = {"navigator_questions": nav_info.get("questions_with_fallback", 0),
+                           "qa_llm_failures": scores["llm_failures"]}
+    scores["judge"] = {"criteria": judge, "llm": judge_llm or settings.llm}
     progress.update(task, description=f"qa {name} judge {scores['judge_accuracy']:.3f}")
     if records is not None:
         for o in outcomes:
+            by = "one-shot" if not nav_usage or answers.get(o.qid) is None else "navigator responder"
             records.append({"retriever": name, "qid": o.qid, "category": o.category, "question": o.question,
                             "gold": o.gold, "answer": o.answer, "correct": o.correct, "f1": round(o.f1, 4),
-                            "reasoning": o.reasoning, "error": o.error, "qa": True})
+                            "reasoning": o.reasoning, "error": o.error, "qa": True, "answered_by": by})
     return scores
 
 
@@ -332,12 +351,19 @@ def run_locomo_bench(
     command: str = "",
     records: list | None = None,
     on_ingested: Callable[[dict[str, Any]], None] | None = None,
+    on_partial: Callable[[dict[str, Any], str], None] | None = None,
+    judge: str = "strict",
+    judge_llm: str | None = None,
 ) -> dict[str, Any]:
     """Run the LoCoMo benchmark; return the results (the ``results.json`` document).
 
     ``data``: a LoCoMo file or already loaded samples. ``progress``: anything with rich's
     ``add_task(description, total=)`` / ``update(task, advance=, completed=, description=)``.
     ``records``: when a list, per-question rows (retrieval and QA) are appended to it.
+    ``on_partial(results, what)``: called with the results so far (``"partial": true``) after
+    the ingest, the retrieval and each retriever's QA, so a long run leaves something behind.
+    ``judge``: ``strict`` (the project's judge) or ``mem0`` (mem0's lenient criteria);
+    ``judge_llm``: the judge's model spec (default: the answering model).
     """
     opts = check_options(settings, retrievers=retrievers, ks=ks, categories=categories,
                          conversations=conversations, builder=builder, qa=qa)
@@ -377,16 +403,29 @@ def run_locomo_bench(
         "questions_per_category": {str(c): sum(1 for x in questions if x.q.category == c) for c in opts.categories},
         "retrievers": {},
     }
+    if opts.qa:
+        results["judge"] = {"criteria": judge, "llm": judge_llm or settings.llm}
+    results["ingest"] = ingest
+    results["command"] = command
+
+    def partial(what: str) -> None:
+        if on_partial is not None:
+            on_partial(clean({**results, "partial": True, "done": what}), what)
+
+    partial("ingest")
     runs = _retrieve_all(questions, stores, opts, turn_sessions, progress)
     for run in runs:
-        summary = run.summary()
+        results["retrievers"][run.name] = run.summary()
         if records is not None:
             records.extend(run.records)
-        if opts.qa and not run.companion:
-            summary["qa"] = _run_qa(run.name, questions, run.evidence, settings, progress, records, stores)
-        results["retrievers"][run.name] = summary
-    results["ingest"] = ingest
+    partial("retrieval")
+    if opts.qa:
+        for run in runs:
+            if run.companion:  # the navigator's kept-only ranking: no answers of its own
+                continue
+            results["retrievers"][run.name]["qa"] = _run_qa(run.name, questions, run.evidence, settings, progress,
+                                                            records, stores, judge=judge, judge_llm=judge_llm)
+            partial(f"qa {run.name}")
     results["machine"] = {**machine_info(), "loadavg_start": load_start}
     results["date"] = datetime.now().astimezone().isoformat(timespec="seconds")
-    results["command"] = command
     return clean(results)

@@ -187,7 +187,19 @@ def set_f1(prediction: object, gold: object) -> float:
 
 # Approximates NLTK's word_tokenize (used by mem0's BLEU): contractions split off, numbers
 # and hyphenated words kept whole, each punctuation mark a token.
-_BLEU_TOKEN = re.compile(r"\w+(?=n't)|n't|'(?:s|re|ve|ll|d|m)\b|\w+(?:[-.:/]\w+)*|[^\w\s]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def word_tokens(text: str) -> list[str]:
+    """Tokens as NLTK's ``word_tokenize`` gives them: its Treebank-style word tokenizer (which
+    needs no data) on each sentence. ``CS:GO`` -> ``cs : go``, ``10,000`` stays whole,
+    ``don't`` -> ``do n't``, ``"x"`` -> ````` x ''``. The sentence split is a plain one at
+    ``.!?`` + space (NLTK's punkt model is a download), which only matters for a period
+    inside a multi-sentence answer."""
+    from nltk.tokenize import NLTKWordTokenizer
+
+    tok = NLTKWordTokenizer()
+    return [t for sentence in _SENTENCE_END.split(text.strip()) if sentence for t in tok.tokenize(sentence)]
 
 
 def bleu1(prediction: object, gold: object) -> float:
@@ -197,8 +209,8 @@ def bleu1(prediction: object, gold: object) -> float:
     prediction or no unigram overlap — what NLTK's ``sentence_bleu(weights=(1, 0, 0, 0))``
     returns with or without smoothing, as mem0's evaluation calls it.
     """
-    pred = _BLEU_TOKEN.findall(str(prediction).lower())
-    ref = _BLEU_TOKEN.findall(str(gold).lower())
+    pred = word_tokens(str(prediction).lower())
+    ref = word_tokens(str(gold).lower())
     if not pred or not ref:
         return 0.0
     clipped = sum((Counter(pred) & Counter(ref)).values())

@@ -3,7 +3,11 @@
 An LLM answers each question from the top-10 evidence of a retriever
 (``prompts/answer_question.txt``: evidence lines with absolute dates and turn ids, a concise
 answer), and a second call grades the answer against the gold one
-(``prompts/judge_answer.txt``: a generous CORRECT / WRONG, as JSON). Scores per category:
+(CORRECT / WRONG, as JSON) with one of two criteria: ``strict``, the project's own
+(``prompts/judge_answer.txt``: another day than the gold day is wrong), or ``mem0``, the
+lenient criteria of mem0's published judge in the project's words
+(``prompts/judge_answer_mem0.txt``: an answer touching the same fact or period counts), whose
+accuracies compare with papers that use mem0's judge. Scores per category:
 token F1 with LoCoMo's normalisation, set F1, BLEU-1 and the judge's accuracy, plus the LLM
 calls and tokens spent. A failed LLM call never stops the run: the answer is empty (or the
 verdict WRONG) and the failure is counted.
@@ -79,12 +83,17 @@ def answer_prompt(item: QAItem) -> str:
                          evidence=evidence_lines(item.evidence))
 
 
-def judge_prompt(item: QAItem, answer: str) -> str:
-    return render_prompt("judge_answer", question=item.question, gold=item.gold, answer=answer or "(no answer)")
+JUDGES = {"strict": "judge_answer", "mem0": "judge_answer_mem0"}  # criteria -> prompt file
+
+
+def judge_prompt(item: QAItem, answer: str, judge: str = "strict") -> str:
+    if judge not in JUDGES:
+        raise ValueError(f"unknown judge {judge!r}: one of {', '.join(JUDGES)}")
+    return render_prompt(JUDGES[judge], question=item.question, gold=item.gold, answer=answer or "(no answer)")
 
 
 async def _one(model, item: QAItem, *, answer_usage: LLMUsage, judge_usage: LLMUsage, timeout: float,
-               semaphore: asyncio.Semaphore) -> QAOutcome:
+               semaphore: Any, judge_model: Any, judge: str) -> QAOutcome:
     out = QAOutcome(qid=item.qid, category=item.category, question=item.question, gold=item.gold)
     if item.answer is not None:
         out.answer = " ".join(item.answer.split())
@@ -97,8 +106,8 @@ async def _one(model, item: QAItem, *, answer_usage: LLMUsage, judge_usage: LLMU
             out.error = f"answer: {e}"
     if out.answer:
         try:
-            verdict = await ainvoke_json(model, judge_prompt(item, out.answer), Verdict, usage=judge_usage,
-                                         timeout=timeout, semaphore=semaphore, run_name="bench:judge")
+            verdict = await ainvoke_json(judge_model, judge_prompt(item, out.answer, judge), Verdict,
+                                         usage=judge_usage, timeout=timeout, run_name="bench:judge")
             out.correct, out.reasoning = verdict.label == "CORRECT", verdict.reasoning
         except LLMError as e:
             out.error = (out.error + "; " if out.error else "") + f"judge: {e}"
@@ -108,18 +117,22 @@ async def _one(model, item: QAItem, *, answer_usage: LLMUsage, judge_usage: LLMU
     return out
 
 
-async def arun_qa(model, items: Sequence[QAItem], *, timeout: float = 60, concurrency: int = 4,
-                  on_done: Callable[[QAOutcome], None] | None = None) -> tuple[list[QAOutcome], dict[str, dict]]:
-    """Answer and judge every item (at most ``concurrency`` LLM calls at once).
+async def arun_qa(model, items: Sequence[QAItem], *, timeout: float = 60, concurrency: int | None = None,
+                  on_done: Callable[[QAOutcome], None] | None = None, judge_model: Any = None,
+                  judge: str = "strict") -> tuple[list[QAOutcome], dict[str, dict]]:
+    """Answer and judge every item, all questions in flight together: the answering model's
+    process-wide limiter bounds its calls (``concurrency`` slots of its own when given), the
+    judge's (``judge_model``, default ``model``) bounds the judgements.
 
     Returns the outcomes in input order and the LLM usage ``{"answer": {...}, "judge": {...}}``.
     """
+    judge_prompt(QAItem("", 0, "", "", []), "", judge)  # an unknown judge fails before any call
     answer_usage, judge_usage = LLMUsage(), LLMUsage()
-    semaphore = asyncio.Semaphore(concurrency)
+    semaphore = asyncio.Semaphore(concurrency) if concurrency else None
 
     async def run(item: QAItem) -> QAOutcome:
         o = await _one(model, item, answer_usage=answer_usage, judge_usage=judge_usage, timeout=timeout,
-                       semaphore=semaphore)
+                       semaphore=semaphore, judge_model=judge_model or model, judge=judge)
         if on_done is not None:
             on_done(o)
         return o

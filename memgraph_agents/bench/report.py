@@ -7,10 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CATEGORY_NAMES", "overall_rows", "category_rows", "qa_rows", "ingest_rows", "write_results",
-           "write_markdown", "write_recall_png", "fmt", "seed_delta_rows", "seed_delta_columns"]
+__all__ = ["CATEGORY_NAMES", "CATEGORY_NOTE", "overall_rows", "category_rows", "qa_rows", "ingest_rows",
+           "write_results", "write_markdown", "write_recall_png", "fmt", "seed_delta_rows", "seed_delta_columns"]
 
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+# The numbers are the ``category`` field of LoCoMo's data file. mem0's paper (and papers reusing
+# its evaluation) label the same questions by name in another order: compare per category by name.
+CATEGORY_NOTE = ("Categories are LoCoMo's own numbers (the data file's `category`: 1 multi-hop, 2 temporal, "
+                 "3 open-domain, 4 single-hop, 5 adversarial); mem0's paper numbers and orders them differently, "
+                 "so compare with it by category name, not number.")
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -212,7 +217,19 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
                          f"queries with < {kmax} turns", "errors"], extra), ""]
     qrows = qa_rows(results)
     if qrows:
-        lines += ["## QA (answers from the top-10 evidence, LLM judge)", "", _md_table(QA_COLUMNS, qrows), ""]
+        judge = results.get("judge") or {}
+        lines += ["## QA (answers from the top-10 evidence, LLM judge)", "",
+                  f"Judge: {judge.get('criteria', 'strict')} criteria, model {judge.get('llm', results['llm'])} "
+                  "(strict: the project's own judge; mem0: the lenient criteria of mem0's published judge, "
+                  "comparable with papers that use it). " + CATEGORY_NOTE, "",
+                  _md_table(QA_COLUMNS, qrows), ""]
+        fb = [[name, r["qa"].get("answered_by", "one-shot answer prompt"),
+               fmt((r["qa"].get("fallbacks") or {}).get("navigator_questions")),
+               fmt((r["qa"].get("navigator") or {}).get("max_llm_calls_per_question")),
+               fmt(r["qa"].get("llm_failures"))]
+              for name, r in results["retrievers"].items() if r.get("qa")]
+        lines += [_md_table(["retriever", "answered by", "questions with a navigator fallback",
+                             "max navigator calls/question", "QA LLM failures"], fb), ""]
         usage = [[name, fmt(r["qa"]["llm"]["calls"]), fmt(r["qa"]["llm"]["input_tokens"]),
                   fmt(r["qa"]["llm"]["output_tokens"]), fmt(r["qa"]["llm"]["calls_per_question"]),
                   fmt(r["qa"]["llm"]["tokens_per_question"], 0)]

@@ -7,15 +7,52 @@ import json
 import time
 from importlib import resources
 
-from memgraph_agents.cli.output import console, print_evidence
+from memgraph_agents.cli.output import console, err_console, print_evidence
 from memgraph_agents.config import Settings
 
 DEMO_NAMESPACE = "demo"
-DEMO_RETRIEVER = "navigator"
 
 
-def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, offline: bool = False,
-              shown: int | None = None) -> None:
+class NothingToRead(RuntimeError):
+    """The retriever reads layers this namespace does not have."""
+
+
+def _load_model(store) -> None:
+    """Load the embedding model before the clock starts: its one-time cost is not latency."""
+    seconds = store.embedder.load()
+    if seconds >= 0.05:
+        console.print(f"model loaded in {seconds:.1f} s")
+
+
+def _llm_report(usage: dict, fallbacks: int = 0) -> str | None:
+    """One line on the LLM work of a question: calls, failures, retries, fallbacks."""
+    calls, failed = int(usage.get("calls", 0)), int(usage.get("failures", 0))
+    fallbacks = max(fallbacks, int(usage.get("fallbacks", 0)))
+    if not calls and not fallbacks:
+        return None
+    line = (f"LLM: {calls} calls attempted, {failed} failed, {fallbacks} fallback(s), "
+            f"{int(usage.get('retries', 0))} retried")
+    if fallbacks or failed:
+        line += f"; fallback used ({fallbacks or failed} step(s) answered offline)"
+    return line
+
+
+def check_layers(name: str, store) -> None:
+    """Raise ``NothingToRead`` when ``name`` (a preset) reads layers the namespace lacks."""
+    from memgraph_agents.presets import LAYER_KINDS, PRESETS
+
+    preset = PRESETS.get(name)
+    if preset is None or not preset.layers:
+        return
+    have = store.db.counts()[0]
+    missing = [layer for layer in preset.layers if not any(have.get(k) for k in LAYER_KINDS[layer])]
+    if missing:
+        raise NothingToRead(f"retriever {name!r} reads the {', '.join(missing)} layer(s), which namespace "
+                            f"{store.namespace!r} does not have: ingest with `--preset {name}` first, or pick "
+                            "another retriever")
+
+
+def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, offline: bool = False) -> None:
     """The navigator: its answer (LLM mode) or kept evidence, and with ``trace`` the path taken."""
     from memgraph_agents.aio import background
     from memgraph_agents.api.ops import navigation
@@ -26,9 +63,17 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
     c = r.counters
     console.print(f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
                   f"{int(c['rounds'])} round(s), {int(c['llm_calls'])} LLM calls)")
+    report = _llm_report({"calls": c.get("llm_calls", 0), "failures": c.get("llm_failures", 0)}, len(r.fallbacks))
+    if report:
+        console.print(f"  {report}", markup=False)
+        for why in r.fallbacks:
+            console.print(f"    fallback {why}", markup=False)
     if r.answer is not None:
         console.print(f"  answer: {r.answer}", markup=False)
-    print_evidence(r.evidence, shown or k)
+    evidence = r.ranking[:k] or r.evidence[:k]
+    if not evidence:
+        raise NothingToRead(f"the navigator found nothing in namespace {store.namespace!r}")
+    print_evidence(evidence, len(evidence))
     if trace:
         console.print("  path:")
         for line in r.trace_lines():
@@ -36,25 +81,44 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.api import Memory
     from memgraph_agents.api.ops import open_store
     from memgraph_agents.api.overrides import check_k, check_retriever, default_retriever, is_navigator
+    from memgraph_agents.llm.usage import LLMUsage
+    from memgraph_agents.retrievers import retrieve
+    from memgraph_agents.runtime import get_chat_model
 
-    ns = args.namespace or settings.namespace
-    store = open_store(settings, ns)  # a missing namespace is an error here, not "no evidence"
-    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (navigator)
+    k = check_k(args.top_k, settings.top_k)  # -k, else MEMGRAPH_TOP_K
+    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (navigator);
+    # an unknown name fails before any model loads
     name = check_retriever(args.retriever) if args.retriever else default_retriever(settings)
-    k = check_k(args.top_k, settings.top_k)
-    if is_navigator(name):
-        _navigate(args.question, store, settings, k, trace=args.trace)
-        return 0
-    t0 = time.perf_counter()
-    # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events).
-    evidence = Memory(settings=settings).search(args.question, namespace=ns, k=k, retriever=name)
-    console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
-    print_evidence(evidence, k)
+    store = open_store(settings, args.namespace or settings.namespace)  # missing: an error listing the others
+    try:
+        check_layers(name, store)
+        _load_model(store)
+        if is_navigator(name):
+            _navigate(args.question, store, settings, k, trace=args.trace)
+            return 0
+        usage = LLMUsage()
+        t0 = time.perf_counter()
+        # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events).
+        notes: list[str] = []  # the LLM steps' fallbacks, each with its reason
+        evidence = retrieve(name, args.question, store, k=k, llm=get_chat_model(settings), usage=usage,
+                            llm_timeout=settings.llm_timeout, notes=notes)
+        console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
+        report = _llm_report(usage.snapshot(), len(notes))
+        if report:
+            console.print(f"  {report}", markup=False)
+            for note in notes:
+                console.print(f"    fallback {note}", markup=False)
+        if not evidence:
+            raise NothingToRead(f"retriever {name!r} found nothing to read in namespace {store.namespace!r}")
+    except NothingToRead as exc:
+        err_console.print(f"error: {exc}", markup=False)
+        return 1
+    # Every item the retriever returned: a preset may add generated items (summaries, facts) after the k turns.
+    print_evidence(evidence, len(evidence))
     if args.trace:
-        for ev in evidence[:k]:
+        for ev in evidence:
             console.print(f"  path {ev.node_id}: {' -> '.join(ev.path)}", markup=False)
     return 0
 
@@ -67,6 +131,7 @@ def demo_files():
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api import Memory
     from memgraph_agents.api.ops import open_store
+    from memgraph_agents.cli.demo_view import show_question
 
     memory = Memory(settings=settings)
     conv_file, q_file = demo_files()
@@ -77,16 +142,10 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
                   f"sessions ({report.sessions_added + report.sessions_replaced} new, {report.sessions_unchanged} "
                   f"already stored) in {report.seconds:.1f}s")
     store = open_store(settings, DEMO_NAMESPACE)
-    name = args.retriever or DEMO_RETRIEVER
+    _load_model(store)
+    # The same defaults as `memgraph ask`: --retriever / MEMGRAPH_RETRIEVER (ppr), MEMGRAPH_TOP_K (10).
+    name = args.retriever or settings.retriever
     questions = json.loads(q_file.read_text(encoding="utf-8"))
-    for q in questions:
-        if name == "navigator":
-            console.print(f"\nexpected: {q['answer']}")
-            _navigate(q["question"], store, settings, 5, trace=False, offline=True, shown=3)
-            continue
-        t0 = time.perf_counter()
-        evidence = memory.search(q["question"], namespace=DEMO_NAMESPACE, k=5, retriever=name)
-        ms = 1000 * (time.perf_counter() - t0)
-        console.print(f"\n[bold]Q: {q['question']}[/bold]  ({name}, {ms:.0f} ms; expected: {q['answer']})")
-        print_evidence(evidence, 3)
+    visible = sum(show_question(q, store, name, settings.top_k) for q in questions)
+    console.print(f"\nanswer visible for {visible} of {len(questions)}")
     return 0

@@ -41,6 +41,10 @@ def add_parser(sub) -> None:
                         "5 adversarial (default 1,2,3,4)")
     s.add_argument("--qa", action="store_true", help="also answer from the top-10 evidence and judge (needs an LLM)")
     s.add_argument("--llm", help="'provider:model' for --qa / --builder llm (env MEMGRAPH_LLM)")
+    s.add_argument("--judge", default="strict", choices=["strict", "mem0"],
+                   help="QA judge criteria: strict (the project's own, default) or mem0 (the lenient criteria of "
+                        "mem0's published judge: an answer touching the same fact or period counts)")
+    s.add_argument("--judge-llm", help="'provider:model' of the QA judge (default: the --llm model)")
     s.add_argument("--preset", help="build each conversation as a seed paper's system (compassmem, emem, emem-g, "
                                     "sgmem, memorai, premem; own namespaces when it adds layers) and, without "
                                     "--retrievers, score the preset's retriever")
@@ -114,6 +118,7 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.bench.locomo import check_options, run_locomo_bench
     from memgraph_agents.bench.report import (
+        CATEGORY_NOTE,
         INGEST_COLUMNS,
         QA_COLUMNS,
         category_columns,
@@ -141,11 +146,22 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
     records: list[dict] = []
     console.print(f"memgraph bench locomo: memory in {settings.data_dir}, embeddings {settings.embeddings}, "
                   f"builder {args.builder}")
+    if args.judge_llm:
+        Settings(llm=args.judge_llm)  # a malformed spec fails here, before any work
+
+    def partial(results: dict, what: str) -> None:  # a long run leaves its results so far behind
+        args.out.mkdir(parents=True, exist_ok=True)
+        tmp = args.out / "results.json.tmp"
+        tmp.write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(args.out / "results.json")
+        console.print(f"{what} done: partial results in {args.out / 'results.json'}", markup=False)
+
     with progress_bar() as p:
         results = run_locomo_bench(
             args.data, settings, retrievers=args.retrievers, ks=args.k, categories=args.categories,
             conversations=args.conversations, builder=args.builder, qa=args.qa, progress=p,
-            command=_command_line(args, settings), records=records,
+            command=_command_line(args, settings), records=records, on_partial=partial,
+            judge=getattr(args, "judge", "strict"), judge_llm=getattr(args, "judge_llm", None),
         )
     paths = write_results(results, args.out)
     with (args.out / "questions.jsonl").open("w", encoding="utf-8") as f:
@@ -162,7 +178,20 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
                         category_rows(results, f"turn_recall@{kmax}")))
     qrows = qa_rows(results)
     if qrows:
-        console.print(_table(f"QA with {results['llm']}", QA_COLUMNS, qrows))
+        judge = results.get("judge") or {}
+        console.print(_table(f"QA with {results['llm']} (judge: {judge.get('criteria', 'strict')}, "
+                             f"{judge.get('llm', results['llm'])})", QA_COLUMNS, qrows))
+        console.print(CATEGORY_NOTE, markup=False)
+        for name, r in results["retrievers"].items():
+            qa = r.get("qa") or {}
+            if qa:
+                fb = qa.get("fallbacks") or {}
+                nav = qa.get("navigator") or {}
+                console.print(f"{name}: answered by {qa.get('answered_by', 'one-shot answer prompt')}; "
+                              f"{fb.get('navigator_questions', 0)} question(s) with a navigator fallback, "
+                              f"{fb.get('qa_llm_failures', 0)} QA LLM failure(s)"
+                              + (f"; at most {nav['max_llm_calls_per_question']} navigator LLM calls a question"
+                                 if nav else ""), markup=False)
     for name, r in results["retrievers"].items():
         if r.get("error_examples"):
             what = "every question" if r.get("failed") else f"{r['errors']} question(s)"

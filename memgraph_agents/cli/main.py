@@ -28,13 +28,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = command("ingest", help="add a conversation file to memory")
     s.add_argument("file")
-    s.add_argument("--namespace", help="target namespace (LoCoMo default: one per sample_id)")
+    s.add_argument("--namespace", help="target namespace (env MEMGRAPH_NAMESPACE; else one per conversation id)")
     s.add_argument("--format", choices=["locomo", "json", "jsonl"], help="default: from extension and content")
     s.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
     s.add_argument("--preset", help=PRESET_HELP)
 
     s = command("stats", help="sessions, nodes and edges by kind, size on disk")
-    s.add_argument("--namespace")
+    s.add_argument("--namespace", help="one namespace (env MEMGRAPH_NAMESPACE; default: all)")
 
     s = command("show", help="a node, its neighbours and its provenance turns")
     s.add_argument("node_id", help="a node id (event:S1:2, arg:caroline) or a turn id (D1:3)")
@@ -50,15 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--retriever", help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator, or a preset's "
                                        "name (its retriever); default: the preset's, else ppr")
     s.add_argument("--preset", help=PRESET_HELP)
-    s.add_argument("-k", "--top-k", type=int, default=5)
+    s.add_argument("-k", "--top-k", type=int, default=None,
+                   help="evidence items (env MEMGRAPH_TOP_K; default 10), for every retriever")
     s.add_argument("--trace", action="store_true", help="also print how the evidence was reached")
 
     s = command("demo", help="ingest the example conversation and answer a few questions (offline)")
-    s.add_argument("--retriever", help="retriever to use (default: the best available)")
+    s.add_argument("--retriever", help="retriever to use (env MEMGRAPH_RETRIEVER; default ppr); "
+                                       "MEMGRAPH_TOP_K items per question (default 10)")
 
-    from memgraph_agents.cli import bench_cmd, draw_cmd, trace_cmd
+    from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd
 
     bench_cmd.add_parser(sub)
+    mcp_cmd.add_parser(sub, common)
     draw_cmd.add_parser(sub, common)
     trace_cmd.add_parser(sub, common)
     return p
@@ -75,12 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     args = build_parser().parse_args(argv)
-    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, memory_cmds, trace_cmd
+    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, mcp_cmd, memory_cmds, trace_cmd
     from memgraph_agents.cli.output import err_console
 
     commands = {"ingest": memory_cmds.cmd_ingest, "stats": memory_cmds.cmd_stats, "show": memory_cmds.cmd_show,
                 "forget": memory_cmds.cmd_forget, "ask": ask_cmd.cmd_ask, "demo": ask_cmd.cmd_demo,
-                "bench": bench_cmd.cmd_bench, "draw": draw_cmd.cmd_draw, "trace": trace_cmd.cmd_trace}
+                "bench": bench_cmd.cmd_bench, "draw": draw_cmd.cmd_draw, "trace": trace_cmd.cmd_trace, "mcp": mcp_cmd.cmd_mcp}
     try:
         return commands[args.command](args, _settings(args))
     except KeyboardInterrupt:

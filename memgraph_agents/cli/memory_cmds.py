@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memgraph_agents.cli.output import console, progress_bar, table
+from rich.progress import TaskID
+
+from memgraph_agents.cli.output import console, env_namespace, progress_bar, table
 from memgraph_agents.config import Settings
 
 
@@ -16,30 +18,39 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
     memory = Memory(settings=settings)
     conversations = load_conversations(Path(args.file), args.format)  # parses everything before writing anything
-    if args.namespace and len(conversations) > 1:
-        console.print(f"note: {len(conversations)} conversations go into one namespace {args.namespace!r}")
+    fixed = args.namespace or env_namespace()  # --namespace, else MEMGRAPH_NAMESPACE, else one per conversation
+    if fixed and len(conversations) > 1:
+        console.print(f"note: {len(conversations)} conversations go into one namespace {fixed!r}")
     total_turns = 0
     with progress_bar() as p:
         for conv in conversations:
-            ns = args.namespace or namespace_for_id(conv.id)
+            ns = args.namespace or env_namespace() or namespace_for_id(conv.id)
             task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
-            report = memory.add(conv, namespace=ns,
-                                progress=lambda sid, done, total, t=task: p.update(t, completed=done))
+
+            def advance(sid: str, done: int, total: int, t: TaskID = task) -> None:
+                p.update(t, completed=done)
+
+            report = memory.add(conv, namespace=ns, progress=advance)
             total_turns += report.turns
             new = report.sessions_added + report.sessions_replaced
             p.update(task, description=f"{conv.id} -> {ns}: {new} new, "
                                        f"{report.sessions_unchanged} unchanged ({report.seconds:.1f}s)")
             for note in report.warnings:
                 console.print(f"  {conv.id} {note}", markup=False)
+            for outcome in report.sessions:  # one line per session: how it was built, LLM or fallback
+                console.print(f"  {conv.id} {outcome.line(not settings.offline)}", markup=False)
     console.print(f"ingested {len(conversations)} conversation(s), {total_turns} new turn(s) into {settings.data_dir}")
     return 0
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    # Memory.stats reads SQLite only: no Chroma, no embedding model (fast, and it works while
+    # another process holds the embedded Chroma of the data dir).
     from memgraph_agents.api import Memory
 
     memory = Memory(settings=settings)
-    names = [args.namespace] if args.namespace else memory.namespaces()
+    ns = args.namespace or env_namespace()
+    names = [ns] if ns else memory.namespaces()
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
         return 0
@@ -91,20 +102,22 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     turns = provenance(snap, i)
     console.print(f"provenance turns ({len(turns)}):")
     for t in turns[:20]:
-        j = snap.index.get(f"turn:{t}")
-        if j is not None:
-            console.print(f"  [{snap.session_date(snap.owner[j])} | {t}] {snap.text[j]}", markup=False)
+        ti = snap.index.get(f"turn:{t}")
+        if ti is not None:
+            console.print(f"  [{snap.session_date(snap.owner[ti])} | {t}] {snap.text[ti]}", markup=False)
     return 0
 
 
 def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api import Memory
 
-    if not args.namespace:
+    if args.session:  # one session: of --namespace, else MEMGRAPH_NAMESPACE
+        ns = args.namespace or settings.namespace
+        out = Memory(settings=settings).forget(namespace=ns, session=args.session)
+        console.print(f"forgot session {args.session} of {ns}: {out.nodes_removed} nodes removed")
+        return 0
+    if not args.namespace:  # a whole namespace only when named on the command line
         raise ValueError("forget needs --namespace (and --session S to forget one session)")
-    out = Memory(settings=settings).forget(namespace=args.namespace, session=args.session)
-    if args.session:
-        console.print(f"forgot session {args.session} of {args.namespace}: {out.nodes_removed} nodes removed")
-    else:
-        console.print(f"forgot namespace {args.namespace}")
+    Memory(settings=settings).forget(namespace=args.namespace)
+    console.print(f"forgot namespace {args.namespace}")
     return 0

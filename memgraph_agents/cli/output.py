@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -40,3 +41,9 @@ def print_evidence(evidence, limit: int = 5, indent: str = "  ") -> None:
         text = " ".join(ev.text.split())
         text = text if len(text) <= 220 else text[:217] + "…"
         console.print(f"{indent}{rank}. [{dates} | {turns}] ({ev.kind}, {ev.score:.3f}) {text}", markup=False)
+
+
+def env_namespace() -> str:
+    """``MEMGRAPH_NAMESPACE`` when it is set: commands that otherwise pick or list namespaces
+    (``ingest``: one per conversation; ``stats``: all) then work on that one."""
+    return os.environ.get("MEMGRAPH_NAMESPACE", "").strip()

@@ -35,11 +35,13 @@ def fallback_note(step: str, exc: BaseException) -> str:
     return f"{step}: LLM failed ({type(exc).__name__}: {str(exc)[:120]}); offline fallback"
 
 
-def session_hash(session: Session, layers: tuple[str, ...] = ()) -> str:
+def session_hash(session: Session, layers: tuple[str, ...] = (), *, llm_built: bool = False) -> str:
     """Content hash: re-ingesting an unchanged session is a no-op.
 
     The generated-memory layers asked for are part of it (when there are any): ingesting
-    again with another preset rebuilds the session with that preset's layers."""
+    again with another preset rebuilds the session with that preset's layers. So is an LLM
+    build (``llm_built``): ingesting with an LLM rebuilds a session built offline (or one
+    whose LLM extraction fell back); an offline hash is the same as before builders counted."""
     payload = {
         "id": session.id, "date": session.date.isoformat(),
         "turns": [[t.id, t.speaker, t.text, t.image_caption, t.timestamp.isoformat() if t.timestamp else None]
@@ -47,4 +49,6 @@ def session_hash(session: Session, layers: tuple[str, ...] = ()) -> str:
     }
     if layers:
         payload["layers"] = sorted(layers)
+    if llm_built:
+        payload["builder"] = "llm"
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]

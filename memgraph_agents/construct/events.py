@@ -8,6 +8,7 @@ that session, so a misbehaving LLM never loses a session.
 
 from __future__ import annotations
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild, fallback_note
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.segment import segment_by_shift
@@ -48,7 +49,7 @@ async def segment_llm(b: SessionBuild, session: Session, ctx: BuildContext) -> S
                                       semaphore=ctx.semaphore)
     except Exception as exc:  # any LLM failure: this session falls back, nothing is lost
         b.notes.append(fallback_note("events", exc))
-        return segment_offline(b, session, ctx)
+        return await off_loop(segment_offline, b, session, ctx)
     for k, ev in enumerate(events, start=1):
         _event(b, session, k, ev.text, list(ev.turn_ids), list(ev.participants), ev.time or session.date.date().isoformat(),
                [ev.time] if ev.time else [], {"builder": "llm",
@@ -57,6 +58,6 @@ async def segment_llm(b: SessionBuild, session: Session, ctx: BuildContext) -> S
 
 
 async def segment_events(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
-    if ctx.llm is None:
-        return segment_offline(b, session, ctx)
+    if ctx.llm is None:  # embedding work: off the event loop
+        return await off_loop(segment_offline, b, session, ctx)
     return await segment_llm(b, session, ctx)

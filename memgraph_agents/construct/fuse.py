@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.model.conversation import Session
@@ -39,10 +40,10 @@ def _merge(b: SessionBuild, new_id: str, old_id: str, session_id: str) -> None:
 
 async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
     events = b.of_kind(NodeKind.EVENT)
-    idx, old = ctx.existing(NodeKind.EVENT)
+    idx, old = await off_loop(ctx.existing, NodeKind.EVENT)  # store reads and embeddings: off the loop
     if not events or not len(idx):
         return b
-    sims = ctx.embedder.embed([e.text for e in events]) @ old.T
+    sims = await off_loop(ctx.embedder.embed, [e.text for e in events]) @ old.T
     judged = 0
     for r, ev in enumerate(events):
         j = int(np.argmax(sims[r]))
@@ -57,7 +58,7 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
                 verdict = await judge_fusion(ctx.llm, ev.text, ctx.snapshot.text[idx[j]], usage=ctx.usage,
                                              timeout=ctx.llm_timeout, semaphore=ctx.semaphore)
             except Exception as exc:  # the judge is optional: keep both events unlinked
-                b.notes.append(f"fusion judge failed ({type(exc).__name__})")
+                b.notes.append(f"fusion judge: LLM failed ({type(exc).__name__}); events kept unfused")
                 continue
             if verdict.same_event:
                 _merge(b, ev.id, old_id, session.id)

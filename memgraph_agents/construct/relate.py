@@ -2,7 +2,7 @@
 
 Relations — offline: ``follow_up`` between consecutive events of the session and
 cross-session ``similar`` edges above a threshold; LLM: typed pairwise relations with
-evidence turns (falls back to offline on failure).
+evidence turns, and the offline ``follow_up`` edges for consecutive pairs it left unlinked.
 Arguments — LLM role–argument pairs (EMem) when the event carries them, else offline
 proper nouns, numbers, dates and keyphrases; new arguments get ``synonym`` edges to
 arguments at cosine >= 0.9 (at most ~100 each), computed only for the new ones
@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
@@ -30,8 +31,14 @@ def argument_key(value: str) -> str:
 
 
 def _follow_ups(b: SessionBuild, session: Session) -> None:
+    """``follow_up`` between consecutive events, in LLM mode too (where the model linked a
+    pair already, its typed edge stands): an empty or lost LLM reply must not leave the
+    session's events unconnected."""
     events = b.of_kind(NodeKind.EVENT)
+    linked = {frozenset((e.src, e.dst)) for e in b.edges if e.kind == EdgeKind.RELATION}
     for a, c in zip(events, events[1:]):
+        if frozenset((a.id, c.id)) in linked:
+            continue
         b.edges.append(Edge(src=a.id, dst=c.id, kind=EdgeKind.RELATION, label="follow_up", session_id=session.id,
                             turn_ids=[a.turn_ids[-1], c.turn_ids[0]] if a.turn_ids and c.turn_ids else []))
 
@@ -112,8 +119,9 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
 
 
 async def relate(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
-    if ctx.llm is None or not await _llm_relations(b, session, ctx):
-        _follow_ups(b, session)
-    _similar_across_sessions(b, session, ctx)
-    add_arguments(b, session, ctx)
+    if ctx.llm is not None:
+        await _llm_relations(b, session, ctx)
+    _follow_ups(b, session)  # always: the LLM's relations add to the offline follow-ups
+    await off_loop(_similar_across_sessions, b, session, ctx)  # store reads and embeddings: off the loop
+    await off_loop(add_arguments, b, session, ctx)
     return b

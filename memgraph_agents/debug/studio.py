@@ -3,7 +3,8 @@
 Studio and the HTTP API send plain JSON. The ingest graph's nodes expect a ``Session``
 object, so its export puts a ``parse`` step in front (JSON session → ``Session``, speakers
 defaulting to the session's participants) and runs the ingest graph unchanged as a
-subgraph. The navigator, retrieval and chatbot graphs take JSON as they are.
+subgraph. The navigator, retrieval and chatbot graphs take JSON as they are. ``make_store``
+is the server's store (``MemgraphStore``).
 """
 
 from __future__ import annotations
@@ -40,3 +41,12 @@ def build_ingest_studio_graph():
 
 
 ingest = build_ingest_studio_graph()
+
+
+def make_store():
+    """The server's long-term memory store (``langgraph.json`` ``store.path``): ``MemgraphStore``
+    on ``MEMGRAPH_*`` settings, so Studio's memory view and ``get_store()`` in any graph read
+    and write graph memory."""
+    from memgraph_agents.integrations.store import MemgraphStore
+
+    return MemgraphStore()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -49,6 +50,16 @@ class EmbeddingModel:
         self.misses = 0
         self.query_calls = 0  # model calls made for query-side texts
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def load(self) -> float:
+        """Load the model now if it loads lazily (MiniLM); the seconds it took (0 if nothing to
+        load). Lets a caller report one-time model loading apart from query latency."""
+        loader = getattr(self.inner, "_load", None)
+        if loader is None:
+            return 0.0
+        t0 = time.perf_counter()
+        loader()
+        return time.perf_counter() - t0
 
     @property
     def dim(self) -> int:

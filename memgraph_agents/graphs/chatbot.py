@@ -15,10 +15,11 @@ Compiled without a checkpointer (``langgraph dev`` brings its own); the run cont
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
+from pydantic import Field
 
 from memgraph_agents.integrations import AgentMemory, MemoryMiddleware, OfflineRecallModel, create_memory_tools
 from memgraph_agents.runtime import MemoryContext, get_chat_model
@@ -36,8 +37,8 @@ SYSTEM_PROMPT = (
 class ChatbotContext(MemoryContext):
     """Whose memory (``user_id``) and the memory / model settings (empty = from env)."""
 
-    user_id: str = ""
-    user_name: str = ""  # how the user appears in memory ("user" when empty)
+    user_id: Annotated[str, Field(description="Whose memory: the namespace is derived from this id (empty: the context's namespace)")] = ""
+    user_name: Annotated[str, Field(description="How the user appears in memory ('user' when empty)")] = ""
 
 
 class ModelFromContext(AgentMiddleware):

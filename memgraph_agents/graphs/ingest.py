@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import operator
 from itertools import pairwise
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.build import SessionBuild, session_hash
 from memgraph_agents.construct.context import BuildContext
@@ -30,6 +32,7 @@ from memgraph_agents.construct.relate import relate
 from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.topic_layer import update_topics
 from memgraph_agents.llm.limits import call_limiter
+from memgraph_agents.llm.loops import model_key
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.presets import get_preset
@@ -52,6 +55,7 @@ def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
 
 
 class IngestState(TypedDict, total=False):
+    builder: str  # how the committed session was built: "llm" or "offline"
     session: Session
     speakers: list[str]
     build: SessionBuild
@@ -73,7 +77,7 @@ def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContex
                         seq=len(store.sessions()) + 1, llm=llm, usage=LLMUsage() if llm else None,
                         llm_timeout=settings.llm_timeout,
                         # one bound per chat model for the whole process, not per step or session
-                        semaphore=call_limiter(settings.llm, settings.llm_max_concurrency) if llm else None)
+                        semaphore=call_limiter(model_key(llm), settings.llm_max_concurrency) if llm else None)
 
 
 def _layers(settings: Settings) -> tuple[str, ...]:
@@ -89,7 +93,12 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     store = get_store(settings)
     session = state["session"]
     old = store.session_hash(session.id)
-    if old == session_hash(session, _layers(settings)):
+    layers = _layers(settings)
+    # an LLM ingest wants an LLM-built session; an offline one takes either build as it is
+    accepted = {session_hash(session, layers, llm_built=True)}
+    if settings.offline:
+        accepted.add(session_hash(session, layers))
+    if old in accepted:
         return {"status": "unchanged"}
     if old is not None:  # same id, new content (e.g. a chat session that grew): replace it
         store.delete_session(session.id)
@@ -106,19 +115,19 @@ def normalise(state: IngestState) -> dict:
 
 
 async def segment(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
+    ctx = await off_loop(_context, state, runtime)
     b = await segment_events(state["build"].model_copy(deep=True), state["session"], ctx)
     return {"build": b, "usage": _usage(ctx)}
 
 
 async def relate_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
+    ctx = await off_loop(_context, state, runtime)
     b = await relate(state["build"].model_copy(deep=True), state["session"], ctx)
     return {"build": b, "usage": _usage(ctx)}
 
 
 async def fuse_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
+    ctx = await off_loop(_context, state, runtime)
     b = await fuse(state["build"].model_copy(deep=True), state["session"], ctx)
     return {"build": b, "usage": _usage(ctx)}
 
@@ -139,7 +148,7 @@ def layer_node(name: str):
     async def run(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
         if name not in _layers(run_settings(runtime)):
             return {}
-        ctx = _context(state, runtime)
+        ctx = await off_loop(_context, state, runtime)
         b = await LAYER_STEPS[name](state["build"].model_copy(deep=True), state["session"], ctx)
         return {"build": b, "usage": _usage(ctx)}
 
@@ -153,20 +162,21 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     session, b = state["session"], state["build"]
     snap = store.snapshot()
     fresh = [n for n in b.nodes if n.embed and n.id not in snap]
-    vecs = store.embedder.embed([n.text for n in fresh]) if fresh else []
+    vecs = list(store.embedder.embed([n.text for n in fresh])) if fresh else []
     # "llm" only when the events really came from the LLM: a session whose extraction fell
     # back is recorded as built offline (the reason is in info.notes).
     llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))
     llm_builder = "llm" if not settings.offline and llm_events else "offline"
     record = SessionRecord(id=session.id, date=session.date.isoformat(), participants=list(session.participants),
-                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(settings)),
+                           n_turns=len(session.turns), content_hash=session_hash(session, _layers(settings),
+                                                                     llm_built=llm_builder == "llm"),
                            builder=llm_builder,
                            info={"notes": b.notes, "usage": state.get("usage", {}), "preset": settings.preset})
     store.commit_session(SessionWrite(record=record, nodes=b.nodes, edges=b.edges,
                                       vectors={n.id: v for n, v in zip(fresh, vecs)},
                                       replace_nodes=b.replace_nodes, replace_edges=b.replace_edges,
                                       replace_kinds=("topic",)))
-    return {"status": "committed", "notes": b.notes}
+    return {"status": "committed", "notes": b.notes, "builder": llm_builder}
 
 
 def build_ingest_graph():

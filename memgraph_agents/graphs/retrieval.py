@@ -14,10 +14,9 @@ one (``ppr``: EMem's mention detection and recall filter; ``navigator``: its LLM
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence

@@ -4,7 +4,8 @@
 - ``MemoryMiddleware`` / ``memory_writer_node``: write every finished chat turn to memory;
 - ``MemoryRetriever``: a LangChain ``BaseRetriever`` over any retriever;
 - ``AgentMemory``: the object behind them (namespace from the run, background writer);
-- ``OfflineRecallModel``: a stand-in model that recalls instead of chatting (no LLM).
+- ``OfflineRecallModel``: a stand-in model that recalls instead of chatting (no LLM);
+- ``MemgraphStore``: LangGraph's ``BaseStore`` over graph memory (``compile(store=...)``, langmem).
 """
 
 from memgraph_agents.integrations.hooks import MemoryMiddleware, memory_writer_node
@@ -18,11 +19,13 @@ from memgraph_agents.integrations.memory import (
 )
 from memgraph_agents.integrations.offline_model import OfflineRecallModel
 from memgraph_agents.integrations.retriever import MemoryRetriever, evidence_document
+from memgraph_agents.integrations.store import MemgraphStore
 from memgraph_agents.integrations.tools import MemoryTools, create_memory_tools
 
 __all__ = [
     "AgentMemory",
     "BackgroundWriter",
+    "MemgraphStore",
     "MemoryMiddleware",
     "MemoryRetriever",
     "MemoryTools",

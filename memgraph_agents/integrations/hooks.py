@@ -14,6 +14,7 @@ sessions ``<thread>-s1``, ``-s2`` …
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -69,7 +70,9 @@ class MemoryMiddleware(AgentMiddleware):
         return None
 
     async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        _write(self.memory, state, getattr(runtime, "context", None), _config(), self.speaker_names)
+        # resolving the namespace may open its store (SQLite): off the event loop
+        await asyncio.to_thread(_write, self.memory, state, getattr(runtime, "context", None), _config(),
+                                self.speaker_names)
         return None
 
     def flush(self, timeout: float | None = None) -> list[Any]:

@@ -380,7 +380,7 @@ class AgentMemory:
         name, default_k = self._run_options(context)
         if self.writer.pending(ns):
             await asyncio.to_thread(self.writer.wait, ns, self.read_wait)
-        store = self._store(settings, ns)
+        store = await asyncio.to_thread(self._store, settings, ns)  # opening a store reads SQLite
         if store is None:
             return RecallResult(ns, self._name(name), query, [])
         if name == "navigator":

@@ -19,6 +19,7 @@ runtime context and the config, and a direct ``tool.invoke(..., config)`` gives 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -104,9 +105,9 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
                                 navigator_llm=navigator_llm)
 
     # ``runtime: ToolRuntime = None`` / ``config: RunnableConfig = None``, not ``X | None``: LangChain
-    # injects these parameters only when the annotation is exactly the class (hence the ignores).
-    def recall(query: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
-               config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
+    # injects these parameters only when the annotation is exactly the class (mypy: implicit_optional).
+    def recall(query: str, runtime: ToolRuntime[Any, Any] = None,
+               config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             result = mem.recall(query, context=context, config=conf)
@@ -114,8 +115,8 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
-    async def arecall(query: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
-                      config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
+    async def arecall(query: str, runtime: ToolRuntime[Any, Any] = None,
+                      config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             result = await mem.arecall(query, context=context, config=conf)
@@ -123,8 +124,8 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
-    def remember(text: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
-                 config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
+    def remember(text: str, runtime: ToolRuntime[Any, Any] = None,
+                 config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             info = mem.remember(text, context=context, config=conf, speaker=remember_speaker)
@@ -134,7 +135,7 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
 
     async def aremember(text: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
                         config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
-        return remember(text, runtime, config)  # only queues: never blocks the event loop
+        return await asyncio.to_thread(remember, text, runtime, config)  # queues; may open the store
 
     recall_tool = StructuredTool.from_function(func=recall, coroutine=arecall, name=recall_name,
                                                description=RECALL_DESCRIPTION, response_format="content_and_artifact",

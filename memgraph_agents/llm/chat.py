@@ -14,6 +14,7 @@ from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 
 from memgraph_agents.errors import ConfigError
+from memgraph_agents.llm import loops
 
 # Local OpenAI-compatible servers ignore the key, but the OpenAI SDK refuses to start without one.
 PLACEHOLDER_API_KEY = "not-needed"
@@ -61,7 +62,7 @@ def make_chat_model(
         params["base_url"] = url
     params.update(kwargs)
     try:
-        return init_chat_model(model, model_provider=provider, **params)
+        chat = init_chat_model(model, model_provider=provider, **params)
     except ImportError as e:
         raise LLMConfigError(
             f"MEMGRAPH_LLM={spec} needs the LangChain integration package for {provider!r}: {e}"
@@ -71,3 +72,12 @@ def make_chat_model(
             f"MEMGRAPH_LLM={spec}: cannot build the chat model ({type(e).__name__}: {e}); "
             f"check the provider name and {provider.upper()}_API_KEY"
         ) from e
+    if provider == "openai" and "http_async_client" not in kwargs:
+        import openai
+
+        def build() -> BaseChatModel:  # same model, its own connection pool (one per event loop)
+            client = openai.DefaultAsyncHttpxClient(timeout=timeout)
+            return init_chat_model(model, model_provider=provider, **params, http_async_client=client)
+
+        loops.register(chat, loops.ModelInfo(key=f"{spec}@{url or 'api.openai.com'}", provider=provider, build=build))
+    return chat

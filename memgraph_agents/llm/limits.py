@@ -15,6 +15,7 @@ calls ahead of it.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -63,3 +64,14 @@ def call_limiter(spec: str, limit: int) -> CallLimiter:
         if key not in _LIMITERS:
             _LIMITERS[key] = CallLimiter(int(limit))
         return _LIMITERS[key]
+
+
+DEFAULT_LIMIT = 4  # Settings.llm_max_concurrency's default
+
+
+def default_limiter(key: str) -> CallLimiter:
+    """The limiter of a model for calls that name none (navigator, retrieval, bench):
+    ``MEMGRAPH_LLM_MAX_CONCURRENCY`` slots, shared with an ingest that uses the same limit."""
+    raw = os.environ.get("MEMGRAPH_LLM_MAX_CONCURRENCY", "")
+    limit = int(raw) if raw.strip().isdigit() and int(raw) > 0 else DEFAULT_LIMIT
+    return call_limiter(key, limit)

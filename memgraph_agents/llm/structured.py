@@ -1,10 +1,12 @@
 """Strict JSON output from any chat model: one request, tolerant parsing, one repair turn.
 
-Why not ``with_structured_output``: the servers this project targets (OpenAI, but also vLLM,
-Ollama, llama.cpp behind an OpenAI-compatible API, and scripted fakes in tests) differ in
-their tool-calling / JSON-mode support. A plain prompt that shows the expected shape, plus a
-forgiving extractor and a repair turn carrying the validation error, works on all of them.
-The extractor and the validation-error messages live in ``memgraph_agents.llm.jsonparse``.
+The request asks for native structured output where the server supports it (json_schema,
+then function calling, then JSON mode, then a plain prompt: ``memgraph_agents.llm.methods``),
+and every request also shows the expected shape in the prompt. The reply always goes through
+a forgiving extractor and, when unusable, a repair turn carrying the validation error: the
+servers this project targets (OpenAI, vLLM, Ollama, llama.cpp...) differ in how well they
+keep to a schema. The extractor lives in ``memgraph_agents.llm.jsonparse``; error classes,
+Retry-After and the per-model breaker in ``memgraph_agents.llm.transport``.
 
 Failure contract (the callers fall back to offline construction on any ``LLMError``):
 
@@ -12,8 +14,9 @@ Failure contract (the callers fall back to offline construction on any ``LLMErro
 - ``LLMTimeoutError`` one request exceeded ``timeout`` seconds (not retried: a slow server
   stays slow, and the caller has an offline path);
 - ``LLMCallError``    the model raised: immediately when the error is permanent (bad request,
-  authentication), after ``max_attempts`` with exponential backoff when it is transient
-  (rate limit / 429, timeouts, connection errors, 5xx). The original exception is the cause.
+  authentication), after ``max_attempts`` with exponential backoff (or the server's
+  Retry-After) when it is transient (by exception type: rate limit, timeout, connection,
+  5xx); also when the model's breaker is open or the caller's call cap is spent.
 """
 
 from __future__ import annotations
@@ -21,17 +24,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
-import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from memgraph_agents.errors import LLMError as BaseLLMError
 
@@ -44,7 +49,17 @@ from memgraph_agents.llm.jsonparse import (  # noqa: F401
     parse_reply,
     relax_json,
 )
-from memgraph_agents.llm.limits import CallSlot
+from memgraph_agents.llm import methods
+from memgraph_agents.llm.limits import CallSlot, default_limiter
+from memgraph_agents.llm.loops import for_running_loop, model_key
+from memgraph_agents.llm.transport import (  # noqa: F401  (is_transient: re-exported)
+    BREAKER,
+    MAX_RETRY_AFTER,
+    BreakerOpen,
+    is_rejected_request,
+    is_transient,
+    retry_after,
+)
 from memgraph_agents.llm.usage import LLMUsage, message_text
 from memgraph_agents.prompts import render_prompt
 
@@ -53,6 +68,14 @@ T = TypeVar("T", bound=BaseModel)
 DEFAULT_BACKOFF_BASE = 0.5  # seconds before the 2nd attempt; doubled each time after
 DEFAULT_MAX_ATTEMPTS = 3  # per request, for transient errors only
 REPAIR_MARKER = "JSON REPAIR"  # first words of prompts/json_repair.txt; fakes detect repair turns by it
+
+
+def default_backoff() -> float:
+    """``MEMGRAPH_LLM_BACKOFF`` seconds (first retry's wait, doubled after), else the default."""
+    try:
+        return max(0.0, float(os.environ.get("MEMGRAPH_LLM_BACKOFF", DEFAULT_BACKOFF_BASE)))
+    except ValueError:
+        return DEFAULT_BACKOFF_BASE
 
 
 class LLMError(BaseLLMError):
@@ -143,31 +166,6 @@ def _note(node: dict[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- transport
 
-_TRANSIENT_RE = re.compile(
-    r"rate.?limit|\b429\b|too many requests|timed?.?out|connection|connect ?error|temporar|"
-    r"overloaded|unavailable|bad gateway|gateway time|internal.?server|"
-    r"(?:error code|status(?: code)?|http)\W{0,3}5\d\d\b",
-    re.IGNORECASE,
-)
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Whether retrying the same request later may succeed (rate limits, timeouts, 5xx)."""
-    seen: set[int] = set()
-    e: BaseException | None = exc
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        code = getattr(e, "status_code", None)
-        if code is None:
-            code = getattr(getattr(e, "response", None), "status_code", None)
-        if isinstance(code, int):
-            # a status code is authoritative: 4xx other than 408/429 will fail again
-            return code in (408, 429) or 500 <= code < 600
-        if _TRANSIENT_RE.search(type(e).__name__) or _TRANSIENT_RE.search(str(e)):
-            return True
-        e = e.__cause__ or e.__context__
-    return False
-
 
 @contextlib.asynccontextmanager
 async def _maybe_acquire(semaphore: CallSlot | None) -> AsyncIterator[None]:
@@ -178,8 +176,48 @@ async def _maybe_acquire(semaphore: CallSlot | None) -> AsyncIterator[None]:
             yield
 
 
+class _Calls:
+    """Requests one logical call may still send (``None``: no cap), shared by its retries,
+    method fall-backs and repair turns so a caller's cap (the navigator's) holds."""
+
+    def __init__(self, cap: int | None) -> None:
+        self.left = cap
+
+    def take(self) -> bool:
+        if self.left is None:
+            return True
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+def _wait(backoff_base: float, key: str) -> Callable[[RetryCallState], float]:
+    def wait(state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        told = retry_after(exc) if exc is not None else None
+        if told is not None:  # the server said when: every caller of this model waits that long
+            BREAKER.hold(key, told)
+            return 0.0  # the breaker's wait happens before the next request
+        # exponential backoff with a little jitter so concurrent callers do not re-collide
+        return backoff_base * (2 ** (state.attempt_number - 1)) * (1 + 0.25 * random.random())
+
+    return wait
+
+
+def _stop(max_attempts: int, calls: _Calls) -> Callable[[RetryCallState], bool]:
+    def stop(state: RetryCallState) -> bool:
+        if state.attempt_number >= max_attempts or calls.left == 0:
+            return True
+        exc = state.outcome.exception() if state.outcome is not None else None
+        told = retry_after(exc) if exc is not None else None
+        return told is not None and told > MAX_RETRY_AFTER
+
+    return stop
+
+
 async def _request(
-    model: BaseChatModel,
+    model: Runnable[Any, Any],
     messages: Sequence[BaseMessage],
     *,
     usage: LLMUsage,
@@ -187,38 +225,80 @@ async def _request(
     semaphore: CallSlot | None,
     backoff_base: float,
     max_attempts: int,
+    calls: _Calls,
+    key: str,
     is_retry: bool,
     run_name: str,
 ) -> AIMessage:
-    """One logical request: per-attempt timeout, transient errors retried with backoff."""
+    """One logical request: per-attempt timeout, transient errors (by type) retried with
+    backoff or after the server's Retry-After, the model's breaker consulted first."""
     config: RunnableConfig = {"run_name": run_name, "tags": ["memgraph"]}
-    for attempt in range(max_attempts):
-        retry = is_retry or attempt > 0
+    attempt_no = 0
+
+    async def once() -> AIMessage:
+        nonlocal attempt_no
+        attempt_no += 1
+        retry = is_retry or attempt_no > 1
+        try:
+            await BREAKER.wait(key, max_wait=MAX_RETRY_AFTER)
+        except BreakerOpen as e:
+            raise LLMCallError(f"{run_name}: {e}", transient=True) from e
+        if not calls.take():
+            raise LLMCallError(f"{run_name}: the call cap is spent", transient=False)
         start = time.perf_counter()
         try:
-            # the semaphore wait is not part of the timeout: only the model's own time is
+            # the limiter's wait is not part of the timeout: only the model's own time is
             async with _maybe_acquire(semaphore):
                 start = time.perf_counter()
                 reply = await asyncio.wait_for(model.ainvoke(list(messages), config=config), timeout)
         except TimeoutError as e:  # asyncio.TimeoutError is TimeoutError on 3.11+
             usage.record_call(messages, None, time.perf_counter() - start, failed=True, retry=retry)
+            BREAKER.failed(key)  # a stalling server opens the breaker like a failing one
             raise LLMTimeoutError(f"{run_name}: no reply within {timeout:g} s") from e
-        except Exception as e:
+        except Exception:
             usage.record_call(messages, None, time.perf_counter() - start, failed=True, retry=retry)
-            transient = is_transient(e)
-            if not transient or attempt == max_attempts - 1:
-                tries = f" after {attempt + 1} attempts" if transient else ""
-                raise LLMCallError(
-                    f"{run_name}: chat model failed{tries}: {type(e).__name__}: {e}", transient=transient
-                ) from e
-            # exponential backoff with a little jitter so concurrent callers do not re-collide
-            await asyncio.sleep(backoff_base * (2**attempt) * (1 + 0.25 * random.random()))
-            continue
+            raise
         usage.record_call(messages, reply, time.perf_counter() - start, retry=retry)
-        if not isinstance(reply, AIMessage):  # some wrappers return a plain BaseMessage
-            reply = AIMessage(content=message_text(reply))
-        return reply
-    raise AssertionError("unreachable")  # pragma: no cover
+        return reply if isinstance(reply, AIMessage) else AIMessage(content=message_text(reply))
+
+    retrying = AsyncRetrying(
+        retry=retry_if_exception(lambda e: not isinstance(e, LLMError) and is_transient(e)),
+        wait=_wait(backoff_base, key),
+        stop=_stop(max_attempts, calls),
+        reraise=True,
+    )
+    try:
+        reply = await retrying(once)
+    except LLMError:
+        raise
+    except Exception as e:
+        transient = is_transient(e)
+        if transient:
+            BREAKER.failed(key)
+        tries = f" after {attempt_no} attempts" if transient else ""
+        raise LLMCallError(
+            f"{run_name}: chat model failed{tries}: {type(e).__name__}: {e}", transient=transient
+        ) from e
+    BREAKER.succeeded(key)
+    return reply
+
+
+async def _structured_request(
+    model: BaseChatModel, messages: Sequence[BaseMessage], schema: type[BaseModel], todo: list[str], **kw: Any
+) -> AIMessage:
+    """``_request`` with the first method of ``todo`` the server accepts (``todo`` is
+    consumed: a rejected method is dropped for this call and remembered for the model)."""
+    while True:
+        method = todo[0]
+        try:
+            return await _request(methods.bind(model, method, schema), messages, **kw)
+        except LLMCallError as e:
+            if method == "prompt" or e.transient or not is_rejected_request(e):
+                raise
+            methods.reject(kw["key"], method)
+            todo.pop(0)
+            if not todo:
+                todo.append("prompt")
 
 
 # --------------------------------------------------------------------------- public API
@@ -233,6 +313,7 @@ class LLMCallOptions(TypedDict, total=False):
     semaphore: CallSlot | None
     retries: int
     backoff_base: float | None
+    max_calls: int | None
 
 
 async def ainvoke_json(
@@ -247,6 +328,8 @@ async def ainvoke_json(
     check: Callable[[T], T] | None = None,
     backoff_base: float | None = None,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    max_calls: int | None = None,
+    method: str | None = None,
     run_name: str | None = None,
 ) -> T:
     """Ask ``model`` for JSON matching ``schema`` and return the validated instance.
@@ -258,25 +341,37 @@ async def ainvoke_json(
     ``DEFAULT_BACKOFF_BASE`` (tests pass a tiny value).
     """
     usage = usage if usage is not None else LLMUsage()
-    base = DEFAULT_BACKOFF_BASE if backoff_base is None else backoff_base
+    base = default_backoff() if backoff_base is None else backoff_base
     name = run_name or f"json:{schema.__name__}"
     shape = describe_schema(schema)
     task = prompt.rstrip() + "\n\n" + render_prompt("json_output", schema=shape)
     messages: list[BaseMessage] = [HumanMessage(content=task)]
+    key = model_key(model)
+    todo = methods.chain(model, method)
+    model = for_running_loop(model)
+    if semaphore is None:
+        semaphore = default_limiter(key)
+    calls = _Calls(max_calls)
     raw, error = "", ""
     for turn in range(retries + 1):
-        reply = await _request(
+        if turn > 0 and calls.left == 0:
+            break
+        reply = await _structured_request(
             model,
             messages,
+            schema,
+            todo,
             usage=usage,
             timeout=timeout,
             semaphore=semaphore,
             backoff_base=base,
             max_attempts=max_attempts,
+            calls=calls,
+            key=key,
             is_retry=turn > 0,
             run_name=name,
         )
-        raw = message_text(reply)
+        raw = methods.reply_text(reply)
         try:
             value = parse_reply(raw, schema)
             return check(value) if check is not None else value
@@ -289,9 +384,7 @@ async def ainvoke_json(
         else:
             # some servers reject an empty assistant message: fold the note into one turn
             messages = [HumanMessage(content=task + "\n\n" + repair)]
-    raise LLMOutputError(
-        f"{name}: unusable reply after {retries} repair turn(s): {error}", raw=raw, error=error
-    )
+    raise LLMOutputError(f"{name}: unusable reply after {turn} repair turn(s): {error}", raw=raw, error=error)
 
 
 def invoke_json(model: BaseChatModel, prompt: str, schema: type[T], **kwargs: Any) -> T:

@@ -14,7 +14,9 @@ number of evidence items returned; ``navigate(..., k=)`` sets that.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError
@@ -27,26 +29,26 @@ POLICIES = ("auto", "llm", "offline")
 class NavigatorContext(MemoryContext):
     """Run parameters of the navigator; every field has a working default."""
 
-    policy: str = "auto"  # llm | offline | auto (llm when a chat model is configured)
-    n_explorers: int = 3  # explorers per wave, run in parallel through ``Send``
-    top_k: int = 5  # localisation: best-k events
-    topics_p: int = 5  # localisation: also the best event of each of the first p topics
-    max_refinements: int = 1  # extra rounds after the first (CompassMem: one)
-    max_steps: int = 24  # node decisions (explorer steps) per question, all rounds
-    max_llm_calls: int = 8  # hard cap per question, repair turns included
-    frontier: int = 5  # nodes one explorer decides in one call
-    max_start: int = 5  # start nodes per round (LLM policy); offline: one per explorer
-    start_selection: str = "score"  # score (topic-diverse, the first wave judges them) | llm (one more call)
-    seed_retriever: str = "ppr+dwpr"  # one-shot ranking(s) that seed localisation and fill the tail (RRF)
-    seed_pool: int = 50  # turns taken from the one-shot ranking
-    support: float = 0.1  # ranking: weight of a turn's corroboration by kept neighbours (``navigator.rank``)
-    support_cap: float = 3.0  # ...summed neighbour seed scores saturate here
-    keep_os: float = 0.25  # offline keep: one-shot score relative to the best (question subgoal)
-    keep_sim: float = 0.92  # offline keep: cosine to an open subgoal relative to the best found
-    satisfy_os: float = 0.6  # offline: the question is satisfied by a node this high in the one-shot
-    satisfy_sim: float = 0.97  # offline: a subgoal is satisfied by a node this close to the best
-    next_floor: float = 0.85  # queued nodes below this relative priority are dropped, not explored
-    llm_timeout: float = 0.0  # seconds per LLM call; 0 = the settings' value
+    policy: Annotated[str, Field(description="llm | offline | auto (llm when a chat model is configured)")] = "auto"
+    n_explorers: Annotated[int, Field(description="explorers per wave, run in parallel through Send")] = 3
+    top_k: Annotated[int, Field(description="localisation: best-k events (not the number of evidence items returned)")] = 5
+    topics_p: Annotated[int, Field(description="localisation: also the best event of each of the first p topics")] = 5
+    max_refinements: Annotated[int, Field(description="extra rounds after the first (CompassMem: one)")] = 1
+    max_steps: Annotated[int, Field(description="node decisions (explorer steps) per question, all rounds")] = 24
+    max_llm_calls: Annotated[int, Field(description="hard cap per question, repair turns included")] = 8
+    frontier: Annotated[int, Field(description="nodes one explorer decides in one call")] = 5
+    max_start: Annotated[int, Field(description="start nodes per round (LLM policy); offline: one per explorer")] = 5
+    start_selection: Annotated[str, Field(description="score (topic-diverse, the first wave judges them) | llm (one more call)")] = "score"
+    seed_retriever: Annotated[str, Field(description="one-shot ranking(s) that seed localisation and fill the tail (RRF)")] = "ppr+dwpr"
+    seed_pool: Annotated[int, Field(description="turns taken from the one-shot ranking")] = 50
+    support: Annotated[float, Field(description="ranking: weight of a turn's corroboration by kept neighbours (navigator.rank)")] = 0.1
+    support_cap: Annotated[float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")] = 3.0
+    keep_os: Annotated[float, Field(description="offline keep: one-shot score relative to the best (question subgoal)")] = 0.25
+    keep_sim: Annotated[float, Field(description="offline keep: cosine to an open subgoal relative to the best found")] = 0.92
+    satisfy_os: Annotated[float, Field(description="offline: the question is satisfied by a node this high in the one-shot")] = 0.6
+    satisfy_sim: Annotated[float, Field(description="offline: a subgoal is satisfied by a node this close to the best")] = 0.97
+    next_floor: Annotated[float, Field(description="queued nodes below this relative priority are dropped, not explored")] = 0.85
+    llm_timeout: Annotated[float, Field(description="seconds per LLM call; 0 = the settings' value")] = 0.0
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:

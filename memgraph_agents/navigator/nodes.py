@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from langgraph.types import Send
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.llm.structured import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator import budget
@@ -44,11 +45,11 @@ def _usage(u: LLMUsage | None, **extra: float) -> dict[str, float]:
 
 def _fallback(role: str, err: Exception, **where: Any) -> dict[str, Any]:
     why = " ".join(str(err).split())[:200]
-    return event("fallback", reason=f"{role}: {type(err).__name__}: {why}", role=role, **where)
+    return event("fallback", reason=f"{role}: {type(err).__name__}: {why}", role=role, llm_failed=True, **where)
 
 
 async def planner(state: NavState, config, runtime) -> dict:
-    res = resources(runtime, config)
+    res = await off_loop(resources, runtime, config)
     question = " ".join(state["question"].split())
     if not question:
         raise ValueError("the question is empty")
@@ -58,7 +59,7 @@ async def planner(state: NavState, config, runtime) -> dict:
     if not res.offline and allow:
         usage = LLMUsage()
         try:
-            search = build_search({"question": question}, res, subgoals=[question])
+            search = await off_loop(build_search, {"question": question}, res, subgoals=[question])
             subgoals = await llm_policy.plan(search, model=res.llm, allowance=allow, usage=usage, timeout=res.timeout)
             source = "llm"
         except LLMError as e:
@@ -105,10 +106,10 @@ def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list
 
 async def localize(state: NavState, config, runtime) -> dict:
     """Candidates for this round's query, start nodes, and the first wave of explorers."""
-    res = resources(runtime, config)
+    res = await off_loop(resources, runtime, config)
     ctx, rnd, wave = res.context, state.get("round", 0), state.get("wave", 0)
     query = state.get("query") or state["question"]
-    search, cands, update = _candidates(state, res, query)
+    search, cands, update = await off_loop(_candidates, state, res, query)
     snap, ids = search.snap, [c for c, _ in cands]
     satisfied = list(state.get("satisfied") or [False] * len(search.subgoals))
     usage, events, source = None, [], "score"
@@ -192,10 +193,10 @@ def _route(events: list, state: Mapping[str, Any], to: str, reason: str, entries
 
 async def explore(inp: ExplorerInput, config, runtime) -> dict:
     """One explorer: decide its whole frontier (one LLM call, or the offline policy)."""
-    res = resources(runtime, config)
+    res = await off_loop(resources, runtime, config)
     ctx, a = res.context, inp["assignment"]
     rnd, wave, who = inp.get("round", 0), inp.get("wave", 0), a["explorer"]
-    search = build_search(inp, res)
+    search = await off_loop(build_search, inp, res)
     satisfied = list(inp.get("satisfied") or [False] * len(search.subgoals))
     visited = set(inp.get("visited") or [])
     usage, events = None, []
@@ -211,7 +212,7 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
             events.append(_fallback("explorer", e, round_=rnd, wave=wave, explorer=who))
     if decisions is None:
         filling = not enough_kept(inp, True)
-        decisions = offline.decide(search, a["entries"], satisfied, ctx, visited,
+        decisions = await off_loop(offline.decide, search, a["entries"], satisfied, ctx, visited,
                                    source="offline" if res.offline else "fallback", filling=filling)
     for note in notes:
         events.append(event("note", round_=rnd, wave=wave, explorer=who, reason=note))
@@ -247,7 +248,7 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
 
 async def coordinate(state: NavState, config, runtime) -> dict:
     """After a wave: re-prioritise the merged queue, then schedule the next wave or route."""
-    res = resources(runtime, config)
+    res = await off_loop(resources, runtime, config)
     ctx, rnd = res.context, state.get("round", 0)
     satisfied = state.get("satisfied") or []
     visited = set(state.get("visited") or [])
@@ -273,7 +274,7 @@ def route(state: NavState) -> list[Send] | str:
 
 async def refine(state: NavState, config, runtime) -> dict:
     """Gap-aware refinement: a new query aimed at the unsatisfied subgoals; next round."""
-    res = resources(runtime, config)
+    res = await off_loop(resources, runtime, config)
     ctx = res.context
     satisfied = state.get("satisfied") or []
     query = offline.refine(state.get("subgoals") or [], satisfied, state["question"])
@@ -282,7 +283,7 @@ async def refine(state: NavState, config, runtime) -> dict:
     if not res.offline and allow:
         usage = LLMUsage()
         try:
-            query = await llm_policy.refine(build_search(state, res), query=state.get("query") or state["question"],
+            query = await llm_policy.refine(await off_loop(build_search, state, res), query=state.get("query") or state["question"],
                                             satisfied=satisfied, kept=state.get("kept") or {}, model=res.llm,
                                             allowance=allow, usage=usage, timeout=res.timeout)
             source = "llm"

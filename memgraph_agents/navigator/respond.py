@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.llm.structured import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
@@ -71,9 +72,9 @@ def evidence_text(search: Search, evidence: list[Evidence], limit: int = MAX_ANS
 
 
 async def respond(state: NavState, config, runtime) -> dict:
-    res = resources(runtime, config)
-    search = build_search(state, res)
-    evidence, fallback = build_evidence(search, state)
+    res = await off_loop(resources, runtime, config)
+    search = await off_loop(build_search, state, res)
+    evidence, fallback = await off_loop(build_evidence, search, state)
     events = []
     rnd, wave = state.get("round", 0), state.get("wave", 0)
     if fallback and evidence:
@@ -84,12 +85,13 @@ async def respond(state: NavState, config, runtime) -> dict:
     if not res.offline and allow:
         usage = LLMUsage()
         try:
-            got = await llm_policy.answer(search, evidence_text(search, evidence), model=res.llm, allowance=allow,
+            text = await off_loop(evidence_text, search, evidence)
+            got = await llm_policy.answer(search, text, model=res.llm, allowance=allow,
                                           usage=usage, timeout=res.timeout)
             answer, source = " ".join(got.answer.split()), "llm"
         except LLMError as e:
-            why = f"{type(e).__name__}: {e}"[:200]
-            events.append(event("fallback", round_=rnd, wave=wave, role="responder", reason=why))
+            why = f"responder: {type(e).__name__}: {e}"[:200]
+            events.append(event("fallback", round_=rnd, wave=wave, role="responder", reason=why, llm_failed=True))
     elif not res.offline:
         events.append(event("budget", round_=rnd, wave=wave, reason="no LLM call left for the answer"))
     events.append(event("answer", round_=rnd, wave=wave, source=source, answer=answer,

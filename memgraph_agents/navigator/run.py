@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memgraph_agents.aio import background
+from memgraph_agents.aio import background, off_loop
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.graph import graph
@@ -37,20 +37,21 @@ class NavigationResult(BaseModel):
     satisfied: list[bool] = Field(default_factory=list)
     trace: list[dict[str, Any]] = Field(default_factory=list)
     counters: dict[str, float] = Field(default_factory=dict)
-    policy: str = "offline"
+    policy: str = "offline"  # "llm", "offline", or "offline (LLM failed)" when no LLM call gave a usable reply
+    fallbacks: list[str] = Field(default_factory=list, description="roles that fell back to the offline policy, why")
 
     def trace_lines(self) -> list[str]:
         return format_trace(self.trace)
 
 
-def _context(store, context: NavigatorContext | None, llm) -> NavigatorContext:
+def _context(store: StoreReader, context: NavigatorContext | None, llm) -> NavigatorContext:
     ctx = context or NavigatorContext()
     if ctx.policy == "llm" and llm is None:
         raise ValueError("navigator policy 'llm' needs a chat model (llm=...)")
     return ctx
 
 
-def _config(store, llm, ctx: NavigatorContext) -> dict:
+def _config(store: StoreReader, llm, ctx: NavigatorContext) -> dict:
     return {"configurable": {STORE_KEY: store, LLM_KEY: None if ctx.policy == "offline" else llm},
             "recursion_limit": 4 * (ctx.max_steps + 10)}
 
@@ -99,7 +100,7 @@ def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
     return kept[:k] if len(kept) >= k else [*kept, *extra[: k - len(kept)]]
 
 
-def _result(store, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float) -> NavigationResult:
+def _result(store: StoreReader, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float) -> NavigationResult:
     from memgraph_agents.navigator.trace import sort_key
 
     counters = dict(state.get("counters") or {})
@@ -110,10 +111,13 @@ def _result(store, state: dict, ctx: NavigatorContext, policy: str, k: int, wall
     trace = sorted(state.get("trace") or [], key=sort_key)
     ranked, kept_only = ranking(store, state, ctx, k)
     counters["kept"] = len(state.get("kept") or {})
+    fallbacks = [str(e.get("reason", "")) for e in trace if e.get("type") == "fallback" and e.get("llm_failed")]
+    if policy == "llm" and counters["llm_calls"] <= counters.get("llm_failures", 0):
+        policy = "offline (LLM failed)"  # every request failed or was unusable: say so, not "llm"
     return NavigationResult(question=state.get("question", ""), answer=state.get("answer"),
                             evidence=_evidence(state, ranked, k), ranking=ranked, kept_ranking=kept_only,
                             subgoals=state.get("subgoals") or [], satisfied=state.get("satisfied") or [],
-                            trace=trace, counters=counters, policy=policy)
+                            trace=trace, counters=counters, policy=policy, fallbacks=fallbacks)
 
 
 async def anavigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
@@ -122,7 +126,7 @@ async def anavigate(question: str, store: StoreReader, *, context: NavigatorCont
     t0 = time.perf_counter()
     state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx), context=ctx)
     policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
-    return _result(store, state, ctx, policy, k, time.perf_counter() - t0)
+    return await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)  # reads the store
 
 
 def navigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
@@ -146,7 +150,7 @@ async def astream_navigate(question: str, store: StoreReader, *, context: Naviga
             continue
         yield mode, chunk
     policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
-    yield "result", _result(store, state, ctx, policy, k, time.perf_counter() - t0)
+    yield "result", await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
 @register_retriever("navigator")

@@ -16,7 +16,9 @@ first. Node ids (not snapshot indices) are stored, so the state is plain JSON-ab
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
 
 from memgraph_agents.model.evidence import Evidence
 

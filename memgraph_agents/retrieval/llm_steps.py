@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.llm.coerce import LINE_SEPARATORS, as_str_list
@@ -50,8 +50,9 @@ _PREFIX = {"event": "E", "argument": "A"}
 class QueryMentions(BaseModel):
     """What a question mentions that could be looked up in memory."""
 
+    model_config = ConfigDict(extra="forbid")  # another JSON shape must not pass as "no mentions"
+
     mentions: list[str] = Field(
-        default_factory=list,
         description="entities, noun phrases, values and concepts the question mentions, most specific first",
     )
 
@@ -76,7 +77,9 @@ class QueryMentions(BaseModel):
 class RecallSelection(BaseModel):
     """The candidate ids to keep."""
 
-    keep: list[str] = Field(default_factory=list, description='ids of the items to keep, e.g. "E3", "A12"')
+    model_config = ConfigDict(extra="forbid")  # another JSON shape must not pass as "keep nothing"
+
+    keep: list[str] = Field(description='ids of the items to keep, e.g. "E3", "A12"')
 
     @field_validator("keep", mode="before")
     @classmethod

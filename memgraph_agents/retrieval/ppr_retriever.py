@@ -147,10 +147,14 @@ def ppr_seeds(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: int
 
 def seed_vector(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
                 turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5, pool: int = 50,
-                llm=None, usage: LLMUsage | None = None, llm_timeout: float = DEFAULT_TIMEOUT) -> np.ndarray:
-    """The personalization vector ``s`` over every node of ``snap`` (zero when nothing seeds)."""
+                llm=None, usage: LLMUsage | None = None, llm_timeout: float = DEFAULT_TIMEOUT,
+                notes: list[str] | None = None) -> np.ndarray:
+    """The personalization vector ``s`` over every node of ``snap`` (zero when nothing seeds);
+    the LLM steps' fallbacks are appended to ``notes``."""
     seeds = ppr_seeds(query, store, snap, sims, ke=ke, ka=ka, max_arg_seeds=max_arg_seeds, pool=pool,
                       llm=llm, usage=usage, llm_timeout=llm_timeout)
+    if notes is not None:
+        notes.extend(seeds.notes)
     seed = np.zeros(len(snap.ids))
     w = seeds.event_weights
     if w.sum() > 0:
@@ -164,8 +168,9 @@ def seed_vector(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: i
 def ppr(query: str, store: StoreReader, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
         damping: float = DAMPING, turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5,
         pool: int = 50, other_speaker: float = OTHER_SPEAKER, llm=None, usage: LLMUsage | None = None,
-        llm_timeout: float = DEFAULT_TIMEOUT) -> list[Evidence]:
-    """The top-k turns by Personalized PageRank from the query's seeds (see the module docstring)."""
+        llm_timeout: float = DEFAULT_TIMEOUT, notes: list[str] | None = None) -> list[Evidence]:
+    """The top-k turns by Personalized PageRank from the query's seeds (see the module docstring);
+    ``notes`` receives the LLM steps' fallbacks, so the caller can report them."""
     snap = store.snapshot()
     if k <= 0 or not len(snap.ids):
         return []
@@ -174,7 +179,7 @@ def ppr(query: str, store: StoreReader, *, k: int = 10, ke: int = 30, ka: int = 
     sims = node_similarities(snap, qv)
     seed = seed_vector(query, store, snap, sims, ke=ke, ka=ka, max_arg_seeds=max_arg_seeds, turn_weight=turn_weight,
                        event_weight=event_weight, arg_weight=arg_weight, pool=pool, llm=llm, usage=usage,
-                       llm_timeout=llm_timeout)
+                       llm_timeout=llm_timeout, notes=notes)
     if seed.sum() == 0:
         return []
     nodes, prepared = walk_graph(snap)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from memgraph_agents.llm.usage import LLMUsage
-from memgraph_agents.config import DEFAULT_RETRIEVER  # one source: the settings' default
+from memgraph_agents.config import DEFAULT_RETRIEVER  # noqa: F401  re-exported: one source, the settings' default
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.presets import DEFAULT_PRESET, PRESETS
 from memgraph_agents.retrieval.protocols import Retriever
@@ -67,16 +67,17 @@ def accepts(fn: Retriever, param: str) -> bool:
 
 
 def retrieve(name: str, query: str, store: StoreReader, *, k: int = 10, llm: Any = None, usage: LLMUsage | None = None,
-             llm_timeout: float | None = None, **params: Any) -> list[Evidence]:
+             llm_timeout: float | None = None, notes: list[str] | None = None, **params: Any) -> list[Evidence]:
     """Run retriever ``name`` on ``store`` (``ValueError`` for an empty question or an unknown name).
 
     ``llm`` (a chat model), ``usage`` (an ``LLMUsage``) and ``llm_timeout`` reach only the
     retrievers that declare them (e.g. ``ppr``'s optional LLM steps); the others run as without.
+    ``notes`` (a list) receives the LLM fallbacks of the retrievers that report them.
     """
     if not query or not query.strip():
         raise ValueError("the question is empty")
     fn = get_retriever(name)
     if llm is not None:
-        extra = {"llm": llm, "usage": usage, "llm_timeout": llm_timeout}
+        extra = {"llm": llm, "usage": usage, "llm_timeout": llm_timeout, "notes": notes}
         params.update({p: v for p, v in extra.items() if v is not None and accepts(fn, p)})
     return fn(query, store, k=k, **params)

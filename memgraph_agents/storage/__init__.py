@@ -1,9 +1,55 @@
-"""Storage: Chroma vectors + SQLite graph per namespace, committed atomically per session."""
+"""Storage: Chroma vectors + SQLite graph per namespace, committed atomically per session.
 
-from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
-from memgraph_agents.storage.memory import MemoryStore, SessionRecord, SessionWrite, StoreFault, delete_namespace
-from memgraph_agents.storage.namespaces import NamespaceError, list_namespaces, validate_namespace
-from memgraph_agents.storage.snapshot import GraphSnapshot
+Names load lazily (PEP 562): ``memgraph stats`` and the namespace helpers must not pay for
+importing Chroma.
+"""
 
-__all__ = ["MemoryStore", "SessionRecord", "SessionWrite", "StoreFault", "delete_namespace", "NamespaceError",
-           "list_namespaces", "validate_namespace", "GraphSnapshot", "DataDirInUseError", "WriterBusyError"]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the real names, for type checkers
+    from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
+    from memgraph_agents.storage.memory import (
+        MemoryStore,
+        SessionRecord,
+        SessionWrite,
+        StoreFault,
+        delete_namespace,
+    )
+    from memgraph_agents.storage.namespaces import (
+        NamespaceError,
+        list_namespaces,
+        validate_namespace,
+    )
+    from memgraph_agents.storage.snapshot import GraphSnapshot
+
+_WHERE = {
+    "MemoryStore": "memory", "SessionRecord": "memory", "SessionWrite": "memory", "StoreFault": "memory",
+    "delete_namespace": "memory", "NamespaceError": "namespaces", "list_namespaces": "namespaces",
+    "validate_namespace": "namespaces", "GraphSnapshot": "snapshot", "DataDirInUseError": "locks",
+    "WriterBusyError": "locks",
+}
+__all__ = [
+    "DataDirInUseError",
+    "GraphSnapshot",
+    "MemoryStore",
+    "NamespaceError",
+    "SessionRecord",
+    "SessionWrite",
+    "StoreFault",
+    "WriterBusyError",
+    "delete_namespace",
+    "list_namespaces",
+    "validate_namespace",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memgraph_agents.storage' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"memgraph_agents.storage.{module}"), name)
+    globals()[name] = value
+    return value

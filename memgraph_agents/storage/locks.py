@@ -95,16 +95,27 @@ class NamespaceIngestLock:
         finally:
             self.release()
 
+    async def _atry(self) -> bool:
+        """``_try`` in a worker thread (it opens and flocks a file: never on the event loop).
+        Cancelled while the thread runs: a lock it still took is released, not leaked."""
+        task = asyncio.ensure_future(asyncio.to_thread(self._try))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(lambda t: self.release() if not t.cancelled() and t.exception() is None
+                                   and t.result() else None)
+            raise
+
     @asynccontextmanager
     async def hold_async(self):
         delay = 0.001
-        while not self._try():
+        while not await self._atry():
             await asyncio.sleep(delay)
             delay = min(2 * delay, 0.02)
         try:
             yield self
         finally:
-            self.release()
+            await asyncio.to_thread(self.release)
 
 
 _INGEST_LOCKS: dict[str, NamespaceIngestLock] = {}

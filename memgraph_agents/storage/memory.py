@@ -32,7 +32,7 @@ from memgraph_agents.errors import StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node, NodeKind
 from memgraph_agents.storage.graph_db import GraphDB
 from memgraph_agents.storage.locks import namespace_ingest_lock
-from memgraph_agents.storage.namespaces import NamespaceError, namespace_dir, validate_namespace
+from memgraph_agents.storage.namespaces import namespace_dir, validate_namespace
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
@@ -71,7 +71,9 @@ class MemoryStore:
         self.data_dir = Path(data_dir)
         self.dir = namespace_dir(self.data_dir, namespace)
         if not create and not (self.dir / "graph.sqlite").exists():
-            raise NamespaceError(f"namespace {namespace!r} does not exist in {self.data_dir}")
+            from memgraph_agents.storage.stats import missing_namespace
+
+            raise missing_namespace(self.data_dir, namespace)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.embedder = embedder
         self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
@@ -281,7 +283,9 @@ def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None 
     """Drop a namespace's collection and files; other namespaces are untouched."""
     d = namespace_dir(Path(data_dir), namespace)
     if not (d / "graph.sqlite").exists():
-        raise NamespaceError(f"namespace {namespace!r} does not exist in {data_dir}")
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(data_dir, namespace)
     # Wait for a running ingest to finish its session, then for any other writer.
     with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock")):
         client = chroma_client(Path(data_dir), chroma_host, chroma_port)

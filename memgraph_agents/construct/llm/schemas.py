@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from memgraph_agents.llm.coerce import NULLISH, first_int, normalise_label, str_list, stripped, time_value
 
@@ -144,9 +144,11 @@ class ExtractedRelation(BaseModel):
 
 
 class SessionRelations(BaseModel):
-    relations: list[ExtractedRelation] = Field(
-        default_factory=list, description="typed relations between the listed events; may be empty"
-    )
+    # strict: with a default and extra keys allowed, any JSON object (another shape) would
+    # validate as "no relations" and silently drop every edge
+    model_config = ConfigDict(extra="forbid")
+
+    relations: list[ExtractedRelation] = Field(description="typed relations between the listed events; may be empty")
 
 
 class FusionVerdict(BaseModel):

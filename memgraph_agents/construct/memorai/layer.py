@@ -17,6 +17,7 @@ cache keeps them, so DW-PR's per-snapshot embedding of them is a cache lookup.
 
 from __future__ import annotations
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild, fallback_note
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.memorai import write
@@ -60,7 +61,7 @@ async def plan_segments(b: SessionBuild, session: Session, turns: list[TurnView]
         except LLMError as exc:
             _failed(b, "segments", exc)
     p = ctx.params
-    segments = offline_segments(turns, ctx.embedder, min_turns=p.memorai_segment_min_turns,
+    segments = await off_loop(offline_segments, turns, ctx.embedder, min_turns=p.memorai_segment_min_turns,
                                 max_turns=p.memorai_segment_max_turns, window=p.segment_window,
                                 depth=p.segment_depth, n_sentences=p.memorai_summary_sentences, speakers=ctx.speakers)
     gate = offline_gate(turns, ctx.speakers, p.memorai_gate_min_content, known_names(ctx))
@@ -94,5 +95,5 @@ async def build_layer(b: SessionBuild, session: Session, ctx: BuildContext) -> S
     entities, triples, ent_builder = await plan_entities(b, session, gated, segments, ctx)
     texts = write.add_entities(b, session, ctx.snapshot, entities, triples, ent_builder)
     if texts:
-        ctx.embedder.embed(texts)  # warm the (model, text) cache for DW-PR (module doc)
+        await off_loop(ctx.embedder.embed, texts)  # warm the (model, text) cache for DW-PR (module doc)
     return b

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.premem.clusters import centroid, cluster_fragments, link_clusters
@@ -36,13 +37,13 @@ async def build_layer(build: SessionBuild, session: Session, ctx: BuildContext) 
     frag_nodes = add_fragments(build, session.id, fragments)
 
     p = ctx.params
-    vecs = np.asarray(ctx.embedder.embed([n.text for n in frag_nodes]), dtype=np.float64)
+    vecs = np.asarray(await off_loop(ctx.embedder.embed, [n.text for n in frag_nodes]), dtype=np.float64)
     groups = cluster_fragments(vecs, merge_threshold=p.premem_link_threshold)
     centroids = np.array([centroid(vecs[rows]) for rows in groups])
     new_views = add_clusters(build, session.id, session.date.date().isoformat(), groups, fragments, frag_nodes,
                              centroids)
 
-    pool_idx, pool_vecs = persistent_pool(ctx)
+    pool_idx, pool_vecs = await off_loop(persistent_pool, ctx)
     pairs: list[LinkedPair] = []
     for r, j, sim in link_clusters(centroids, pool_vecs, p.premem_link_threshold, p.premem_max_links):
         old = committed_view(ctx.snapshot, int(pool_idx[j]))

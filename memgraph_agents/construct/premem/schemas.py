@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, Field, field_validator
 
@@ -19,8 +19,8 @@ from memgraph_agents.llm.coerce import collapse_spaces, first_int, str_list
 
 Category = Literal["factual", "experiential", "subjective"]
 Pattern = Literal["extension", "accumulation", "specification", "transformation", "connection"]
-CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
-PATTERNS: tuple[str, ...] = Pattern.__args__  # type: ignore[attr-defined]
+CATEGORIES: tuple[str, ...] = get_args(Category)
+PATTERNS: tuple[str, ...] = get_args(Pattern)
 
 # Words models use for the categories / patterns besides their names (PREMem's own labels
 # "Extension/Generalization", "Specification/Refinement", "Connection/Implication" included).

@@ -9,6 +9,7 @@ Offline mode (no LLM): an extractive summary and extractive facts, no insights
 
 from __future__ import annotations
 
+from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild, fallback_note
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.sgmem.generate import generate_memory
@@ -20,12 +21,12 @@ from memgraph_agents.model.conversation import Session
 
 async def build_layer(build: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
     if ctx.llm is None:
-        return write_draft(build, session, offline_draft(build, session, ctx))
+        return write_draft(build, session, await off_loop(offline_draft, build, session, ctx))
     try:
         draft = await generate_memory(ctx.llm, session, usage=ctx.usage, timeout=ctx.llm_timeout,
                                       semaphore=ctx.semaphore)
     except LLMError as exc:
         build.notes.append(fallback_note("sgmem", exc))
-        draft = offline_draft(build, session, ctx)
+        draft = await off_loop(offline_draft, build, session, ctx)
     build.notes.extend(draft.notes)
     return write_draft(build, session, draft)

@@ -1,8 +1,9 @@
 """LLM policy: one structured call per role, async, counted, within an allowance.
 
 Every call goes through ``ainvoke_json`` (strict parsing, at most one repair turn) with
-``retries = allowance - 1``: the coordinator hands each call its allowance from the
-question's budget, so the hard cap holds even for explorers running concurrently.
+``max_calls = allowance``: the coordinator hands each call its allowance from the question's
+budget, and every request counts against it (transient retries too), so the hard cap holds
+even for explorers running concurrently.
 
 An explorer decides its whole frontier in one call. Its reply is checked against the
 frontier: decisions about unknown nodes are dropped, next nodes that are not neighbours of
@@ -21,6 +22,12 @@ from memgraph_agents.navigator.schemas import ExplorerStep, NavAnswer, Plan, Ref
 from memgraph_agents.navigator.search import Decision, Search
 from memgraph_agents.navigator.state import KeptItem, QueueEntry
 from memgraph_agents.prompts import render_prompt
+
+
+def _limits(allowance: int, usage: LLMUsage, timeout: float) -> dict:
+    """A role's call options: ``allowance`` caps every request it sends (transient retries
+    included, not only repair turns), so the question's hard cap holds."""
+    return {"usage": usage, "retries": allowance - 1, "max_calls": allowance, "timeout": timeout}
 
 
 def _speakers(search: Search) -> str:
@@ -67,7 +74,7 @@ def frontier_block(search: Search, entries: list[QueueEntry], visited: set[str])
 
 async def plan(search: Search, *, model, allowance: int, usage: LLMUsage, timeout: float) -> list[str]:
     prompt = render_prompt("nav_plan", speakers=_speakers(search), question=search.question)
-    got = await ainvoke_json(model, prompt, Plan, usage=usage, retries=allowance - 1, timeout=timeout,
+    got = await ainvoke_json(model, prompt, Plan, **_limits(allowance, usage, timeout),
                              run_name="navigator:plan")
     return got.subgoals
 
@@ -84,7 +91,7 @@ async def select_start(search: Search, cands: list[int], *, satisfied: list[bool
             raise ValueError(f"node_ids must be ids of the candidates, e.g. {', '.join(list(ids)[:3])}")
         return sel
 
-    got = await ainvoke_json(model, prompt, StartSelection, usage=usage, retries=allowance - 1, timeout=timeout,
+    got = await ainvoke_json(model, prompt, StartSelection, **_limits(allowance, usage, timeout),
                              check=check, run_name="navigator:start")
     return [ids[n] for n in dict.fromkeys(got.node_ids) if n in ids][:max_start]
 
@@ -104,7 +111,7 @@ async def explore(search: Search, entries: list[QueueEntry], *, satisfied: list[
             raise ValueError(f"decisions must name frontier node ids: {', '.join(frontier_ids)}")
         return step
 
-    got = await ainvoke_json(model, prompt, ExplorerStep, usage=usage, retries=allowance - 1, timeout=timeout,
+    got = await ainvoke_json(model, prompt, ExplorerStep, **_limits(allowance, usage, timeout),
                              check=check, run_name="navigator:explore")
     notes: list[str] = []
     by_node: dict[str, Decision] = {}
@@ -133,7 +140,7 @@ async def refine(search: Search, *, query: str, satisfied: list[bool], kept: dic
                  allowance: int, usage: LLMUsage, timeout: float) -> str:
     prompt = render_prompt("nav_refine", question=search.question, query=query,
                            subgoals=subgoal_lines(search.subgoals, satisfied), kept=kept_lines(search, kept))
-    got = await ainvoke_json(model, prompt, RefinedQuery, usage=usage, retries=allowance - 1, timeout=timeout,
+    got = await ainvoke_json(model, prompt, RefinedQuery, **_limits(allowance, usage, timeout),
                              run_name="navigator:refine")
     return " ".join(got.query.split())
 
@@ -141,5 +148,5 @@ async def refine(search: Search, *, query: str, satisfied: list[bool], kept: dic
 async def answer(search: Search, evidence_text: str, *, model, allowance: int, usage: LLMUsage,
                  timeout: float) -> NavAnswer:
     prompt = render_prompt("nav_answer", speakers=_speakers(search), question=search.question, evidence=evidence_text)
-    return await ainvoke_json(model, prompt, NavAnswer, usage=usage, retries=allowance - 1, timeout=timeout,
+    return await ainvoke_json(model, prompt, NavAnswer, **_limits(allowance, usage, timeout),
                               run_name="navigator:answer")

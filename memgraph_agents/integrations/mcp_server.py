@@ -1,0 +1,144 @@
+"""``memgraph mcp``: graph memory as an MCP server (official ``mcp`` SDK, ``FastMCP``).
+
+Tools: ``recall``, ``remember``, ``forget_note``, ``ask``, ``stats``. Whose memory a call
+reads or writes is fixed by the server's configuration, never by a tool argument: one
+``--namespace`` (stdio, or HTTP without tokens), or per bearer token (HTTP with ``--tokens``:
+a JSON file ``{"token": "namespace"}``), so one client cannot name another's memory.
+
+Tools are async and call ``Memory``'s async methods (its background loop and worker threads),
+so one slow call does not stall the others. A bad argument or a failing call comes back as an MCP
+error result (``isError``); the server keeps running.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.fastmcp import FastMCP
+from pydantic import Field
+
+from memgraph_agents.config import Settings
+from memgraph_agents.storage.namespaces import validate_namespace
+
+INSTRUCTIONS = ("Long-term memory of past conversations as an event graph. `recall` finds dated evidence, "
+                "`ask` answers a question from memory, `remember` stores a statement, `forget_note` deletes one "
+                "remembered note by its id, `stats` describes the memory.")
+
+
+class TokenNamespaces:
+    """Bearer token -> namespace (``TokenVerifier``): the namespace travels as the client id."""
+
+    def __init__(self, tokens: dict[str, str]) -> None:
+        if not tokens:
+            raise ValueError("the token file maps no token to a namespace")
+        self.tokens = {str(t): validate_namespace(ns) for t, ns in tokens.items()}
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        ns = self.tokens.get(token)
+        return None if ns is None else AccessToken(token=token, client_id=ns, scopes=["memory"])
+
+
+def load_tokens(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"token file {path}: {exc}") from exc
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise ValueError(f"token file {path}: expected a JSON object {{\"token\": \"namespace\"}}")
+    return data
+
+
+class MemoryServer:
+    """The tools' logic on ``Memory``, one namespace per call (resolved by ``build_server``).
+    ``Memory``'s async methods run on its background loop and worker threads, so the server's
+    loop keeps answering other calls."""
+
+    def __init__(self, settings: Settings) -> None:
+        from memgraph_agents.api import Memory
+
+        self.memory = Memory(settings=settings)
+
+    async def recall(self, ns: str, query: str, k: int) -> str:
+        evidence = await self.memory.asearch(query, namespace=ns, k=k)
+        return "\n".join(ev.cite() for ev in evidence) or "Nothing relevant in memory."
+
+    async def remember(self, ns: str, text: str) -> str:
+        report = await self.memory.aadd(text, namespace=ns)
+        return report.note_ids[0]
+
+    async def forget_note(self, ns: str, note_id: str) -> str:
+        out = await self.memory.aforget(namespace=ns, note=note_id)
+        return f"forgot {note_id} ({out.nodes_removed} nodes removed)"
+
+    async def ask(self, ns: str, question: str, k: int) -> str:
+        r = await self.memory.aask(question, namespace=ns, k=k)
+        lines = [f"answer: {r.answer}"] if r.answer else ["(offline: no language model, evidence only)"]
+        return "\n".join(lines + [ev.cite() for ev in r.evidence])
+
+    async def stats(self, ns: str) -> dict:
+        from memgraph_agents.errors import NamespaceError
+
+        try:
+            s = await self.memory.astats(ns)
+        except NamespaceError:
+            return {"namespace": ns, "sessions": 0, "nodes": {}, "edges": {}, "vectors": 0}
+        return {k: s[k] for k in ("namespace", "sessions", "nodes", "edges", "vectors")}
+
+
+Query = Annotated[str, Field(min_length=1, description="what to look for, in natural language")]
+TopK = Annotated[int, Field(ge=1, le=50, description="how many evidence items")]
+
+
+def build_server(settings: Settings, *, namespace: str | None = None, tokens: dict[str, str] | None = None,
+                 host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
+    """The FastMCP server; with ``tokens`` every HTTP call needs a bearer token of the map."""
+    fixed = validate_namespace(namespace or settings.namespace)
+    auth = None
+    verifier = TokenNamespaces(tokens) if tokens else None
+    if verifier is not None:
+        base = f"http://{host}:{port}"
+        auth = AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False)
+    mcp = FastMCP("memgraph", instructions=INSTRUCTIONS, host=host, port=port, auth=auth, token_verifier=verifier)
+    server = MemoryServer(settings)
+
+    def ns() -> str:
+        if verifier is None:
+            return fixed
+        from mcp.server.auth.middleware.auth_context import get_access_token
+
+        token = get_access_token()
+        if token is None:  # the auth middleware already refuses such requests; never fall back
+            raise PermissionError("no valid bearer token")
+        return token.client_id
+
+    @mcp.tool()
+    async def recall(query: Query, k: TopK = 5) -> str:
+        """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text."""
+        return await server.recall(ns(), query, k)
+
+    @mcp.tool()
+    async def remember(text: Annotated[str, Field(min_length=1, description="a self-contained statement")]) -> str:
+        """Store a statement in long-term memory; returns its note id (for forget_note)."""
+        return await server.remember(ns(), text)
+
+    @mcp.tool()
+    async def forget_note(note_id: Annotated[str, Field(min_length=1, description="an id returned by remember")]
+                          ) -> str:
+        """Delete one remembered note (and everything built from it) by its id."""
+        return await server.forget_note(ns(), note_id)
+
+    @mcp.tool()
+    async def ask(question: Query, k: TopK = 5) -> str:
+        """Answer a question from memory (with an LLM configured), with the evidence used."""
+        return await server.ask(ns(), question, k)
+
+    @mcp.tool()
+    async def stats() -> dict:
+        """Sessions, nodes and edges by kind of this memory."""
+        return await server.stats(ns())
+
+    return mcp

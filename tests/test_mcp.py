@@ -1,0 +1,166 @@
+"""``memgraph mcp`` through real MCP clients: the official SDK over stdio and streamable HTTP,
+and langchain-mcp-adapters inside ``create_agent`` (the LLM is the only fake)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.fakes import ScriptedChatModel
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = {"recall", "remember", "forget_note", "ask", "stats"}
+
+
+def _env(data_dir: Path) -> dict[str, str]:
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "MEMGRAPH_LLM": "none",
+            "MEMGRAPH_DATA_DIR": str(data_dir), "MEMGRAPH_EMBEDDINGS": "hash"}
+
+
+def _stdio(data_dir: Path, namespace: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "memgraph_agents.cli.main", "mcp",
+                                                               "--namespace", namespace],
+                                 env=_env(data_dir), cwd=str(ROOT))
+
+
+def _text(result) -> str:
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+@pytest.mark.timeout(180)
+def test_stdio_client_lists_tools_remembers_recalls_and_survives_bad_arguments(tmp_path):
+    async def go():
+        async with stdio_client(_stdio(tmp_path / "mem", "alice")) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            assert set(tools) == TOOLS
+            for t in tools.values():  # whose memory is never a tool argument
+                assert not {"namespace", "user_id", "user"} & set(t.inputSchema.get("properties", {}))
+            r = await s.call_tool("remember", {"text": "Ana adopted the beagle puppy Pixel on 3 May 2024."})
+            assert not r.isError, _text(r)
+            note = _text(r).strip()
+            assert note.startswith("note-")
+            r = await s.call_tool("recall", {"query": "When did Ana adopt Pixel?", "k": 3})
+            assert not r.isError and "Pixel" in _text(r) and note in _text(r)
+            for bad in ({"query": ""}, {"query": "x", "k": "many"}, {"k": 3}, {"query": "x", "k": 0}):
+                r = await s.call_tool("recall", bad)
+                assert r.isError, bad
+            r = await s.call_tool("forget_note", {"note_id": "note-doesnotexist"})
+            assert r.isError and "note-doesnotexist" in _text(r)
+            stats = await s.call_tool("stats", {})
+            assert not stats.isError and json.loads(_text(stats))["sessions"] == 1  # still alive
+            r = await s.call_tool("forget_note", {"note_id": note})
+            assert not r.isError
+            assert json.loads(_text(await s.call_tool("stats", {})))["sessions"] == 0
+
+    asyncio.run(go())
+
+
+def _agent_model():
+    """Remember the user's statement, then recall it, then answer from the recalled text."""
+
+    def respond(messages):
+        last = messages[-1]
+        tools_done = [m for m in messages if isinstance(m, ToolMessage)]
+        if isinstance(last, HumanMessage):
+            return AIMessage(content="", tool_calls=[{"name": "remember", "id": "c1", "type": "tool_call",
+                                                      "args": {"text": "Maya finished the half marathon in 1:58:41."}}])
+        if len(tools_done) == 1:
+            return AIMessage(content="", tool_calls=[{"name": "recall", "id": "c2", "type": "tool_call",
+                                                      "args": {"query": "Maya half marathon finish time"}}])
+        return f"From memory: {tools_done[-1].content}"
+
+    return ScriptedChatModel(responder=respond)
+
+
+@pytest.mark.timeout(180)
+def test_langchain_mcp_adapters_load_the_tools_into_create_agent(tmp_path):
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    p = _stdio(tmp_path / "mem", "maya")
+    client = MultiServerMCPClient({"memory": {"transport": "stdio", "command": p.command, "args": p.args,
+                                              "env": p.env, "cwd": p.cwd}})
+
+    async def go():
+        tools = await client.get_tools()
+        assert {t.name for t in tools} == TOOLS
+        agent = create_agent(_agent_model(), tools=tools)
+        return await agent.ainvoke({"messages": [HumanMessage("Maya ran her half marathon in 1:58:41.")]})
+
+    out = asyncio.run(go())
+    assert "1:58:41" in out["messages"][-1].content
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.timeout(180)
+def test_http_tokens_cannot_read_each_other(tmp_path):
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps({"tok-ana": "ana", "tok-ben": "ben"}))
+    port = _free_port()
+    log = (tmp_path / "mcp.log").open("w")
+    server = subprocess.Popen([sys.executable, "-m", "memgraph_agents.cli.main", "mcp", "--transport", "http",
+                               "--port", str(port), "--tokens", str(tokens)], cwd=ROOT, env=_env(tmp_path / "mem"),
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, (tmp_path / "mcp.log").read_text()[-2000:]
+            try:
+                httpx.get(url, timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "the MCP server did not start"
+                time.sleep(0.3)
+        assert httpx.post(url, json={}, timeout=5).status_code == 401  # no token, no memory
+        assert httpx.post(url, json={}, headers={"Authorization": "Bearer nope"}, timeout=5).status_code == 401
+
+        async def call(token: str, tool: str, args: dict) -> str:
+            async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http, \
+                    streamable_http_client(url, http_client=http) as (read, write, _), \
+                    ClientSession(read, write) as s:
+                await s.initialize()
+                r = await s.call_tool(tool, args)
+                assert not r.isError, _text(r)
+                return _text(r)
+
+        async def go():
+            await call("tok-ana", "remember", {"text": "Ana's locker code is 4471."})
+            ana = await call("tok-ana", "recall", {"query": "locker code"})
+            ben = await call("tok-ben", "recall", {"query": "locker code"})
+            ben_stats = json.loads(await call("tok-ben", "stats", {}))
+            return ana, ben, ben_stats
+
+        ana, ben, ben_stats = asyncio.run(go())
+        assert "4471" in ana
+        assert "4471" not in ben and ben_stats["sessions"] == 0
+        assert re.search(r"note-[0-9a-f]+", ana)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
+        log.close()
