@@ -66,12 +66,17 @@ async def planner(state: NavState, config, runtime) -> dict:
             events.append(_fallback("planner", e))
     # Every query-side text this search embeds (question, subgoals, their argument mentions):
     # one model call now; localisation, explorers and the seed retrievers find them in the LRU.
-    snap = res.store.snapshot()
-    embed_texts(res.store.embedder, list(dict.fromkeys(t for g in [question, *subgoals] for t in query_texts(g, snap))))
+    await off_loop(_prefetch, res, [question, *subgoals])
     events.append(event("plan", source=source, subgoals=subgoals))
     return {"question": question, "subgoals": subgoals, "satisfied": [False] * len(subgoals), "query": question,
             "round": 0, "wave": 0, "started": state.get("started") or time.time(),
             "trace": emit(runtime, events), "counters": _usage(usage)}
+
+
+def _prefetch(res, goals: list[str]) -> None:
+    """Embed every query-side text of the search (goals and their mentions) in one call (blocking)."""
+    snap = res.store.snapshot()
+    embed_texts(res.store.embedder, list(dict.fromkeys(t for g in goals for t in query_texts(g, snap))))
 
 
 def _entry(search: Search, i: int, rels, satisfied: list[bool], *, parent: str | None, relation: str,
