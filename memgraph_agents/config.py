@@ -46,6 +46,10 @@ class IngestParams(BaseSettings):
     memorai_keyphrases: int = Field(2, ge=0, description="MemORAI offline: keyphrase entities per gated turn")
 
 
+# The retriever the LoCoMo bench shows best for its cost (BENCHMARKS.md): the offline navigator.
+DEFAULT_RETRIEVER = "navigator"
+
+
 class InputLimits(BaseSettings):
     """Bounds on what one input may hold (README "Limits"); each is refused with a
     ``LimitExceededError`` naming the limit and its environment variable."""
@@ -73,7 +77,8 @@ class Settings(BaseSettings):
     llm_max_concurrency: int = Field(4, ge=1)
     chroma_host: str | None = Field(None, description="Chroma server host; embedded when unset")
     chroma_port: int = Field(8000, ge=1, le=65535)
-    retriever: str = Field("ppr", description="default retriever name (`memgraph ask`, retrieval graph)")
+    retriever: str = Field(DEFAULT_RETRIEVER, description="default retriever name (`memgraph ask`, retrieval graph, "
+                                                           "the API): the best for its cost in BENCHMARKS.md")
     top_k: int = Field(10, ge=1, le=200)
     preset: str = Field("default", description="a seed paper's system: layers built at ingest and the retriever "
                                                "(default, compassmem, emem, emem-g, sgmem, memorai, premem)")

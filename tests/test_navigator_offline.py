@@ -10,7 +10,6 @@ from memgraph_agents.navigator import NavigatorContext, navigate, navigator
 from memgraph_agents.navigator.localize import one_shot
 from memgraph_agents.navigator.policies import offline
 from memgraph_agents.navigator.queue import reprioritise, schedule
-from memgraph_agents.navigator.resources import SeedStore
 from memgraph_agents.navigator.state import add_counts, max_merge, merge_kept, or_merge, queue_reducer, union
 from memgraph_agents.retrievers import RETRIEVERS
 from tests.test_navigator_support import NS, build_memory, decisions, of_type, strip_timing
@@ -120,14 +119,29 @@ def test_navigator_is_a_registered_retriever_ranking_turns(store):
     ev = navigator(q, store, k=6)
     turns = [e.turn_ids[0] for e in ev]
     assert len(ev) == 6 and all(e.kind == "turn" and len(e.turn_ids) == 1 for e in ev) and len(set(turns)) == 6
-    kept = [k.node_id for k in navigate(q, store).evidence]
-    from_kept = [len(e.path) > 1 for e in ev]  # kept turns carry their event's path; the tail does not
-    assert from_kept == sorted(from_kept, reverse=True)  # kept evidence first, then the tail
-    assert list(dict.fromkeys(e.path[0] for e in ev if len(e.path) > 1)) == kept[: len(ev)]
-    # It starts from the one-shot ranking: with one turn per kept start event, the top-k set is the same.
-    seed = one_shot(q, SeedStore(store), retriever="ppr+dwpr", pool=50)
+    r = navigate(q, store)
+    kept = {k["node"] for k in r.trace if k.get("type") == "decision" and k.get("action") != "SKIP"}
+    # kept-only ranking: the ranking's turns of kept events, each carrying its event's path
+    assert r.kept_ranking and all(e.path[0] in kept and e.path[-1] == e.node_id for e in r.kept_ranking)
+    assert [e.node_id for e in r.ranking if e in r.kept_ranking] == [e.node_id for e in r.kept_ranking]
+    scores = [e.score for e in r.ranking]
+    assert scores == sorted(scores, reverse=True)
+    # It starts from the one-shot ranking: without corroboration the top-k set is the seed's.
+    seed = one_shot(q, store, retriever="ppr+dwpr", pool=50)
     seed_top = {store.snapshot().attrs[i]["turn_id"] for i, _ in seed[:10]}
-    assert set(flatten_turns(navigator(q, store, k=10, turns_per_event=1), 10)) == seed_top
+    assert set(flatten_turns(navigator(q, store, k=10, support=0.0), 10)) == seed_top
+
+
+def test_navigator_honours_k(store):
+    n_turns = len(store.snapshot().indices_of("turn"))
+    for k in (3, 8, 50):
+        want = min(k, n_turns)
+        assert len(navigator("What did Pixel chew?", store, k=k)) == want
+    all_turns = {store.snapshot().attrs[i]["turn_id"] for i in store.snapshot().indices_of("turn")}
+    for k in (1, 3, 8):  # kept events, then other turns: k items, unless they already hold every turn
+        r = navigate("What did Pixel chew?", store, k=k)
+        assert len({e.node_id for e in r.evidence}) == len(r.evidence) <= k
+        assert len(r.evidence) == k or {t for e in r.evidence for t in e.turn_ids} == all_turns
 
 
 def test_empty_question_is_refused(store):

@@ -70,6 +70,16 @@ def test_retriever_contract(memory, name):
     assert RETRIEVERS[name](QUERIES[0], store, k=0) == []
 
 
+def test_fusion_is_the_rrf_of_ppr_and_dwpr(memory):
+    from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
+
+    _, _, store = memory
+    for query in QUERIES:
+        lists = [[e.turn_ids[0] for e in RETRIEVERS[n](query, store, k=50)] for n in ("ppr", "dwpr")]
+        want = [t for t, _ in reciprocal_rank_fusion(lists, k=60)][:5]
+        assert [e.turn_ids[0] for e in RETRIEVERS["fusion"](query, store, k=5)] == want, query
+
+
 @pytest.mark.parametrize("name", [n for n in NAMES if n != "bm25"])
 def test_non_lexical_retrievers_fill_k_even_for_stopword_queries(memory, name):
     _, conv, store = memory

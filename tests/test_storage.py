@@ -147,3 +147,36 @@ def test_embedding_cache_hits_on_second_use(settings):
     b = m.embed(texts)
     assert np.allclose(a, b) and m.hits - hits == 3
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
+
+
+class _CountingEmbeddings:
+    """Hash embeddings that count model calls (the batching contract of ``embed_queries``)."""
+
+    def __init__(self) -> None:
+        from memgraph_agents.embeddings import HashEmbeddings
+
+        self.inner, self.calls = HashEmbeddings(32), []
+
+    def embed_documents(self, texts):
+        self.calls.append(list(texts))
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text):
+        return self.embed_documents([text])[0]
+
+
+def test_query_vectors_one_call_never_from_the_disk_cache(settings):
+    from memgraph_agents.embeddings import EmbeddingModel
+
+    inner = _CountingEmbeddings()
+    m = EmbeddingModel(inner, "counting-32", settings.data_dir / "emb.sqlite")
+    m.embed(["what a question"])  # stored as a document: the disk cache now holds it
+    inner.calls.clear()
+    q = m.embed_queries(["what a question", "a mention", "what a question"])
+    assert inner.calls == [["what a question", "a mention"]]  # one call, the disk cache not read
+    assert np.allclose(q[0], q[2]) and np.allclose(np.linalg.norm(q, axis=1), 1.0)
+    assert np.allclose(m.embed_one("a mention"), q[1]) and len(inner.calls) == 1  # the query LRU
+    m.forget_queries()
+    m.embed_one("a mention")
+    assert inner.calls[-1] == ["a mention"] and len(inner.calls) == 2
+    m.close()

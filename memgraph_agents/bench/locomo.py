@@ -88,58 +88,13 @@ class _NoProgress:
 # --------------------------------------------------------------------------- timing
 
 
-class _FreshQueryEmbedder:
-    """The store's cached embedder, except that the current question is always embedded anew.
-
-    Latency must include the query embedding, but the embedder's in-memory LRU (or the disk
-    cache) would serve a question from the previous retriever or an earlier run. Other texts
-    (graph texts, query mentions a retriever embeds) still go through the caches, as in
-    normal use.
-    """
-
-    def __init__(self, base) -> None:
-        self.base = base
-        self.query: str | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.base, name)
-
-    def _fresh(self, text: str) -> np.ndarray:
-        # the production path for a question seen for the first time (``EmbeddingModel.embed_one``
-        # after missing its LRU and the disk cache): ``embed_query``
-        v = np.asarray(self.base.inner.embed_query(text), dtype=np.float32)
-        n = float(np.linalg.norm(v))
-        return v / n if n else v
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        q = self.query
-        if q is None or q not in texts:
-            return self.base.embed(texts)
-        others = [t for t in texts if t != q]
-        cached = self.base.embed(others) if others else np.zeros((0, 0), dtype=np.float32)
-        fresh = self._fresh(q)
-        rows, j = [], 0
-        for t in texts:
-            if t == q:
-                rows.append(fresh)
-            else:
-                rows.append(cached[j])
-                j += 1
-        return np.stack(rows).astype(np.float32, copy=False)
-
-    def embed_one(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
-
-
-class _BenchStore:
-    """A store seen through ``_FreshQueryEmbedder``; everything else is the real store."""
-
-    def __init__(self, store) -> None:
-        self._store = store
-        self.embedder = _FreshQueryEmbedder(store.embedder)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+def _fresh_queries(store) -> None:
+    """Forget every query-side vector before a timed call: the question, its mentions, subgoals
+    and refinements are embedded afresh, as for a user asking them the first time (stored
+    memory may still come from the embedding cache, as it does in normal use)."""
+    forget = getattr(store.embedder, "forget_queries", None)
+    if callable(forget):
+        forget()
 
 
 # --------------------------------------------------------------------------- scoring helpers
@@ -173,13 +128,15 @@ class _RetrieverRun:
         self.n_turns: list[int] = []
         self.evidence: dict[str, list[Evidence]] = {}
         self.records: list[dict] = []
+        # the navigator's kept-only ranking, scored from the same calls (``navigator_kept``)
+        self.kept: _RetrieverRun | None = None
+        self.companion = False  # fed by another run: no timing of its own
 
-    def warm_up(self, stores: dict[str, _BenchStore]) -> None:
+    def warm_up(self, stores: dict[str, Any]) -> None:
         """One unrelated query per namespace: model loading and index building are not latency."""
         from memgraph_agents.retrievers import retrieve
 
         for ns, store in stores.items():
-            store.embedder.query = None
             t0 = time.perf_counter()
             try:
                 retrieve(self.name, WARMUP_QUERY, store, k=self.opts.retrieve_k)
@@ -187,20 +144,40 @@ class _RetrieverRun:
                 self.errors.append(f"warm-up on {ns}: {type(e).__name__}: {' '.join(str(e).split())}")
             self.warm_ms.append(1000 * (time.perf_counter() - t0))
 
-    def run(self, item: _Question, store: _BenchStore) -> None:
+    def run(self, item: _Question, store) -> None:
         from memgraph_agents.retrievers import retrieve
 
-        q, opts = item.q, self.opts
-        store.embedder.query = q.question
+        _fresh_queries(store)
         t0 = time.perf_counter()
+        kept: list[Evidence] | None = None
         try:
-            evidence = retrieve(self.name, q.question, store, k=opts.retrieve_k)
+            if self.kept is not None:  # the navigator: its ranking and, untimed, its kept-only part
+                evidence, kept = self._navigate(item.q.question, store)
+            else:
+                evidence = retrieve(self.name, item.q.question, store, k=self.opts.retrieve_k)
         except Exception as e:  # one failing question must not lose a long run: counted, reported
             evidence = []
             self.failures += 1
-            self.errors.append(f"{q.id}: {type(e).__name__}: {' '.join(str(e).split())}")
-        self.latencies.append(1000 * (time.perf_counter() - t0))
-        store.embedder.query = None
+            self.errors.append(f"{item.q.id}: {type(e).__name__}: {' '.join(str(e).split())}")
+        latency = 1000 * (time.perf_counter() - t0)
+        self.record(item, evidence, latency)
+        if self.kept is not None:
+            self.kept.record(item, kept or [], latency)
+
+    def _navigate(self, question: str, store) -> tuple[list[Evidence], list[Evidence]]:
+        from memgraph_agents.navigator.config import NavigatorContext
+        from memgraph_agents.navigator.run import navigate
+        from memgraph_agents.presets import PRESETS
+
+        params = PRESETS[self.name].retriever_params if self.name in PRESETS else {}
+        r = navigate(question, store, context=NavigatorContext(**{**params, "policy": "offline"}),
+                     k=self.opts.retrieve_k)
+        k = self.opts.retrieve_k
+        return r.ranking[:k], r.kept_ranking[:k]
+
+    def record(self, item: _Question, evidence: list[Evidence], latency: float) -> None:
+        q, opts = item.q, self.opts
+        self.latencies.append(latency)
         self.evidence[q.id] = evidence
         ranked = flatten_turns(evidence)
         self.n_items.append(len(evidence))
@@ -215,7 +192,7 @@ class _RetrieverRun:
             "retriever": self.name, "qid": q.id, "category": q.category, "question": q.question, "answer": q.answer,
             "gold": gold, "gold_sessions": sorted({ts.get(t) or session_from_id(t) or "?" for t in gold}),
             "turns": ranked[: max(opts.ks)], "items": [ev.node_id for ev in evidence],
-            "latency_ms": round(self.latencies[-1], 2),
+            "latency_ms": round(latency, 2),
             "scores": clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
         })
         self.progress.update(self.task, advance=1)
@@ -236,6 +213,8 @@ class _RetrieverRun:
         out["turns_per_query"] = round(float(np.mean(self.n_turns)), 2) if self.n_turns else 0.0
         out["short_queries"] = sum(1 for n in self.n_turns if n < max(opts.ks))  # fewer than max k turns
         out["errors"] = self.failures
+        if self.companion:  # scored from another retriever's calls: its latency is that call's
+            out["ranking_of"] = self.name.removesuffix("_kept")
         if self.errors:
             out["error_examples"] = self.errors[:5]
         per_cat: dict[str, Any] = {}
@@ -248,7 +227,7 @@ class _RetrieverRun:
         return out
 
 
-def _retrieve_all(questions: Sequence[_Question], stores: dict[str, _BenchStore], opts: BenchOptions,
+def _retrieve_all(questions: Sequence[_Question], stores: dict[str, Any], opts: BenchOptions,
                   turn_sessions: dict[str, dict[str, str]], progress) -> list[_RetrieverRun]:
     """Every retriever on every question, interleaved question by question (the retriever order
     rotating), so that load from other processes on a shared machine hits every retriever's
@@ -256,14 +235,24 @@ def _retrieve_all(questions: Sequence[_Question], stores: dict[str, _BenchStore]
     runs = [_RetrieverRun(name, opts, questions, turn_sessions, progress) for name in opts.retrievers]
     for run in runs:
         run.warm_up(stores)
+        if is_navigator(run.name):
+            run.kept = _RetrieverRun(f"{run.name}_kept", opts, questions, turn_sessions, progress)
+            run.kept.companion = True
     for i, item in enumerate(questions):
         store = stores[item.namespace]
         for j in range(len(runs)):
             runs[(i + j) % len(runs)].run(item, store)
-    return runs
+    return [r for run in runs for r in (run, run.kept) if r is not None]
 
 
-def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dict[str, _BenchStore], model,
+def is_navigator(name: str) -> bool:
+    """``navigator`` itself or a preset whose retriever it is."""
+    from memgraph_agents.presets import PRESETS
+
+    return name == "navigator" or (name in PRESETS and PRESETS[name].retriever == "navigator")
+
+
+def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dict[str, Any], model,
                           settings: Settings, progress) -> tuple[dict[str, str | None], dict[str, float], dict[str, Any]]:
     """The navigator answers through its own Responder (LLM policy): ``{qid: answer}`` (None
     where the Responder fell back), the summed navigator counters (LLM calls, tokens, steps),
@@ -306,10 +295,9 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
 
 
 def _run_qa(name: str, questions: Sequence[_Question], evidence_by_q: dict[str, list[Evidence]], settings: Settings,
-            progress, records: list | None, stores: dict[str, _BenchStore] | None = None, *, judge: str = "strict",
+            progress, records: list | None, stores: dict[str, Any] | None = None, *, judge: str = "strict",
             judge_llm: str | None = None) -> dict[str, Any]:
     from memgraph_agents.bench.qa import QA_EVIDENCE, QAItem, arun_qa, qa_scores
-    from memgraph_agents.presets import PRESETS
     from memgraph_agents.runtime import get_chat_model
 
     model = get_chat_model(settings)
@@ -319,7 +307,7 @@ def _run_qa(name: str, questions: Sequence[_Question], evidence_by_q: dict[str, 
     answers: dict[str, str | None] = {}
     nav_usage: dict[str, float] = {}
     nav_info: dict[str, Any] = {}
-    if stores is not None and (name == "navigator" or (name in PRESETS and PRESETS[name].retriever == "navigator")):
+    if stores is not None and is_navigator(name):
         answers, nav_usage, nav_info = _answers_by_navigator(name, questions, stores, model, settings, progress)
     items = [QAItem(qid=x.q.id, category=x.q.category, question=x.q.question, gold=x.q.answer,
                     evidence=evidence_by_q.get(x.q.id, [])[:QA_EVIDENCE], speakers=list(x.sample.conversation.speakers),
@@ -400,7 +388,7 @@ def run_locomo_bench(
     from memgraph_agents.runtime import get_store
 
     namespaces = [namespace_for(s.sample_id, settings.preset) for s in samples]
-    stores = {ns: _BenchStore(get_store(settings, ns, create=False)) for ns in namespaces}
+    stores = {ns: get_store(settings, ns, create=False) for ns in namespaces}
     turn_sessions = {ns: dict(st.snapshot().turn_session) for ns, st in stores.items()}
     ns_of = dict(zip((s.sample_id for s in samples), namespaces))
     questions = [_Question(s, q, ns_of[s.sample_id]) for s, q in iter_locomo_questions(samples, opts.categories)]
@@ -435,6 +423,8 @@ def run_locomo_bench(
     partial("retrieval")
     if opts.qa:
         for run in runs:
+            if run.companion:  # the navigator's kept-only ranking: no answers of its own
+                continue
             results["retrievers"][run.name]["qa"] = _run_qa(run.name, questions, run.evidence, settings, progress,
                                                             records, stores, judge=judge, judge_llm=judge_llm)
             partial(f"qa {run.name}")

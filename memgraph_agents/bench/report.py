@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["CATEGORY_NAMES", "CATEGORY_NOTE", "overall_rows", "category_rows", "qa_rows", "ingest_rows",
-           "write_results", "write_markdown", "write_recall_png", "fmt"]
+           "write_results", "write_markdown", "write_recall_png", "fmt", "seed_delta_rows", "seed_delta_columns"]
 
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # The numbers are the ``category`` field of LoCoMo's data file. mem0's paper (and papers reusing
@@ -104,6 +104,36 @@ def ingest_rows(results: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def seed_delta_rows(results: dict[str, Any], navigator: str = "navigator", seed: str = "fusion") -> list[list[str]]:
+    """Rows of ``navigator − seed`` turn recall per k and per category at max k (both must be
+    in the results; empty otherwise): what the navigator's search adds to the ranking it starts from."""
+    rs = results["retrievers"]
+    if navigator not in rs or seed not in rs:
+        return []
+    kmax = max(results["ks"])
+    rows = []
+    for name in (navigator, f"{navigator}_kept"):
+        if name not in rs:
+            continue
+        a, b = rs[name], rs[seed]
+        row = [f"{name} − {seed}"] + [_delta(a.get(f"turn_recall@{k}"), b.get(f"turn_recall@{k}")) for k in results["ks"]]
+        row += [_delta(a.get("per_category", {}).get(str(c), {}).get(f"turn_recall@{kmax}"),
+                       b.get("per_category", {}).get(str(c), {}).get(f"turn_recall@{kmax}"))
+                for c in results["categories"]]
+        rows.append(row)
+    return rows
+
+
+def seed_delta_columns(results: dict[str, Any]) -> list[str]:
+    kmax = max(results["ks"])
+    return (["difference"] + [f"R@{k}" for k in results["ks"]]
+            + [f"R@{kmax} {_category_label(c)}" for c in results["categories"]])
+
+
+def _delta(a: float | None, b: float | None) -> str:
+    return "-" if a is None or b is None else f"{a - b:+.3f}"
+
+
 # --------------------------------------------------------------------------- markdown
 
 
@@ -143,8 +173,13 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
         "turns, |gold ∩ top-k| / |gold|. hit@k: all gold turns in the top k. Session recall: the same over "
         "sessions in order of first appearance. Answer recall / context words: gold-answer tokens found in, and "
         "words of, the ranked evidence prefix that yields the first k turns. Latency: wall time of one "
-        "retrieve call, query embedding included, after a warm-up query; retrievers take turns question by question. "
-        "Latencies depend on the machine's load: see the load averages above.",
+        "retrieve call as a user meets it: every query-side text (the question, its mentions, the navigator's "
+        "subgoals) is embedded afresh in the timed call (the in-process query vectors are forgotten before each "
+        "call and queries never come from the persistent embedding cache; stored memory may), after one warm-up "
+        "query per namespace; retrievers take turns question by question. p50/p95 over the questions. "
+        "Latencies depend on the machine's load: see the load averages above. `navigator_kept`: the navigator's "
+        "ranking restricted to the turns of the events its search kept, scored from the same calls (its latency "
+        "is the navigator's).",
         "",
         "## Retrieval, all categories",
         "",
@@ -155,6 +190,10 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
         _md_table(category_columns(results, f"turn_recall@{kmax}"), category_rows(results, f"turn_recall@{kmax}")),
         "",
     ]
+    delta = seed_delta_rows(results)
+    if delta:
+        lines += ["## Navigator against its seed (`fusion`: the RRF of ppr and dwpr it starts from)", "",
+                  _md_table(seed_delta_columns(results), delta), ""]
     for c in results["categories"]:
         cols = ["retriever", "questions"] + [f"R@{k}" for k in ks] + [f"hit@{kmax}", f"sess R@{kmax}",
                                                                        f"ans R@{kmax}", f"ctx words@{kmax}"]

@@ -17,6 +17,8 @@ from langchain_core.embeddings import Embeddings
 
 from memgraph_agents.sqlite_wal import enable_wal
 
+_QUERY_LRU = 4096
+
 
 def _key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
@@ -47,6 +49,7 @@ class EmbeddingModel:
             self._db.commit()
         self.hits = 0
         self.misses = 0
+        self.query_calls = 0  # model calls made for query-side texts
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def load(self) -> float:
@@ -103,23 +106,47 @@ class EmbeddingModel:
                     self._db.commit()
         return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query-side vectors (questions, mentions, subgoals): ``(n, dim)``, normalised.
+
+        Queries never touch the on-disk cache (a write per query costs more than it saves, and
+        a benchmark must not be served questions of an earlier run); a small in-memory LRU
+        serves texts already embedded in this process. Everything missing goes to the model in
+        ONE call (``embed_queries`` of the inner model when it has one: single-threaded for
+        MiniLM), so the texts of one question cost one model call, not one per text.
+        """
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            found = {t: self._recent[t] for t in dict.fromkeys(texts) if t in self._recent}
+            for t in found:
+                self._recent.move_to_end(t)
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            batch = getattr(self.inner, "embed_queries", None)
+            raw = batch(missing) if callable(batch) else self.inner.embed_documents(missing)
+            vecs = np.asarray(raw, dtype=np.float32)
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            vecs = vecs / np.where(norms == 0, 1.0, norms)
+            if self._dim is None:
+                self._dim = vecs.shape[1]
+            self.query_calls += 1
+            with self._lock:
+                for t, v in zip(missing, vecs):
+                    found[t] = v
+                    self._recent[t] = v
+                while len(self._recent) > _QUERY_LRU:
+                    self._recent.popitem(last=False)
+        return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
+
     def embed_one(self, text: str) -> np.ndarray:
-        """One query vector. Queries skip the on-disk cache (a write per query costs more than
-        it saves); a small in-memory LRU serves repeated questions."""
-        hit = self._recent.get(text)
-        if hit is not None:
-            self._recent.move_to_end(text)
-            return hit
-        found = self._lookup([_key(text)])
-        vec = next(iter(found.values()), None)
-        if vec is None:
-            vec = np.asarray(self.inner.embed_query(text), dtype=np.float32)
-            norm = float(np.linalg.norm(vec))
-            vec = vec / norm if norm else vec
-        self._recent[text] = vec
-        if len(self._recent) > 4096:
-            self._recent.popitem(last=False)
-        return vec
+        """One query vector (``embed_queries`` of one text)."""
+        return self.embed_queries([text])[0]
+
+    def forget_queries(self) -> None:
+        """Drop the in-memory query vectors: the next query is embedded afresh (benchmarks)."""
+        with self._lock:
+            self._recent.clear()
 
     def close(self) -> None:
         if self._db is not None:

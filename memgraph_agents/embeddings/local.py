@@ -67,14 +67,20 @@ class MiniLMEmbeddings(Embeddings):
         return self.encode(list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        # One short text gains nothing from intra-op threads, and on a busy 2-core machine
-        # thread oversubscription makes it 10x slower (24 ms vs 370 ms measured here).
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Query-side texts in one single-threaded call.
+
+        A few short texts gain nothing from intra-op threads, and on a busy 2-core machine
+        thread oversubscription makes them 10-30x slower (one text: 24.6 ms vs 688 ms measured).
+        """
         import torch
 
         with self._encode_lock:
             before = torch.get_num_threads()
             torch.set_num_threads(1)
             try:
-                return self.encode([text])[0].tolist()
+                return self.encode(list(texts)).tolist()
             finally:
                 torch.set_num_threads(before)

@@ -50,7 +50,7 @@ def retriever_node(name: str):
 def route(state: RetrievalState, runtime: Runtime[MemoryContext]) -> str:
     """The retriever to run (``ValueError`` naming the choices for an unknown one)."""
     ctx = runtime.context or MemoryContext()
-    name = ctx.retriever or ctx.settings().retriever  # Settings.retriever: MEMGRAPH_RETRIEVER, default ppr
+    name = ctx.retriever or ctx.settings().retriever  # Settings.retriever: MEMGRAPH_RETRIEVER, default navigator
     get_retriever(name)
     return name
 

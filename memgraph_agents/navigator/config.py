@@ -3,8 +3,9 @@
 It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
 LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where
 the paper gives one (k = 5, p = 5 topics, 3 explorers, one refinement round). The offline
-thresholds, the seed fusion and the ranking knobs (``turns_per_event``, ``turn_ratio``) were
-chosen on the LoCoMo development split (7 conversations), so they may flatter it.
+thresholds, the seed fusion and the ranking knobs (``support``, ``support_cap``) were chosen on
+the LoCoMo development split (the ranking knobs on two of its conversations), so they may
+flatter it.
 
 ``top_k`` keeps its name from the issue but here means the *localisation* k (events), not the
 number of evidence items returned; ``navigate(..., k=)`` sets that.
@@ -41,8 +42,8 @@ class NavigatorContext(MemoryContext):
     start_selection: Annotated[str, Field(description="score (topic-diverse, the first wave judges them) | llm (one more call)")] = "score"
     seed_retriever: Annotated[str, Field(description="one-shot ranking(s) that seed localisation and fill the tail (RRF)")] = "ppr+dwpr"
     seed_pool: Annotated[int, Field(description="turns taken from the one-shot ranking")] = 50
-    turns_per_event: Annotated[int, Field(description="at most this many turns of a kept event come before the tail (ranking)")] = 2
-    turn_ratio: Annotated[float, Field(description="a kept event's 2nd+ turns come early only with a one-shot score >= this share of its best")] = 0.8
+    support: Annotated[float, Field(description="ranking: weight of a turn's corroboration by kept neighbours (navigator.rank)")] = 0.1
+    support_cap: Annotated[float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")] = 3.0
     keep_os: Annotated[float, Field(description="offline keep: one-shot score relative to the best (question subgoal)")] = 0.25
     keep_sim: Annotated[float, Field(description="offline keep: cosine to an open subgoal relative to the best found")] = 0.92
     satisfy_os: Annotated[float, Field(description="offline: the question is satisfied by a node this high in the one-shot")] = 0.6
@@ -57,9 +58,11 @@ class NavigatorContext(MemoryContext):
             raise ConfigError(f"navigator policy {self.policy!r}: choose from {', '.join(POLICIES)}")
         if self.start_selection not in ("llm", "score"):
             raise ConfigError(f"start_selection {self.start_selection!r}: choose score or llm")
-        for name in ("n_explorers", "top_k", "frontier", "max_start", "turns_per_event", "seed_pool"):
+        for name in ("n_explorers", "top_k", "frontier", "max_start", "seed_pool"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"navigator {name} must be >= 1")
+        if self.support < 0 or self.support_cap <= 0:
+            raise ConfigError("navigator support must be >= 0 and support_cap > 0")
         for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"navigator {name} must be >= 0")

@@ -33,13 +33,18 @@ def one_shot(query: str, store: StoreReader, *, retriever: str, pool: int) -> li
     """``[(turn node index, normalised score)]`` from the seed retriever, best first.
 
     ``retriever`` may name several retrievers joined by ``+``: their turn rankings are fused
-    by reciprocal rank (k = 60, as ``hybrid`` does).
+    by reciprocal rank (k = 60), exactly the registered ``fusion`` retriever for ``ppr+dwpr``.
     """
-    names = [n.strip() for n in retriever.split("+") if n.strip()]
+    from memgraph_agents.retrieval.fusion_retriever import PARTS, fused_turns
+
+    snap = store.snapshot()
+    names = tuple(n.strip() for n in retriever.split("+") if n.strip())
+    if len(names) > 1 and all(n in PARTS for n in names):
+        fused = fused_turns(query, store, parts=names, pool=pool)
+        return _normalised([(snap.index[f"turn:{t}"], s) for t, s in fused if f"turn:{t}" in snap.index])
     if len(names) > 1:
         lists = [[i for i, _ in one_shot(query, store, retriever=n, pool=pool)] for n in names]
         return _normalised(reciprocal_rank_fusion(lists, k=RRF_K)[:pool])
-    snap = store.snapshot()
     ranked: list[tuple[int, float]] = []
     seen: set[int] = set()
     for ev in get_retriever(names[0] if names else retriever)(query, store, k=pool):

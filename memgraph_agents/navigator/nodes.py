@@ -27,10 +27,11 @@ from memgraph_agents.navigator.localize import candidates, one_shot, rank_events
 from memgraph_agents.navigator.policies import llm as llm_policy
 from memgraph_agents.navigator.policies import offline
 from memgraph_agents.navigator.queue import priority, reprioritise, schedule
-from memgraph_agents.navigator.resources import SeedStore, embed_texts, resources
+from memgraph_agents.navigator.resources import embed_texts, resources
 from memgraph_agents.navigator.search import Search, build_search
 from memgraph_agents.navigator.state import ExplorerInput, KeptItem, NavState, QueueEntry
 from memgraph_agents.navigator.trace import emit, event
+from memgraph_agents.retrieval.seeds import query_texts
 
 
 def _usage(u: LLMUsage | None, **extra: float) -> dict[str, float]:
@@ -63,10 +64,19 @@ async def planner(state: NavState, config, runtime) -> dict:
             source = "llm"
         except LLMError as e:
             events.append(_fallback("planner", e))
+    # Every query-side text this search embeds (question, subgoals, their argument mentions):
+    # one model call now; localisation, explorers and the seed retrievers find them in the LRU.
+    await off_loop(_prefetch, res, [question, *subgoals])
     events.append(event("plan", source=source, subgoals=subgoals))
     return {"question": question, "subgoals": subgoals, "satisfied": [False] * len(subgoals), "query": question,
             "round": 0, "wave": 0, "started": state.get("started") or time.time(),
             "trace": emit(runtime, events), "counters": _usage(usage)}
+
+
+def _prefetch(res, goals: list[str]) -> None:
+    """Embed every query-side text of the search (goals and their mentions) in one call (blocking)."""
+    snap = res.store.snapshot()
+    embed_texts(res.store.embedder, list(dict.fromkeys(t for g in goals for t in query_texts(g, snap))))
 
 
 def _entry(search: Search, i: int, rels, satisfied: list[bool], *, parent: str | None, relation: str,
@@ -79,7 +89,7 @@ def _entry(search: Search, i: int, rels, satisfied: list[bool], *, parent: str |
 def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list[tuple[int, float]], dict[str, Any]]:
     """Seed ranking for ``query``, the search view, the candidates and the state update."""
     ctx = res.context
-    ranked = one_shot(query, SeedStore(res.store), retriever=ctx.seed_retriever, pool=ctx.seed_pool)
+    ranked = one_shot(query, res.store, retriever=ctx.seed_retriever, pool=max(ctx.seed_pool, state.get("k") or 0))
     snap = res.store.snapshot()
     update: dict[str, Any] = {}
     if state.get("round", 0) == 0:  # the question's own ranking: turn scores and the benchmark tail
@@ -133,18 +143,30 @@ async def localize(state: NavState, config, runtime) -> dict:
     spent = {**state, "counters": {**(state.get("counters") or {}),
                                    "llm_calls": budget.calls_used(state) + counters.get("llm_calls", 0)}}
     update.update(_dispatch(spent, ctx, res.offline, pending + starts, events, rnd,
-                            reason_empty="no candidate to start from"))
+                            reason_empty="no candidate to start from",
+                            enough=enough_kept(state, res.offline)))
     update["trace"] = emit(runtime, events)
     update["counters"] = counters
     return update
 
 
+def enough_kept(state: Mapping[str, Any], offline_mode: bool) -> bool:
+    """Offline, whether the search kept as many events as the caller asked for items (``k``):
+    similarity alone cannot tell that a question is answered, so the k slots are filled. An
+    LLM policy judges that itself (CompassMem: it stops once every subgoal is supported)."""
+    return not offline_mode or len(state.get("kept") or {}) >= (state.get("k") or 0)
+
+
 def _dispatch(state: Mapping[str, Any], ctx, offline_mode: bool, entries: list[QueueEntry], events: list, rnd: int,
-              reason_empty: str) -> dict:
-    """Assign the next wave (claiming its nodes) or decide where to go instead."""
+              reason_empty: str, enough: bool = True) -> dict:
+    """Assign the next wave (claiming its nodes) or decide where to go instead.
+
+    Every subgoal supported ends the search only once it kept ``k`` events (``enough``); until
+    then the waves go on filling the slots the caller asked for.
+    """
     satisfied = state.get("satisfied") or []
     wave = state.get("wave", 0) + 1
-    if satisfied and all(satisfied):
+    if satisfied and all(satisfied) and enough:
         return _route(events, state, "respond", "every subgoal is supported", entries)
     steps_left = ctx.max_steps - budget.steps_used(state)
     calls = None if offline_mode else budget.explore_calls(state, ctx)
@@ -194,8 +216,9 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
         except LLMError as e:
             events.append(_fallback("explorer", e, round_=rnd, wave=wave, explorer=who))
     if decisions is None:
+        filling = not enough_kept(inp, True)
         decisions = await off_loop(offline.decide, search, a["entries"], satisfied, ctx, visited,
-                                   source="offline" if res.offline else "fallback")
+                                   source="offline" if res.offline else "fallback", filling=filling)
     for note in notes:
         events.append(event("note", round_=rnd, wave=wave, explorer=who, reason=note))
     kept: dict[str, KeptItem] = {}
@@ -237,7 +260,8 @@ async def coordinate(state: NavState, config, runtime) -> dict:
     changed, drop = reprioritise(state.get("queue") or {}, satisfied, visited, ctx.next_floor)
     entries = [changed.get(n, e) for n, e in (state.get("queue") or {}).items() if n not in drop]
     events: list = []
-    update = _dispatch(state, ctx, res.offline, entries, events, rnd, reason_empty="queue exhausted")
+    update = _dispatch(state, ctx, res.offline, entries, events, rnd, reason_empty="queue exhausted",
+                       enough=enough_kept(state, res.offline))
     update["queue"] = {**update["queue"], "pop": sorted({*update["queue"].get("pop", []), *drop})}
     update["trace"] = emit(runtime, events)
     return update
@@ -246,7 +270,7 @@ async def coordinate(state: NavState, config, runtime) -> dict:
 def route(state: NavState) -> list[Send] | str:
     """Read the decision taken by ``localize`` / ``coordinate``: a wave of ``Send``s, or a node."""
     if state.get("next") == "explore" and state.get("assignments"):
-        shared = {k: state.get(k) for k in ("question", "query", "subgoals", "satisfied", "refs", "one_shot", "kept",
+        shared = {k: state.get(k) for k in ("question", "k", "query", "subgoals", "satisfied", "refs", "one_shot", "kept",
                                              "visited", "round", "wave")}
         return [Send("explore", {**shared, "assignment": a}) for a in state["assignments"]]  # an ExplorerInput
     nxt = state.get("next")

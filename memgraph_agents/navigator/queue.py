@@ -18,7 +18,9 @@ from memgraph_agents.navigator.state import Assignment, QueueEntry
 
 
 def priority(rels: list[float], satisfied: list[bool]) -> float:
-    open_ = [r for r, s in zip(rels, satisfied) if not s]
+    """Best relative similarity to an open subgoal; with every subgoal supported the search is
+    filling the evidence the caller asked for, and every subgoal counts."""
+    open_ = [r for r, s in zip(rels, satisfied) if not s] or list(rels)
     return max(open_) if open_ else 0.0
 
 

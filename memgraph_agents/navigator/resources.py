@@ -4,77 +4,30 @@ The graph's context is plain data (Studio edits it), so live handles travel in
 ``config["configurable"]``: ``navigate()`` puts the caller's store and model there; a run
 started elsewhere (Studio, ``langgraph dev``) opens them from the context's settings.
 
-Query-side vectors (question, subgoals, refined queries) are embedded once per run and
-shared by every node through a small in-process LRU; the store handed to the one-shot seed
-retriever sees the same vectors, so a question is embedded once, not once per step.
+Query-side vectors (question, subgoals, their mentions) are embedded by the planner in one
+model call and found by every later node (and the seed retrievers) in the embedder's query
+LRU, so a question costs one model call, not one per step.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from memgraph_agents.navigator.config import NavigatorContext
+from memgraph_agents.retrieval.seeds import query_vectors
 from memgraph_agents.runtime import get_chat_model, get_store
-from memgraph_agents.storage.protocols import StoreReader
 
 STORE_KEY = "memgraph_store"
 LLM_KEY = "memgraph_llm"
-_LRU_SIZE = 512
-_vectors: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
-_lock = threading.Lock()
 
 
 def embed_texts(embedder, texts: list[str]) -> np.ndarray:
-    """Embed ``texts`` with a per-process LRU keyed by (embedder, text)."""
-    out: dict[str, np.ndarray] = {}
-    with _lock:
-        for t in texts:
-            v = _vectors.get((id(embedder), t))
-            if v is not None:
-                _vectors.move_to_end((id(embedder), t))
-                out[t] = v
-    missing = [t for t in dict.fromkeys(texts) if t not in out]
-    if missing:
-        vecs = np.asarray(embedder.embed(missing), dtype=np.float32)
-        with _lock:
-            for t, v in zip(missing, vecs):
-                out[t] = v
-                _vectors[(id(embedder), t)] = v
-            while len(_vectors) > _LRU_SIZE:
-                _vectors.popitem(last=False)
-    return np.stack([out[t] for t in texts]) if texts else np.zeros((0, 1), dtype=np.float32)
-
-
-class _SharedVectors:
-    """An embedder that answers from the run's LRU first (used by the seed retriever)."""
-
-    def __init__(self, base) -> None:
-        self.base = base
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.base, name)
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return embed_texts(self.base, list(texts))
-
-    def embed_one(self, text: str) -> np.ndarray:
-        return embed_texts(self.base, [text])[0]
-
-
-class SeedStore:
-    """The store, seen through ``_SharedVectors``; everything else is the real store."""
-
-    def __init__(self, store: StoreReader) -> None:
-        self._store = store
-        self.embedder = _SharedVectors(store.embedder)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+    """Query-side vectors through the embedder's query LRU (``EmbeddingModel.embed_queries``):
+    the planner embeds every text of the question in one call, later nodes find them there."""
+    return query_vectors(embedder, list(texts))
 
 
 @dataclass

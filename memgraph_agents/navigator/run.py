@@ -1,10 +1,10 @@
 """Public API: ``navigate`` / ``anavigate`` / ``astream_navigate`` and the ``navigator`` retriever.
 
 ``navigate(question, store, context=..., llm=...)`` runs the navigator graph on a store and
-returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance,
-the trace and the counters. The ``navigator`` retriever (registered for ``memgraph bench``)
-ranks turns: each kept event's best turn(s) in keeping order, then the rest of the one-shot
-ranking it started from, so k is never spent on one long event.
+returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
+(``k`` items), the trace and the counters. The ``navigator`` retriever (registered for
+``memgraph bench``) ranks turns: the seed pool and the kept events' turns, each scored by its
+seed score plus its corroboration by kept neighbours (``navigator.rank``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memgraph_agents.aio import off_loop, run_sync
+from memgraph_agents.aio import background, off_loop
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.graph import graph
@@ -29,8 +29,10 @@ from memgraph_agents.storage.protocols import StoreReader
 class NavigationResult(BaseModel):
     question: str
     answer: str | None = None
-    evidence: list[Evidence] = Field(default_factory=list, description="kept events, in keeping order")
-    ranking: list[Evidence] = Field(default_factory=list, description="turns: kept first, then the one-shot tail")
+    evidence: list[Evidence] = Field(default_factory=list,
+                                     description="kept events in keeping order, then the best other turns, k in all")
+    ranking: list[Evidence] = Field(default_factory=list, description="turns: seed pool and kept events, re-scored")
+    kept_ranking: list[Evidence] = Field(default_factory=list, description="the ranking's turns of kept events")
     subgoals: list[str] = Field(default_factory=list)
     satisfied: list[bool] = Field(default_factory=list)
     trace: list[dict[str, Any]] = Field(default_factory=list)
@@ -60,33 +62,42 @@ def _inputs(question: str, k: int) -> dict:
     return {"question": question, "k": k, "started": time.time()}
 
 
-def rank_turns(store: StoreReader, state: dict, *, k: int, turns_per_event: int, turn_ratio: float) -> list[Evidence]:
-    """Kept events' best turns in keeping order, then the tail (the one-shot ranking).
+def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> tuple[list[Evidence], list[Evidence]]:
+    """(every ranked turn, the kept-only part of it), at least ``k`` long when memory allows.
 
-    A kept event contributes its best turn, and up to ``turns_per_event`` in all whose one-shot
-    score is at least ``turn_ratio`` of that best one: a long event does not spend k, and a
-    turn the one-shot ranking thought little of does not push a better one out of the top.
+    Turns are the seed pool and the kept events' turns, re-scored by the kept evidence
+    (``navigator.rank``); a turn of a kept event carries that event's path.
     """
+    from memgraph_agents.navigator.rank import rank_turns
+    from memgraph_agents.navigator.view import event_view
+
     snap = store.snapshot()
-    score = {t: float(s) for t, s in state.get("one_shot") or []}
+    view = event_view(snap)
+    seed = [(snap.index[f"turn:{t}"], float(s)) for t, s in state.get("one_shot") or [] if f"turn:{t}" in snap.index]
+    items = sorted((state.get("kept") or {}).values(), key=lambda it: list(it["order"]))
+    kept = [snap.index[it["node"]] for it in items if it["node"] in snap.index]
+    paths = {snap.index[it["node"]]: list(it.get("path") or [it["node"]]) for it in items if it["node"] in snap.index}
     out: list[Evidence] = []
-    seen: set[str] = set()
-    for ev in state.get("evidence") or []:
-        best = score.get(ev.turn_ids[0], 0.0) if ev.turn_ids else 0.0
-        chosen = ev.turn_ids[:1] + [t for t in ev.turn_ids[1:turns_per_event]
-                                    if best > 0 and score.get(t, 0.0) >= turn_ratio * best]
-        for t in chosen:
-            item = turn_evidence(snap, t, ev.score, retriever="navigator", path=[*ev.path, f"turn:{t}"])
-            if item is not None and t not in seen:
-                seen.add(t)
-                out.append(item)
-    for t, s in state.get("one_shot") or []:
-        if t not in seen:
-            item = turn_evidence(snap, t, float(s), retriever="navigator", path=[f"turn:{t}"])
-            if item is not None:
-                seen.add(t)
-                out.append(item)
-    return out[: max(k, len(out))]
+    kept_only: list[Evidence] = []
+    for r in rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap):
+        tid = snap.attrs[r.node]["turn_id"]
+        path = [*paths[r.event], f"turn:{tid}"] if r.event is not None else [f"turn:{tid}"]
+        item = turn_evidence(snap, tid, r.score, retriever="navigator", path=path)
+        if item is None:
+            continue
+        out.append(item)
+        if r.event is not None:
+            kept_only.append(item)
+    return out, kept_only
+
+
+def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
+    """Kept events in keeping order; when the search kept fewer than ``k``, the best ranked
+    turns outside them fill the rest, so a caller asking for k items gets k."""
+    kept = list(state.get("evidence") or [])
+    covered = {t for ev in kept for t in ev.turn_ids}
+    extra = [ev for ev in ranked if not covered.intersection(ev.turn_ids)]
+    return kept[:k] if len(kept) >= k else [*kept, *extra[: k - len(kept)]]
 
 
 def _result(store: StoreReader, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float) -> NavigationResult:
@@ -98,13 +109,13 @@ def _result(store: StoreReader, state: dict, ctx: NavigatorContext, policy: str,
     counters.setdefault("steps", 0)
     counters["tokens"] = counters.get("input_tokens", 0) + counters.get("output_tokens", 0)
     trace = sorted(state.get("trace") or [], key=sort_key)
+    ranked, kept_only = ranking(store, state, ctx, k)
+    counters["kept"] = len(state.get("kept") or {})
     fallbacks = [str(e.get("reason", "")) for e in trace if e.get("type") == "fallback" and e.get("llm_failed")]
     if policy == "llm" and counters["llm_calls"] <= counters.get("llm_failures", 0):
         policy = "offline (LLM failed)"  # every request failed or was unusable: say so, not "llm"
     return NavigationResult(question=state.get("question", ""), answer=state.get("answer"),
-                            evidence=state.get("evidence") or [],
-                            ranking=rank_turns(store, state, k=k, turns_per_event=ctx.turns_per_event,
-                                               turn_ratio=ctx.turn_ratio),
+                            evidence=_evidence(state, ranked, k), ranking=ranked, kept_ranking=kept_only,
                             subgoals=state.get("subgoals") or [], satisfied=state.get("satisfied") or [],
                             trace=trace, counters=counters, policy=policy, fallbacks=fallbacks)
 
@@ -120,8 +131,9 @@ async def anavigate(question: str, store: StoreReader, *, context: NavigatorCont
 
 def navigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
              k: int = 10) -> NavigationResult:
-    """Blocking ``anavigate`` (safe inside a running event loop: it then uses a worker thread)."""
-    return run_sync(anavigate(question, store, context=context, llm=llm, k=k))
+    """Blocking ``anavigate`` on the process's shared background loop (no event loop is started
+    per question; safe inside a running event loop)."""
+    return background.run(anavigate(question, store, context=context, llm=llm, k=k))
 
 
 async def astream_navigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,

@@ -140,6 +140,7 @@ class ExplorerInput(TypedDict, total=False):
     """What ``Send`` hands one explorer: its frontier and a read-only view of the search."""
 
     question: str
+    k: int
     query: str
     subgoals: list[str]
     satisfied: list[bool]

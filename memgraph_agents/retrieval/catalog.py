@@ -10,6 +10,7 @@ from __future__ import annotations
 # Import order is registration order: the order ``retriever_names()`` lists them in.
 from memgraph_agents.retrieval import dense as _dense  # noqa: F401
 from memgraph_agents.retrieval import dwpr_retriever as _dwpr  # noqa: F401
+from memgraph_agents.retrieval import fusion_retriever as _fusion  # noqa: F401
 from memgraph_agents.retrieval import lexical as _lexical  # noqa: F401
 from memgraph_agents.retrieval import ppr_retriever as _ppr  # noqa: F401
 from memgraph_agents.retrieval import sentence_hop_retriever as _sentence_hop  # noqa: F401

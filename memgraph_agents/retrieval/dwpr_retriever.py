@@ -47,6 +47,7 @@ from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
+    query_vectors,
     speaker_weights,
     turn_seeds,
 )
@@ -130,7 +131,7 @@ def dwpr(query: str, store: StoreReader, *, k: int = 10, seeds_k: int = 10, damp
         src, dst, kind, triple_of = _memorai_edges(snap, mg)
     if not len(src):
         return []
-    qv = store.embedder.embed_one(query)
+    qv = query_vectors(store.embedder, [query])[0]
     raw = node_similarities(snap, qv)
     triple_sim = np.zeros(0)
     if mg is not None and mg.description_vectors.shape[1:] == qv.shape:

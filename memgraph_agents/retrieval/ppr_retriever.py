@@ -50,6 +50,8 @@ from memgraph_agents.retrieval.seeds import (
     mention_seeds,
     node_similarities,
     participant_keys,
+    query_texts,
+    query_vectors,
     speaker_weights,
     turn_seeds,
 )
@@ -116,7 +118,7 @@ def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, 
     speakers = participant_keys(snap)
     mentions = [m for m in detect_mentions(query, llm, usage=usage, timeout=timeout, notes=notes)
                 if mention_key(m) not in speakers]  # participants are hubs: see seeds.mention_seeds
-    arg_cands = argument_matches(snap, store.embedder.embed(mentions) if mentions else [], ka, arg_floor)
+    arg_cands = argument_matches(snap, query_vectors(store.embedder, mentions) if mentions else [], ka, arg_floor)
     cands = [Candidate(snap.ids[i], "event", snap.text[i], str(snap.attrs[i].get("time") or ""))
              for i in top_events.tolist()]
     cands += [Candidate(snap.ids[i], "argument", snap.text[i]) for i in arg_cands]
@@ -173,7 +175,9 @@ def ppr(query: str, store: StoreReader, *, k: int = 10, ke: int = 30, ka: int = 
     snap = store.snapshot()
     if k <= 0 or not len(snap.ids):
         return []
-    sims = node_similarities(snap, store.embedder.embed_one(query))
+    # the question and its mentions in one model call (the seeds then find them in the LRU)
+    qv = query_vectors(store.embedder, query_texts(query, snap) if llm is None else [query])[0]
+    sims = node_similarities(snap, qv)
     seed = seed_vector(query, store, snap, sims, ke=ke, ka=ka, max_arg_seeds=max_arg_seeds, turn_weight=turn_weight,
                        event_weight=event_weight, arg_weight=arg_weight, pool=pool, llm=llm, usage=usage,
                        llm_timeout=llm_timeout, notes=notes)

@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from memgraph_agents.config import DEFAULT_RETRIEVER  # noqa: F401  re-exported: one source, the settings' default
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.presets import DEFAULT_PRESET, PRESETS
@@ -25,7 +26,6 @@ from memgraph_agents.storage.protocols import StoreReader
 R = TypeVar("R", bound=Callable[..., list[Evidence]])
 
 RETRIEVERS: dict[str, Retriever] = {}
-DEFAULT_RETRIEVER = "ppr"
 
 
 def register_retriever(name: str) -> Callable[[R], R]:

@@ -195,11 +195,7 @@ def mention_seeds(query: str, snap, sims_of, ka: int = 10, max_seeds: int = 30, 
     args, _ = _argument_vectors(snap)
     if not len(args):
         return {}
-    # Participants are hubs (an argument of nearly every event): seeding them only blurs the
-    # walk; the speaker prior (``speaker_weights``) uses that signal instead.
-    speakers = participant_keys(snap)
-    mentions = [m for m in extract_arguments(query, []) if m.key not in speakers]
-    out = argument_matches(snap, (sims_of(m.name) for m in mentions), ka, floor)
+    out = argument_matches(snap, (sims_of(m) for m in query_mentions(query, snap)), ka, floor)
     return by_score(snap, out, max_seeds)
 
 
@@ -208,3 +204,27 @@ def by_score(snap, scores: dict[int, float], limit: int) -> dict[int, float]:
     keys = list(scores)
     order = top_k([scores[i] for i in keys], limit, tiebreak=snap.id_rank[keys] if keys else None)
     return {keys[int(j)]: scores[keys[int(j)]] for j in order}
+
+
+def query_mentions(query: str, snap) -> list[str]:
+    """The query's offline argument mentions, participants left out (they are hubs: seeding
+    them only blurs the walk; ``speaker_weights`` uses that signal instead)."""
+    if not len(_argument_vectors(snap)[0]):
+        return []
+    speakers = participant_keys(snap)
+    return list(dict.fromkeys(m.name for m in extract_arguments(query, []) if m.key not in speakers))
+
+
+def query_vectors(embedder, texts: list[str]) -> np.ndarray:
+    """Query-side vectors of ``texts`` in one model call (``EmbeddingModel.embed_queries``);
+    an embedder without that method embeds them one by one."""
+    batch = getattr(embedder, "embed_queries", None)
+    if callable(batch):
+        return batch(list(texts))
+    return np.stack([embedder.embed_one(t) for t in texts]) if texts else np.zeros((0, embedder.dim), np.float32)
+
+
+def query_texts(query: str, snap) -> list[str]:
+    """Every text a graph retriever embeds for ``query`` offline: the query and its mentions.
+    Embedding them together (``query_vectors``) makes one model call per question."""
+    return [query, *query_mentions(query, snap)]

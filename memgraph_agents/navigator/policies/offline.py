@@ -46,7 +46,10 @@ def refine(subgoals: list[str], satisfied: list[bool], question: str) -> str:
 
 
 def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx: NavigatorContext,
-           visited: set[str], source: str = "offline") -> list[Decision]:
+           visited: set[str], source: str = "offline", filling: bool = False) -> list[Decision]:
+    """One decision per frontier node. ``filling``: the search has not yet kept the k events
+    asked for, so a node that answers still hands on its neighbours, and with every subgoal
+    supported the keep rule reads all of them (the remaining slots go to the best matches)."""
     idx = [search.idx(e["node"]) for e in entries]
     known = [i for i in idx if i is not None]
     dense = dict(zip(known, search.scorer.rel(known)))
@@ -59,7 +62,7 @@ def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx
             continue
         sims = dense[i]
         os_ = search.scorer.os_score(i)
-        open_ = [j for j, ok in enumerate(satisfied) if not ok]
+        open_ = [j for j, ok in enumerate(satisfied) if not ok] or (list(range(len(satisfied))) if filling else [])
         by_os = qi is not None and qi in open_ and os_ >= ctx.keep_os
         best_open = max((float(sims[j]) for j in open_), default=0.0)
         by_sim = best_open >= ctx.keep_sim
@@ -72,10 +75,11 @@ def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx
                     if sims[j] >= ctx.satisfy_sim or (j == qi and os_ >= ctx.satisfy_os)]
         after = [ok or j in supports for j, ok in enumerate(satisfied)]
         why = f"high in the one-shot ranking ({os_:.2f})" if by_os else f"close to an open subgoal ({best_open:.2f})"
-        if all(after):
-            out.append(Decision(e["node"], "ANSWER", [], supports, why + "; every subgoal supported", source, scores))
-            continue
         nxt = follow(search, i, after, visited | frontier, ctx.next_floor)
+        if all(after):  # filling: it answers, and its neighbours may still fill the slots
+            out.append(Decision(e["node"], "ANSWER", nxt if filling else [], supports,
+                                why + "; every subgoal supported", source, scores))
+            continue
         out.append(Decision(e["node"], "EXPAND", nxt, supports, why, source, scores))
     return out
 
