@@ -14,8 +14,7 @@ from pydantic import BaseModel
 
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
-from memgraph_agents.llm import methods
-from memgraph_agents.llm import transport
+from memgraph_agents.llm import methods, transport
 from memgraph_agents.llm.chat import make_chat_model
 from memgraph_agents.llm.structured import LLMCallError, LLMOutputError, ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
@@ -175,7 +174,7 @@ def test_calls_of_every_caller_share_the_models_limiter(llm_server, monkeypatch,
         llm_server.peak = 0
         llm_server.set("stall")  # careful replies, 0.1 s each: long enough to overlap
 
-        async def all_():
+        async def all_(llm=llm):
             return await asyncio.gather(*(anavigate(q, get_store(s), llm=llm, context=NavigatorContext(policy="llm"))
                                           for q in questions))
 

@@ -34,11 +34,12 @@ from typing import Any, TypeVar
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from pydantic import BaseModel
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from typing_extensions import TypedDict
 
 from memgraph_agents.errors import LLMError as BaseLLMError
+from memgraph_agents.llm import methods
 
 # Parsing lives in ``jsonparse``; re-exported so ``from memgraph_agents.llm.structured import
 # extract_json`` (and friends) keeps working.
@@ -49,7 +50,6 @@ from memgraph_agents.llm.jsonparse import (  # noqa: F401
     parse_reply,
     relax_json,
 )
-from memgraph_agents.llm import methods
 from memgraph_agents.llm.limits import CallSlot, default_limiter
 from memgraph_agents.llm.loops import for_running_loop, model_key
 from memgraph_agents.llm.transport import (  # noqa: F401  (is_transient: re-exported)
@@ -268,7 +268,7 @@ async def _request(
         reraise=True,
     )
     try:
-        reply = await retrying(once)
+        reply: AIMessage = await retrying(once)
     except LLMError:
         raise
     except Exception as e:
