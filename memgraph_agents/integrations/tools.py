@@ -133,8 +133,8 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return "Saved to long-term memory.", info
 
-    async def aremember(text: str, runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
-                        config: RunnableConfig = None) -> tuple[str, dict]:  # type: ignore[assignment]
+    async def aremember(text: str, runtime: ToolRuntime[Any, Any] = None,
+                        config: RunnableConfig = None) -> tuple[str, dict]:
         return await asyncio.to_thread(remember, text, runtime, config)  # queues; may open the store
 
     recall_tool = StructuredTool.from_function(func=recall, coroutine=arecall, name=recall_name,

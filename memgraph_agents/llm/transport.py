@@ -158,9 +158,5 @@ class Breaker:
                 st.opened += 1
                 st.open_until = time.monotonic() + BREAKER_COOLDOWN
 
-    def reset(self) -> None:
-        with self._lock:
-            self._state.clear()
-
 
 BREAKER = Breaker()
