@@ -92,7 +92,7 @@ class EmbeddingModel:
         if missing:
             vecs: np.ndarray = np.asarray(self.inner.embed_documents(missing), dtype=np.float32)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-            vecs = vecs / np.where(norms == 0, 1.0, norms)
+            vecs = (vecs / np.where(norms == 0, 1.0, norms)).astype(np.float32)
             if self._dim is None:
                 self._dim = vecs.shape[1]
             new = {_key(t): v for t, v in zip(missing, vecs)}
@@ -127,7 +127,7 @@ class EmbeddingModel:
             raw = batch(missing) if callable(batch) else self.inner.embed_documents(missing)
             vecs = np.asarray(raw, dtype=np.float32)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-            vecs = vecs / np.where(norms == 0, 1.0, norms)
+            vecs = (vecs / np.where(norms == 0, 1.0, norms)).astype(np.float32)
             if self._dim is None:
                 self._dim = vecs.shape[1]
             self.query_calls += 1

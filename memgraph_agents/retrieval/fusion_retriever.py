@@ -13,6 +13,8 @@ embedded once (``seeds.query_texts``, one model call) and reused by the second r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.dwpr_retriever import dwpr
@@ -22,7 +24,7 @@ from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.seeds import query_texts, query_vectors
 
 RRF_K = 60  # the paper's constant: both inputs are already sharp rankings
-PARTS = {"ppr": ppr, "dwpr": dwpr}
+PARTS: dict[str, Callable[..., list[Evidence]]] = {"ppr": ppr, "dwpr": dwpr}  # each takes its own params
 DEFAULT_PARTS = ("ppr", "dwpr")
 
 
