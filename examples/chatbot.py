@@ -58,18 +58,24 @@ def main(argv: list[str] | None = None, *, out=None) -> int:
     name = args.user.strip() or "me"
     ctx = ChatbotContext(user_id=name, user_name=name, llm=settings.llm)
     mode = "offline (no LLM: showing recalled evidence)" if settings.offline else settings.llm
-    print(f"memgraph chatbot — user {name!r} (namespace {user_namespace(name)!r}), memory in {settings.data_dir}, "
-          f"model: {mode}", file=out)
+    print(
+        f"memgraph chatbot — user {name!r} (namespace {user_namespace(name)!r}), memory in {settings.data_dir}, "
+        f"model: {mode}",
+        file=out,
+    )
     history: list = []
 
     def send(text: str) -> None:
         nonlocal history
         if text.startswith("/recall "):
-            res = memory.recall(text[len("/recall "):], context=ctx, config={})
+            res = memory.recall(text[len("/recall ") :], context=ctx, config={})
             print(res.content(), file=out)
             return
-        result = graph.invoke({"messages": [*history, HumanMessage(text)]}, context=ctx,
-                              config={"configurable": {"thread_id": memory.default_thread}})
+        result = graph.invoke(
+            {"messages": [*history, HumanMessage(text)]},
+            context=ctx,
+            config={"configurable": {"thread_id": memory.default_thread}},
+        )
         history = result["messages"]
         print(f"bot> {history[-1].content}", file=out, flush=True)
 

@@ -72,20 +72,32 @@ def main(argv: list[str] | None = None, *, out=None) -> dict[str, dict[str, floa
         update["embeddings"] = args.embeddings
     settings = Settings().model_copy(update=update)
 
-    console.print(f"[bold]replay[/bold] {conversation.id}: {len(conversation.sessions)} sessions, "
-                  f"{sum(len(s.turns) for s in conversation.sessions)} turns → {data_dir} (namespace {args.namespace})")
+    console.print(
+        f"[bold]replay[/bold] {conversation.id}: {len(conversation.sessions)} sessions, "
+        f"{sum(len(s.turns) for s in conversation.sessions)} turns → {data_dir} (namespace {args.namespace})"
+    )
     t0 = time.perf_counter()
-    report = ingest_conversation(conversation, settings, namespace=args.namespace,
-                                 progress=lambda sid, i, n: console.print(f"  ingested {sid} ({i}/{n})"))
-    console.print(f"  {report.sessions_new} new, {report.sessions_unchanged} unchanged sessions in "
-                  f"{time.perf_counter() - t0:.1f} s")
+    report = ingest_conversation(
+        conversation,
+        settings,
+        namespace=args.namespace,
+        progress=lambda sid, i, n: console.print(f"  ingested {sid} ({i}/{n})"),
+    )
+    console.print(
+        f"  {report.sessions_new} new, {report.sessions_unchanged} unchanged sessions in "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     store = get_store(settings, args.namespace)
 
     totals: dict[str, dict[str, float]] = {n: {"recall": 0.0, "ms": 0.0, "scored": 0} for n in names}
     for q in questions:
         gold = set(q.get("evidence") or [])
-        table = Table(title=f"{q.get('id', '')} {q['question']}", title_justify="left",
-                      caption=f"expected: {q['answer']}" if q.get("answer") else None, caption_justify="left")
+        table = Table(
+            title=f"{q.get('id', '')} {q['question']}",
+            title_justify="left",
+            caption=f"expected: {q['answer']}" if q.get("answer") else None,
+            caption_justify="left",
+        )
         table.add_column("retriever")
         table.add_column(f"top-{args.top_k} turns (✓ = gold evidence)")
         table.add_column("recall", justify="right")

@@ -12,16 +12,46 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_ERRORS = ("MemgraphError", "InputError", "NamespaceError", "NamespaceNotFoundError", "LimitExceededError",
-           "ConfigError", "SessionConflictError", "StorageError", "LLMError")
-_LAZY = {"Memory": "memgraph_agents.api", "AddReport": "memgraph_agents.api", "AskResult": "memgraph_agents.api",
-         "ForgetReport": "memgraph_agents.api", "Settings": "memgraph_agents.config",
-         "Evidence": "memgraph_agents.model.evidence", **{name: "memgraph_agents.errors" for name in _ERRORS}}
+_ERRORS = (
+    "MemgraphError",
+    "InputError",
+    "NamespaceError",
+    "NamespaceNotFoundError",
+    "LimitExceededError",
+    "ConfigError",
+    "SessionConflictError",
+    "StorageError",
+    "LLMError",
+)
+_LAZY = {
+    "Memory": "memgraph_agents.api",
+    "AddReport": "memgraph_agents.api",
+    "AskResult": "memgraph_agents.api",
+    "ForgetReport": "memgraph_agents.api",
+    "Settings": "memgraph_agents.config",
+    "Evidence": "memgraph_agents.model.evidence",
+    **{name: "memgraph_agents.errors" for name in _ERRORS},
+}
 
 # A literal list (tools read it statically); a test checks it matches ``_LAZY``.
-__all__ = ["__version__", "Memory", "AddReport", "AskResult", "ForgetReport", "Settings", "Evidence", "MemgraphError",
-           "InputError", "NamespaceError", "NamespaceNotFoundError", "LimitExceededError", "ConfigError",
-           "SessionConflictError", "StorageError", "LLMError"]
+__all__ = [
+    "__version__",
+    "Memory",
+    "AddReport",
+    "AskResult",
+    "ForgetReport",
+    "Settings",
+    "Evidence",
+    "MemgraphError",
+    "InputError",
+    "NamespaceError",
+    "NamespaceNotFoundError",
+    "LimitExceededError",
+    "ConfigError",
+    "SessionConflictError",
+    "StorageError",
+    "LLMError",
+]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.api import AddReport, AskResult, ForgetReport, Memory

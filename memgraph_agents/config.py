@@ -38,7 +38,9 @@ class IngestParams(BaseSettings):
     topic_recluster_every: int = Field(4, ge=1, description="re-run k-means every T ingested sessions")
     # Generated-memory layers (presets); each layer appends its own fields below, prefixed by its name.
     premem_link_threshold: float = Field(0.6, description="PREMem: link clusters across sessions at cosine >= θ")
-    premem_max_links: int = Field(3, ge=0, description="PREMem: links per new cluster to earlier clusters, most similar first")
+    premem_max_links: int = Field(
+        3, ge=0, description="PREMem: links per new cluster to earlier clusters, most similar first"
+    )
     memorai_segment_min_turns: int = Field(3, ge=1, description="MemORAI offline: smallest topic segment, in turns")
     memorai_segment_max_turns: int = Field(12, ge=1, description="MemORAI offline: largest topic segment, in turns")
     memorai_summary_sentences: int = Field(3, ge=1, description="MemORAI offline: sentences in a segment summary")
@@ -77,11 +79,17 @@ class Settings(BaseSettings):
     llm_max_concurrency: int = Field(4, ge=1)
     chroma_host: str | None = Field(None, description="Chroma server host; embedded when unset")
     chroma_port: int = Field(8000, ge=1, le=65535)
-    retriever: str = Field(DEFAULT_RETRIEVER, description="default retriever name (`memgraph ask`, retrieval graph, "
-                                                           "the API): the best for its cost in BENCHMARKS.md")
+    retriever: str = Field(
+        DEFAULT_RETRIEVER,
+        description="default retriever name (`memgraph ask`, retrieval graph, "
+        "the API): the best for its cost in BENCHMARKS.md",
+    )
     top_k: int = Field(10, ge=1, le=200)
-    preset: str = Field("default", description="a seed paper's system: layers built at ingest and the retriever "
-                                               "(default, compassmem, emem, emem-g, sgmem, memorai, premem)")
+    preset: str = Field(
+        "default",
+        description="a seed paper's system: layers built at ingest and the retriever "
+        "(default, compassmem, emem, emem-g, sgmem, memorai, premem)",
+    )
     ingest: IngestParams = Field(default_factory=IngestParams)
     limits: InputLimits = Field(default_factory=InputLimits)
 
@@ -99,7 +107,9 @@ class Settings(BaseSettings):
     @classmethod
     def _embeddings(cls, v: str) -> str:
         v = v.strip()
-        ok = v in ("minilm", "all-MiniLM-L6-v2", "hash") or (v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0)
+        ok = v in ("minilm", "all-MiniLM-L6-v2", "hash") or (
+            v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0
+        )
         if not ok:
             raise ValueError(f"unknown embeddings {v!r}: use 'minilm' (default) or 'hash' / 'hash-N' (tests)")
         return v
@@ -138,8 +148,10 @@ class Settings(BaseSettings):
             if name == "ingest" and isinstance(value, dict):
                 unknown = sorted(set(value) - set(IngestParams.model_fields))
                 if unknown:
-                    raise ConfigError(f"unknown ingest setting(s) {', '.join(unknown)}: choose from "
-                                      f"{', '.join(IngestParams.model_fields)}")
+                    raise ConfigError(
+                        f"unknown ingest setting(s) {', '.join(unknown)}: choose from "
+                        f"{', '.join(IngestParams.model_fields)}"
+                    )
                 data["ingest"] = {**data["ingest"], **value}
             elif name == "ingest" and isinstance(value, IngestParams):
                 data["ingest"] = value.model_dump()
@@ -165,9 +177,11 @@ def describe_invalid(exc: ValidationError) -> str:
     for err in exc.errors():
         field = ".".join(str(p) for p in err["loc"]) or "settings"
         msg = err["msg"].removeprefix("Value error, ")
-        msg = (msg.replace("Input should be greater than or equal to", "must be at least")
-                  .replace("Input should be greater than", "must be greater than")
-                  .replace("Input should be less than or equal to", "must be at most")
-                  .replace("Input should be", "must be"))
+        msg = (
+            msg.replace("Input should be greater than or equal to", "must be at least")
+            .replace("Input should be greater than", "must be greater than")
+            .replace("Input should be less than or equal to", "must be at most")
+            .replace("Input should be", "must be")
+        )
         parts.append(f"{field}={err.get('input')!r}: {msg}")
     return "invalid setting " + "; ".join(parts)

@@ -43,8 +43,10 @@ def check_data_dir(data_dir: Path, *, must_exist: bool = False) -> Path:
             raise StorageError(f"data dir {path} cannot be created: {probe} is not writable")
         return path
     if not os.access(path, os.W_OK | os.X_OK):
-        raise StorageError(f"data dir {path} is read-only: memgraph needs write access to it, "
-                           "even to read (SQLite's write-ahead log and the locks live there)")
+        raise StorageError(
+            f"data dir {path} is read-only: memgraph needs write access to it, "
+            "even to read (SQLite's write-ahead log and the locks live there)"
+        )
     return path
 
 

@@ -79,8 +79,9 @@ def validated_conversation(conversation: Any, limits: InputLimits | None = None)
     return conv
 
 
-def plan_ingest(conversations: Sequence[Conversation], settings: Settings, namespace: str | None = None,
-                *, source: str = "input") -> list[tuple[Conversation, str]]:
+def plan_ingest(
+    conversations: Sequence[Conversation], settings: Settings, namespace: str | None = None, *, source: str = "input"
+) -> list[tuple[Conversation, str]]:
     """Validate every conversation and choose its namespace, before anything is written.
 
     With ``namespace`` every conversation goes there (``""`` is refused, not a default);
@@ -98,14 +99,18 @@ def plan_ingest(conversations: Sequence[Conversation], settings: Settings, names
     for c in checked:
         ns = namespace_for_id(c.id)
         if ns in owner:
-            raise InputError(f"{source}: conversations {owner[ns]!r} and {c.id!r} both map to namespace {ns!r}: "
-                             "rename one, or give a namespace to put both in one memory")
+            raise InputError(
+                f"{source}: conversations {owner[ns]!r} and {c.id!r} both map to namespace {ns!r}: "
+                "rename one, or give a namespace to put both in one memory"
+            )
         owner[ns] = c.id
         held = stored_conversations(settings, ns)
         if held is not None and c.id not in held and (held or ns != c.id):
             which = ", ".join(repr(x) for x in sorted(held)) or "other data"
-            raise InputError(f"{source}: conversation {c.id!r} maps to namespace {ns!r}, which already holds "
-                             f"{which}: give a namespace to add it there on purpose")
+            raise InputError(
+                f"{source}: conversation {c.id!r} maps to namespace {ns!r}, which already holds "
+                f"{which}: give a namespace to add it there on purpose"
+            )
         plan.append((c, ns))
     return plan
 
@@ -134,16 +139,19 @@ def checked_conversation(conversation: Any) -> Conversation:
     and is an ``InputError``.
     """
     if not isinstance(conversation, Conversation):
-        raise TypeError(f"ingest needs a memgraph_agents.model.Conversation (load files with "
-                        f"memgraph_agents.loaders.load_conversations), got {type(conversation).__name__}")
+        raise TypeError(
+            f"ingest needs a memgraph_agents.model.Conversation (load files with "
+            f"memgraph_agents.loaders.load_conversations), got {type(conversation).__name__}"
+        )
     changed = False
 
     def clean(value: Any, where: str) -> Any:
         nonlocal changed
         if isinstance(value, str):
             if _SURROGATE.search(value):
-                raise InputError(f"conversation {conversation.id!r}: {where}: text holds an unpaired surrogate "
-                                 "(not valid Unicode)")
+                raise InputError(
+                    f"conversation {conversation.id!r}: {where}: text holds an unpaired surrogate (not valid Unicode)"
+                )
             out = clean_text(value)
             changed |= out != value
             return out
@@ -164,9 +172,15 @@ def checked_conversation(conversation: Any) -> Conversation:
     return build(Conversation, f"conversation {conversation.id!r}", **data)
 
 
-async def aingest_conversation(conversation: Conversation, settings: Settings, *, namespace: str | None = None,
-                               progress: ProgressFn | None = None, replace: bool = False,
-                               rebuild: bool = False) -> IngestReport:
+async def aingest_conversation(
+    conversation: Conversation,
+    settings: Settings,
+    *,
+    namespace: str | None = None,
+    progress: ProgressFn | None = None,
+    replace: bool = False,
+    rebuild: bool = False,
+) -> IngestReport:
     """See ``ingest_conversation``. Everything is validated first."""
     conversation = validated_conversation(conversation, settings.limits)  # before anything is written
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
@@ -190,8 +204,9 @@ def _drop_if_empty(settings: Settings, ns: str) -> None:
 
     try:
         forget_store(settings, ns)  # close it first; reopened on next use if it is kept
-        delete_namespace(settings.data_dir, ns, chroma_host=settings.chroma_host, chroma_port=settings.chroma_port,
-                         if_empty=True)
+        delete_namespace(
+            settings.data_dir, ns, chroma_host=settings.chroma_host, chroma_port=settings.chroma_port, if_empty=True
+        )
     except Exception:  # best effort: the original error is the one to report
         pass
 
@@ -203,8 +218,9 @@ def _record_conversation(store: Any, conversation_id: str) -> None:
         store.db.set_meta("conversations", json.dumps(sorted(held | {conversation_id})))
 
 
-async def _ingest_sessions(conversation: Conversation, run: Settings, store: Any,
-                           progress: ProgressFn | None, replace: bool, rebuild: bool) -> IngestReport:
+async def _ingest_sessions(
+    conversation: Conversation, run: Settings, store: Any, progress: ProgressFn | None, replace: bool, rebuild: bool
+) -> IngestReport:
     from memgraph_agents.graphs.ingest import graph, plan_session
 
     ns = run.namespace
@@ -221,8 +237,10 @@ async def _ingest_sessions(conversation: Conversation, run: Settings, store: Any
     total = len(conversation.sessions)
     for i, session in enumerate(conversation.sessions, start=1):
         async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
-            out = await graph.ainvoke({"session": session, "speakers": list(conversation.speakers),
-                                       "replace": replace, "rebuild": rebuild}, context=ctx)
+            out = await graph.ainvoke(
+                {"session": session, "speakers": list(conversation.speakers), "replace": replace, "rebuild": rebuild},
+                context=ctx,
+            )
         status = out.get("status")
         if status == "unchanged":
             report.sessions_unchanged += 1
@@ -232,8 +250,9 @@ async def _ingest_sessions(conversation: Conversation, run: Settings, store: Any
             appended = out.get("append")
             failed = [n for n in out.get("notes", []) if "LLM failed" in n]
             how = "appended" if appended else ("replaced" if out.get("replaced") else "new")
-            report.sessions.append(SessionOutcome(id=session.id, status=how, builder=out.get("builder", "offline"),
-                                                  fallbacks=failed))
+            report.sessions.append(
+                SessionOutcome(id=session.id, status=how, builder=out.get("builder", "offline"), fallbacks=failed)
+            )
             report.sessions_new += 1
             report.sessions_appended += int(bool(appended))
             report.turns += len(session.turns) - (appended["n_stored"] if appended else 0)
@@ -249,14 +268,28 @@ async def _ingest_sessions(conversation: Conversation, run: Settings, store: Any
     return report
 
 
-def ingest_conversation(conversation: Conversation, settings: Settings | None = None, *, namespace: str | None = None,
-                        progress: ProgressFn | None = None, replace: bool = False,
-                        rebuild: bool = False) -> IngestReport:
+def ingest_conversation(
+    conversation: Conversation,
+    settings: Settings | None = None,
+    *,
+    namespace: str | None = None,
+    progress: ProgressFn | None = None,
+    replace: bool = False,
+    rebuild: bool = False,
+) -> IngestReport:
     """Ingest ``conversation`` into ``namespace`` (default: ``settings.namespace``).
 
     ``replace``: a stored session that differs is replaced (atomically) instead of refused
     with ``SessionConflictError``; an unchanged one stored with another builder or preset is
     rebuilt. ``rebuild``: only the latter (the CLI's explicit ``--llm`` / ``--preset``).
     Appending new turns to a stored session needs neither."""
-    return run_sync(aingest_conversation(conversation, settings or Settings.load(), namespace=namespace, progress=progress,
-                                         replace=replace, rebuild=rebuild))
+    return run_sync(
+        aingest_conversation(
+            conversation,
+            settings or Settings.load(),
+            namespace=namespace,
+            progress=progress,
+            replace=replace,
+            rebuild=rebuild,
+        )
+    )

@@ -29,23 +29,59 @@ class Preset(BaseModel):
     retriever_params: dict[str, Any] = Field(default_factory=dict)
 
 
-PRESETS: dict[str, Preset] = {p.name: p for p in [
-    Preset(name="default", paper="this project", retriever="ppr",
-           summary="the event graph (events, arguments, topics, sentences) read by Personalized PageRank"),
-    Preset(name="compassmem", paper="CompassMem", retriever="navigator",
-           summary="event graph with typed relations and topics, navigated by Planner / Explorers / Responder"),
-    Preset(name="emem", paper="EMem", retriever="dense", retriever_params={"kinds": ("event",)},
-           summary="EDU-style events with role–argument pairs, dense retrieval over events"),
-    Preset(name="emem-g", paper="EMem-G", retriever="ppr",
-           summary="EMem's events and arguments, Personalized PageRank from event and argument seeds"),
-    Preset(name="sgmem", paper="SGMem", layers=("sgmem",), retriever="sentence_hop", retriever_params={"generated": 3},
-           summary="sentence kNN graph plus session summaries, facts and insights, sentence-hop retrieval"),
-    Preset(name="memorai", paper="MemORAI", layers=("memorai",), retriever="dwpr",
-           summary="topic segments, selective gate, entities and triples, dynamic weighted PageRank"),
-    Preset(name="premem", paper="PREMem", layers=("premem",), retriever="dense",
-           retriever_params={"kinds": ("fragment", "reasoning")},
-           summary="categorised memory fragments, cross-session cluster links and reasoning fragments, dense"),
-]}
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in [
+        Preset(
+            name="default",
+            paper="this project",
+            retriever="ppr",
+            summary="the event graph (events, arguments, topics, sentences) read by Personalized PageRank",
+        ),
+        Preset(
+            name="compassmem",
+            paper="CompassMem",
+            retriever="navigator",
+            summary="event graph with typed relations and topics, navigated by Planner / Explorers / Responder",
+        ),
+        Preset(
+            name="emem",
+            paper="EMem",
+            retriever="dense",
+            retriever_params={"kinds": ("event",)},
+            summary="EDU-style events with role–argument pairs, dense retrieval over events",
+        ),
+        Preset(
+            name="emem-g",
+            paper="EMem-G",
+            retriever="ppr",
+            summary="EMem's events and arguments, Personalized PageRank from event and argument seeds",
+        ),
+        Preset(
+            name="sgmem",
+            paper="SGMem",
+            layers=("sgmem",),
+            retriever="sentence_hop",
+            retriever_params={"generated": 3},
+            summary="sentence kNN graph plus session summaries, facts and insights, sentence-hop retrieval",
+        ),
+        Preset(
+            name="memorai",
+            paper="MemORAI",
+            layers=("memorai",),
+            retriever="dwpr",
+            summary="topic segments, selective gate, entities and triples, dynamic weighted PageRank",
+        ),
+        Preset(
+            name="premem",
+            paper="PREMem",
+            layers=("premem",),
+            retriever="dense",
+            retriever_params={"kinds": ("fragment", "reasoning")},
+            summary="categorised memory fragments, cross-session cluster links and reasoning fragments, dense",
+        ),
+    ]
+}
 DEFAULT_PRESET = "default"
 # The node kinds whose presence shows that a namespace has a layer (a retriever that reads the
 # layer has nothing to read without them).

@@ -20,5 +20,13 @@ from memgraph_agents.retrieval.catalog import (
 )
 from memgraph_agents.retrieval.protocols import Retriever
 
-__all__ = ["DEFAULT_RETRIEVER", "RETRIEVERS", "Retriever", "accepts", "get_retriever", "register_retriever",
-           "retrieve", "retriever_names"]
+__all__ = [
+    "DEFAULT_RETRIEVER",
+    "RETRIEVERS",
+    "Retriever",
+    "accepts",
+    "get_retriever",
+    "register_retriever",
+    "retrieve",
+    "retriever_names",
+]

@@ -21,8 +21,17 @@ if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
     from memgraph_agents.storage import MemoryStore
 
 # The run-context fields that are ``Settings`` fields; "" / 0 means "from the base settings".
-CONTEXT_FIELDS = ("data_dir", "namespace", "embeddings", "llm", "chroma_host", "chroma_port", "top_k", "retriever",
-                  "preset")
+CONTEXT_FIELDS = (
+    "data_dir",
+    "namespace",
+    "embeddings",
+    "llm",
+    "chroma_host",
+    "chroma_port",
+    "top_k",
+    "retriever",
+    "preset",
+)
 
 
 @dataclass
@@ -34,15 +43,28 @@ class MemoryContext:
     """
 
     data_dir: Annotated[str, Field(description="Memory directory (empty: MEMGRAPH_DATA_DIR, default ~/.memgraph)")] = ""
-    namespace: Annotated[str, Field(description="Whose memory: the namespace read or written (empty: MEMGRAPH_NAMESPACE)")] = ""
+    namespace: Annotated[
+        str, Field(description="Whose memory: the namespace read or written (empty: MEMGRAPH_NAMESPACE)")
+    ] = ""
     embeddings: Annotated[str, Field(description="Embedding model: 'minilm' (offline default) or 'hash' (tests)")] = ""
-    llm: Annotated[str, Field(description="Chat model 'provider:model', or 'none' for offline (empty: MEMGRAPH_LLM)")] = ""
+    llm: Annotated[
+        str, Field(description="Chat model 'provider:model', or 'none' for offline (empty: MEMGRAPH_LLM)")
+    ] = ""
     chroma_host: Annotated[str, Field(description="Chroma server host (empty: embedded Chroma in data_dir)")] = ""
     chroma_port: Annotated[int, Field(description="Chroma server port (0: MEMGRAPH_CHROMA_PORT, default 8000)")] = 0
     top_k: Annotated[int, Field(description="Evidence items to return (0: MEMGRAPH_TOP_K)")] = 0
-    retriever: Annotated[str, Field(description="Retriever: dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator or a preset (empty: MEMGRAPH_RETRIEVER)")] = ""
-    preset: Annotated[str, Field(description="A seed paper's system (layers built at ingest + retriever); empty: MEMGRAPH_PRESET")] = ""
-    extra: Annotated[dict[str, Any], Field(description="Advanced: extra settings passed through as plain data")] = field(default_factory=dict)
+    retriever: Annotated[
+        str,
+        Field(
+            description="Retriever: dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator or a preset (empty: MEMGRAPH_RETRIEVER)"
+        ),
+    ] = ""
+    preset: Annotated[
+        str, Field(description="A seed paper's system (layers built at ingest + retriever); empty: MEMGRAPH_PRESET")
+    ] = ""
+    extra: Annotated[dict[str, Any], Field(description="Advanced: extra settings passed through as plain data")] = (
+        field(default_factory=dict)
+    )
 
     def overrides(self) -> dict[str, Any]:
         """The settings this context sets: ``extra["settings"]``, then the non-empty fields."""
@@ -119,8 +141,9 @@ def get_chat_model(settings: Settings):
         if settings.llm not in _CHAT:
             from memgraph_agents.llm.chat import make_chat_model
 
-            _CHAT[settings.llm] = make_chat_model(settings.llm, base_url=os.environ.get("MEMGRAPH_LLM_BASE_URL"),
-                                                  timeout=settings.llm_timeout)
+            _CHAT[settings.llm] = make_chat_model(
+                settings.llm, base_url=os.environ.get("MEMGRAPH_LLM_BASE_URL"), timeout=settings.llm_timeout
+            )
         return _CHAT[settings.llm]
 
 

@@ -64,7 +64,12 @@ class ChromaServer:
         env = {**os.environ, "ANONYMIZED_TELEMETRY": "False", "NO_COLOR": "1"}
         self.proc = subprocess.Popen(
             [self.exe, "run", "--path", str(self.path), "--host", self.host, "--port", str(self.port)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
         log.close()
         self.starts += 1
         deadline = time.monotonic() + timeout

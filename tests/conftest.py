@@ -46,22 +46,28 @@ def settings(tmp_path) -> Settings:
 def make_conversation(cid: str = "chat", n_sessions: int = 3) -> Conversation:
     """A small realistic two-person chat with topic shifts and relative dates."""
     scripts = [
-        [("Ana", "Hi Ben! I adopted a puppy yesterday, a beagle called Pixel."),
-         ("Ben", "No way, congratulations! How is Pixel settling in?"),
-         ("Ana", "Pixel chewed my running shoes already, but he is adorable."),
-         ("Ben", "Speaking of running, I signed up for the Lisbon half marathon next month."),
-         ("Ana", "Lisbon sounds amazing. Are you training every day?"),
-         ("Ben", "Four times a week, long runs on Sunday along the river.")],
-        [("Ben", "I finished the Lisbon half marathon last weekend in 1 hour 52 minutes!"),
-         ("Ana", "That is a great time. Was the course hilly?"),
-         ("Ben", "Very hilly near the castle, my legs still hurt."),
-         ("Ana", "Pixel passed his puppy training class two days ago."),
-         ("Ben", "Good boy Pixel! Did he learn to sit?")],
-        [("Ana", "I started a new job at the Riverside Library this week."),
-         ("Ben", "Congrats! What do you do there?"),
-         ("Ana", "I run the children's reading hour on Saturdays."),
-         ("Ben", "Pixel could visit as a reading dog some day."),
-         ("Ana", "Ha, maybe once he stops chewing books.")],
+        [
+            ("Ana", "Hi Ben! I adopted a puppy yesterday, a beagle called Pixel."),
+            ("Ben", "No way, congratulations! How is Pixel settling in?"),
+            ("Ana", "Pixel chewed my running shoes already, but he is adorable."),
+            ("Ben", "Speaking of running, I signed up for the Lisbon half marathon next month."),
+            ("Ana", "Lisbon sounds amazing. Are you training every day?"),
+            ("Ben", "Four times a week, long runs on Sunday along the river."),
+        ],
+        [
+            ("Ben", "I finished the Lisbon half marathon last weekend in 1 hour 52 minutes!"),
+            ("Ana", "That is a great time. Was the course hilly?"),
+            ("Ben", "Very hilly near the castle, my legs still hurt."),
+            ("Ana", "Pixel passed his puppy training class two days ago."),
+            ("Ben", "Good boy Pixel! Did he learn to sit?"),
+        ],
+        [
+            ("Ana", "I started a new job at the Riverside Library this week."),
+            ("Ben", "Congrats! What do you do there?"),
+            ("Ana", "I run the children's reading hour on Saturdays."),
+            ("Ben", "Pixel could visit as a reading dog some day."),
+            ("Ana", "Ha, maybe once he stops chewing books."),
+        ],
     ]
     sessions = []
     for s, script in enumerate(scripts[:n_sessions], start=1):

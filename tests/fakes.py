@@ -489,9 +489,13 @@ NAV_REFINE_MARKER = "TASK: NAVIGATION REFINE"
 NAV_ANSWER_MARKER = "TASK: NAVIGATION ANSWER"
 
 _NAV_NODE_RE = re.compile(r"^\[(?P<id>[^\]\n]+)\] \((?P<date>[^)\n]*)\) (?P<text>.*)$", re.M)
-_NAV_NB_RE = re.compile(r"^    (?P<arrow>->|<-) (?P<rel>.+?) \[(?P<id>[^\]\n]+)\] \((?P<date>[^)\n]*)\) (?P<text>.*)$", re.M)
+_NAV_NB_RE = re.compile(
+    r"^    (?P<arrow>->|<-) (?P<rel>.+?) \[(?P<id>[^\]\n]+)\] \((?P<date>[^)\n]*)\) (?P<text>.*)$", re.M
+)
 _NAV_GOAL_RE = re.compile(r"^S(?P<n>\d+) \[(?P<status>open|done)\] (?P<text>.*)$", re.M)
-_NAV_EVIDENCE_RE = re.compile(r"^\[(?P<date>[^|\n]*) \| (?P<turn>[^\]\n]+)\] (?:(?P<speaker>[^:\n]+): )?(?P<text>.*)$", re.M)
+_NAV_EVIDENCE_RE = re.compile(
+    r"^\[(?P<date>[^|\n]*) \| (?P<turn>[^\]\n]+)\] (?:(?P<speaker>[^:\n]+): )?(?P<text>.*)$", re.M
+)
 _NAV_STOP = set(
     "a an the and or of to in on at for with by from about as is are was were be been did do does has have had "
     "what when where who whom which why how would could should will can their his her its they them he she it "
@@ -520,7 +524,9 @@ def _overlap(text: str, goal: str) -> float:
 
 def parse_nav_step(prompt: str) -> dict[str, Any]:
     """Subgoals (with status), the number of kept items, frontier nodes and their neighbours."""
-    goals = [{"n": int(m["n"]), "done": m["status"] == "done", "text": m["text"]} for m in _NAV_GOAL_RE.finditer(prompt)]
+    goals = [
+        {"n": int(m["n"]), "done": m["status"] == "done", "text": m["text"]} for m in _NAV_GOAL_RE.finditer(prompt)
+    ]
     kept_part = prompt.split("Evidence kept so far:", 1)[-1].split("Frontier events.", 1)[0]
     kept = 0 if "(nothing yet)" in kept_part else len(re.findall(r"^\[", kept_part, re.M))
     frontier_part = prompt.split("Frontier events.", 1)[-1].split("For each frontier event", 1)[0]
@@ -536,8 +542,9 @@ def parse_nav_step(prompt: str) -> dict[str, Any]:
     return {"goals": goals, "kept": kept, "nodes": nodes}
 
 
-def careful_navigator_responder(*, n_subgoals: int = 3, min_expand: int = 3, max_expand: int = 6,
-                                keep_at: float = 0.5, satisfy_at: float = 0.6) -> Responder:
+def careful_navigator_responder(
+    *, n_subgoals: int = 3, min_expand: int = 3, max_expand: int = 6, keep_at: float = 0.5, satisfy_at: float = 0.6
+) -> Responder:
     """A scripted model that behaves like a careful LLM navigating memory.
 
     - plans ``n_subgoals`` subgoals (the question, then its content words in halves);
@@ -582,7 +589,11 @@ def careful_navigator_responder(*, n_subgoals: int = 3, min_expand: int = 3, max
                     kept += 1
                     decisions[node["id"]] = {"node_id": node["id"], "action": "ANSWER", "reason": "more context"}
                 else:
-                    decisions[node["id"]] = {"node_id": node["id"], "action": "SKIP", "reason": "everything is supported"}
+                    decisions[node["id"]] = {
+                        "node_id": node["id"],
+                        "action": "SKIP",
+                        "reason": "everything is supported",
+                    }
                 continue
             keep = kept < max_expand and (rel >= keep_at or (kept < min_expand and rel > 0))
             if not keep:
@@ -593,13 +604,22 @@ def careful_navigator_responder(*, n_subgoals: int = 3, min_expand: int = 3, max
             done |= set(sat)
             left = [g for g in p["goals"] if g["n"] not in done]
             if not left:
-                decisions[node["id"]] = {"node_id": node["id"], "action": "ANSWER", "satisfied_subgoals": sat,
-                                         "reason": "every subgoal is now supported"}
+                decisions[node["id"]] = {
+                    "node_id": node["id"],
+                    "action": "ANSWER",
+                    "satisfied_subgoals": sat,
+                    "reason": "every subgoal is now supported",
+                }
                 continue
             nbs = sorted(node["neighbours"], key=lambda n: -max(_overlap(n["text"], g["text"]) for g in left))
             nxt = [n["id"] for n in nbs if max(_overlap(n["text"], g["text"]) for g in left) > 0.3][:2]
-            decisions[node["id"]] = {"node_id": node["id"], "action": "EXPAND", "next_nodes": nxt,
-                                     "satisfied_subgoals": sat, "reason": f"mentions {rel:.0%} of an open subgoal"}
+            decisions[node["id"]] = {
+                "node_id": node["id"],
+                "action": "EXPAND",
+                "next_nodes": nxt,
+                "satisfied_subgoals": sat,
+                "reason": f"mentions {rel:.0%} of an open subgoal",
+            }
         return json.dumps({"decisions": [decisions[n["id"]] for n in p["nodes"]]})
 
     def refine(messages: list[BaseMessage]) -> str:
@@ -615,8 +635,15 @@ def careful_navigator_responder(*, n_subgoals: int = 3, min_expand: int = 3, max
         best = max(lines, key=lambda m: _overlap(m["text"], q))  # first of the best: max keeps the first
         return json.dumps({"answer": " ".join(best["text"].split()[:8]), "turn_ids": [best["turn"]]})
 
-    return route_responder({NAV_PLAN_MARKER: plan, NAV_START_MARKER: start, NAV_STEP_MARKER: step,
-                            NAV_REFINE_MARKER: refine, NAV_ANSWER_MARKER: answer})
+    return route_responder(
+        {
+            NAV_PLAN_MARKER: plan,
+            NAV_START_MARKER: start,
+            NAV_STEP_MARKER: step,
+            NAV_REFINE_MARKER: refine,
+            NAV_ANSWER_MARKER: answer,
+        }
+    )
 
 
 def nav_step_override(base: Responder, step: Callable[[list[BaseMessage]], ResponderResult]) -> Responder:

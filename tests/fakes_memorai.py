@@ -23,12 +23,15 @@ ENTITIES_MARKER = "TASK: MEMORAI ENTITIES"
 
 _SHIFT_RE = re.compile(r"\b(speaking of|by the way|on a different note|anyway)\b", re.I)
 _NAME_RE = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)*\b")
-_NOT_NAMES = set("I A An The It This That What When Where Why How Who Yes No Oh Hey Hi Hello Thanks Wow And But So "
-                 "My We You He She They Did Do Does Are Is Was Very Good Have Had Congrats Ha Maybe Four No Way "
-                 "Speaking Lisbon's Sounds That's Was".split())
+_NOT_NAMES = set(
+    "I A An The It This That What When Where Why How Who Yes No Oh Hey Hi Hello Thanks Wow And But So "
+    "My We You He She They Did Do Does Are Is Was Very Good Have Had Congrats Ha Maybe Four No Way "
+    "Speaking Lisbon's Sounds That's Was".split()
+)
 _CLAIM_RE = re.compile(r"\bI (?:have |'ve )?(\w+(?: up for| to| at| in)?) (?:a |an |the |my |his |her )?([^,.!?]+)")
-_STOP_OBJECT = set("yesterday today tonight tomorrow last next this at in on with for along and but since "
-                   "already every".split())
+_STOP_OBJECT = set(
+    "yesterday today tonight tomorrow last next this at in on with for along and but since already every".split()
+)
 
 
 def names_in(text: str, speakers: set[str] = frozenset()) -> list[str]:
@@ -55,7 +58,7 @@ def _segments(turns: list[dict]) -> list[list[dict]]:
 
 def _summary(group: list[dict], title: str) -> str:
     speakers = " and ".join(dict.fromkeys(t["speaker"] for t in group))
-    said = "; ".join(f"{t['speaker']} said \"{t['text'].rstrip('.!?')}\"" for t in group[:2])
+    said = "; ".join(f'{t["speaker"]} said "{t["text"].rstrip(".!?")}"' for t in group[:2])
     return f"{speakers} talked about {title} on {group[0]['date']}. {said}."
 
 
@@ -97,9 +100,14 @@ def entities_reply(prompt: str) -> dict:
         cited.setdefault(t["speaker"], []).append(t)
         for name in names_in(t["text"], {t["speaker"]}):
             cited.setdefault(name, []).append(t)
-    entities = [{"name": name,
-                 "description": f"{name}: " + " ".join(f"{t['speaker']} said on {t['date']}: {t['text']}" for t in ts[:2]),
-                 "turn_ids": [t["id"] for t in ts]} for name, ts in cited.items()]
+    entities = [
+        {
+            "name": name,
+            "description": f"{name}: " + " ".join(f"{t['speaker']} said on {t['date']}: {t['text']}" for t in ts[:2]),
+            "turn_ids": [t["id"] for t in ts],
+        }
+        for name, ts in cited.items()
+    ]
     triples = []
     for t in turns:
         for verb, rest in _CLAIM_RE.findall(t["text"]):
@@ -120,14 +128,17 @@ def entities_responder() -> Responder:
 Wrap = Callable[[Responder], Responder]
 
 
-def memorai_ingest_responder(*, segments: Wrap | None = None, entities: Wrap | None = None,
-                             entities_base: Responder | None = None) -> Responder:
+def memorai_ingest_responder(
+    *, segments: Wrap | None = None, entities: Wrap | None = None, entities_base: Responder | None = None
+) -> Responder:
     """Every call of an LLM ingest with the memorai preset; ``segments`` / ``entities`` wrap
     the MemORAI responders (e.g. ``malformed_then_valid``), ``entities_base`` replaces one."""
     seg = segments_responder()
     ent = entities_base or entities_responder()
-    return route_responder({
-        **ingest_routes(),
-        SEGMENTS_MARKER: segments(seg) if segments else seg,
-        ENTITIES_MARKER: entities(ent) if entities else ent,
-    })
+    return route_responder(
+        {
+            **ingest_routes(),
+            SEGMENTS_MARKER: segments(seg) if segments else seg,
+            ENTITIES_MARKER: entities(ent) if entities else ent,
+        }
+    )

@@ -33,17 +33,25 @@ REASONING_MARKER = "TASK: PREMEM REASONING"
 
 _SENTENCE_RE = re.compile(r"[^.!?]+[.!?]*")
 _WORD_RE = re.compile(r"[A-Za-z']+")
-_SMALL = set("i a an the and or but so to of in on at for with my your me you we he she it is are was were be "
-             "been this that there here what how did do does no yes hi hey wow good great thanks just really "
-             "very much can could would will not sounds amazing congratulations way".split())
-_OPINION = re.compile(r"\b(lov(?:e|es|ed)|like[sd]?|think|feel|want|hope|adorable|amazing|stressful|favou?rite|"
-                      r"proud)\b", re.I)
+_SMALL = set(
+    "i a an the and or but so to of in on at for with my your me you we he she it is are was were be "
+    "been this that there here what how did do does no yes hi hey wow good great thanks just really "
+    "very much can could would will not sounds amazing congratulations way".split()
+)
+_OPINION = re.compile(
+    r"\b(lov(?:e|es|ed)|like[sd]?|think|feel|want|hope|adorable|amazing|stressful|favou?rite|"
+    r"proud)\b",
+    re.I,
+)
 _HABIT = re.compile(r"\b(every|times a week|usually|always|on (?:mon|tues|wednes|thurs|fri|satur|sun)days)\b", re.I)
 _PAST = re.compile(r"\b(\w{3,}ed|went|ran|took|got|had|made|won|bought|passed)\b", re.I)
 _FUTURE = re.compile(r"\b(next|will|going to|someday|some day|plan)\b", re.I)
 _CAPITAL = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
-_PAIR_RE = re.compile(r"^Pair (?P<n>\d+) \(similarity (?P<sim>[\d.]+); earlier session (?P<d1>[\d-]*), "
-                      r"later session (?P<d2>[\d-]*)\)$", re.M)
+_PAIR_RE = re.compile(
+    r"^Pair (?P<n>\d+) \(similarity (?P<sim>[\d.]+); earlier session (?P<d1>[\d-]*), "
+    r"later session (?P<d2>[\d-]*)\)$",
+    re.M,
+)
 _FRAG_LINE_RE = re.compile(r"^(?P<side>earlier|later) \| (?P<cat>\w+) \| (?P<text>.*)$", re.M)
 
 
@@ -102,13 +110,15 @@ def fragments_for(turns: list[dict[str, str]]) -> list[dict[str, Any]]:
         for sentence in _SENTENCE_RE.findall(t["text"]):
             if sentence.strip().endswith("?") or len(content_words(sentence)) < 2:
                 continue
-            out.append({
-                "category": _category(sentence),
-                "key": _key(sentence, speaker),
-                "content": third_person(speaker, sentence),
-                "turn_ids": ([turns[i - 1]["id"]] if asked else []) + [t["id"]],
-                "time": _time(sentence, t["date"]),
-            })
+            out.append(
+                {
+                    "category": _category(sentence),
+                    "key": _key(sentence, speaker),
+                    "content": third_person(speaker, sentence),
+                    "turn_ids": ([turns[i - 1]["id"]] if asked else []) + [t["id"]],
+                    "time": _time(sentence, t["date"]),
+                }
+            )
     return out
 
 
@@ -124,11 +134,17 @@ def parse_pairs(prompt: str) -> list[dict[str, Any]]:
     marks = list(_PAIR_RE.finditer(prompt))
     pairs = []
     for k, m in enumerate(marks):
-        block = prompt[m.end(): marks[k + 1].start() if k + 1 < len(marks) else len(prompt)]
+        block = prompt[m.end() : marks[k + 1].start() if k + 1 < len(marks) else len(prompt)]
         lines = [x.groupdict() for x in _FRAG_LINE_RE.finditer(block)]
-        pairs.append({"n": int(m["n"]), "d1": m["d1"], "d2": m["d2"],
-                      "earlier": [x for x in lines if x["side"] == "earlier"],
-                      "later": [x for x in lines if x["side"] == "later"]})
+        pairs.append(
+            {
+                "n": int(m["n"]),
+                "d1": m["d1"],
+                "d2": m["d2"],
+                "earlier": [x for x in lines if x["side"] == "earlier"],
+                "later": [x for x in lines if x["side"] == "later"],
+            }
+        )
     return pairs
 
 
@@ -153,18 +169,29 @@ def insights_for(pair: dict[str, Any]) -> list[dict[str, Any]]:
     shared = sorted(words(early) & words(late))
     old_key, new_key = early[0]["text"].split(":")[0], late[0]["text"].split(":")[0]
     span = f"{pair['d1']} to {pair['d2']}"
-    out = [{
-        "pair": pair["n"],
-        "pattern": "accumulation" if shared else "connection",
-        "key": " ".join(shared[:2]) if shared else f"{old_key} and {new_key}"[:40],
-        "content": (f"{person} keeps returning to {', '.join(shared[:3])} from {pair['d1']} to {pair['d2']}"
-                    if shared else f"{person}'s {new_key} follows from {old_key}"),
-        "time": span,
-    }]
+    out = [
+        {
+            "pair": pair["n"],
+            "pattern": "accumulation" if shared else "connection",
+            "key": " ".join(shared[:2]) if shared else f"{old_key} and {new_key}"[:40],
+            "content": (
+                f"{person} keeps returning to {', '.join(shared[:3])} from {pair['d1']} to {pair['d2']}"
+                if shared
+                else f"{person}'s {new_key} follows from {old_key}"
+            ),
+            "time": span,
+        }
+    ]
     if {x["cat"] for x in early} != {x["cat"] for x in late}:
-        out.append({"pair": f"Pair {pair['n']}", "pattern": "Transformation", "key": f"{new_key} change",
-                    "content": f"{person} moves from {old_key} on {pair['d1']} to {new_key} on {pair['d2']}",
-                    "time": span})
+        out.append(
+            {
+                "pair": f"Pair {pair['n']}",
+                "pattern": "Transformation",
+                "key": f"{new_key} change",
+                "content": f"{person} moves from {old_key} on {pair['d1']} to {new_key} on {pair['d2']}",
+                "time": span,
+            }
+        )
     return out
 
 
@@ -178,24 +205,34 @@ def realistic_reasoning_responder() -> Responder:
 
 def premem_responder(fragments: Responder | None = None, reasoning: Responder | None = None) -> Responder:
     """A whole LLM ingest with the premem layer: the fakes above plus events / relations / fusion."""
-    return route_responder({FRAGMENTS_MARKER: fragments or realistic_fragment_responder(),
-                            REASONING_MARKER: reasoning or realistic_reasoning_responder()},
-                           default=ingest_responder())
+    return route_responder(
+        {
+            FRAGMENTS_MARKER: fragments or realistic_fragment_responder(),
+            REASONING_MARKER: reasoning or realistic_reasoning_responder(),
+        },
+        default=ingest_responder(),
+    )
 
 
 # --------------------------------------------------------------------------- test data and queries
 
 SPEC = "fake:premem"
-TIME_RE = re.compile(r"^(on|before|after) (\d{4}-\d{2}-\d{2}|\d{4}-\d{2}|\d{4}|the week of \d{4}-\d{2}-\d{2})$"
-                     r"|^from \S+ to \S+$")
+TIME_RE = re.compile(
+    r"^(on|before|after) (\d{4}-\d{2}-\d{2}|\d{4}-\d{2}|\d{4}|the week of \d{4}-\d{2}-\d{2})$"
+    r"|^from \S+ to \S+$"
+)
 CATEGORIES = {"factual", "experiential", "subjective"}
 
-PIXEL = [("Ana", "My beagle puppy Pixel goes to puppy training class at the dog school."),
-         ("Ben", "Pixel the beagle puppy loves the puppy training class at the dog school."),
-         ("Ana", "Pixel the beagle puppy learned to sit in puppy training class at the dog school yesterday.")]
-TAXES = [("Ben", "I filed my quarterly tax return with the accountant on Monday."),
-         ("Ana", "Quarterly tax returns and invoices with an accountant sound stressful."),
-         ("Ben", "The accountant found deductions for invoices on my quarterly tax return.")]
+PIXEL = [
+    ("Ana", "My beagle puppy Pixel goes to puppy training class at the dog school."),
+    ("Ben", "Pixel the beagle puppy loves the puppy training class at the dog school."),
+    ("Ana", "Pixel the beagle puppy learned to sit in puppy training class at the dog school yesterday."),
+]
+TAXES = [
+    ("Ben", "I filed my quarterly tax return with the accountant on Monday."),
+    ("Ana", "Quarterly tax returns and invoices with an accountant sound stressful."),
+    ("Ben", "The accountant found deductions for invoices on my quarterly tax return."),
+]
 
 
 def link_conversation() -> Conversation:

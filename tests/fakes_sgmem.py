@@ -43,9 +43,14 @@ def _absolute(text: str, iso: str) -> tuple[str, str | None]:
 def _third_person(speaker: str, text: str) -> str:
     text = re.sub(r"\[image: (.*?)\]", r"(shared a picture of \1)", text)
     text = re.sub(r"^(?:[^\s.!?]+\s?){1,3}!\s+", "", text.strip())  # drop an opening "Hi Ben!"
-    for pattern, repl in ((r"\bI'm\b", f"{speaker} is"), (r"\bI've\b", f"{speaker} has"), (r"\bI\b", speaker),
-                          (r"\b[Mm]y\b", f"{speaker}'s"), (r"\b[Ww]e\b", f"{speaker} and others"),
-                          (r"\b[Oo]ur\b", "their")):
+    for pattern, repl in (
+        (r"\bI'm\b", f"{speaker} is"),
+        (r"\bI've\b", f"{speaker} has"),
+        (r"\bI\b", speaker),
+        (r"\b[Mm]y\b", f"{speaker}'s"),
+        (r"\b[Ww]e\b", f"{speaker} and others"),
+        (r"\b[Oo]ur\b", "their"),
+    ):
         text = re.sub(pattern, repl, text)
     return text.rstrip(".!? ") + "."
 
@@ -60,8 +65,9 @@ def sgmem_memory(prompt: str, *, orphans: bool = False) -> dict[str, Any]:
         if t["text"].rstrip().endswith("?") or not FIRST_PERSON_RE.search(t["text"]):
             continue
         text, time = _absolute(_third_person(t["speaker"], t["text"]), t["date"])
-        facts.append({"id": f"F{len(facts) + 1}", "text": text, "turn_ids": [t["id"]], "subject": t["speaker"],
-                      "time": time})
+        facts.append(
+            {"id": f"F{len(facts) + 1}", "text": text, "turn_ids": [t["id"]], "subject": t["speaker"], "time": time}
+        )
     insights = []
     for speaker in speakers:
         own = [i for i, f in enumerate(facts, start=1) if f["subject"] == speaker]
@@ -69,17 +75,31 @@ def sgmem_memory(prompt: str, *, orphans: bool = False) -> dict[str, Any]:
             continue
         topics = [w.lower() for f in own[:2] for w in _WORD_RE.findall(facts[f - 1]["text"]) if w != speaker][:2]
         refs: list[Any] = [f"F{own[0]}", *own[1:]]  # an id, then bare numbers: models mix them
-        insights.append({"text": f"{speaker} often talks about {' and '.join(topics)} in their daily life.",
-                         "facts": refs, "subject": speaker})
+        insights.append(
+            {
+                "text": f"{speaker} often talks about {' and '.join(topics)} in their daily life.",
+                "facts": refs,
+                "subject": speaker,
+            }
+        )
     if orphans and turns:
         donor = max(turns, key=lambda t: len(t["text"]))
-        facts.append({"id": f"F{len(facts) + 1}", "text": _third_person(donor["speaker"], donor["text"]),
-                      "turn_ids": ["D99:1"], "subject": donor["speaker"], "time": None})
-        facts.append({"id": f"F{len(facts) + 1}", "text": INVENTED_FACT, "turn_ids": ["X:0"], "subject": "Zebulon",
-                      "time": None})
+        facts.append(
+            {
+                "id": f"F{len(facts) + 1}",
+                "text": _third_person(donor["speaker"], donor["text"]),
+                "turn_ids": ["D99:1"],
+                "subject": donor["speaker"],
+                "time": None,
+            }
+        )
+        facts.append(
+            {"id": f"F{len(facts) + 1}", "text": INVENTED_FACT, "turn_ids": ["X:0"], "subject": "Zebulon", "time": None}
+        )
         insights.append({"text": "Zebulon loves old machines.", "facts": [f"F{len(facts)}"], "subject": "Zebulon"})
-    highlights = " ".join(f"{t['speaker']} mentioned {' '.join(_absolute(t['text'], t['date'])[0].split()[:8])}."
-                          for t in turns[:4])
+    highlights = " ".join(
+        f"{t['speaker']} mentioned {' '.join(_absolute(t['text'], t['date'])[0].split()[:8])}." for t in turns[:4]
+    )
     return {
         "summary": {"text": f"On {_human(date)}, {' and '.join(speakers)} talked. {highlights}", "turn_ids": []},
         "facts": facts,
@@ -96,7 +116,9 @@ def realistic_sgmem_responder(*, orphans: bool = False) -> Responder:
 
 def sgmem_ingest_responder(sgmem: Responder | None = None) -> Responder:
     """A whole LLM ingest with the sgmem layer: events, relations, fusion and session memory."""
-    return route_responder({
-        **ingest_routes(),
-        SGMEM_MARKER: sgmem or realistic_sgmem_responder(),
-    })
+    return route_responder(
+        {
+            **ingest_routes(),
+            SGMEM_MARKER: sgmem or realistic_sgmem_responder(),
+        }
+    )

@@ -61,7 +61,7 @@ JUDGE_MARKER = "TASK: JUDGE ANSWER"
 def _line(prompt: str, label: str) -> str:
     for line in prompt.splitlines():
         if line.startswith(label):
-            return line[len(label):].strip()
+            return line[len(label) :].strip()
     return ""
 
 
@@ -69,8 +69,11 @@ def _answer(messages: list[BaseMessage]) -> str:
     """The excerpt sharing most words with the question, cut to a short answer."""
     prompt = task_text(messages)
     q = nav_words(_line(prompt, "Question:"))
-    excerpts = [ln.split("] ", 1)[1] for ln in prompt.split("most relevant first:", 1)[-1].splitlines()
-                if ln.startswith("[") and "] " in ln]
+    excerpts = [
+        ln.split("] ", 1)[1]
+        for ln in prompt.split("most relevant first:", 1)[-1].splitlines()
+        if ln.startswith("[") and "] " in ln
+    ]
     if not excerpts or not q:
         return json.dumps({"answer": "unknown"})
     best = max(excerpts, key=lambda t: len(nav_words(t) & q))  # max keeps the first of the best
@@ -89,19 +92,21 @@ def careful_responder():
     """Every LLM role of the project, answered from its prompt."""
     nav = careful_navigator_responder()
     retrieval = retrieval_responder()
-    return route_responder({
-        **ingest_routes(),
-        SEGMENTS_MARKER: segments_responder(),
-        ENTITIES_MARKER: entities_responder(),
-        FRAGMENTS_MARKER: realistic_fragment_responder(),
-        REASONING_MARKER: realistic_reasoning_responder(),
-        SGMEM_MARKER: realistic_sgmem_responder(),
-        "TASK: QUERY MENTIONS": retrieval,
-        "TASK: RECALL FILTER": retrieval,
-        "TASK: NAVIGATION": nav,
-        ANSWER_MARKER: _answer,
-        JUDGE_MARKER: _judge,
-    })
+    return route_responder(
+        {
+            **ingest_routes(),
+            SEGMENTS_MARKER: segments_responder(),
+            ENTITIES_MARKER: entities_responder(),
+            FRAGMENTS_MARKER: realistic_fragment_responder(),
+            REASONING_MARKER: realistic_reasoning_responder(),
+            SGMEM_MARKER: realistic_sgmem_responder(),
+            "TASK: QUERY MENTIONS": retrieval,
+            "TASK: RECALL FILTER": retrieval,
+            "TASK: NAVIGATION": nav,
+            ANSWER_MARKER: _answer,
+            JUDGE_MARKER: _judge,
+        }
+    )
 
 
 def _messages(body: dict[str, Any]) -> list[BaseMessage]:
@@ -182,8 +187,9 @@ class ScriptedLLMServer:
 
     def count(self, task_prefix: str = "", status: int | None = None) -> int:
         with self._lock:
-            return sum(1 for r in self.records if r.task.startswith(task_prefix)
-                       and (status is None or r.status == status))
+            return sum(
+                1 for r in self.records if r.task.startswith(task_prefix) and (status is None or r.status == status)
+            )
 
     # ----------------------------------------------------------------- replies
 
@@ -215,9 +221,18 @@ class ScriptedLLMServer:
             out = self._completion(body, form, text, tin)
         with self._lock:
             usage = out.get("usage", {})
-            self.records.append(Record(time.monotonic(), form, prompt.split("\n", 1)[0], status,
-                                       usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0),
-                                       str(body.get("model", "")), prompt))
+            self.records.append(
+                Record(
+                    time.monotonic(),
+                    form,
+                    prompt.split("\n", 1)[0],
+                    status,
+                    usage.get("prompt_tokens", 0),
+                    usage.get("completion_tokens", 0),
+                    str(body.get("model", "")),
+                    prompt,
+                )
+            )
         return status, out, headers, delay
 
     def _content(self, behaviour: str, messages: list[BaseMessage]) -> str:
@@ -236,13 +251,20 @@ class ScriptedLLMServer:
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if form == "function_calling" and text:
             name = body["tools"][0]["function"]["name"]
-            message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}],
+            }
         tout = len(text) // 4 + 1
-        return {"id": "chatcmpl-fixture", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "fixture"),
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}}
+        return {
+            "id": "chatcmpl-fixture",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fixture"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
+        }
 
 
 def _handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
@@ -294,8 +316,11 @@ def main() -> None:
     ap.add_argument("--stall", type=float, default=5.0)
     args = ap.parse_args()
     srv = ScriptedLLMServer(behaviour=args.behaviour, retry_after=args.retry_after, stall=args.stall).start(args.port)
-    print(f"scripted LLM server ({args.behaviour}) on {srv.url}: "
-          f"MEMGRAPH_LLM=openai:fixture MEMGRAPH_LLM_BASE_URL={srv.url}", flush=True)
+    print(
+        f"scripted LLM server ({args.behaviour}) on {srv.url}: "
+        f"MEMGRAPH_LLM=openai:fixture MEMGRAPH_LLM_BASE_URL={srv.url}",
+        flush=True,
+    )
     try:
         threading.Event().wait()
     except KeyboardInterrupt:

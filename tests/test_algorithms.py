@@ -28,8 +28,7 @@ from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop
 
 def _nx_ppr(adj: sp.csr_matrix, s: np.ndarray, d: float) -> np.ndarray:
     g = nx.from_scipy_sparse_array(adj, create_using=nx.DiGraph)
-    pr = nx.pagerank(g, alpha=d, personalization={i: float(v) for i, v in enumerate(s)},
-                     tol=1e-15, max_iter=10_000)
+    pr = nx.pagerank(g, alpha=d, personalization={i: float(v) for i, v in enumerate(s)}, tol=1e-15, max_iter=10_000)
     return np.array([pr[i] for i in range(adj.shape[0])])
 
 
@@ -175,8 +174,7 @@ def test_dwpr_edge_weights_by_hand() -> None:
 def test_dwpr_scores_by_hand() -> None:
     w = query_edge_weights(DW_SRC, DW_DST, DW_KIND, DW_NODE_SIM, DW_EDGE_SIM)
     p = dwpr(w, DW_NODE_SIM, damping=0.85)
-    want = [0.1655660416620069, 0.20416574139007543, 0.3001556345784581,
-            0.1582479077293044, 0.17186467464015517]
+    want = [0.1655660416620069, 0.20416574139007543, 0.3001556345784581, 0.1582479077293044, 0.17186467464015517]
     np.testing.assert_allclose(p, want, atol=1e-6)
     # The same system written out from the comment's P table and solved directly.
     P = np.zeros((5, 5))
@@ -210,9 +208,12 @@ def test_query_edge_weights_rules() -> None:
     # Turn 2 has no arguments: its session edge uses its own similarity (0.7).
     # Negative similarity -> weight 0 -> edge dropped. Duplicate edges keep the max.
     w = query_edge_weights(
-        [2, 0, 1, 1], [3, 2, 0, 0],
+        [2, 0, 1, 1],
+        [3, 2, 0, 0],
         [EdgeCode.TURN_SESSION, EdgeCode.OTHER, EdgeCode.RELATION, EdgeCode.RELATION],
-        np.array([0.1, 0.2, 0.7, 0.3]), np.array([0.0, -0.4, 0.2, 0.6]), mirror=False,
+        np.array([0.1, 0.2, 0.7, 0.3]),
+        np.array([0.0, -0.4, 0.2, 0.6]),
+        mirror=False,
     ).toarray()
     assert w[2, 3] == pytest.approx(0.7)
     assert w[0, 2] == 0.0
@@ -322,12 +323,20 @@ def test_bm25_edge_cases() -> None:
 
 
 def test_porter_stemmer_matches_nltk_examples() -> None:
-    words = ("caresses flies dies mules denied died agreed owned humbled sized meeting stating "
-             "siezing itemization sensational traditional reference colonizer plotted").split()
+    words = (
+        "caresses flies dies mules denied died agreed owned humbled sized meeting stating "
+        "siezing itemization sensational traditional reference colonizer plotted"
+    ).split()
     assert " ".join(stem(w) for w in words) == (
         "caress fli die mule deni die agre own humbl size meet state siez item sensat tradit refer colon plot"
     )
     assert [stem(w) for w in ["running", "happy", "enjoy", "dying", "skies", "as", "geology"]] == [
-        "run", "happi", "enjoy", "die", "sky", "as", "geolog",
+        "run",
+        "happi",
+        "enjoy",
+        "die",
+        "sky",
+        "as",
+        "geolog",
     ]
     assert stem("") == ""

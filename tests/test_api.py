@@ -61,7 +61,7 @@ def graph_state(mem: Memory, namespace: str | None = None) -> tuple[set, set, se
 
 def readme_snippet() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Python API"):]
+    section = text[text.index("## Python API") :]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
@@ -95,8 +95,11 @@ def test_add_file_conversation_and_messages_then_search(mem):
 
     r = mem.add(make_conversation("ana-ben"), namespace="bob")
     assert (r.namespace, r.sessions_added) == ("bob", 3)
-    msgs = [HumanMessage("I booked a pottery class for next Tuesday.", id="m1"),
-            AIMessage("Nice, which studio?", id="m2"), HumanMessage("Clayworks on Elm Street.", id="m3")]
+    msgs = [
+        HumanMessage("I booked a pottery class for next Tuesday.", id="m1"),
+        AIMessage("Nice, which studio?", id="m2"),
+        HumanMessage("Clayworks on Elm Street.", id="m3"),
+    ]
     r = mem.add(msgs, namespace="bob", conversation_id="thread-7", when=datetime(2024, 5, 1, 9, 0))
     assert (r.conversations, r.sessions_added, r.turns) == (["thread-7"], 1, 3)
 
@@ -200,12 +203,20 @@ def test_bad_sources_change_nothing(filled, tmp_path):
 # --------------------------------------------------------------------------- validation
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"top_k": -5}, "top_k"), ({"top_k": 0}, "top_k"), ({"preset": "nonexistent"}, "preset"),
-    ({"retriever": "nope"}, "retriever"), ({"embeddings": "word2vec"}, "embeddings"),
-    ({"llm": "gpt4"}, "llm"), ({"chroma_port": 70000}, "chroma_port"), ({"topk": 3}, "topk"),
-    ({"ingest": {"sentence_knn": 99}}, "ingest.sentence_knn"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"top_k": -5}, "top_k"),
+        ({"top_k": 0}, "top_k"),
+        ({"preset": "nonexistent"}, "preset"),
+        ({"retriever": "nope"}, "retriever"),
+        ({"embeddings": "word2vec"}, "embeddings"),
+        ({"llm": "gpt4"}, "llm"),
+        ({"chroma_port": 70000}, "chroma_port"),
+        ({"topk": 3}, "topk"),
+        ({"ingest": {"sentence_knn": 99}}, "ingest.sentence_knn"),
+    ],
+)
 def test_bad_settings_are_one_config_error_naming_the_field(tmp_path, kwargs, field):
     with pytest.raises(ConfigError) as exc:
         Memory(tmp_path / "mem", **{"embeddings": "hash", **kwargs})
@@ -214,10 +225,16 @@ def test_bad_settings_are_one_config_error_naming_the_field(tmp_path, kwargs, fi
     assert not (tmp_path / "mem").exists()
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"k": 0}, "invalid k=0"), ({"k": -5}, "invalid k=-5"), ({"k": "3"}, "invalid k='3'"),
-    ({"retriever": "nope"}, "unknown retriever 'nope'"), ({"namespace": "../etc"}, "invalid namespace"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"k": 0}, "invalid k=0"),
+        ({"k": -5}, "invalid k=-5"),
+        ({"k": "3"}, "invalid k='3'"),
+        ({"retriever": "nope"}, "unknown retriever 'nope'"),
+        ({"namespace": "../etc"}, "invalid namespace"),
+    ],
+)
 def test_bad_per_call_options(shared, kwargs, words):
     with pytest.raises((ConfigError, InputError), match=re.escape(words)):
         shared.search("Lisbon", **kwargs)
@@ -238,10 +255,12 @@ def test_run_contexts_are_validated_too(settings):
 
 
 def test_import_is_light():
-    code = ("import sys, memgraph_agents as m; assert m.__version__ and 'Memory' in m.__all__; "
-            "assert 'torch' not in sys.modules and 'langgraph' not in sys.modules, 'heavy import'; "
-            "from memgraph_agents import Memory, MemgraphError, ConfigError; "
-            "assert issubclass(ConfigError, MemgraphError) and 'torch' not in sys.modules")
+    code = (
+        "import sys, memgraph_agents as m; assert m.__version__ and 'Memory' in m.__all__; "
+        "assert 'torch' not in sys.modules and 'langgraph' not in sys.modules, 'heavy import'; "
+        "from memgraph_agents import Memory, MemgraphError, ConfigError; "
+        "assert issubclass(ConfigError, MemgraphError) and 'torch' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
     import memgraph_agents
 
@@ -265,11 +284,15 @@ def test_async_twins_run_concurrently_without_blocking_the_loop(mem):
         t = asyncio.create_task(ticker())
         await asyncio.sleep(0.05)
         start = time.perf_counter()
-        added = await asyncio.gather(mem.aadd(make_conversation("a")), mem.aadd(make_conversation("b", 2),
-                                                                                 namespace="bob"))
+        added = await asyncio.gather(
+            mem.aadd(make_conversation("a")), mem.aadd(make_conversation("b", 2), namespace="bob")
+        )
         results = await asyncio.gather(
-            mem.asearch("Lisbon half marathon", k=3), mem.asearch("Riverside Library", k=3, retriever="navigator"),
-            mem.aask("Who adopted a beagle?", namespace="bob", k=2), mem.astats("bob"))
+            mem.asearch("Lisbon half marathon", k=3),
+            mem.asearch("Riverside Library", k=3, retriever="navigator"),
+            mem.aask("Who adopted a beagle?", namespace="bob", k=2),
+            mem.astats("bob"),
+        )
         note = await mem.aadd("Buy oat milk on the way home.")
         gone = await mem.aforget(note=note.note_ids[0])
         elapsed.append(time.perf_counter() - start)
@@ -292,8 +315,10 @@ def test_cited_turns_are_read_from_the_answer_text():
     from memgraph_agents.api.ops import cited_in
     from memgraph_agents.model.evidence import Evidence
 
-    ev = [Evidence(node_id="turn:S1:1", kind="turn", text="x", score=1.0, turn_ids=["S1:1"]),
-          Evidence(node_id="event:S2:1", kind="event", text="y", score=0.5, turn_ids=["S2:1", "S2:11"])]
+    ev = [
+        Evidence(node_id="turn:S1:1", kind="turn", text="x", score=1.0, turn_ids=["S1:1"]),
+        Evidence(node_id="event:S2:1", kind="event", text="y", score=0.5, turn_ids=["S2:1", "S2:11"]),
+    ]
     answer = "Ben ran it on 3 March 2024 (S2:11), after signing up in February (S1:1)."
     assert cited_in(answer, ev) == ["S1:1", "S2:11"]  # S2:1 is not cited: S2:11 is another turn
     assert cited_in("The memory holds nothing about it.", ev) == []

@@ -27,22 +27,32 @@ def _turns(session: int, lines: list[tuple[str, str]]) -> list[dict]:
     return [{"speaker": sp, "dia_id": f"D{session}:{i}", "text": tx} for i, (sp, tx) in enumerate(lines, start=1)]
 
 
-S1 = [("Ana", "I adopted a puppy yesterday, a beagle called Pixel."),
-      ("Ben", "Congratulations! How is Pixel settling in?"),
-      ("Ana", "He chewed my running shoes already.")]
-S2 = [("Ben", "I ran the Lisbon half marathon last weekend."),
-      ("Ana", "Was the course hilly?"),
-      ("Ben", "Very hilly near the castle, my legs still hurt.")]
-S3 = [("Ana", "I started a job at the Riverside Library this week."),
-      ("Ben", "My marathon time was 52 minutes for the first half."),
-      ("Ana", "Pixel visits the library on Saturdays.")]
+S1 = [
+    ("Ana", "I adopted a puppy yesterday, a beagle called Pixel."),
+    ("Ben", "Congratulations! How is Pixel settling in?"),
+    ("Ana", "He chewed my running shoes already."),
+]
+S2 = [
+    ("Ben", "I ran the Lisbon half marathon last weekend."),
+    ("Ana", "Was the course hilly?"),
+    ("Ben", "Very hilly near the castle, my legs still hurt."),
+]
+S3 = [
+    ("Ana", "I started a job at the Riverside Library this week."),
+    ("Ben", "My marathon time was 52 minutes for the first half."),
+    ("Ana", "Pixel visits the library on Saturdays."),
+]
 
 QA = [
     # q0: a clean id
     {"question": "When did Ana adopt Pixel?", "answer": "7 May 2023", "evidence": ["D1:1"], "category": 2},
     # q1: two ids in one string
-    {"question": "Which dog and which race are mentioned?", "answer": "Pixel, Lisbon half marathon",
-     "evidence": ["D1:1; D2:1"], "category": 1},
+    {
+        "question": "Which dog and which race are mentioned?",
+        "answer": "Pixel, Lisbon half marathon",
+        "evidence": ["D1:1; D2:1"],
+        "category": 1,
+    },
     # q2: an extra colon
     {"question": "Where was the course hilly?", "answer": "near the castle", "evidence": ["D:2:3"], "category": 4},
     # q3: an id that does not exist: no resolvable evidence, skipped by the retrieval metrics
@@ -52,24 +62,47 @@ QA = [
     # q5: adversarial, left out by default
     {"question": "What is Ben's cat called?", "adversarial_answer": "Tom", "evidence": ["D1:2"], "category": 5},
     # q6: a repeated id
-    {"question": "When did Ana start at the library?", "answer": "the week of 20 August 2023",
-     "evidence": ["D3:1", "D3:1"], "category": 2},
+    {
+        "question": "When did Ana start at the library?",
+        "answer": "the week of 20 August 2023",
+        "evidence": ["D3:1", "D3:1"],
+        "category": 2,
+    },
 ]
 
 
 def locomo_fixture() -> list[dict]:
-    conv = {"speaker_a": "Ana", "speaker_b": "Ben",
-            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": _turns(1, S1),
-            "session_2_date_time": "10:00 am on 2 June, 2023", "session_2": _turns(2, S2),
-            "session_3_date_time": "6:30 pm on 21 August, 2023", "session_3": _turns(3, S3),
-            "session_4_date_time": "9:00 am on 1 September, 2023"}  # a date key without a session
-    other = {"speaker_a": "Cy", "speaker_b": "Di", "session_1_date_time": "9:00 am on 1 May, 2023",
-             "session_1": _turns(1, [("Cy", "I bought a red bike."), ("Di", "Nice, where do you ride it?")])}
+    conv = {
+        "speaker_a": "Ana",
+        "speaker_b": "Ben",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": _turns(1, S1),
+        "session_2_date_time": "10:00 am on 2 June, 2023",
+        "session_2": _turns(2, S2),
+        "session_3_date_time": "6:30 pm on 21 August, 2023",
+        "session_3": _turns(3, S3),
+        "session_4_date_time": "9:00 am on 1 September, 2023",
+    }  # a date key without a session
+    other = {
+        "speaker_a": "Cy",
+        "speaker_b": "Di",
+        "session_1_date_time": "9:00 am on 1 May, 2023",
+        "session_1": _turns(1, [("Cy", "I bought a red bike."), ("Di", "Nice, where do you ride it?")]),
+    }
     return [
-        {"sample_id": "conv-t1", "conversation": conv, "qa": QA,
-         "session_summary": {"session_1_summary": "LEAKED SUMMARY"}, "observation": {}, "event_summary": {}},
-        {"sample_id": "conv-t2", "conversation": other,
-         "qa": [{"question": "What colour is Cy's bike?", "answer": "red", "evidence": ["D1:1"], "category": 4}]},
+        {
+            "sample_id": "conv-t1",
+            "conversation": conv,
+            "qa": QA,
+            "session_summary": {"session_1_summary": "LEAKED SUMMARY"},
+            "observation": {},
+            "event_summary": {},
+        },
+        {
+            "sample_id": "conv-t2",
+            "conversation": other,
+            "qa": [{"question": "What colour is Cy's bike?", "answer": "red", "evidence": ["D1:1"], "category": 4}],
+        },
     ]
 
 
@@ -85,9 +118,19 @@ SCRIPTED = [
 
 
 def scripted_retriever(query: str, store, *, k: int = 10) -> list[Evidence]:
-    return [Evidence(node_id=f"event:{nid}", kind="event", text=text, score=1.0 - i / 10, turn_ids=turns,
-                     session_ids=sorted({f"S{t[1]}" for t in turns}), session_dates=dates, retriever="scripted")
-            for i, (nid, turns, text, dates) in enumerate(SCRIPTED)][:k]
+    return [
+        Evidence(
+            node_id=f"event:{nid}",
+            kind="event",
+            text=text,
+            score=1.0 - i / 10,
+            turn_ids=turns,
+            session_ids=sorted({f"S{t[1]}" for t in turns}),
+            session_dates=dates,
+            retriever="scripted",
+        )
+        for i, (nid, turns, text, dates) in enumerate(SCRIPTED)
+    ][:k]
 
 
 @pytest.fixture
@@ -130,8 +173,9 @@ def _records(tmp_path) -> list[dict]:
 
 
 def test_bench_files_shape_and_hand_computed_metrics(tmp_path, data_file, scripted):
-    assert _bench(tmp_path, data_file, "--conversations", "conv-t1", "--retrievers", "dense,scripted",
-                  "--k", "5,1,3") == 0
+    assert (
+        _bench(tmp_path, data_file, "--conversations", "conv-t1", "--retrievers", "dense,scripted", "--k", "5,1,3") == 0
+    )
     out = tmp_path / "out"
     for name in ("results.json", "results.md", "recall.png", "questions.jsonl"):
         assert (out / name).is_file() and (out / name).stat().st_size > 0
@@ -249,8 +293,21 @@ def qa_responder(messages):
 def test_bench_qa_with_fake_model(tmp_path, data_file, scripted):
     model = ScriptedChatModel(responder=qa_responder)
     register_chat_model("fake:qa", model)
-    assert _bench(tmp_path, data_file, "--conversations", "conv-t1", "--retrievers", "scripted", "--qa",
-                  "--llm", "fake:qa", local_options=True) == 0
+    assert (
+        _bench(
+            tmp_path,
+            data_file,
+            "--conversations",
+            "conv-t1",
+            "--retrievers",
+            "scripted",
+            "--qa",
+            "--llm",
+            "fake:qa",
+            local_options=True,
+        )
+        == 0
+    )
     assert (tmp_path / "mem" / "namespaces" / "conv-t1").is_dir()  # --data-dir after the sub-command
     r = _results(tmp_path)
     assert r["llm"] == "fake:qa" and r["ingest_llm"] == "none" and r["builder"] == "offline"
@@ -286,15 +343,18 @@ def test_qa_without_llm_is_a_one_line_error(tmp_path, data_file, capsys):
 # --------------------------------------------------------------------------- bad arguments
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--retrievers", "dense,nope,pagerank"], r"unknown retrievers nope, pagerank: available: .*\bdense\b"),
-    (["--conversations", "conv-t1,conv-99"], r"unknown conversation id conv-99 .*available: conv-t1, conv-t2"),
-    (["--k", "3,x"], r"--k: expected a comma-separated list of integers, got '3,x'"),
-    (["--k", "0,5"], r"--k: values must be positive"),
-    (["--categories", "1,7"], r"--categories: 7 not allowed"),
-    (["--builder", "llm"], r"--builder llm needs an LLM: set MEMGRAPH_LLM"),
-    (["--builder", "magic"], r"--builder: expected one of offline, llm"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--retrievers", "dense,nope,pagerank"], r"unknown retrievers nope, pagerank: available: .*\bdense\b"),
+        (["--conversations", "conv-t1,conv-99"], r"unknown conversation id conv-99 .*available: conv-t1, conv-t2"),
+        (["--k", "3,x"], r"--k: expected a comma-separated list of integers, got '3,x'"),
+        (["--k", "0,5"], r"--k: values must be positive"),
+        (["--categories", "1,7"], r"--categories: 7 not allowed"),
+        (["--builder", "llm"], r"--builder llm needs an LLM: set MEMGRAPH_LLM"),
+        (["--builder", "magic"], r"--builder: expected one of offline, llm"),
+    ],
+)
 def test_bad_arguments(tmp_path, data_file, capsys, extra, message):
     assert _bench(tmp_path, data_file, *extra) == 2
     err = capsys.readouterr().err.strip()
@@ -339,8 +399,20 @@ def test_bench_qa_navigator_answers_through_its_responder(tmp_path, data_file):
     judge = qa_responder
     model = ScriptedChatModel(responder=lambda m: judge(m) if task_text(m).startswith("TASK: JUDGE ANSWER") else nav(m))
     register_chat_model("fake:nav-qa", model)
-    assert _bench(tmp_path, data_file, "--conversations", "conv-t1", "--retrievers", "navigator", "--qa",
-                  "--llm", "fake:nav-qa") == 0
+    assert (
+        _bench(
+            tmp_path,
+            data_file,
+            "--conversations",
+            "conv-t1",
+            "--retrievers",
+            "navigator",
+            "--qa",
+            "--llm",
+            "fake:nav-qa",
+        )
+        == 0
+    )
     qa = _results(tmp_path)["retrievers"]["navigator"]["qa"]
     assert qa["questions"] == 6 and qa["answered_by"] == "navigator responder"
     assert not [p for p in model.prompts if p.startswith("TASK: ANSWER FROM MEMORY")]  # no one-shot answer prompt

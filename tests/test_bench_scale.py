@@ -35,8 +35,27 @@ def test_synthetic_graph_has_every_kind_skewed_degrees_and_unit_vectors():
 
 def test_bench_scale_writes_json_and_plot(tmp_path, capsys):
     out = tmp_path / "scale"
-    assert main(["bench", "scale", "--nodes", "600", "--out", str(out), "--queries", "3", "--nav-queries", "2",
-                 "--baseline-queries", "2", "--dim", "32"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "scale",
+                "--nodes",
+                "600",
+                "--out",
+                str(out),
+                "--queries",
+                "3",
+                "--nav-queries",
+                "2",
+                "--baseline-queries",
+                "2",
+                "--dim",
+                "32",
+            ]
+        )
+        == 0
+    )
     doc = json.loads((out / "scale.json").read_text())
     assert (out / "scale.png").stat().st_size > 1000
     (size,) = doc["sizes"]

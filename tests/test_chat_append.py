@@ -117,8 +117,9 @@ def test_llm_mode_makes_one_extraction_call_per_write_over_the_new_turns(setting
         new_part = prompt.split("(new turns: make events from these)")[1]
         assert [t["id"] for t in parse_turn_lines(new_part)] == [f"thread-s1:{n - 1}", f"thread-s1:{n}"]
         context = prompt.split("(new turns")[0]
-        assert [t["id"] for t in parse_turn_lines(context)] == [f"thread-s1:{i}" for i in
-                                                                range(n - 1 - LLM_CONTEXT_TURNS, n - 1)]
+        assert [t["id"] for t in parse_turn_lines(context)] == [
+            f"thread-s1:{i}" for i in range(n - 1 - LLM_CONTEXT_TURNS, n - 1)
+        ]
     store = get_store(llm)
     events = nodes(store, "event")
     assert all(e.attrs["builder"] == "llm" for e in events.values())
@@ -136,8 +137,10 @@ def _chat(text: str, i: int, ai: bool = False, stamp: str | None = None):
 def test_a_thread_resumed_after_a_restart_appends_and_keeps_its_dates(settings, replay):
     from memgraph_agents.integrations.memory import AgentMemory
 
-    first = [_chat(f"Message {i} about kayaking in Oslo.", i, ai=bool(i % 2), stamp=f"2024-03-01T09:0{i}:00")
-             for i in range(6)]
+    first = [
+        _chat(f"Message {i} about kayaking in Oslo.", i, ai=bool(i % 2), stamp=f"2024-03-01T09:0{i}:00")
+        for i in range(6)
+    ]
     mem = AgentMemory(settings)
     mem.write_messages(first, thread_id="t1")
     mem.flush(60)
@@ -148,8 +151,10 @@ def test_a_thread_resumed_after_a_restart_appends_and_keeps_its_dates(settings, 
     # "Restart": a new AgentMemory (nothing in process memory); the thread goes on an hour later
     # (within the session gap; a longer gap would start session t1-s2 and leave t1-s1 as it is).
     forget_store(settings, settings.namespace)
-    later = [_chat("Back again: the kayak trip is booked.", 10, stamp="2024-03-01T10:00:00"),
-             _chat("Great, enjoy Oslo!", 11, ai=True, stamp="2024-03-01T10:01:00")]
+    later = [
+        _chat("Back again: the kayak trip is booked.", 10, stamp="2024-03-01T10:00:00"),
+        _chat("Great, enjoy Oslo!", 11, ai=True, stamp="2024-03-01T10:01:00"),
+    ]
     mem2 = AgentMemory(settings)
     replayed = [m.model_copy(update={"additional_kwargs": {}}) for m in first] if replay else []
     mem2.write_messages(replayed + later, thread_id="t1")

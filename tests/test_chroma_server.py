@@ -20,11 +20,11 @@ from memgraph_agents.storage.vectors import ChromaUnavailableError
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.conftest import make_conversation
 
-pytestmark = pytest.mark.skipif(chroma_executable() is None,
-                                reason="the `chroma` executable (installed with the chromadb package) is missing")
+pytestmark = pytest.mark.skipif(
+    chroma_executable() is None, reason="the `chroma` executable (installed with the chromadb package) is missing"
+)
 
-QUESTIONS = ["Where did Ben run a half marathon?", "What is the name of Ana's puppy?",
-             "Where does Ana work now?"]
+QUESTIONS = ["Where did Ben run a half marathon?", "What is the name of Ana's puppy?", "Where does Ana work now?"]
 RETRIEVERS = ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr"]
 
 
@@ -36,22 +36,30 @@ def server(tmp_path):
 
 
 def answers(store) -> dict:
-    return {(r, q): [(e.node_id, round(e.score, 5), tuple(e.turn_ids)) for e in retrieve(r, q, store, k=5)]
-            for r in RETRIEVERS for q in QUESTIONS}
+    return {
+        (r, q): [(e.node_id, round(e.score, 5), tuple(e.turn_ids)) for e in retrieve(r, q, store, k=5)]
+        for r in RETRIEVERS
+        for q in QUESTIONS
+    }
 
 
 def test_ingest_query_restart_query_gives_the_same_results(tmp_path, server, monkeypatch, capsys):
-    settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="srv",
-                        chroma_host=server.host, chroma_port=server.port)
+    settings = Settings(
+        data_dir=tmp_path / "mem", embeddings="hash", namespace="srv", chroma_host=server.host, chroma_port=server.port
+    )
     conv = make_conversation()
     two = conv.model_copy(update={"sessions": conv.sessions[:2]})
     assert ingest_conversation(two, settings).sessions_new == 2
     store = get_store(settings)
-    assert isinstance(store.vectors.client, chromadb.api.client.Client) and store.vectors.client.get_settings() \
-        .chroma_server_host == server.host
+    assert (
+        isinstance(store.vectors.client, chromadb.api.client.Client)
+        and store.vectors.client.get_settings().chroma_server_host == server.host
+    )
     assert not (settings.data_dir / "chroma").exists()  # nothing embedded: the vectors are on the server
     embedded = {r[0] for r in store.db.raw_nodes() if r[6]}
-    remote = chromadb.HttpClient(host=server.host, port=server.port).get_collection(collection_name(settings.data_dir, "srv"))
+    remote = chromadb.HttpClient(host=server.host, port=server.port).get_collection(
+        collection_name(settings.data_dir, "srv")
+    )
     assert set(remote.get(include=[])["ids"]) == embedded
 
     before = answers(store)
@@ -81,14 +89,32 @@ def test_ingest_query_restart_query_gives_the_same_results(tmp_path, server, mon
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("│ srv"))
     assert f"│ {store.vectors.count()} " in row or f" {store.vectors.count()} │" in row
-    assert main(["--embeddings", "hash", "--data-dir", str(settings.data_dir), "ask", QUESTIONS[0],
-                 "--namespace", "srv", "--retriever", "dense", "-k", "3"]) == 0
+    assert (
+        main(
+            [
+                "--embeddings",
+                "hash",
+                "--data-dir",
+                str(settings.data_dir),
+                "ask",
+                QUESTIONS[0],
+                "--namespace",
+                "srv",
+                "--retriever",
+                "dense",
+                "-k",
+                "3",
+            ]
+        )
+        == 0
+    )
     assert "1. [" in capsys.readouterr().out
 
 
 def test_server_down_is_a_clear_error_and_nothing_is_written(tmp_path, server, capsys):
-    settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="down",
-                        chroma_host=server.host, chroma_port=server.port)
+    settings = Settings(
+        data_dir=tmp_path / "mem", embeddings="hash", namespace="down", chroma_host=server.host, chroma_port=server.port
+    )
     conv = make_conversation()
     ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:1]}), settings)
     store = get_store(settings)
@@ -124,8 +150,16 @@ def test_two_data_dirs_on_one_server_never_touch_each_other(tmp_path, server, mo
     """Issue 16.2: collections carry the data dir's store id. Forget a session, forget the
     namespace and re-ingest in one data dir: the other one is byte-identical."""
     conv = make_conversation()
-    x, y = (Settings(data_dir=tmp_path / name, embeddings="hash", namespace="shared",
-                     chroma_host=server.host, chroma_port=server.port) for name in ("x", "y"))
+    x, y = (
+        Settings(
+            data_dir=tmp_path / name,
+            embeddings="hash",
+            namespace="shared",
+            chroma_host=server.host,
+            chroma_port=server.port,
+        )
+        for name in ("x", "y")
+    )
     for s in (x, y):
         ingest_conversation(conv, s)
     store_x = get_store(x)

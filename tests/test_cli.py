@@ -48,11 +48,14 @@ def fingerprint(tmp_path, namespace: str) -> str:
     db = tmp_path / "mem" / "namespaces" / namespace / "graph.sqlite"
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        parts = [con.execute(q).fetchall() for q in (
-            "SELECT id, date, status, seq, participants, n_turns, content_hash, builder, info FROM sessions ORDER BY id",
-            "SELECT * FROM nodes ORDER BY id",
-            "SELECT * FROM edges ORDER BY src, dst, kind, label",
-        )]
+        parts = [
+            con.execute(q).fetchall()
+            for q in (
+                "SELECT id, date, status, seq, participants, n_turns, content_hash, builder, info FROM sessions ORDER BY id",
+                "SELECT * FROM nodes ORDER BY id",
+                "SELECT * FROM edges ORDER BY src, dst, kind, label",
+            )
+        ]
     finally:
         con.close()
     ids = sorted(get_store(settings_for(tmp_path), namespace, create=False).vectors.all_ids())
@@ -125,8 +128,20 @@ def test_ingest_stats_show_ask_forget(tmp_path, capsys, wide):
     assert "event:S1:1 (event, owner session S1)" in out and "evidence" in out and "turn:S1:1" in out
     assert "[2024-03-02 | S1:1] Maya: Jonas! It's been ages." in out
 
-    assert run(tmp_path, "ask", "When did Jonas hand in his notice at the freight company?",
-               "--namespace", NS, "--retriever", "dense", "-k", "3") == 0
+    assert (
+        run(
+            tmp_path,
+            "ask",
+            "When did Jonas hand in his notice at the freight company?",
+            "--namespace",
+            NS,
+            "--retriever",
+            "dense",
+            "-k",
+            "3",
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "(dense," in out
     hits = re.findall(r"^  (\d)\. \[(\d{4}-\d\d-\d\d) \| ([^\]]+)\] \((\w+), (-?[\d.]+)\)", out, re.M)
@@ -160,10 +175,15 @@ BAD_FILES = {
     "missing": (None, "file not found"),
     "malformed": (b'{"id": "x", "sessions": [', "JSON"),
     "empty_session": ((VALID % "").encode(), "session has no turns"),
-    "duplicate_turn_ids": ((VALID % (TURN % ("a", "hi") + ", " + TURN % ("a", "yo"))).encode(), "duplicate turn id 'a'"),
+    "duplicate_turn_ids": (
+        (VALID % (TURN % ("a", "hi") + ", " + TURN % ("a", "yo"))).encode(),
+        "duplicate turn id 'a'",
+    ),
     "non_utf8": ((VALID % TURN % ("a", "caf")).encode().replace(b"caf", b"caf\xe9\xff"), "not valid UTF-8"),
-    "bad_date": ((VALID % TURN % ("a", "hi")).replace("2024-01-01", "the 32nd of Smarch").encode(),
-                 "unrecognised date 'the 32nd of Smarch'"),
+    "bad_date": (
+        (VALID % TURN % ("a", "hi")).replace("2024-01-01", "the 32nd of Smarch").encode(),
+        "unrecognised date 'the 32nd of Smarch'",
+    ),
     "control_chars": ((VALID % TURN % ("a", "\\u0001\\u0002\\u0007\\u001b\\u007f")).encode(), "empty 'text'"),
 }
 
@@ -207,8 +227,12 @@ def test_bad_namespace_exits_2_and_creates_nothing(memory, capsys, ingested):
     line = error_line(capsys.readouterr().err)
     assert "invalid namespace '../../etc'" in line
     assert not (root / "etc").exists() and not (root / "mem" / "etc").exists()
-    for argv in (["stats", "--namespace", "../../etc"], ["forget", "--namespace", "../../etc"],
-                 ["show", "S1:1", "--namespace", "../x"], ["ask", "hi", "--namespace", "a/b"]):
+    for argv in (
+        ["stats", "--namespace", "../../etc"],
+        ["forget", "--namespace", "../../etc"],
+        ["show", "S1:1", "--namespace", "../x"],
+        ["ask", "hi", "--namespace", "a/b"],
+    ):
         assert run(root, *argv) == 2, argv
         assert "invalid namespace" in error_line(capsys.readouterr().err)
     assert fingerprint(root, "good") == ingested

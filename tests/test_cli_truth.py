@@ -79,8 +79,10 @@ def test_ask_reports_llm_failures_and_the_fallback(tmp_path, monkeypatch, capsys
 def test_sgmem_preset_prints_its_generated_items(tmp_path, capsys, wide):
     assert run(tmp_path, "ingest", str(EXAMPLE), "--namespace", "sg", "--preset", "sgmem") == 0
     capsys.readouterr()
-    assert run(tmp_path, "ask", "What did Maya think of the book?", "--namespace", "sg", "--preset", "sgmem",
-               "-k", "3") == 0
+    assert (
+        run(tmp_path, "ask", "What did Maya think of the book?", "--namespace", "sg", "--preset", "sgmem", "-k", "3")
+        == 0
+    )
     out = capsys.readouterr().out
     kinds = re.findall(r"^\s+\d+\. \[[^\]]*\] \((\w+),", out, flags=re.MULTILINE)
     assert len(kinds) > 3 and {"summary", "fact"} & set(kinds[3:]), out
@@ -89,13 +91,16 @@ def test_sgmem_preset_prints_its_generated_items(tmp_path, capsys, wide):
 @pytest.mark.parametrize("argv", [["--help"], ["stats"]])
 def test_commands_without_embeddings_do_not_import_torch(tmp_path, argv):
     run(tmp_path, "ingest", str(EXAMPLE), "--namespace", "t")
-    code = ("import sys; from memgraph_agents.cli.main import main\n"
-            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb', 'langgraph') if m in sys.modules]\n"
-            "print('HEAVY', heavy)")
+    code = (
+        "import sys; from memgraph_agents.cli.main import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb', 'langgraph') if m in sys.modules]\n"
+        "print('HEAVY', heavy)"
+    )
     env = {**os.environ, "MEMGRAPH_DATA_DIR": str(tmp_path / "mem"), "MEMGRAPH_EMBEDDINGS": "hash"}
-    out = subprocess.run([sys.executable, "-c", code, *argv], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
 
 

@@ -36,8 +36,11 @@ from tests.chroma_server import ChromaServer, chroma_executable
 from tests.workloads import assert_same_graph, conversation, forkserver, graph_rows
 
 NS = "shared"
-QUESTIONS = ["Who went to Kyoto for a pottery weekend?", "How much did the course cost?",
-             "Which pet learned a new trick?"]
+QUESTIONS = [
+    "Who went to Kyoto for a pottery weekend?",
+    "How much did the course cost?",
+    "Which pet learned a new trick?",
+]
 
 
 def convs(prefix: str, n: int, sessions: int = 3) -> list:
@@ -149,8 +152,9 @@ def test_threads_and_asyncio_tasks_write_and_read_one_namespace(settings, tmp_pa
 
         stop = asyncio.Event()
         reader = asyncio.create_task(read_loop(stop))
-        got = await asyncio.gather(*(aingest_conversation(c, s) for c in tasked),
-                                   aingest_conversation(tasked[0], s))  # the same conversation twice at once
+        got = await asyncio.gather(
+            *(aingest_conversation(c, s) for c in tasked), aingest_conversation(tasked[0], s)
+        )  # the same conversation twice at once
         stop.set()
         assert await reader > 0
         return got
@@ -237,14 +241,18 @@ def test_two_processes_share_one_data_dir_through_a_chroma_server(tmp_path, mp):
         everything = [c for prefix, n in plan.items() for c in convs(prefix, n)]
         turns_of = expected_turns(everything)
         out, stop = mp.Queue(), mp.Event()
-        writers = [mp.Process(target=_process_writer, args=(str(data_dir), server.host, server.port, p, n, out))
-                   for p, n in plan.items()]
+        writers = [
+            mp.Process(target=_process_writer, args=(str(data_dir), server.host, server.port, p, n, out))
+            for p, n in plan.items()
+        ]
         reader = mp.Process(target=_process_reader, args=(str(data_dir), server.host, server.port, turns_of, stop, out))
         t0 = time.perf_counter()
         for p in [reader, *writers]:
             p.start()
         # This process reads too, through its own store.
-        s = Settings(data_dir=data_dir, embeddings="hash", namespace=NS, chroma_host=server.host, chroma_port=server.port)
+        s = Settings(
+            data_dir=data_dir, embeddings="hash", namespace=NS, chroma_host=server.host, chroma_port=server.port
+        )
         local_checks = 0
         while any(w.is_alive() for w in writers) and time.perf_counter() - t0 < 90:
             if (data_dir / "namespaces" / NS / "graph.sqlite").exists():
@@ -258,8 +266,10 @@ def test_two_processes_share_one_data_dir_through_a_chroma_server(tmp_path, mp):
         results = [out.get(timeout=10) for _ in range(3)]
         assert all(r[0] == "ok" for r in results), results
         snapshots, queries = next(r[1:] for r in results if len(r) == 3)
-        print(f"\n{time.perf_counter() - t0:.1f}s: other process checked {snapshots} snapshots, {queries} queries; "
-              f"this one {local_checks}")
+        print(
+            f"\n{time.perf_counter() - t0:.1f}s: other process checked {snapshots} snapshots, {queries} queries; "
+            f"this one {local_checks}"
+        )
         assert snapshots > 5 and local_checks > 5, (snapshots, local_checks)
 
         forget_store(s, NS)
@@ -311,8 +321,18 @@ def test_embedded_chroma_is_one_process_per_data_dir(tmp_path, mp):
     try:
         assert ready.wait(60)
         # `ask` opens the vectors (`stats` reads SQLite only and works next to the holder)
-        argv = ["--embeddings", "hash", "--data-dir", str(data_dir), "ask", "holder", "--namespace", NS,
-                "--retriever", "dense"]
+        argv = [
+            "--embeddings",
+            "hash",
+            "--data-dir",
+            str(data_dir),
+            "ask",
+            "holder",
+            "--namespace",
+            NS,
+            "--retriever",
+            "dense",
+        ]
         t0 = time.perf_counter()
         second = mp.Process(target=_cli_in_process, args=(argv, {"MEMGRAPH_DATA_DIR_LOCK_TIMEOUT": "0.5"}, out))
         second.start()

@@ -60,8 +60,14 @@ def settings_for(data_dir: Path) -> Settings:
 
 def changed(conv):
     """The same sessions with new text (``check`` deletes the old version, then rebuilds)."""
-    sessions = [Session(id=s.id, date=s.date, turns=[Turn(id=t.id, speaker=t.speaker, text=t.text + " Edited later.")
-                                                     for t in s.turns]) for s in conv.sessions]
+    sessions = [
+        Session(
+            id=s.id,
+            date=s.date,
+            turns=[Turn(id=t.id, speaker=t.speaker, text=t.text + " Edited later.") for t in s.turns],
+        )
+        for s in conv.sessions
+    ]
     return conv.model_copy(update={"sessions": sessions})
 
 
@@ -109,8 +115,9 @@ def mp():
     return forkserver()  # heavy modules imported once in the fork server: every trial forks from it
 
 
-def run_child(mp, data_dir: Path, mode: str, widen: float, kill_after: float | None,
-              base: Path | None = None) -> tuple[float, bool]:
+def run_child(
+    mp, data_dir: Path, mode: str, widen: float, kill_after: float | None, base: Path | None = None
+) -> tuple[float, bool]:
     """Start the child; SIGKILL it ``kill_after`` seconds after it is ready (None: let it finish).
     ``base``: a data dir (not open anywhere) copied to ``data_dir`` first.
 
@@ -175,7 +182,7 @@ def check_consistent(store: MemoryStore, versions: dict[str, dict[str, Session]]
         assert e[4] in owners, f"edge {e[:4]} of uncommitted session {e[4]!r}"
     embedded = {nid for nid, r in nodes.items() if r[6]}
     got = store.vectors.collection.get(include=["documents", "embeddings"])
-    assert set(got["ids"]) == embedded, (set(got["ids"]) ^ embedded)
+    assert set(got["ids"]) == embedded, set(got["ids"]) ^ embedded
     for nid, doc, vec in zip(got["ids"], got["documents"], got["embeddings"]):
         assert doc == nodes[nid][2], nid  # the vector of the committed text
         assert np.allclose(vec, store.embedder.embed([doc])[0], atol=1e-5), nid
@@ -243,7 +250,9 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
             if con.execute("SELECT COUNT(*) FROM writes").fetchone()[0]:
                 caught.append("write")
             con.close()
-            outcomes[f"{mode}: " + ("finished" if finished else ("mid-" + "/".join(caught) if caught else "between"))] += 1
+            outcomes[
+                f"{mode}: " + ("finished" if finished else ("mid-" + "/".join(caught) if caught else "between"))
+            ] += 1
 
             forget_store(settings_for(d), NS)
             store = MemoryStore.open(settings_for(d), NS)  # runs recover()
@@ -296,8 +305,12 @@ def test_survivable_failure_mid_commit_is_rolled_back_at_once(settings):
     from memgraph_agents.model.graph import Node, NodeKind
 
     node = Node(id=f"turn:{turn.id}", kind=NodeKind.TURN, text=turn.text, session_id="S2", turn_ids=[turn.id])
-    bad = SessionWrite(record=SessionRecord(id="S2", date="2024-02-01T00:00:00"), nodes=[node], edges=[],
-                       vectors={node.id: np.ones(7, dtype=np.float32)})  # wrong dimension: Chroma refuses it
+    bad = SessionWrite(
+        record=SessionRecord(id="S2", date="2024-02-01T00:00:00"),
+        nodes=[node],
+        edges=[],
+        vectors={node.id: np.ones(7, dtype=np.float32)},
+    )  # wrong dimension: Chroma refuses it
     with pytest.raises(Exception, match="(?i)dimension"):
         store.commit_session(bad)
     assert [s["id"] for s in store.db.sessions(None)] == ["S1"]  # no pending row left for recover()

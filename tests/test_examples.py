@@ -46,8 +46,12 @@ def test_ten_lines_runs_with_a_chat_model(env_memory, capsys):
     def respond(messages):
         last = messages[-1]
         if isinstance(last, HumanMessage) and "?" in last.content:
-            return AIMessage(content="", tool_calls=[{"name": "recall", "args": {"query": "dog beagle called"},
-                                                      "id": "c1", "type": "tool_call"}])
+            return AIMessage(
+                content="",
+                tool_calls=[
+                    {"name": "recall", "args": {"query": "dog beagle called"}, "id": "c1", "type": "tool_call"}
+                ],
+            )
         if isinstance(last, ToolMessage):
             name = re.search(r"beagle called (\w+)", last.content)
             return f"Your dog is called {name.group(1)}." if name else "I don't know."
@@ -69,9 +73,22 @@ def test_terminal_chatbot_offline_remembers_across_runs(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("MEMGRAPH_LLM", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
     env.update(HF_HUB_OFFLINE="1", ANONYMIZED_TELEMETRY="False")
     # run 1, its own process (embedded Chroma: one process per data dir at a time)
-    first = subprocess.run([sys.executable, str(ROOT / "examples" / "chatbot.py"), *args,
-                            "-m", "I adopted a beagle called Pixel last week.", "-m", "My sister Eva lives in Porto."],
-                           capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    first = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "chatbot.py"),
+            *args,
+            "-m",
+            "I adopted a beagle called Pixel last week.",
+            "-m",
+            "My sister Eva lives in Porto.",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
     assert first.returncode == 0, first.stderr[-3000:]
     assert "offline" in first.stdout and "saving memory" in first.stdout
     # run 2, a new session: it recalls what run 1 said

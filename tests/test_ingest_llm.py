@@ -84,11 +84,20 @@ def typed_relation_responder():
 
     def respond(messages):
         events = parse_event_lines(task_text(messages))
-        return json.dumps({"relations": [
-            {"source": a["index"], "target": b["index"], "type": "Causal",
-             "turn_ids": [a["turn_ids"][0], b["turn_ids"][-1]], "description": f"{a['index']} led to {b['index']}"}
-            for a, b in zip(events, events[1:])
-        ]})
+        return json.dumps(
+            {
+                "relations": [
+                    {
+                        "source": a["index"],
+                        "target": b["index"],
+                        "type": "Causal",
+                        "turn_ids": [a["turn_ids"][0], b["turn_ids"][-1]],
+                        "description": f"{a['index']} led to {b['index']}",
+                    }
+                    for a, b in zip(events, events[1:])
+                ]
+            }
+        )
 
     return respond
 
@@ -103,8 +112,13 @@ def scripted_events(by_session: dict[str, list[dict]]):
 
 
 def event(text, turn_ids, time, *args):
-    return {"text": text, "turn_ids": turn_ids, "time": time, "participants": ["Ana", "Ben"],
-            "arguments": [{"role": r, "value": v} for r, v in args]}
+    return {
+        "text": text,
+        "turn_ids": turn_ids,
+        "time": time,
+        "participants": ["Ana", "Ben"],
+        "arguments": [{"role": r, "value": v} for r, v in args],
+    }
 
 
 def rows(store, kind=None):
@@ -133,8 +147,11 @@ def assert_nothing_lost(store, conversation):
     assert all(s["status"] == "committed" for s in store.sessions())
     turns = rows(store, "turn")
     assert set(turns) == {f"turn:{t.id}" for s in conversation.sessions for t in s.turns}
-    covered = Counter(e.dst for e in edges(store, "evidence") if e.session_id == turns[e.dst].session_id
-                      and rows(store, "event")[e.src].session_id == e.session_id)
+    covered = Counter(
+        e.dst
+        for e in edges(store, "evidence")
+        if e.session_id == turns[e.dst].session_id and rows(store, "event")[e.src].session_id == e.session_id
+    )
     assert set(covered) == set(turns) and set(covered.values()) == {1}
 
 
@@ -144,11 +161,15 @@ def assert_nothing_lost(store, conversation):
 def test_llm_ingest_builds_events_roles_and_typed_relations_from_the_model(settings):
     conv = make_conversation()
     replies: dict[str, list] = {}
-    model = use_model(route_responder({
-        EVENTS_MARKER: recording(realistic_event_responder(), replies),
-        RELATIONS_MARKER: typed_relation_responder(),
-        FUSION_MARKER: fusion_responder(same=False, overlap=False),
-    }))
+    model = use_model(
+        route_responder(
+            {
+                EVENTS_MARKER: recording(realistic_event_responder(), replies),
+                RELATIONS_MARKER: typed_relation_responder(),
+                FUSION_MARKER: fusion_responder(same=False, overlap=False),
+            }
+        )
+    )
     report = ingest_conversation(conv, llm_settings(settings))
     store = get_store(settings)
 
@@ -289,9 +310,13 @@ def test_one_failing_session_does_not_affect_the_others(settings, monkeypatch):
     monkeypatch.setattr(structured, "DEFAULT_BACKOFF_BASE", 0.001)
     conv = make_conversation()
     replies: dict[str, list] = {}
-    good = route_responder({EVENTS_MARKER: recording(realistic_event_responder(), replies),
-                            RELATIONS_MARKER: typed_relation_responder(),
-                            FUSION_MARKER: fusion_responder(same=False, overlap=False)})
+    good = route_responder(
+        {
+            EVENTS_MARKER: recording(realistic_event_responder(), replies),
+            RELATIONS_MARKER: typed_relation_responder(),
+            FUSION_MARKER: fusion_responder(same=False, overlap=False),
+        }
+    )
 
     def respond(messages):
         return FakeBadRequestError() if session_of_prompt(messages) == "S2" else good(messages)
@@ -321,10 +346,20 @@ def test_one_failing_session_does_not_affect_the_others(settings, monkeypatch):
 
 
 OLD_PIXEL = "On 10 March 2024, Ana adopted a beagle puppy called Pixel from the animal shelter in Porto."
-LISBON = event("On 10 March 2024, Ben signed up for the Lisbon half marathon in April and trains four times a week.",
-               ["D1:4", "D1:5", "D1:6"], "2024-03-10", ("agent", "Ben"), ("topic", "Lisbon half marathon"))
-FINISH = event("Ben finished the race last weekend in 1 hour 52 minutes; his legs still hurt from the hilly course.",
-               ["D2:1", "D2:2", "D2:3"], "2024-06-08", ("agent", "Ben"), ("topic", "hilly course"))
+LISBON = event(
+    "On 10 March 2024, Ben signed up for the Lisbon half marathon in April and trains four times a week.",
+    ["D1:4", "D1:5", "D1:6"],
+    "2024-03-10",
+    ("agent", "Ben"),
+    ("topic", "Lisbon half marathon"),
+)
+FINISH = event(
+    "Ben finished the race last weekend in 1 hour 52 minutes; his legs still hurt from the hilly course.",
+    ["D2:1", "D2:2", "D2:3"],
+    "2024-06-08",
+    ("agent", "Ben"),
+    ("topic", "hilly course"),
+)
 
 
 def _near_miss_text() -> tuple[str, float]:
@@ -350,19 +385,35 @@ def _fusion_script() -> tuple[dict[str, list[dict]], float]:
         assert float(vec[a] @ vec[FINISH["text"]]) < 0.75
     assert float(vec[LISBON["text"]] @ vec[near]) < 0.75
     script = {
-        "S1": [event(OLD_PIXEL, ["D1:1", "D1:2", "D1:3"], "2024-03-09", ("agent", "Ana"), ("patient", "Pixel")),
-               LISBON],
-        "S2": [event(near, ["D2:4", "D2:5"], "2024-06-08", ("agent", "Ana"), ("patient", "Pixel"),
-                     ("topic", "puppy training class")),
-               FINISH],
+        "S1": [
+            event(OLD_PIXEL, ["D1:1", "D1:2", "D1:3"], "2024-03-09", ("agent", "Ana"), ("patient", "Pixel")),
+            LISBON,
+        ],
+        "S2": [
+            event(
+                near,
+                ["D2:4", "D2:5"],
+                "2024-06-08",
+                ("agent", "Ana"),
+                ("patient", "Pixel"),
+                ("topic", "puppy training class"),
+            ),
+            FINISH,
+        ],
     }
     return script, sim
 
 
 def _fusion_model(script, verdict):
-    return use_model(route_responder({EVENTS_MARKER: scripted_events(script),
-                                      RELATIONS_MARKER: typed_relation_responder(),
-                                      FUSION_MARKER: verdict}))
+    return use_model(
+        route_responder(
+            {
+                EVENTS_MARKER: scripted_events(script),
+                RELATIONS_MARKER: typed_relation_responder(),
+                FUSION_MARKER: verdict,
+            }
+        )
+    )
 
 
 def test_judge_same_event_merges_the_new_event_into_the_old_one(settings):
@@ -422,8 +473,11 @@ def test_judge_overlap_without_type_and_judge_failure(settings):
     _fusion_model(script, fusion_responder(same=False, overlap=True, relation_type="none"))
     ingest_conversation(conv, llm_settings(settings))
     store = get_store(settings)
-    fused = [(e.src, e.dst, e.label) for e in edges(store, "relation") if e.dst.startswith("event:S2")
-             and e.src.startswith("event:S1")]
+    fused = [
+        (e.src, e.dst, e.label)
+        for e in edges(store, "relation")
+        if e.dst.startswith("event:S2") and e.src.startswith("event:S1")
+    ]
     assert fused == [("event:S1:1", "event:S2:1", "overlap")]
 
     other = settings.model_copy(update={"namespace": "judge-fails"})
@@ -440,9 +494,15 @@ def test_judge_calls_are_capped_per_session(settings, monkeypatch):
     monkeypatch.setattr(fuse_mod, "JUDGE_FLOOR", -1.0)  # every unmerged new event is a near miss
     monkeypatch.setattr(fuse_mod, "MAX_JUDGE_CALLS", 2)
     conv = make_conversation()
-    model = use_model(route_responder({EVENTS_MARKER: realistic_event_responder(),
-                                       RELATIONS_MARKER: typed_relation_responder(),
-                                       FUSION_MARKER: fusion_responder(same=False, overlap=False)}))
+    model = use_model(
+        route_responder(
+            {
+                EVENTS_MARKER: realistic_event_responder(),
+                RELATIONS_MARKER: typed_relation_responder(),
+                FUSION_MARKER: fusion_responder(same=False, overlap=False),
+            }
+        )
+    )
     report = ingest_conversation(conv, llm_settings(settings))
     store = get_store(settings)
     per_session = {r["id"]: r["info"]["usage"]["calls"] for r in store.sessions()}

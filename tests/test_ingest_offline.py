@@ -54,7 +54,9 @@ def nodes(store, kind=None):
 
 
 def edges(store, kind=None, label=None):
-    return [e for e in store.db.edges() if (kind is None or e.kind.value == kind) and (label is None or e.label == label)]
+    return [
+        e for e in store.db.edges() if (kind is None or e.kind.value == kind) and (label is None or e.label == label)
+    ]
 
 
 def owned_rows(store, session_id):
@@ -63,16 +65,19 @@ def owned_rows(store, session_id):
     n = c.execute("SELECT * FROM nodes WHERE session_id=? ORDER BY id", (session_id,)).fetchall()
     e = c.execute("SELECT * FROM edges WHERE session_id=? ORDER BY src, dst, kind, label", (session_id,)).fetchall()
     got = store.vectors.collection.get(where={"session_id": session_id}, include=["embeddings", "documents"])
-    vecs = sorted((i, d, tuple(round(float(x), 6) for x in v))
-                  for i, d, v in zip(got["ids"], got["documents"], got["embeddings"]))
+    vecs = sorted(
+        (i, d, tuple(round(float(x), 6) for x in v)) for i, d, v in zip(got["ids"], got["documents"], got["embeddings"])
+    )
     return n, e, vecs
 
 
 def all_rows(store):
     c = store.db.conn
-    return (c.execute("SELECT * FROM nodes ORDER BY id").fetchall(),
-            c.execute("SELECT * FROM edges ORDER BY src, dst, kind, label").fetchall(),
-            sorted(store.vectors.all_ids()))
+    return (
+        c.execute("SELECT * FROM nodes ORDER BY id").fetchall(),
+        c.execute("SELECT * FROM edges ORDER BY src, dst, kind, label").fetchall(),
+        sorted(store.vectors.all_ids()),
+    )
 
 
 def with_turn_text(conv, s: int, t: int, text: str):
@@ -255,7 +260,7 @@ def test_incremental_ingest_equals_one_shot_and_leaves_earlier_rows_alone(tmp_pa
     for n in (1, 2, 3):
         report = ingest_conversation(make_conversation(n_sessions=n), inc)
         assert (report.sessions_new, report.sessions_unchanged) == (1, n - 1)
-        snapshots.append({s: owned_rows(store, s) for s in ("S1", "S2")[: n]})
+        snapshots.append({s: owned_rows(store, s) for s in ("S1", "S2")[:n]})
     # Rows owned by S1 (and S2) are byte-identical after every later ingest.
     assert snapshots[0]["S1"] == snapshots[1]["S1"] == snapshots[2]["S1"]
     assert snapshots[1]["S2"] == snapshots[2]["S2"]

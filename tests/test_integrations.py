@@ -50,7 +50,9 @@ def recall_then_answer(query: str, **extra):
         if isinstance(last, HumanMessage):
             return tool_call("recall", {"query": query, **extra})
         if isinstance(last, ToolMessage):
-            return f"From memory: {last.content.splitlines()[1] if len(last.content.splitlines()) > 1 else last.content}"
+            return (
+                f"From memory: {last.content.splitlines()[1] if len(last.content.splitlines()) > 1 else last.content}"
+            )
         return "ok"
 
     return respond
@@ -77,8 +79,7 @@ def test_create_agent_recalls_evidence_with_dates_turns_and_path(mem_settings):
     # The model even tries to pick another user's namespace: the argument is ignored.
     model = ScriptedChatModel(responder=recall_then_answer(PUPPY_Q, namespace="bob", user_id="bob"))
     agent = create_agent(model, tools=tools)
-    out = agent.invoke({"messages": [HumanMessage("what's the puppy called?")]},
-                       {"configurable": {"user_id": "alice"}})
+    out = agent.invoke({"messages": [HumanMessage("what's the puppy called?")]}, {"configurable": {"user_id": "alice"}})
     [tm] = tool_messages(out)
     assert tm.name == "recall" and tm.status != "error"
     assert "[2024-03-10 | D1:1] Ana: Hi Ben! I adopted a puppy" in tm.content  # date | turn id | text
@@ -99,8 +100,9 @@ def test_user_id_from_runtime_context(mem_settings):
         user_id: str
 
     tools = create_memory_tools(mem_settings, retriever="bm25", k=3)
-    agent = create_agent(ScriptedChatModel(responder=recall_then_answer("puppy Pixel")), tools=tools,
-                         context_schema=AppContext)
+    agent = create_agent(
+        ScriptedChatModel(responder=recall_then_answer("puppy Pixel")), tools=tools, context_schema=AppContext
+    )
     out = agent.invoke({"messages": [HumanMessage("puppy?")]}, context=AppContext(user_id="alice"))
     [tm] = tool_messages(out)
     assert tm.artifact["namespace"] == ALICE and tm.artifact["retriever"] == "bm25"
@@ -178,7 +180,9 @@ def test_remember_does_not_block_and_recall_reads_its_own_writes(mem_settings, m
     config = {"configurable": {"user_id": "erin"}}
     t0 = time.perf_counter()
     state = agent.invoke({"messages": [HumanMessage("Please remember that my sister Eva lives in Porto.")]}, config)
-    assert time.perf_counter() - t0 < 5 and tools.memory.pending(user_namespace("erin")) == 1, "the write is still queued"
+    assert time.perf_counter() - t0 < 5 and tools.memory.pending(user_namespace("erin")) == 1, (
+        "the write is still queued"
+    )
     assert state["messages"][-1].content == "Noted."
     threading.Timer(0.3, gate.set).start()  # the write finishes while recall is waiting for it
     state = agent.invoke({"messages": [*state["messages"], HumanMessage("Where does my sister live?")]}, config)
@@ -233,8 +237,9 @@ def test_memory_retriever_is_a_langchain_retriever(mem_settings):
 
 def test_turn_writer_writes_every_finished_turn(mem_settings):
     tools = create_memory_tools(mem_settings)
-    agent = create_agent(ScriptedChatModel(responder=lambda m: "Nice, tell me more!"), tools=tools,
-                         middleware=[tools.turn_writer()])
+    agent = create_agent(
+        ScriptedChatModel(responder=lambda m: "Nice, tell me more!"), tools=tools, middleware=[tools.turn_writer()]
+    )
     config = {"configurable": {"user_id": "gina", "thread_id": "t1"}}
     state = agent.invoke({"messages": [HumanMessage("I started learning the cello in May.")]}, config)
     tools.flush(timeout=60)
@@ -259,8 +264,10 @@ def test_memory_writer_node_for_hand_built_graphs(mem_settings):
     g.add_edge(START, "chat")
     g.add_edge("chat", "write_memory")
     g.add_edge("write_memory", END)
-    g.compile().invoke({"messages": [HumanMessage("I am moving to Lyon in April.")]},
-                       {"configurable": {"user_id": "hugo", "thread_id": "trip"}})
+    g.compile().invoke(
+        {"messages": [HumanMessage("I am moving to Lyon in April.")]},
+        {"configurable": {"user_id": "hugo", "thread_id": "trip"}},
+    )
     mem.flush(timeout=60)
     res = mem.recall("moving to Lyon", config={"configurable": {"user_id": "hugo"}})
     assert any(ev.text.startswith("Hugo: I am moving to Lyon") for ev in res.evidence)

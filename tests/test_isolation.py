@@ -28,15 +28,22 @@ from tests.workloads import chroma_dump, conversation
 TAGGED = [f"n{i}" for i in range(8)]
 TWINS = ["twin-a", "twin-b"]  # the same node ids, different words
 ALL = TAGGED + TWINS
-QUESTIONS = ["Who went to Kyoto for a watercolour painting weekend?", "How much did the course cost?",
-             "Which pet stayed with the sister?", "What did the beagle chew?", "Where is the parrot from?"]
+QUESTIONS = [
+    "Who went to Kyoto for a watercolour painting weekend?",
+    "How much did the course cost?",
+    "Which pet stayed with the sister?",
+    "What did the beagle chew?",
+    "Where is the parrot from?",
+]
 
 
 def twin(ns: str) -> Conversation:
     pet, town = ("beagle", "Lisbon") if ns == "twin-a" else ("parrot", "Quito")
-    turns = [Turn(id="D1:1", speaker="Ana", text=f"My {pet} chewed a map of {town} yesterday."),
-             Turn(id="D1:2", speaker="Ben", text=f"A {pet} with a taste for {town}, how fitting."),
-             Turn(id="D1:3", speaker="Ana", text=f"Next week we fly to {town} together.")]
+    turns = [
+        Turn(id="D1:1", speaker="Ana", text=f"My {pet} chewed a map of {town} yesterday."),
+        Turn(id="D1:2", speaker="Ben", text=f"A {pet} with a taste for {town}, how fitting."),
+        Turn(id="D1:3", speaker="Ana", text=f"Next week we fly to {town} together."),
+    ]
     return Conversation(id=ns, sessions=[Session(id="S1", date=datetime(2024, 5, 1, 9), turns=turns)])
 
 
@@ -61,9 +68,11 @@ def results(settings, ns: str, names=None) -> dict:
     store = get_store(settings, ns, create=False)
     out = {}
     for name in names or RETRIEVERS:
-        for q in (QUESTIONS if name != "navigator" else QUESTIONS[:2]):
-            out[(name, q)] = [(e.node_id, e.text, round(e.score, 6), tuple(e.turn_ids), tuple(e.session_ids))
-                              for e in retrieve(name, q, store, k=8)]
+        for q in QUESTIONS if name != "navigator" else QUESTIONS[:2]:
+            out[(name, q)] = [
+                (e.node_id, e.text, round(e.score, 6), tuple(e.turn_ids), tuple(e.session_ids))
+                for e in retrieve(name, q, store, k=8)
+            ]
     return out
 
 
@@ -88,8 +97,9 @@ def test_no_query_returns_another_namespaces_node(memory):
             probe = next(t for nid, t in own[other].items() if nid.startswith("turn:"))
             for nid, _score, _doc in store.vectors.query(store.embedder.embed_one(probe), 200):
                 assert nid in own[ns], f"Chroma of {ns} answered {nid!r}"
-            got = store.vectors.collection.get(ids=[n for n in own[other] if n not in own[ns]][:50],
-                                               include=["documents"])
+            got = store.vectors.collection.get(
+                ids=[n for n in own[other] if n not in own[ns]][:50], include=["documents"]
+            )
             assert got["ids"] == []  # ids that exist only elsewhere are not reachable from here
     assert checked > 500
     # Same ids, different tenants: each twin sees its own words behind "turn:D1:1".
@@ -103,8 +113,9 @@ def test_no_query_returns_another_namespaces_node(memory):
 
 def dir_bytes(settings, ns: str) -> dict[str, str]:
     d = settings.data_dir / "namespaces" / ns
-    return {str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.rglob("*")) if p.is_file()
+    }
 
 
 def test_deleting_one_namespace_leaves_the_others_byte_identical(memory, capsys):

@@ -46,9 +46,10 @@ ALLOWED: dict[tuple[str, str], str] = {}
 
 # Groups of modules that may import each other (function-level, deferred) -> why.
 ALLOWED_CYCLES: dict[frozenset[str], str] = {
-    frozenset({f"{PACKAGE}.integrations.hooks", f"{PACKAGE}.integrations.tools"}):
-        "MemoryMiddleware(tools=True) builds the tools and MemoryTools.turn_writer() builds the middleware: "
-        "two conveniences of one public API pointing at each other, both imports deferred",
+    frozenset(
+        {f"{PACKAGE}.integrations.hooks", f"{PACKAGE}.integrations.tools"}
+    ): "MemoryMiddleware(tools=True) builds the tools and MemoryTools.turn_writer() builds the middleware: "
+    "two conveniences of one public API pointing at each other, both imports deferred",
 }
 
 # Above the navigator, retrievers are looked up through the module that registers them all.
@@ -109,8 +110,10 @@ def test_no_upward_imports():
             if target == PACKAGE:  # ``import memgraph_agents`` for __version__: the root only re-exports
                 continue
             if layer_of(target) > layer_of(module) and (module, target) not in ALLOWED:
-                upward.append(f"{MODULES[module].relative_to(ROOT.parent)}:{line}: {module} "
-                              f"({LAYERS[layer_of(module)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})")
+                upward.append(
+                    f"{MODULES[module].relative_to(ROOT.parent)}:{line}: {module} "
+                    f"({LAYERS[layer_of(module)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+                )
     assert not upward, "upward imports:\n" + "\n".join(upward)
 
 
@@ -159,8 +162,12 @@ def test_no_import_cycles():
 def test_entry_points_load_every_retriever():
     """Above the navigator, a lookup by name must see the navigator too: only ``retrievers`` loads it."""
     navigator = RANK["navigator"]
-    partial = [f"{m}:{line} imports {t}" for m, imports in IMPORTS.items() for line, t in imports
-               if layer_of(m) > navigator and m != ALL_RETRIEVERS and t in PARTIAL_REGISTRIES]
+    partial = [
+        f"{m}:{line} imports {t}"
+        for m, imports in IMPORTS.items()
+        for line, t in imports
+        if layer_of(m) > navigator and m != ALL_RETRIEVERS and t in PARTIAL_REGISTRIES
+    ]
     assert not partial, f"use {ALL_RETRIEVERS} instead:\n" + "\n".join(partial)
 
 
@@ -169,7 +176,10 @@ def registering_modules() -> set[str]:
     out = set()
     for module, path in MODULES.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "register_retriever":
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", "")) == "register_retriever"
+            ):
                 if module != f"{PACKAGE}.retrieval.registry":
                     out.add(module)
     return out

@@ -73,8 +73,10 @@ async def test_events_prompt_lists_every_turn(session):
     assert "Session date: 2023-05-08 (Monday), 13:56" in prompt
     assert "Speakers: Caroline, Melanie" in prompt
     assert format_turns(session) in prompt
-    assert "D1:4 | 2023-05-08 | Melanie: I took my kids to the Pottery Workshop last Friday. " \
-           "[image: a bowl painted with sunflowers]" in prompt
+    assert (
+        "D1:4 | 2023-05-08 | Melanie: I took my kids to the Pottery Workshop last Friday. "
+        "[image: a bowl painted with sunflowers]" in prompt
+    )
     assert [t["id"] for t in parse_turn_lines(prompt)] == [t.id for t in session.turns]
 
 
@@ -97,15 +99,33 @@ async def test_extract_events_realistic(session):
 
 
 async def test_extract_events_drops_unknown_turn_ids(session):
-    model = ScriptedChatModel(responder=reply({"events": [
-        {"text": "Caroline went to an LGBTQ support group on 7 May 2023.", "turn_ids": ["D1:3", "D9:1", " d1:1 "],
-         "time": "2023-05-07", "participants": ["Caroline"], "arguments": []},
-        {"text": "A hallucinated event.", "turn_ids": ["D7:7", "turn 3"], "time": None},
-        {"text": "Melanie took her kids to a pottery workshop on 5 May 2023.", "turn_ids": "[D1:4]",
-         "time": "5 May 2023", "participants": ["Melanie", "kids", "Caroline", "Mel"],
-         "arguments": [{"role": "Agent", "value": "Melanie"}, {"role": "place", "value": "  "},
-                       {"role": "object", "value": None}]},
-    ]}))
+    model = ScriptedChatModel(
+        responder=reply(
+            {
+                "events": [
+                    {
+                        "text": "Caroline went to an LGBTQ support group on 7 May 2023.",
+                        "turn_ids": ["D1:3", "D9:1", " d1:1 "],
+                        "time": "2023-05-07",
+                        "participants": ["Caroline"],
+                        "arguments": [],
+                    },
+                    {"text": "A hallucinated event.", "turn_ids": ["D7:7", "turn 3"], "time": None},
+                    {
+                        "text": "Melanie took her kids to a pottery workshop on 5 May 2023.",
+                        "turn_ids": "[D1:4]",
+                        "time": "5 May 2023",
+                        "participants": ["Melanie", "kids", "Caroline", "Mel"],
+                        "arguments": [
+                            {"role": "Agent", "value": "Melanie"},
+                            {"role": "place", "value": "  "},
+                            {"role": "object", "value": None},
+                        ],
+                    },
+                ]
+            }
+        )
+    )
     events = await extract_events(model, session, **FAST)
     assert len(model.calls) == 1
     assert [e.turn_ids for e in events] == [["D1:1", "D1:3"], ["D1:4"]]  # resolved, in turn order
@@ -150,8 +170,9 @@ async def test_extract_events_failures_propagate(session):
     with pytest.raises(LLMOutputError):
         await extract_events(ScriptedChatModel(responder=always_malformed()), session, **FAST)
     with pytest.raises(LLMTimeoutError):
-        await extract_events(ScriptedChatModel(responder=slow(realistic_event_responder(), 1.0)), session,
-                             timeout=0.2, **FAST)
+        await extract_events(
+            ScriptedChatModel(responder=slow(realistic_event_responder(), 1.0)), session, timeout=0.2, **FAST
+        )
     with pytest.raises(LLMCallError):
         await extract_events(ScriptedChatModel(responder=raises(FakeRateLimitError())), session, **FAST)
 
@@ -168,11 +189,15 @@ async def test_rate_limited_extraction_recovers(session):
 
 def _events(session) -> list[ExtractedEvent]:
     return [
-        ExtractedEvent(text="Caroline attended an LGBTQ support group on 7 May 2023.", turn_ids=["D1:1", "D1:2"],
-                       time="2023-05-07"),
+        ExtractedEvent(
+            text="Caroline attended an LGBTQ support group on 7 May 2023.", turn_ids=["D1:1", "D1:2"], time="2023-05-07"
+        ),
         ExtractedEvent(text="The support group made Caroline want to study counseling.", turn_ids=["D1:3"]),
-        ExtractedEvent(text="Caroline will apply to a counseling program at Stanford in May 2023.",
-                       turn_ids=["D1:7"], time="2023-05"),
+        ExtractedEvent(
+            text="Caroline will apply to a counseling program at Stanford in May 2023.",
+            turn_ids=["D1:7"],
+            time="2023-05",
+        ),
     ]
 
 
@@ -188,19 +213,45 @@ async def test_extract_relations_realistic(session):
 
 
 async def test_extract_relations_drops_bad_indices(session):
-    model = ScriptedChatModel(responder=reply({"relations": [
-        {"source": 0, "target": 1, "type": "Causal", "turn_ids": ["D1:3"], "description": "the group inspired her"},
-        {"source": 1, "target": 2, "type": "motivation", "turn_ids": ["D42:1"], "description": "why she applies"},
-        {"source": 0, "target": 3, "type": "causal", "turn_ids": [], "description": "out of range"},
-        {"source": -1, "target": 0, "type": "causal", "turn_ids": [], "description": "negative"},
-        {"source": 2, "target": 2, "type": "elaboration", "turn_ids": [], "description": "self loop"},
-        {"source": "E0", "target": "[2]", "type": "Temporal Before", "turn_ids": "D1:1, D1:7",
-         "description": None},
-        {"source": 0, "target": 1, "type": "causal", "turn_ids": [], "description": "duplicate"},
-    ]}))
+    model = ScriptedChatModel(
+        responder=reply(
+            {
+                "relations": [
+                    {
+                        "source": 0,
+                        "target": 1,
+                        "type": "Causal",
+                        "turn_ids": ["D1:3"],
+                        "description": "the group inspired her",
+                    },
+                    {
+                        "source": 1,
+                        "target": 2,
+                        "type": "motivation",
+                        "turn_ids": ["D42:1"],
+                        "description": "why she applies",
+                    },
+                    {"source": 0, "target": 3, "type": "causal", "turn_ids": [], "description": "out of range"},
+                    {"source": -1, "target": 0, "type": "causal", "turn_ids": [], "description": "negative"},
+                    {"source": 2, "target": 2, "type": "elaboration", "turn_ids": [], "description": "self loop"},
+                    {
+                        "source": "E0",
+                        "target": "[2]",
+                        "type": "Temporal Before",
+                        "turn_ids": "D1:1, D1:7",
+                        "description": None,
+                    },
+                    {"source": 0, "target": 1, "type": "causal", "turn_ids": [], "description": "duplicate"},
+                ]
+            }
+        )
+    )
     rels = await extract_relations(model, session, _events(session), **FAST)
     assert [(r.source, r.target, r.type) for r in rels] == [
-        (0, 1, "causal"), (1, 2, "motivation"), (0, 2, "temporal_before")]
+        (0, 1, "causal"),
+        (1, 2, "motivation"),
+        (0, 2, "temporal_before"),
+    ]
     assert rels[0].turn_ids == ["D1:3"]
     assert rels[1].turn_ids == ["D1:3", "D1:7"]  # unknown id: falls back to both events' turns
     assert rels[2].turn_ids == ["D1:1", "D1:7"] and rels[2].description == ""
@@ -223,8 +274,12 @@ async def test_extract_relations_empty_is_fine(session):
 
 async def test_judge_fusion():
     model = ScriptedChatModel(responder=fusion_responder(same=True))
-    verdict = await judge_fusion(model, "2023-06-01: Caroline went to the support group again.",
-                                 "2023-05-07: Caroline went to an LGBTQ support group.", **FAST)
+    verdict = await judge_fusion(
+        model,
+        "2023-06-01: Caroline went to the support group again.",
+        "2023-05-07: Caroline went to an LGBTQ support group.",
+        **FAST,
+    )
     assert verdict == FusionVerdict(same_event=True, has_overlap=True, relation_type="elaboration")
     prompt = model.prompts[0]
     assert "NEW event: 2023-06-01: Caroline went to the support group again." in prompt
@@ -232,8 +287,11 @@ async def test_judge_fusion():
 
 
 async def test_judge_fusion_normalises_and_repairs():
-    model = ScriptedChatModel(responder=malformed_then_valid(
-        reply({"same_event": False, "has_overlap": "yes", "relation_type": "Follow-Up"}), "wrong_types"))
+    model = ScriptedChatModel(
+        responder=malformed_then_valid(
+            reply({"same_event": False, "has_overlap": "yes", "relation_type": "Follow-Up"}), "wrong_types"
+        )
+    )
     verdict = await judge_fusion(model, "a", "b", **FAST)
     assert verdict == FusionVerdict(same_event=False, has_overlap=True, relation_type="follow_up")
     assert len(model.calls) == 2
@@ -276,9 +334,20 @@ async def test_route_responder_unknown_prompt_fails_loudly():
 
 @pytest.mark.parametrize(
     "raw,expected",
-    [("2023-05-07", "2023-05-07"), ("2023-05-07T10:00:00", "2023-05-07"), ("2023-05", "2023-05"),
-     ("2023", "2023"), ("7 May 2023", "2023-05-07"), ("May 7, 2023", "2023-05-07"), ("May 2023", "2023-05"),
-     ("unknown", None), ("", None), ("last week", None), ("2023-13", None), (None, None)],
+    [
+        ("2023-05-07", "2023-05-07"),
+        ("2023-05-07T10:00:00", "2023-05-07"),
+        ("2023-05", "2023-05"),
+        ("2023", "2023"),
+        ("7 May 2023", "2023-05-07"),
+        ("May 7, 2023", "2023-05-07"),
+        ("May 2023", "2023-05"),
+        ("unknown", None),
+        ("", None),
+        ("last week", None),
+        ("2023-13", None),
+        (None, None),
+    ],
 )
 def test_normalise_time(raw, expected):
     assert normalise_time(raw) == expected
@@ -286,9 +355,15 @@ def test_normalise_time(raw, expected):
 
 def test_schema_validators():
     assert normalise_label(" Temporal-Before ") == "temporal_before"
-    ev = ExtractedEvent.model_validate({
-        "text": "  Caroline met Melanie.  ", "turn_ids": ["D1:1", "D1:1", ""], "time": 2023,
-        "participants": "Caroline", "arguments": {"agent": "Caroline", "patient": "Melanie", "place": ""}})
+    ev = ExtractedEvent.model_validate(
+        {
+            "text": "  Caroline met Melanie.  ",
+            "turn_ids": ["D1:1", "D1:1", ""],
+            "time": 2023,
+            "participants": "Caroline",
+            "arguments": {"agent": "Caroline", "patient": "Melanie", "place": ""},
+        }
+    )
     assert ev.text == "Caroline met Melanie." and ev.turn_ids == ["D1:1"] and ev.time == "2023"
     assert ev.participants == ["Caroline"]
     assert [(a.role, a.value) for a in ev.arguments] == [("agent", "Caroline"), ("patient", "Melanie")]

@@ -46,18 +46,37 @@ SPEC = "fake:robust"
 
 
 def many_sessions(n: int, cid: str = "long") -> Conversation:
-    topics = ["a pottery class", "a trip to Porto", "the new puppy", "a chess match", "the library job",
-              "a marathon", "a birthday party", "the garden", "a concert", "a job interview"]
+    topics = [
+        "a pottery class",
+        "a trip to Porto",
+        "the new puppy",
+        "a chess match",
+        "the library job",
+        "a marathon",
+        "a birthday party",
+        "the garden",
+        "a concert",
+        "a job interview",
+    ]
     sessions = []
     for s in range(1, n + 1):
         t = topics[s % len(topics)]
-        lines = [("Ana", f"Session {s}: yesterday I went to {t} with Ben number {s}."),
-                 ("Ben", f"Nice! How was {t}? I remember day {s} well."),
-                 ("Ana", f"It was great. Next week I start {topics[(s + 3) % len(topics)]}."),
-                 ("Ben", "Tell me all about it when you are back.")]
+        lines = [
+            ("Ana", f"Session {s}: yesterday I went to {t} with Ben number {s}."),
+            ("Ben", f"Nice! How was {t}? I remember day {s} well."),
+            ("Ana", f"It was great. Next week I start {topics[(s + 3) % len(topics)]}."),
+            ("Ben", "Tell me all about it when you are back."),
+        ]
         n_turns = 4 if s % 10 == 2 else 2  # two events, so a relations call, in every tenth session
-        sessions.append(Session(id=f"S{s}", date=datetime(2023, 1, 1, 9) + timedelta(days=3 * s), turns=[
-            Turn(id=f"D{s}:{i}", speaker=sp, text=tx) for i, (sp, tx) in enumerate(lines[:n_turns], start=1)]))
+        sessions.append(
+            Session(
+                id=f"S{s}",
+                date=datetime(2023, 1, 1, 9) + timedelta(days=3 * s),
+                turns=[
+                    Turn(id=f"D{s}:{i}", speaker=sp, text=tx) for i, (sp, tx) in enumerate(lines[:n_turns], start=1)
+                ],
+            )
+        )
     return Conversation(id=cid, sessions=sessions, speakers=["Ana", "Ben"])
 
 
@@ -73,8 +92,14 @@ def session_of(messages) -> str:
     return "S" + ids[0].split(":")[0][1:]
 
 
-BAD = {"S13": "garbage", "S37": "timeout", "S51": "rate_limited_then_ok", "S64": "bad_request",
-       "S80": "overloaded_then_ok", "S92": "relations_garbage"}
+BAD = {
+    "S13": "garbage",
+    "S37": "timeout",
+    "S51": "rate_limited_then_ok",
+    "S64": "bad_request",
+    "S80": "overloaded_then_ok",
+    "S92": "relations_garbage",
+}
 
 
 def faulty_responder(log: dict[str, list[float]]):
@@ -191,11 +216,15 @@ def test_concurrent_llm_calls_are_bounded_for_the_whole_process(settings, limit)
     convs = [conversation(f"c{i}", 2, tag=f"c{i}", turns=3) for i in range(8)]
 
     async def tasks():  # five namespaces from asyncio tasks on one loop
-        return await asyncio.gather(*(aingest_conversation(c, s, namespace=f"task{i}") for i, c in enumerate(convs[:5])))
+        return await asyncio.gather(
+            *(aingest_conversation(c, s, namespace=f"task{i}") for i, c in enumerate(convs[:5]))
+        )
 
     reports = []
-    threads = [threading.Thread(target=lambda c=c, i=i: reports.append(ingest_conversation(c, s, namespace=f"thr{i}")))
-               for i, c in enumerate(convs[5:])]  # three more from threads, each with its own loop
+    threads = [
+        threading.Thread(target=lambda c=c, i=i: reports.append(ingest_conversation(c, s, namespace=f"thr{i}")))
+        for i, c in enumerate(convs[5:])
+    ]  # three more from threads, each with its own loop
     for t in threads:
         t.start()
     reports += asyncio.run(tasks())

@@ -69,7 +69,10 @@ def test_auto_starts_with_json_schema_and_falls_down_when_the_server_rejects(llm
     usage = LLMUsage()
     assert plan(model, usage=usage).subgoals
     assert [(r.form, r.status) for r in llm_server.records] == [
-        ("json_schema", 400), ("function_calling", 400), ("json_mode", 200)]
+        ("json_schema", 400),
+        ("function_calling", 400),
+        ("json_mode", 200),
+    ]
     plan(model)  # remembered for the model: straight to JSON mode
     assert llm_server.records[-1].form == "json_mode" and len(llm_server.records) == 4
     assert usage.calls == 3 and usage.failures == 2
@@ -147,8 +150,9 @@ def test_wrong_shape_is_rejected_by_strict_schemas(llm_server, schema_name):
     from memgraph_agents.construct.llm.schemas import SessionRelations
     from memgraph_agents.retrieval.llm_steps import QueryMentions, RecallSelection
 
-    schema = {"SessionRelations": SessionRelations, "QueryMentions": QueryMentions,
-              "RecallSelection": RecallSelection}[schema_name]
+    schema = {"SessionRelations": SessionRelations, "QueryMentions": QueryMentions, "RecallSelection": RecallSelection}[
+        schema_name
+    ]
     llm_server.set("wrong_shape")
     with pytest.raises(LLMOutputError):  # used to validate as "nothing": every field had a default
         asyncio.run(ainvoke_json(model_for(llm_server), "TASK: X", schema, backoff_base=0.01))
@@ -175,8 +179,9 @@ def test_calls_of_every_caller_share_the_models_limiter(llm_server, monkeypatch,
         llm_server.set("stall")  # careful replies, 0.1 s each: long enough to overlap
 
         async def all_(llm=llm):
-            return await asyncio.gather(*(anavigate(q, get_store(s), llm=llm, context=NavigatorContext(policy="llm"))
-                                          for q in questions))
+            return await asyncio.gather(
+                *(anavigate(q, get_store(s), llm=llm, context=NavigatorContext(policy="llm")) for q in questions)
+            )
 
         results = asyncio.run(all_())
         assert all(r.policy == "llm" and not r.fallbacks for r in results)
@@ -225,8 +230,9 @@ def test_ingest_ask_and_bench_under_each_behaviour(fast_llm, behaviour, tmp_path
         turn_ids = {t.id for s in make_conversation("chat", 2).sessions for t in s.turns}
         snap = store.snapshot()
         events = [snap.node(snap.ids[i]) for i in snap.indices_of("event")]
-        assert events and all(e.attrs.get("builder") == "llm" and e.turn_ids and set(e.turn_ids) <= turn_ids
-                              for e in events)
+        assert events and all(
+            e.attrs.get("builder") == "llm" and e.turn_ids and set(e.turn_ids) <= turn_ids for e in events
+        )
     else:
         assert all("OFFLINE FALLBACK" in line for line in lines.values()), lines
         assert set(builders.values()) == {"offline"}
@@ -252,8 +258,23 @@ def test_ingest_ask_and_bench_under_each_behaviour(fast_llm, behaviour, tmp_path
     data.write_text(json.dumps(locomo_fixture()), encoding="utf-8")
     before = len(server.records)
     capsys.readouterr()
-    assert cli(tmp_path, "bench", "locomo", "--data", str(data), "--conversations", "conv-t1", "--qa",
-               "--retrievers", "navigator,ppr", "--out", str(tmp_path / "out")) == 0
+    assert (
+        cli(
+            tmp_path,
+            "bench",
+            "locomo",
+            "--data",
+            str(data),
+            "--conversations",
+            "conv-t1",
+            "--qa",
+            "--retrievers",
+            "navigator,ppr",
+            "--out",
+            str(tmp_path / "out"),
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "ingest done: partial results" in out and "qa navigator done: partial results" in out
     r = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -329,9 +350,27 @@ def test_bench_judges_with_mem0_criteria_and_a_fixed_judge_model(llm_server, tmp
 
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps(locomo_fixture()), encoding="utf-8")
-    assert cli(tmp_path, "bench", "locomo", "--data", str(data), "--conversations", "conv-t1", "--qa",
-               "--retrievers", "bm25", "--judge", "mem0", "--judge-llm", "openai:judge-model",
-               "--out", str(tmp_path / "out")) == 0
+    assert (
+        cli(
+            tmp_path,
+            "bench",
+            "locomo",
+            "--data",
+            str(data),
+            "--conversations",
+            "conv-t1",
+            "--qa",
+            "--retrievers",
+            "bm25",
+            "--judge",
+            "mem0",
+            "--judge-llm",
+            "openai:judge-model",
+            "--out",
+            str(tmp_path / "out"),
+        )
+        == 0
+    )
     judged = [r for r in llm_server.records if r.task == "TASK: JUDGE ANSWER"]
     answered = [r for r in llm_server.records if r.task == "TASK: ANSWER FROM MEMORY"]
     assert judged and answered

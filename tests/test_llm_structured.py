@@ -90,10 +90,19 @@ async def test_valid_reply_parsed_and_prompt_shows_schema():
         '{"pets": [  // two pets\n {"name": "Pixel", "kind": "dog"}, {"name": "Oscar", "kind": "cat"}]}',
         '[{"name": "Pixel", "kind": "dog"}, {"name": "Oscar", "kind": "cat"}]',  # bare list
         '{"result": ' + VALID + "}",  # wrapped in an extra key
-        'Note [1]: items below.\n```\n' + VALID + "\n```",
+        "Note [1]: items below.\n```\n" + VALID + "\n```",
     ],
-    ids=["fenced", "chatty", "fenced-trailing-comma", "trailing-commas", "think", "comment", "bare-list",
-         "wrapped", "prose-brackets"],
+    ids=[
+        "fenced",
+        "chatty",
+        "fenced-trailing-comma",
+        "trailing-commas",
+        "think",
+        "comment",
+        "bare-list",
+        "wrapped",
+        "prose-brackets",
+    ],
 )
 async def test_tolerant_parsing_needs_no_repair(reply):
     model = ScriptedChatModel(responder=lambda m: reply)
@@ -325,8 +334,15 @@ def test_usage_is_thread_safe_and_merges():
 def test_usage_record_call_counts_only_billed_tokens():
     usage = LLMUsage()
     usage.record_call([HumanMessage("x" * 400)], None, 0.5, failed=True, retry=True)
-    assert usage.snapshot() == {"calls": 1, "failures": 1, "retries": 1, "input_tokens": 0, "output_tokens": 0,
-                                "seconds": 0.5, "total_tokens": 0}
+    assert usage.snapshot() == {
+        "calls": 1,
+        "failures": 1,
+        "retries": 1,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "seconds": 0.5,
+        "total_tokens": 0,
+    }
 
 
 # --------------------------------------------------------------------------- make_chat_model

@@ -29,14 +29,23 @@ TOOLS = {"recall", "remember", "forget_note", "ask", "stats"}
 
 
 def _env(data_dir: Path) -> dict[str, str]:
-    return {**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "MEMGRAPH_LLM": "none",
-            "MEMGRAPH_DATA_DIR": str(data_dir), "MEMGRAPH_EMBEDDINGS": "hash"}
+    return {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "MEMGRAPH_LLM": "none",
+        "MEMGRAPH_DATA_DIR": str(data_dir),
+        "MEMGRAPH_EMBEDDINGS": "hash",
+    }
 
 
 def _stdio(data_dir: Path, namespace: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "memgraph_agents.cli.main", "mcp",
-                                                               "--namespace", namespace],
-                                 env=_env(data_dir), cwd=str(ROOT))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memgraph_agents.cli.main", "mcp", "--namespace", namespace],
+        env=_env(data_dir),
+        cwd=str(ROOT),
+    )
 
 
 def _text(result) -> str:
@@ -79,11 +88,29 @@ def _agent_model():
         last = messages[-1]
         tools_done = [m for m in messages if isinstance(m, ToolMessage)]
         if isinstance(last, HumanMessage):
-            return AIMessage(content="", tool_calls=[{"name": "remember", "id": "c1", "type": "tool_call",
-                                                      "args": {"text": "Maya finished the half marathon in 1:58:41."}}])
+            return AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "name": "remember",
+                        "id": "c1",
+                        "type": "tool_call",
+                        "args": {"text": "Maya finished the half marathon in 1:58:41."},
+                    }
+                ],
+            )
         if len(tools_done) == 1:
-            return AIMessage(content="", tool_calls=[{"name": "recall", "id": "c2", "type": "tool_call",
-                                                      "args": {"query": "Maya half marathon finish time"}}])
+            return AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "name": "recall",
+                        "id": "c2",
+                        "type": "tool_call",
+                        "args": {"query": "Maya half marathon finish time"},
+                    }
+                ],
+            )
         return f"From memory: {tools_done[-1].content}"
 
     return ScriptedChatModel(responder=respond)
@@ -94,8 +121,9 @@ def test_langchain_mcp_adapters_load_the_tools_into_create_agent(tmp_path):
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
     p = _stdio(tmp_path / "mem", "maya")
-    client = MultiServerMCPClient({"memory": {"transport": "stdio", "command": p.command, "args": p.args,
-                                              "env": p.env, "cwd": p.cwd}})
+    client = MultiServerMCPClient(
+        {"memory": {"transport": "stdio", "command": p.command, "args": p.args, "env": p.env, "cwd": p.cwd}}
+    )
 
     async def go():
         tools = await client.get_tools()
@@ -119,9 +147,25 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
     tokens.write_text(json.dumps({"tok-ana": "ana", "tok-ben": "ben"}))
     port = _free_port()
     log = (tmp_path / "mcp.log").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "memgraph_agents.cli.main", "mcp", "--transport", "http",
-                               "--port", str(port), "--tokens", str(tokens)], cwd=ROOT, env=_env(tmp_path / "mem"),
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memgraph_agents.cli.main",
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--tokens",
+            str(tokens),
+        ],
+        cwd=ROOT,
+        env=_env(tmp_path / "mem"),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         deadline = time.monotonic() + 60
@@ -137,9 +181,11 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
         assert httpx.post(url, json={}, headers={"Authorization": "Bearer nope"}, timeout=5).status_code == 401
 
         async def call(token: str, tool: str, args: dict) -> str:
-            async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http, \
-                    streamable_http_client(url, http_client=http) as (read, write, _), \
-                    ClientSession(read, write) as s:
+            async with (
+                httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
+                streamable_http_client(url, http_client=http) as (read, write, _),
+                ClientSession(read, write) as s,
+            ):
                 await s.initialize()
                 r = await s.call_tool(tool, args)
                 assert not r.isError, _text(r)

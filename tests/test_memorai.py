@@ -75,7 +75,7 @@ def composed_of(summary: str, pieces: list[str]) -> bool:
     rest = summary
     for p in pieces:
         if rest.startswith(p):
-            rest = rest[len(p):].lstrip()
+            rest = rest[len(p) :].lstrip()
     return rest == ""
 
 
@@ -92,8 +92,11 @@ def test_offline_layer_builds_segments_gate_and_entities(settings):
     turns = nodes(store, "turn")
     # Extractive summaries: "Speaker: sentence" pieces of the segment's own turns, in order.
     for seg in nodes(store, "segment").values():
-        pieces = [f"{turns[f'turn:{t}'].attrs['speaker']}: {s}" for t in seg.turn_ids
-                  for s in split_sentences(turns[f"turn:{t}"].text.split(": ", 1)[1])]
+        pieces = [
+            f"{turns[f'turn:{t}'].attrs['speaker']}: {s}"
+            for t in seg.turn_ids
+            for s in split_sentences(turns[f"turn:{t}"].text.split(": ", 1)[1])
+        ]
         assert composed_of(seg.text, pieces), seg.text
 
     # Gate: a verdict with its reason on every turn; facts kept, greetings/backchannel dropped.
@@ -176,7 +179,10 @@ def test_llm_layer_stores_the_models_segments_gate_entities_and_triples(settings
             a, b = f"arg:{argument_key(tr['subject'])}", f"arg:{argument_key(tr['object'])}"
             edge = triples[(a, b, normalise_label(tr["predicate"]))]
             assert edge.session_id == s.id and edge.turn_ids == tr["turn_ids"]
-            assert edge.attrs["text"] == f"{args[a].text} {normalise_label(tr['predicate']).replace('_', ' ')} {args[b].text}"
+            assert (
+                edge.attrs["text"]
+                == f"{args[a].text} {normalise_label(tr['predicate']).replace('_', ' ')} {args[b].text}"
+            )
             n_triples += 1
     assert n_triples >= 3 and len(triples) == n_triples
     assert triples[("arg:ana", "arg:puppy", "adopted")].turn_ids == ["D1:1"]
@@ -192,9 +198,13 @@ def test_llm_layer_stores_the_models_segments_gate_entities_and_triples(settings
 
 async def test_llm_turn_ids_are_validated_and_segments_cover_every_turn():
     session = sample_session()  # D1:1 .. D1:7
-    reply = {"segments": [{"turn_ids": ["d1:2", "D1:3", "D9:9"], "title": "support group", "summary": "First."},
-                          {"turn_ids": "D1:3, [D1:5]", "summary": "Second."}],
-             "user_specific": ["[D1:2]", {"turn_id": "D7:7", "reason": "unknown"}, {"turn_id": "D1:5", "reason": "camping"}]}
+    reply = {
+        "segments": [
+            {"turn_ids": ["d1:2", "D1:3", "D9:9"], "title": "support group", "summary": "First."},
+            {"turn_ids": "D1:3, [D1:5]", "summary": "Second."},
+        ],
+        "user_specific": ["[D1:2]", {"turn_id": "D7:7", "reason": "unknown"}, {"turn_id": "D1:5", "reason": "camping"}],
+    }
     usage = LLMUsage()
     model = ScriptedChatModel(responder=lambda m: json.dumps(reply))
     segments, gate = await segment_and_gate(model, session, speakers=["Caroline", "Melanie"], usage=usage)
@@ -204,20 +214,29 @@ async def test_llm_turn_ids_are_validated_and_segments_cover_every_turn():
     assert {t for t, v in gate.items() if v.keep} == {"D1:2", "D1:5"} and gate["D1:5"].reason == "camping"
     assert len(gate) == 7 and usage.calls == 1
 
-    gated = [TurnView(id=t.id, speaker=t.speaker, text=t.content, body=t.text, date="2023-05-08")
-             for t in session.turns if t.id in ("D1:2", "D1:5")]
-    ent_reply = {"entities": [{"name": "Caroline", "description": "asked Melanie", "turn_ids": ["D1:2", "D1:1"]},
-                              {"name": "caroline", "description": "again", "turn_ids": "D1:5"},
-                              {"name": "Stanford", "description": "not in these turns", "turn_ids": ["D1:7"]}],
-                 "triples": [{"subject": "Melanie", "predicate": "Is going camping in", "object": "Yosemite",
-                              "turn_ids": ["D1:5"]},
-                             {"subject": "Caroline", "predicate": "is", "object": "caroline", "turn_ids": ["D1:2"]},
-                             {"subject": "Caroline", "predicate": "applies to", "object": "Stanford", "turn_ids": ["D1:7"]}]}
+    gated = [
+        TurnView(id=t.id, speaker=t.speaker, text=t.content, body=t.text, date="2023-05-08")
+        for t in session.turns
+        if t.id in ("D1:2", "D1:5")
+    ]
+    ent_reply = {
+        "entities": [
+            {"name": "Caroline", "description": "asked Melanie", "turn_ids": ["D1:2", "D1:1"]},
+            {"name": "caroline", "description": "again", "turn_ids": "D1:5"},
+            {"name": "Stanford", "description": "not in these turns", "turn_ids": ["D1:7"]},
+        ],
+        "triples": [
+            {"subject": "Melanie", "predicate": "Is going camping in", "object": "Yosemite", "turn_ids": ["D1:5"]},
+            {"subject": "Caroline", "predicate": "is", "object": "caroline", "turn_ids": ["D1:2"]},
+            {"subject": "Caroline", "predicate": "applies to", "object": "Stanford", "turn_ids": ["D1:7"]},
+        ],
+    }
     model = ScriptedChatModel(responder=lambda m: json.dumps(ent_reply))
     entities, triples = await entities_and_triples(model, session, gated, segments, speakers=["Caroline", "Melanie"])
     assert [(e.name, e.description, e.turn_ids) for e in entities] == [("Caroline", "asked Melanie", ["D1:2", "D1:5"])]
     assert [(t.subject, t.predicate, t.object, t.turn_ids) for t in triples] == [
-        ("Melanie", "Is going camping in", "Yosemite", ["D1:5"])]
+        ("Melanie", "Is going camping in", "Yosemite", ["D1:5"])
+    ]
     assert [t["id"] for t in parse_turn_lines(task_text(model.calls[0]))] == ["D1:2", "D1:5"]
 
 
@@ -234,7 +253,8 @@ def test_malformed_replies_are_repaired(settings, kind):
     segments = nodes(store, "segment")
     for s in conv.sessions:
         assert [segments[f"segment:{s.id}:{k}"].text for k in range(1, len(expected[s.id][0]["segments"]) + 1)] == [
-            x["summary"] for x in expected[s.id][0]["segments"]]
+            x["summary"] for x in expected[s.id][0]["segments"]
+        ]
     assert len(edges(store, "triple")) == sum(len(e[1]["triples"]) for e in expected.values())
     repairs = [task_text(c) for c in model.calls if is_repair(c)]
     assert len(repairs) == 6 and report.llm_usage["retries"] == 6  # one repair per MemORAI call
@@ -244,8 +264,12 @@ def test_malformed_replies_are_repaired(settings, kind):
 @pytest.mark.parametrize("failing", ["segments", "entities", "both"])
 def test_always_malformed_falls_back_offline_and_loses_nothing(settings, failing):
     conv = make_conversation()
-    use_model(memorai_ingest_responder(segments=always_malformed if failing in ("segments", "both") else None,
-                                       entities=always_malformed if failing in ("entities", "both") else None))
+    use_model(
+        memorai_ingest_responder(
+            segments=always_malformed if failing in ("segments", "both") else None,
+            entities=always_malformed if failing in ("entities", "both") else None,
+        )
+    )
     report = ingest_conversation(conv, memorai(settings, llm=True))
     store = get_store(settings)
     steps = ["segments", "entities"] if failing == "both" else [failing]
@@ -256,8 +280,9 @@ def test_always_malformed_falls_back_offline_and_loses_nothing(settings, failing
     assert set(nodes(store, "turn")) == {f"turn:{t.id}" for s in conv.sessions for t in s.turns}
     assert_segments_cover_every_turn(store, conv, "offline" if failing != "entities" else "llm")
     assert all(isinstance(n.attrs["user_specific"], bool) for n in nodes(store, "turn").values())
-    assert edges(store, "mentions") and all(nodes(store, "argument")[e.src].attrs.get("description")
-                                            for e in edges(store, "mentions"))
+    assert edges(store, "mentions") and all(
+        nodes(store, "argument")[e.src].attrs.get("description") for e in edges(store, "mentions")
+    )
     assert (edges(store, "triple") == []) == (failing != "segments")  # offline entities: no triples
     assert {n.attrs["builder"] for n in nodes(store, "event").values()} == {"llm"}  # other steps unaffected
 
@@ -272,7 +297,8 @@ def test_deleting_a_session_removes_its_memorai_rows_and_keeps_shared_arguments(
     store = get_store(settings)
     before_args = nodes(store, "argument")
     assert "arg:puppy" in before_args and ("arg:ana", "arg:puppy", "adopted") in {
-        (e.src, e.dst, e.label) for e in edges(store, "triple")}
+        (e.src, e.dst, e.label) for e in edges(store, "triple")
+    }
     kept_rows = {k: [e for e in edges(store, k) if e.session_id != "S1"] for k in ("mentions", "triple")}
 
     store.delete_session("S1")
@@ -309,10 +335,16 @@ def _with_extra(entity: dict | None, triple: dict | None):
 @pytest.mark.parametrize("via", ["entity", "triple"])
 def test_dwpr_ranks_the_turn_a_matching_entity_or_triple_cites(settings, monkeypatch, via):
     # The query's words are in no turn: only the MemORAI structures can lead to D2:4.
-    entity = {"name": "Kennel Club", "description": "Kennel Club: gave Pixel an obedience certificate",
-              "turn_ids": ["D2:4"]} if via == "entity" else None
-    triple = {"subject": "Pixel", "predicate": "earned", "object": "obedience certificate",
-              "turn_ids": ["D2:4"]} if via == "triple" else None
+    entity = (
+        {"name": "Kennel Club", "description": "Kennel Club: gave Pixel an obedience certificate", "turn_ids": ["D2:4"]}
+        if via == "entity"
+        else None
+    )
+    triple = (
+        {"subject": "Pixel", "predicate": "earned", "object": "obedience certificate", "turn_ids": ["D2:4"]}
+        if via == "triple"
+        else None
+    )
     use_model(memorai_ingest_responder(entities_base=_with_extra(entity, triple)))
     ingest_conversation(make_conversation(), memorai(settings, llm=True))
     store = get_store(settings)

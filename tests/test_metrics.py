@@ -148,15 +148,18 @@ def test_bleu1() -> None:
     assert bleu1("dog", "cat") == 0.0
 
 
-@pytest.mark.parametrize("text,tokens", [
-    ("cs:go", ["cs", ":", "go"]),  # a colon before a letter splits, as in NLTK
-    ("10,000 people", ["10,000", "people"]),  # a comma before a digit does not
-    ("she doesn't like it, isn't it?", ["she", "does", "n't", "like", "it", ",", "is", "n't", "it", "?"]),
-    ("they're in lisbon, i'd say", ["they", "'re", "in", "lisbon", ",", "i", "'d", "say"]),
-    ('"the road" she said', ["``", "the", "road", "''", "she", "said"]),
-    ("rock 'n' roll", ["rock", "'n", "'", "roll"]),
-    ("a cat. a dog.", ["a", "cat", ".", "a", "dog", "."]),
-])
+@pytest.mark.parametrize(
+    "text,tokens",
+    [
+        ("cs:go", ["cs", ":", "go"]),  # a colon before a letter splits, as in NLTK
+        ("10,000 people", ["10,000", "people"]),  # a comma before a digit does not
+        ("she doesn't like it, isn't it?", ["she", "does", "n't", "like", "it", ",", "is", "n't", "it", "?"]),
+        ("they're in lisbon, i'd say", ["they", "'re", "in", "lisbon", ",", "i", "'d", "say"]),
+        ('"the road" she said', ["``", "the", "road", "''", "she", "said"]),
+        ("rock 'n' roll", ["rock", "'n", "'", "roll"]),
+        ("a cat. a dog.", ["a", "cat", ".", "a", "dog", "."]),
+    ],
+)
 def test_bleu_tokens_follow_nltk_word_tokenize(text, tokens) -> None:
     from memgraph_agents.bench.metrics import word_tokens
 

@@ -22,8 +22,12 @@ from memgraph_agents.storage.namespaces import (
 
 _ENDS = "abcxyzABCXYZ0189"
 # Raw names built from parts (cheaper than a regex strategy; 10,000 examples must stay fast).
-RAW_NAME = st.builds(lambda a, mid, b: a + mid + b, st.sampled_from(_ENDS),
-                     st.text(alphabet=_ENDS + "-_", max_size=12), st.sampled_from(_ENDS)) | st.sampled_from(_ENDS)
+RAW_NAME = st.builds(
+    lambda a, mid, b: a + mid + b,
+    st.sampled_from(_ENDS),
+    st.text(alphabet=_ENDS + "-_", max_size=12),
+    st.sampled_from(_ENDS),
+) | st.sampled_from(_ENDS)
 PREFIX = st.one_of(st.just(""), RAW_NAME)
 # Any text, biased towards ids that look like names, emails, slugs or derived names.
 USER_ID = st.one_of(
@@ -75,8 +79,9 @@ def test_raw_names_are_never_derived_and_never_user_namespaces(raw, prefix):
         validate_namespace(raw + ".x")
 
 
-@pytest.mark.parametrize("uid", [" alice ", "alice\n", "alice\r", "\talice", "al\x00ice", "alice\u2028",
-                                 "a\x85b", "", "x" * 513])
+@pytest.mark.parametrize(
+    "uid", [" alice ", "alice\n", "alice\r", "\talice", "al\x00ice", "alice\u2028", "a\x85b", "", "x" * 513]
+)
 def test_ids_that_could_be_confused_are_refused_not_merged(uid):
     with pytest.raises(NamespaceError):
         user_namespace(uid)

@@ -35,17 +35,28 @@ def store(tmp_path_factory):
 
 def test_graph_draws_the_real_topology():
     mermaid = graph.get_graph(xray=True).draw_mermaid()
-    for edge in ("__start__ --> planner", "planner --> localize", "localize -.-> explore", "localize -.-> refine",
-                 "localize -.-> respond", "explore --> coordinate", "coordinate -.-> explore",
-                 "coordinate -.-> refine", "coordinate -.-> respond", "refine --> localize", "respond --> __end__"):
+    for edge in (
+        "__start__ --> planner",
+        "planner --> localize",
+        "localize -.-> explore",
+        "localize -.-> refine",
+        "localize -.-> respond",
+        "explore --> coordinate",
+        "coordinate -.-> explore",
+        "coordinate -.-> refine",
+        "coordinate -.-> respond",
+        "refine --> localize",
+        "respond --> __end__",
+    ):
         assert edge in mermaid, edge
     assert graph.builder.context_schema is NavigatorContext
     assert graph.checkpointer is None
 
 
 def test_all_satisfied_goes_straight_to_the_responder(store):
-    step = scripted_step(lambda n, p: {"action": "ANSWER", "satisfied_subgoals": [g["n"] for g in p["goals"]],
-                                       "reason": "states it all"})
+    step = scripted_step(
+        lambda n, p: {"action": "ANSWER", "satisfied_subgoals": [g["n"] for g in p["goals"]], "reason": "states it all"}
+    )
     r, model = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL)
     routes = of_type(r, "route")
     assert [x["to"] for x in routes] == ["respond"] and "every subgoal" in routes[0]["reason"]
@@ -66,8 +77,14 @@ def test_unsatisfied_subgoal_refines_once_then_responds(store):
 
 
 def test_budget_exhausted_goes_to_the_responder_with_what_it_has(store):
-    step = scripted_step(lambda n, p: {"action": "EXPAND", "next_nodes": [x["id"] for x in n["neighbours"]][:3],
-                                       "satisfied_subgoals": [], "reason": "keep going"})
+    step = scripted_step(
+        lambda n, p: {
+            "action": "EXPAND",
+            "next_nodes": [x["id"] for x in n["neighbours"]][:3],
+            "satisfied_subgoals": [],
+            "reason": "keep going",
+        }
+    )
     r, model = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, max_llm_calls=3, top_k=1, topics_p=0)
     assert len(model.calls) == r.counters["llm_calls"] == 3  # plan, one explorer, answer: the cap holds
     last = of_type(r, "route")[-1]
@@ -79,18 +96,33 @@ def test_budget_exhausted_goes_to_the_responder_with_what_it_has(store):
 
 @pytest.mark.parametrize("cap", [0, 1, 2, 3, 4, 5, 6])
 def test_hard_cap_holds_with_repair_turns_and_fallbacks(store, cap):
-    r, model = run_llm(store, nav_step_override(CAREFUL, always_malformed()), Q_PIXEL, max_llm_calls=cap,
-                       n_explorers=3, frontier=1)
+    r, model = run_llm(
+        store, nav_step_override(CAREFUL, always_malformed()), Q_PIXEL, max_llm_calls=cap, n_explorers=3, frontier=1
+    )
     assert len(model.calls) <= cap and r.counters["llm_calls"] == len(model.calls)
     assert r.evidence  # offline fallbacks still collect evidence
 
 
 def test_parallel_explorers_never_expand_one_node_twice(store):
     # Every explorer names every neighbour: the same nodes are proposed by several explorers.
-    step = scripted_step(lambda n, p: {"action": "EXPAND", "next_nodes": [x["id"] for x in n["neighbours"]][:3],
-                                       "satisfied_subgoals": [], "reason": "more"})
-    r, _ = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, n_explorers=3, frontier=1, max_llm_calls=30,
-                   next_floor=0.0, max_refinements=1)
+    step = scripted_step(
+        lambda n, p: {
+            "action": "EXPAND",
+            "next_nodes": [x["id"] for x in n["neighbours"]][:3],
+            "satisfied_subgoals": [],
+            "reason": "more",
+        }
+    )
+    r, _ = run_llm(
+        store,
+        nav_step_override(CAREFUL, step),
+        Q_PIXEL,
+        n_explorers=3,
+        frontier=1,
+        max_llm_calls=30,
+        next_floor=0.0,
+        max_refinements=1,
+    )
     nodes = [d["node"] for d in decisions(r)]
     assert len(nodes) == len(set(nodes)) and len(nodes) >= 4
     waves = of_type(r, "schedule")
@@ -124,7 +156,9 @@ def test_reducers_merge_parallel_explorer_writes(store):
 @pytest.mark.parametrize("kind", ["unknown_action", "invalid_json"])
 def test_malformed_explorer_output_is_repaired(store, kind):
     def good(messages):
-        return scripted_step(lambda n, p: {"action": "EXPAND", "satisfied_subgoals": [1, 2, 3], "reason": "ok"})(messages)
+        return scripted_step(lambda n, p: {"action": "EXPAND", "satisfied_subgoals": [1, 2, 3], "reason": "ok"})(
+            messages
+        )
 
     def bad_once(messages):
         if any(REPAIR_MARKER in task_text([m]) for m in messages[1:]):
@@ -139,7 +173,9 @@ def test_malformed_explorer_output_is_repaired(store, kind):
     assert any(REPAIR_MARKER in p for p in model.prompts)
 
 
-@pytest.mark.parametrize("broken", [always_malformed(), lambda m: '{"decisions": [{"node_id": "event:S1:1", "action": "PONDER"}]}'])
+@pytest.mark.parametrize(
+    "broken", [always_malformed(), lambda m: '{"decisions": [{"node_id": "event:S1:1", "action": "PONDER"}]}']
+)
 def test_unusable_explorer_output_falls_back_to_the_offline_policy(store, broken):
     r, _ = run_llm(store, nav_step_override(CAREFUL, broken), Q_PIXEL)
     fb = of_type(r, "fallback")
@@ -150,8 +186,16 @@ def test_unusable_explorer_output_falls_back_to_the_offline_policy(store, broken
 
 def test_unknown_node_ids_are_dropped_and_missing_nodes_decided_offline(store):
     def step(messages):
-        p = json.loads(scripted_step(lambda n, q: {"action": "EXPAND", "next_nodes": ["event:NOPE", "ghost"],
-                                                    "satisfied_subgoals": [1, 9], "reason": "x"})(messages))
+        p = json.loads(
+            scripted_step(
+                lambda n, q: {
+                    "action": "EXPAND",
+                    "next_nodes": ["event:NOPE", "ghost"],
+                    "satisfied_subgoals": [1, 9],
+                    "reason": "x",
+                }
+            )(messages)
+        )
         p["decisions"] = p["decisions"][:1] + [{"node_id": "event:S99:1", "action": "SKIP"}]
         return json.dumps(p)
 
@@ -185,23 +229,34 @@ def test_scripted_end_to_end_run(store):
     assert r.evidence[1].path == ["event:S2:1", "event:S1:1"]  # reached from the start node
     assert "D2:4" in r.evidence[0].turn_ids and "D1:3" in r.evidence[1].turn_ids  # provenance
     assert [(e["type"], e.get("node"), e.get("action")) for e in r.trace if e["type"] in ("decision", "route")] == [
-        ("decision", "event:S2:1", "EXPAND"), ("decision", "event:S1:1", "ANSWER"), ("route", None, None)]
+        ("decision", "event:S2:1", "EXPAND"),
+        ("decision", "event:S1:1", "ANSWER"),
+        ("route", None, None),
+    ]
     assert decisions(r)[0]["next"] == ["event:S1:1"] and decisions(r)[1]["via"] == 'shares "Pixel"'
     assert r.satisfied == [True, True, True]
     assert r.answer == "Pixel passed his puppy training class two days"
     c = r.counters
     assert (c["llm_calls"], c["steps"], c["rounds"]) == (4, 2, 1) and c["tokens"] > 0 and c["wall_ms"] > 0
     assert [p.split("\n", 1)[0] for p in model.prompts] == [
-        "TASK: NAVIGATION PLAN", "TASK: NAVIGATION STEP", "TASK: NAVIGATION STEP", "TASK: NAVIGATION ANSWER"]
+        "TASK: NAVIGATION PLAN",
+        "TASK: NAVIGATION STEP",
+        "TASK: NAVIGATION STEP",
+        "TASK: NAVIGATION ANSWER",
+    ]
     assert "[event:S1:1]" in step_prompts(model)[0]  # the neighbour was shown to the explorer
     # the best ranked turn belongs to the first kept event and carries its path
     assert r.ranking[0].turn_ids[0] in r.evidence[0].turn_ids and r.ranking[0].path[:1] == ["event:S2:1"]
 
 
 def test_careful_model_median_calls_within_target(store):
-    questions = [Q_PIXEL, "How long did Ben take to finish the Lisbon half marathon?",
-                 "Where does Ana work now and what does she do there?", "What is the name of Ana's puppy?",
-                 "How often does Ben train for the half marathon?"]
+    questions = [
+        Q_PIXEL,
+        "How long did Ben take to finish the Lisbon half marathon?",
+        "Where does Ana work now and what does she do there?",
+        "What is the name of Ana's puppy?",
+        "How often does Ben train for the half marathon?",
+    ]
     calls = [run_llm(store, careful_navigator_responder(), q)[0].counters["llm_calls"] for q in questions]
     assert statistics.median(calls) <= 5 and max(calls) <= NavigatorContext().max_llm_calls
 
@@ -210,8 +265,9 @@ def test_stream_shows_decisions_live(store):
     async def collect():
         model = ScriptedChatModel(responder=CAREFUL)
         out = []
-        async for mode, chunk in astream_navigate(Q_PIXEL, store, context=NavigatorContext(policy="llm",
-                                                                                           top_k=1, topics_p=0), llm=model):
+        async for mode, chunk in astream_navigate(
+            Q_PIXEL, store, context=NavigatorContext(policy="llm", top_k=1, topics_p=0), llm=model
+        ):
             out.append((mode, chunk))
         return out
 
@@ -232,6 +288,7 @@ def test_llm_start_selection_is_one_call_within_the_budget(store):
     assert loc["source"] == "llm" and 1 <= len(loc["start"]) <= 3  # the careful model picks three
     assert [p.split("\n", 1)[0] for p in model.prompts][:2] == ["TASK: NAVIGATION PLAN", "TASK: NAVIGATION START"]
     for cap in (2, 3, 4):
-        _, m = run_llm(store, nav_step_override(CAREFUL, always_malformed()), Q_PIXEL, start_selection="llm",
-                       max_llm_calls=cap)
+        _, m = run_llm(
+            store, nav_step_override(CAREFUL, always_malformed()), Q_PIXEL, start_selection="llm", max_llm_calls=cap
+        )
         assert len(m.calls) <= cap

@@ -35,7 +35,10 @@ def test_reducers_are_explicit_and_order_independent():
     assert max_merge([0.2, 0.9], [0.5, 0.1]) == [0.5, 0.9]
     assert union(["a", "b"], ["b", "c"]) == ["a", "b", "c"]
     a = {"x": {"node": "x", "order": [0, 1, 2], "supports": [0]}}
-    b = {"x": {"node": "x", "order": [0, 1, 0], "supports": [1]}, "y": {"node": "y", "order": [0, 2, 0], "supports": []}}
+    b = {
+        "x": {"node": "x", "order": [0, 1, 0], "supports": [1]},
+        "y": {"node": "y", "order": [0, 2, 0], "supports": []},
+    }
     ab, ba = merge_kept(a, b), merge_kept(b, a)
     assert ab == ba and ab["x"]["order"] == [0, 1, 0] and ab["x"]["supports"] == [0, 1] and set(ab) == {"x", "y"}
     q = queue_reducer({}, {"push": {"n": {"node": "n", "priority": 0.5}}})
@@ -53,16 +56,30 @@ def test_schedule_claims_disjoint_frontiers_within_budgets():
     assert [e["node"] for e in offline_wave[0]["entries"]] == ["n0", "n3"]  # round-robin, best first
     flat = [e["node"] for a in offline_wave for e in a["entries"]]
     assert len(set(flat)) == len(flat) == 6
-    assert len([e for a in schedule(entries, n_explorers=3, frontier=2, steps_left=4, calls_left=None)
-                for e in a["entries"]]) == 4
+    assert (
+        len(
+            [
+                e
+                for a in schedule(entries, n_explorers=3, frontier=2, steps_left=4, calls_left=None)
+                for e in a["entries"]
+            ]
+        )
+        == 4
+    )
     llm_wave = schedule(entries, n_explorers=3, frontier=5, steps_left=20, calls_left=2)
     assert len(llm_wave) == 2 and sum(a["allowance"] for a in llm_wave) <= 2  # no repair without spare calls
     one = schedule(entries[:3], n_explorers=3, frontier=5, steps_left=20, calls_left=4)
     assert len(one) == 1 and one[0]["allowance"] == 2
     assert schedule(entries, n_explorers=3, frontier=5, steps_left=20, calls_left=0) == []
-    changed, drop = reprioritise({"a": {"node": "a", "rels": [0.9, 0.3], "priority": 0.9},
-                                  "b": {"node": "b", "rels": [0.2, 0.95], "priority": 0.95}},
-                                 [True, False], visited={"c"}, floor=0.5)
+    changed, drop = reprioritise(
+        {
+            "a": {"node": "a", "rels": [0.9, 0.3], "priority": 0.9},
+            "b": {"node": "b", "rels": [0.2, 0.95], "priority": 0.95},
+        },
+        [True, False],
+        visited={"c"},
+        floor=0.5,
+    )
     assert changed == {} and drop == ["a"]  # a only served the satisfied subgoal
 
 
@@ -154,8 +171,21 @@ def test_empty_question_is_refused(store):
 
 def test_cli_ask_navigator_prints_evidence_and_the_path(memory, capsys):
     root, _ = memory
-    code = main(["--embeddings", "hash", "--data-dir", str(root), "ask", "What did Pixel chew?", "--namespace", NS,
-                 "--retriever", "navigator", "--trace"])
+    code = main(
+        [
+            "--embeddings",
+            "hash",
+            "--data-dir",
+            str(root),
+            "ask",
+            "What did Pixel chew?",
+            "--namespace",
+            NS,
+            "--retriever",
+            "navigator",
+            "--trace",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "navigator, offline" in out and "path:" in out

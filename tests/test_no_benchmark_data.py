@@ -30,13 +30,41 @@ from tests.paths import LOCOMO_DEV
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memgraph_agents"
 PROMPT_DIRS = [PACKAGE / "prompts", PACKAGE / "bench" / "prompts"]
-COMMON = {"know", "think", "get", "got", "go", "going", "make", "made", "like", "want", "say", "said", "see", "take",
-          "come", "look", "need", "feel", "really", "just", "also", "one", "much", "many", "well", "good", "time"}
+COMMON = {
+    "know",
+    "think",
+    "get",
+    "got",
+    "go",
+    "going",
+    "make",
+    "made",
+    "like",
+    "want",
+    "say",
+    "said",
+    "see",
+    "take",
+    "come",
+    "look",
+    "need",
+    "feel",
+    "really",
+    "just",
+    "also",
+    "one",
+    "much",
+    "many",
+    "well",
+    "good",
+    "time",
+}
 STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | COMMON
 TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
-pytestmark = pytest.mark.skipif(not LOCOMO_DEV.exists(),
-                                reason=f"LoCoMo data not found at {LOCOMO_DEV} (shared data, never committed)")
+pytestmark = pytest.mark.skipif(
+    not LOCOMO_DEV.exists(), reason=f"LoCoMo data not found at {LOCOMO_DEV} (shared data, never committed)"
+)
 
 
 def words(text: str) -> list[str]:
@@ -44,7 +72,7 @@ def words(text: str) -> list[str]:
 
 
 def grams(tokens: list[str], n: int = 4) -> set[tuple[str, ...]]:
-    return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
 def content(gram: tuple[str, ...]) -> bool:

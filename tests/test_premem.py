@@ -29,8 +29,9 @@ from tests.helpers import edges, nodes
 def _blobs():
     rng = np.random.default_rng(0)
     a, b = np.eye(8)[0], np.eye(8)[1]
-    return np.vstack([a + 0.05 * rng.normal(size=8) for _ in range(4)]
-                     + [b + 0.05 * rng.normal(size=8) for _ in range(3)])
+    return np.vstack(
+        [a + 0.05 * rng.normal(size=8) for _ in range(4)] + [b + 0.05 * rng.normal(size=8) for _ in range(3)]
+    )
 
 
 def test_cluster_fragments_separates_topics_deterministically_and_covers_every_row():
@@ -78,23 +79,37 @@ def test_link_clusters_threshold_is_inclusive_and_links_are_capped_best_first():
     assert link_clusters(new, np.zeros((0, 3)), 0.6, 3) == [] and link_clusters(new, pool, 0.6, 0) == []
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("2023-05-07", "on 2023-05-07"), ("Before 2023-05-08", "before 2023-05-08"),
-    ("After 8 May 2023", "after 2023-05-08"), ("May 2023", "on 2023-05"), ("around 2021", "on 2021"),
-    ("2023-03-05 to 2023-03-22", "from 2023-03-05 to 2023-03-22"),
-    ("Before 2023-03-05 to 2023-03-22", "from 2023-03-05 to 2023-03-22"),
-    ("yesterday", "on 2023-05-07"), ("next month", "on 2023-06"),
-    (None, "on 2023-05-08"), ("sometime", "on 2023-05-08"),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("2023-05-07", "on 2023-05-07"),
+        ("Before 2023-05-08", "before 2023-05-08"),
+        ("After 8 May 2023", "after 2023-05-08"),
+        ("May 2023", "on 2023-05"),
+        ("around 2021", "on 2021"),
+        ("2023-03-05 to 2023-03-22", "from 2023-03-05 to 2023-03-22"),
+        ("Before 2023-03-05 to 2023-03-22", "from 2023-03-05 to 2023-03-22"),
+        ("yesterday", "on 2023-05-07"),
+        ("next month", "on 2023-06"),
+        (None, "on 2023-05-08"),
+        ("sometime", "on 2023-05-08"),
+    ],
+)
 def test_parse_time_reads_model_times_into_premem_form(value, expected):
     assert parse_time(value, date(2023, 5, 8)).text == expected
 
 
 def test_schemas_accept_premem_labels_and_reject_unknown_ones():
-    f = ExtractedFragment(category="Factual_Information", key=" pet ", content="Ana owns  a beagle",
-                          turn_ids="D1:1, D1:2", time=2023)
-    assert (f.category, f.key, f.content, f.turn_ids, f.time) == ("factual", "pet", "Ana owns a beagle",
-                                                                  ["D1:1", "D1:2"], "2023")
+    f = ExtractedFragment(
+        category="Factual_Information", key=" pet ", content="Ana owns  a beagle", turn_ids="D1:1, D1:2", time=2023
+    )
+    assert (f.category, f.key, f.content, f.turn_ids, f.time) == (
+        "factual",
+        "pet",
+        "Ana owns a beagle",
+        ["D1:1", "D1:2"],
+        "2023",
+    )
     r = ReasoningFragment(pair="Pair 2", pattern="Connection/Implication", key="k", content="c")
     assert (r.pair, r.pattern) == (2, "connection")
     refined = ReasoningFragment(pair=1, pattern="specification/refinement", key="k", content="c")
@@ -139,7 +154,8 @@ def test_offline_fragments_keep_shared_pictures_and_resolve_dates_per_turn():
     frags = offline_fragments(sample_session(), ["Caroline", "Melanie"])
     picture = [f for f in frags if "shared a picture" in f.content]
     assert [(f.content, f.turn_ids, f.category, f.time.text) for f in picture] == [
-        ("Melanie shared a picture: a bowl painted with sunflowers", ["D1:4"], "experiential", "on 2023-05-08")]
+        ("Melanie shared a picture: a bowl painted with sunflowers", ["D1:4"], "experiential", "on 2023-05-08")
+    ]
     group = next(f for f in frags if "support group" in f.content)
     assert (group.turn_ids, group.time.text, group.category) == (["D1:1"], "on 2023-05-07", "experiential")
     counseling = next(f for f in frags if "study counseling" in f.content)
@@ -183,10 +199,14 @@ def test_offline_ingest_stores_fragments_clusters_and_no_reasoning(settings):
 
 
 def test_a_session_of_small_talk_adds_no_premem_rows_and_no_error(settings):
-    turns = [Turn(id="D1:1", speaker="Ana", text="Hi Ben!"), Turn(id="D1:2", speaker="Ben", text="Hey, how are you?"),
-             Turn(id="D1:3", speaker="Ana", text="Good, thanks!")]
-    conv = Conversation(id="hi", sessions=[Session(id="S1", date=datetime(2024, 1, 1), turns=turns)],
-                        speakers=["Ana", "Ben"])
+    turns = [
+        Turn(id="D1:1", speaker="Ana", text="Hi Ben!"),
+        Turn(id="D1:2", speaker="Ben", text="Hey, how are you?"),
+        Turn(id="D1:3", speaker="Ana", text="Good, thanks!"),
+    ]
+    conv = Conversation(
+        id="hi", sessions=[Session(id="S1", date=datetime(2024, 1, 1), turns=turns)], speakers=["Ana", "Ben"]
+    )
     report = ingest_conversation(conv, premem(settings))
     store = get_store(settings)
     assert report.sessions_new == 1 and report.notes == []

@@ -162,8 +162,10 @@ def test_insights_naming_unknown_pairs_get_a_repair_turn(settings):
 
 def _owned(store, sid):
     c = store.db.conn
-    return (c.execute("SELECT id FROM nodes WHERE session_id=?", (sid,)).fetchall(),
-            c.execute("SELECT src, dst, kind FROM edges WHERE session_id=?", (sid,)).fetchall())
+    return (
+        c.execute("SELECT id FROM nodes WHERE session_id=?", (sid,)).fetchall(),
+        c.execute("SELECT src, dst, kind FROM edges WHERE session_id=?", (sid,)).fetchall(),
+    )
 
 
 def test_deleting_sessions_removes_their_fragments_clusters_links_and_reasoning(settings):

@@ -43,14 +43,18 @@ LAYER_KINDS = {"summary", "fact", "insight", "segment", "fragment", "cluster", "
 
 
 def every_prompt() -> ScriptedChatModel:
-    return ScriptedChatModel(responder=route_responder({
-        **ingest_routes(),
-        SGMEM_MARKER: realistic_sgmem_responder(),
-        SEGMENTS_MARKER: segments_responder(),
-        ENTITIES_MARKER: entities_responder(),
-        FRAGMENTS_MARKER: realistic_fragment_responder(),
-        REASONING_MARKER: realistic_reasoning_responder(),
-    }))
+    return ScriptedChatModel(
+        responder=route_responder(
+            {
+                **ingest_routes(),
+                SGMEM_MARKER: realistic_sgmem_responder(),
+                SEGMENTS_MARKER: segments_responder(),
+                ENTITIES_MARKER: entities_responder(),
+                FRAGMENTS_MARKER: realistic_fragment_responder(),
+                REASONING_MARKER: realistic_reasoning_responder(),
+            }
+        )
+    )
 
 
 def stats_counts(out: str) -> dict[str, int]:
@@ -86,15 +90,20 @@ def test_llm_ingest_with_each_preset_builds_its_kinds(tmp_path, capsys, preset):
     assert not [k for k in others if counts.get(k)], counts
     # The layer prompts were really sent (and only the preset's own).
     prompts = "\n".join(model.prompts)
-    layer_markers = {"sgmem": [SGMEM_MARKER], "memorai": [SEGMENTS_MARKER, ENTITIES_MARKER],
-                     "premem": [FRAGMENTS_MARKER, REASONING_MARKER]}
+    layer_markers = {
+        "sgmem": [SGMEM_MARKER],
+        "memorai": [SEGMENTS_MARKER, ENTITIES_MARKER],
+        "premem": [FRAGMENTS_MARKER, REASONING_MARKER],
+    }
     for layer, markers in layer_markers.items():
         for marker in markers:
             assert (marker in prompts) == (layer in get_preset(preset).layers), (preset, marker)
 
 
-@pytest.mark.parametrize("preset, kinds", [("premem", {"fragment", "cluster"}), ("memorai", {"segment", "mentions"}),
-                                           ("sgmem", {"summary", "fact"})])
+@pytest.mark.parametrize(
+    "preset, kinds",
+    [("premem", {"fragment", "cluster"}), ("memorai", {"segment", "mentions"}), ("sgmem", {"summary", "fact"})],
+)
 def test_offline_presets_build_their_layers_without_an_llm(tmp_path, capsys, preset, kinds):
     counts = ingest_and_stats(tmp_path, capsys, preset)
     assert all(counts.get(k) for k in kinds), counts
@@ -140,8 +149,29 @@ def test_bench_with_a_preset_reports_llm_calls_and_tokens_per_session(tmp_path, 
     model = every_prompt()
     register_chat_model(SPEC, model)
     out = tmp_path / "out"
-    assert main(["--data-dir", str(tmp_path / "mem"), "--embeddings", "hash", "bench", "locomo", "--data", str(data),
-                 "--builder", "llm", "--llm", SPEC, "--preset", "sgmem", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--data-dir",
+                str(tmp_path / "mem"),
+                "--embeddings",
+                "hash",
+                "bench",
+                "locomo",
+                "--data",
+                str(data),
+                "--builder",
+                "llm",
+                "--llm",
+                SPEC,
+                "--preset",
+                "sgmem",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     r = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert r["preset"] == "sgmem" and list(r["retrievers"]) == ["sgmem"]
     ing = r["ingest"]

@@ -29,8 +29,9 @@ def edited(conv, text: str = "Flat and fast along the river, a personal best."):
     s2 = conv.sessions[1]
     turns = list(s2.turns)
     turns[2] = turns[2].model_copy(update={"text": text})
-    return conv.model_copy(update={"sessions": [conv.sessions[0], s2.model_copy(update={"turns": turns}),
-                                                *conv.sessions[2:]]})
+    return conv.model_copy(
+        update={"sessions": [conv.sessions[0], s2.model_copy(update={"turns": turns}), *conv.sessions[2:]]}
+    )
 
 
 def state(store) -> tuple:
@@ -55,7 +56,7 @@ def test_readers_see_the_old_version_until_the_replacement_commits(settings):
         ingest_conversation(edited(conv), settings, replace=True)
     finally:
         store.fault_hook = None
-    (sessions, text, score), = seen
+    ((sessions, text, score),) = seen
     assert sessions == {"S1", "S2", "S3"} and text == old_turn  # the old S2, whole
     # Its id's vector already holds the next text: a reader never takes it for the old text.
     assert score is None
@@ -81,6 +82,7 @@ def test_a_failure_during_a_replacement_leaves_the_old_version_whole(settings, m
 
         monkeypatch.setattr(store.vectors, "upsert", half)
     else:  # all vectors written, then the graph transaction fails
+
         def boom(_stage):
             raise RuntimeError("disk full")
 
@@ -97,8 +99,11 @@ def test_a_failure_during_a_replacement_leaves_the_old_version_whole(settings, m
 
 def _write(store, sid: str, nodes, edges, mode="new"):
     vecs = {n.id: store.embedder.embed([n.text])[0] for n in nodes if n.embed}
-    store.commit_session(SessionWrite(record=SessionRecord(id=sid, date="2024-01-01T00:00:00"), nodes=nodes,
-                                      edges=edges, vectors=vecs, mode=mode))
+    store.commit_session(
+        SessionWrite(
+            record=SessionRecord(id=sid, date="2024-01-01T00:00:00"), nodes=nodes, edges=edges, vectors=vecs, mode=mode
+        )
+    )
 
 
 def test_a_node_or_edge_stated_by_two_sessions_survives_deleting_either(settings):
@@ -148,8 +153,16 @@ def test_a_conflict_is_refused_before_anything_is_written(settings, capsys):
     for sess in data["sessions"]:
         sess.pop("participants")
     path.write_text(json.dumps(data))
-    argv = ["--embeddings", "hash", "--data-dir", str(settings.data_dir), "ingest", str(path),
-            "--namespace", settings.namespace]
+    argv = [
+        "--embeddings",
+        "hash",
+        "--data-dir",
+        str(settings.data_dir),
+        "ingest",
+        str(path),
+        "--namespace",
+        settings.namespace,
+    ]
     assert main(argv) == 2
     err_lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     assert len(err_lines) == 1 and "--replace" in err_lines[0]

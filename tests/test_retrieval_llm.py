@@ -153,10 +153,13 @@ def test_timeouts_fall_back_and_still_return_results(memory):
 # --------------------------------------------------------------------------- the steps themselves
 
 
-CANDS = [Candidate("event:a", "event", "Ben ran the Lisbon half marathon", "2024-06-08"),
-         Candidate("event:b", "event", "Ana adopted a beagle", "2024-03-09"),
-         Candidate("event:c", "event", "Ana started at the library"),
-         Candidate("arg:x", "argument", "Lisbon"), Candidate("arg:y", "argument", "beagle")]
+CANDS = [
+    Candidate("event:a", "event", "Ben ran the Lisbon half marathon", "2024-06-08"),
+    Candidate("event:b", "event", "Ana adopted a beagle", "2024-03-09"),
+    Candidate("event:c", "event", "Ana started at the library"),
+    Candidate("arg:x", "argument", "Lisbon"),
+    Candidate("arg:y", "argument", "beagle"),
+]
 
 
 def scripted(reply: dict):
@@ -167,8 +170,13 @@ def test_recall_filter_shows_short_ids_and_maps_them_back():
     model = scripted({"keep": ["e2", "[A2]", "E1: Ben ran…"]})
     assert recall_filter("q?", CANDS, model) == ["event:a", "event:b", "arg:y"]
     prompt = task_text(model.calls[0])
-    assert parse_candidates(prompt) == {"E1": CANDS[0].text, "E2": CANDS[1].text, "E3": CANDS[2].text,
-                                        "A1": "Lisbon", "A2": "beagle"}
+    assert parse_candidates(prompt) == {
+        "E1": CANDS[0].text,
+        "E2": CANDS[1].text,
+        "E3": CANDS[2].text,
+        "A1": "Lisbon",
+        "A2": "beagle",
+    }
     assert "E1 | 2024-06-08 | Ben ran" in prompt and "E3 | date unknown | Ana" in prompt
 
 

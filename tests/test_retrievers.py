@@ -110,13 +110,16 @@ def test_obvious_question_finds_the_turn(memory, name):
 
 def test_speaker_prior_ranks_the_named_participant_higher(settings):
     # Ben's turn repeats the question's words; Ana's turns hold the answer.
-    script = [("Ana", "My favourite trail is in the Alps, I go there every summer."),
-              ("Ben", "Where does Ana love hiking? Ana loves hiking, I think."),
-              ("Ana", "The weather was lovely last week."),
-              ("Ben", "I prefer cycling by the sea.")]
+    script = [
+        ("Ana", "My favourite trail is in the Alps, I go there every summer."),
+        ("Ben", "Where does Ana love hiking? Ana loves hiking, I think."),
+        ("Ana", "The weather was lovely last week."),
+        ("Ben", "I prefer cycling by the sea."),
+    ]
     turns = [Turn(id=f"D1:{i}", speaker=sp, text=tx) for i, (sp, tx) in enumerate(script, start=1)]
-    conv = Conversation(id="prior", sessions=[Session(id="S1", date=datetime(2024, 5, 1, 10), turns=turns)],
-                        speakers=["Ana", "Ben"])
+    conv = Conversation(
+        id="prior", sessions=[Session(id="S1", date=datetime(2024, 5, 1, 10), turns=turns)], speakers=["Ana", "Ben"]
+    )
     ingest_conversation(conv, settings)
     store = get_store(settings)
     query = "Where does Ana love hiking?"
@@ -149,8 +152,17 @@ def test_speaker_weights_vector(memory):
 def _snapshot(participants: list[str], speakers: list[str]) -> GraphSnapshot:
     """A tiny snapshot: one session, one turn per speaker."""
     nodes = [("session:S1", "session", "Session", "S1", "[]", "{}")]
-    nodes += [(f"turn:D1:{i}", "turn", f"{sp}: hello", "S1", json.dumps([f"D1:{i}"]),
-               json.dumps({"turn_id": f"D1:{i}", "speaker": sp})) for i, sp in enumerate(speakers, start=1)]
+    nodes += [
+        (
+            f"turn:D1:{i}",
+            "turn",
+            f"{sp}: hello",
+            "S1",
+            json.dumps([f"D1:{i}"]),
+            json.dumps({"turn_id": f"D1:{i}", "speaker": sp}),
+        )
+        for i, sp in enumerate(speakers, start=1)
+    ]
     return GraphSnapshot.from_rows(1, nodes, [], [{"id": "S1", "date": "2024-01-01", "participants": participants}])
 
 

@@ -4,8 +4,10 @@ from memgraph_agents.construct.sentences import split_sentences
 
 CASES = [
     ("Hey Mel! Good to see you! How have you been?", ["Hey Mel!", "Good to see you!", "How have you been?"]),
-    ("I went to a LGBTQ support group yesterday and it was so powerful.",
-     ["I went to a LGBTQ support group yesterday and it was so powerful."]),
+    (
+        "I went to a LGBTQ support group yesterday and it was so powerful.",
+        ["I went to a LGBTQ support group yesterday and it was so powerful."],
+    ),
     # abbreviations
     ("I met Dr. Smith and Mrs. Jones. They were nice.", ["I met Dr. Smith and Mrs. Jones.", "They were nice."]),
     ("We walked down St. Mark's Place. Lovely.", ["We walked down St. Mark's Place.", "Lovely."]),

@@ -90,14 +90,17 @@ def test_centroid_picks_the_central_sentences_without_repeats():
     assert [summary_size(n) for n in (0, 1, 4, 10, 400)] == [1, 1, 2, 4, 5]
 
 
-@pytest.mark.parametrize("sentence, fact", [
-    ("I adopted a puppy yesterday (9 March 2024), a beagle called Pixel.", True),
-    ("Pixel passed his puppy training class two days ago (8 June 2024).", True),  # a named pet, a date
-    ("We bought 3 mountain bikes.", True),
-    ("Are you training every day?", False),  # a question
-    ("That is a great time.", False),  # a reaction, about nobody
-    ("Thanks Ben!", False),  # too little content
-])
+@pytest.mark.parametrize(
+    "sentence, fact",
+    [
+        ("I adopted a puppy yesterday (9 March 2024), a beagle called Pixel.", True),
+        ("Pixel passed his puppy training class two days ago (8 June 2024).", True),  # a named pet, a date
+        ("We bought 3 mountain bikes.", True),
+        ("Are you training every day?", False),  # a question
+        ("That is a great time.", False),  # a reaction, about nobody
+        ("Thanks Ben!", False),  # too little content
+    ],
+)
 def test_fact_sentences(sentence, fact):
     assert is_fact_sentence(sentence, ["Ana", "Ben"]) is fact
 
@@ -139,7 +142,9 @@ def test_offline_layer_stores_extractive_summaries_and_dated_facts(settings):
         quoted = re.fullmatch(r'On \d+ \w+ 2024, (\w+) said: "(.*)"', f.text)
         assert quoted and quoted[2] in turn_text[tid] and f.attrs["subject"] == quoted[1]
         assert turn_text[tid].startswith(f"{quoted[1]}: ")
-        assert out_edges(store, "evidence", f.id) == {f"turn:{tid}"} and f.session_id == store.snapshot().session_of_turn(tid)
+        assert out_edges(store, "evidence", f.id) == {
+            f"turn:{tid}"
+        } and f.session_id == store.snapshot().session_of_turn(tid)
     cited = {t for f in facts.values() for t in f.turn_ids}
     assert {"D1:1", "D1:4", "D2:1", "D3:1"} <= cited
     assert not cited & {"D1:2", "D1:5", "D2:2", "D3:2"}  # questions are not facts
@@ -183,8 +188,9 @@ def test_llm_layer_stores_the_models_summary_facts_and_insights(settings):
         for node, insight in zip(ins, reply["insights"]):
             sources = [mine[int(ref_key(str(r))[1:]) - 1] for r in insight["facts"]]  # "F1" or 2
             assert out_edges(store, "derived", node.id) == {f.id for f in sources}
-            assert node.turn_ids == sorted({t for f in sources for t in f.turn_ids},
-                                           key=session_turns(conv)[s.id].index)
+            assert node.turn_ids == sorted(
+                {t for f in sources for t in f.turn_ids}, key=session_turns(conv)[s.id].index
+            )
             assert node.attrs["time"] == max(f.attrs["time"] for f in sources if f.attrs["time"])
     usage = report.llm_usage
     assert usage["calls"] == len(model.calls) and usage["failures"] == 0 and usage["input_tokens"] > 0
@@ -224,8 +230,9 @@ def test_llm_malformed_reply_is_repaired(settings, kind):
     assert {n.session_id for n in nodes(store, "insight").values()} == {"S1", "S2"}
 
 
-@pytest.mark.parametrize("broken", [always_malformed(realistic_sgmem_responder(), "unknown_turn"),
-                                    lambda messages: FakeBadRequestError()])
+@pytest.mark.parametrize(
+    "broken", [always_malformed(realistic_sgmem_responder(), "unknown_turn"), lambda messages: FakeBadRequestError()]
+)
 def test_llm_failure_falls_back_offline_and_loses_nothing(settings, broken):
     conv = make_conversation()
     use_model(sgmem_ingest_responder(broken))
@@ -267,8 +274,7 @@ def sgmem_memory_store(tmp_path_factory):
     """The conftest conversation with the offline sgmem layer, ingested once for the module."""
     from memgraph_agents.config import Settings
 
-    s = Settings(data_dir=tmp_path_factory.mktemp("sgmem") / "mem", embeddings="hash", namespace="sg",
-                 preset="sgmem")
+    s = Settings(data_dir=tmp_path_factory.mktemp("sgmem") / "mem", embeddings="hash", namespace="sg", preset="sgmem")
     ingest_conversation(make_conversation(), s)
     return get_store(s)
 
@@ -289,8 +295,11 @@ def test_sentence_hop_appends_generated_memory_after_the_k_chunks(sgmem_memory_s
     qv = store.embedder.embed_one(QUERY)
     vecs = snap.vectors()
     cos = {snap.ids[i]: float(vecs[i] @ qv) for k in GENERATED for i in snap.indices_of(k)}
-    expected = {nid for k in ("summary", "fact") for nid in
-                sorted((n for n in cos if n.startswith(k)), key=lambda n: -cos[n])[:2]}
+    expected = {
+        nid
+        for k in ("summary", "fact")
+        for nid in sorted((n for n in cos if n.startswith(k)), key=lambda n: -cos[n])[:2]
+    }
     assert {e.node_id for e in extra} == expected
     assert [cos[e.node_id] for e in extra] == sorted((cos[e.node_id] for e in extra), reverse=True)
     assert extra[0].node_id == "fact:S2:1"  # Ben's own words about the race

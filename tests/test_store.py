@@ -12,11 +12,18 @@ from memgraph_agents.config import Settings
 from memgraph_agents.integrations import MemgraphStore
 
 NOTES = {
-    "pixel": {"content": "Jonas adopted a grey tabby kitten called Pixel from the Leipzig shelter.", "kind": "pet",
-              "year": 2024},
+    "pixel": {
+        "content": "Jonas adopted a grey tabby kitten called Pixel from the Leipzig shelter.",
+        "kind": "pet",
+        "year": 2024,
+    },
     "race": {"content": "Maya ran the Elbe Riverside Half Marathon in 1:58:41.", "kind": "sport", "year": 2024},
-    "job": {"content": "Jonas started as supply chain lead at Voltwerk on 2 April.", "kind": "work", "year": 2023,
-            "nested": {"a": [1, 2.5, None, True], "ü": "ß"}},
+    "job": {
+        "content": "Jonas started as supply chain lead at Voltwerk on 2 April.",
+        "kind": "work",
+        "year": 2023,
+        "nested": {"a": [1, 2.5, None, True], "ü": "ß"},
+    },
 }
 
 
@@ -140,19 +147,24 @@ def test_langmem_memory_tools_in_create_agent(tmp_path):
     def respond(messages):
         done = [m for m in messages if isinstance(m, ToolMessage)]
         if len(done) == 0:
-            return call("manage_memory", {"content": "Ana's beagle puppy Pixel turned one on 3 May.",
-                                          "action": "create"}, 1)
+            return call(
+                "manage_memory", {"content": "Ana's beagle puppy Pixel turned one on 3 May.", "action": "create"}, 1
+            )
         if len(done) == 1:
             return call("search_memory", {"query": "When is Pixel's birthday?"}, 2)
         return f"Found: {done[-1].content}"
 
     store = MemgraphStore(settings=Settings(data_dir=tmp_path / "mem", embeddings="hash"))
     ns = ("memories", "{langgraph_user_id}")
-    agent = create_agent(ScriptedChatModel(responder=respond),
-                         tools=[create_manage_memory_tool(namespace=ns), create_search_memory_tool(namespace=ns)],
-                         store=store)
-    out = agent.invoke({"messages": [HumanMessage("Pixel turned one on 3 May!")]},
-                       config={"configurable": {"langgraph_user_id": "ana"}})
+    agent = create_agent(
+        ScriptedChatModel(responder=respond),
+        tools=[create_manage_memory_tool(namespace=ns), create_search_memory_tool(namespace=ns)],
+        store=store,
+    )
+    out = agent.invoke(
+        {"messages": [HumanMessage("Pixel turned one on 3 May!")]},
+        config={"configurable": {"langgraph_user_id": "ana"}},
+    )
     assert "turned one on 3 May" in out["messages"][-1].content
     items = store.search(("memories", "ana"))
     assert [i.value for i in items] == [{"content": "Ana's beagle puppy Pixel turned one on 3 May."}]

@@ -47,8 +47,12 @@ def test_memgraph_draw_every_exported_graph(name, tmp_path, capsys):
     assert main(["draw", name, "--out", str(png)]) == 0
     text = mmd.read_text(encoding="utf-8")
     assert text.lstrip().startswith("---") and "graph TD;" in text and "__start__" in text
-    for node in {"ingest": ["check", "commit"], "navigator": ["planner", "explore", "respond"],
-                 "retrieval": ["ppr", "navigator"], "chatbot": ["model", "tools"]}[name]:
+    for node in {
+        "ingest": ["check", "commit"],
+        "navigator": ["planner", "explore", "respond"],
+        "retrieval": ["ppr", "navigator"],
+        "chatbot": ["model", "tools"],
+    }[name]:
         assert node in text
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
 
@@ -62,8 +66,9 @@ def test_memgraph_draw_rejects_unknown_format(tmp_path, capsys):
 
 
 def _have_langgraph_dev() -> bool:
-    return all(importlib.util.find_spec(m) is not None
-               for m in ("langgraph_cli", "langgraph_api", "langgraph_runtime_inmem"))
+    return all(
+        importlib.util.find_spec(m) is not None for m in ("langgraph_cli", "langgraph_api", "langgraph_runtime_inmem")
+    )
 
 
 def _free_port() -> int:
@@ -74,8 +79,12 @@ def _free_port() -> int:
 
 def _request(url: str, body: dict | None = None, timeout: float = 60, method: str = "") -> object:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method or ("POST" if body is not None else "GET"),
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url,
+        data=data,
+        method=method or ("POST" if body is not None else "GET"),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=timeout) as r:
         raw = r.read().decode()
         return json.loads(raw) if raw.strip() else None
@@ -83,8 +92,12 @@ def _request(url: str, body: dict | None = None, timeout: float = 60, method: st
 
 def _stream(url: str, body: dict, timeout: float = 60) -> list[tuple[str, object]]:
     """A server-sent-event stream as (event, data) pairs."""
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "Accept": "text/event-stream"})
+    req = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "Accept": "text/event-stream"},
+    )
     events, event = [], ""
     with urllib.request.urlopen(req, timeout=timeout) as r:
         for raw in r:
@@ -97,32 +110,67 @@ def _stream(url: str, body: dict, timeout: float = 60) -> list[tuple[str, object
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.skipif(not _have_langgraph_dev(), reason='langgraph dev is not installed: pip install "langgraph-cli[inmem]"')
+@pytest.mark.skipif(
+    not _have_langgraph_dev(), reason='langgraph dev is not installed: pip install "langgraph-cli[inmem]"'
+)
 def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
     settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="demo")
     # Embedded Chroma allows one process per data dir: prepare the memory in another process,
     # so that this one opens it only after the server has stopped.
-    prepare = ("import sys; from tests.conftest import make_conversation; from memgraph_agents.config import Settings; "
-               "from memgraph_agents.ingest import ingest_conversation; "
-               "ingest_conversation(make_conversation(), Settings(data_dir=sys.argv[1], embeddings='hash'), namespace='demo')")
-    subprocess.run([sys.executable, "-c", prepare, str(settings.data_dir)], cwd=ROOT, check=True, timeout=120,
-                   env={**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"})
+    prepare = (
+        "import sys; from tests.conftest import make_conversation; from memgraph_agents.config import Settings; "
+        "from memgraph_agents.ingest import ingest_conversation; "
+        "ingest_conversation(make_conversation(), Settings(data_dir=sys.argv[1], embeddings='hash'), namespace='demo')"
+    )
+    subprocess.run(
+        [sys.executable, "-c", prepare, str(settings.data_dir)],
+        cwd=ROOT,
+        check=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"},
+    )
 
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGGRAPH_NO_VERSION_CHECK": "1",
-           "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "MEMGRAPH_LLM": "none",
-           # the server's store (MemgraphStore) lives here too
-           "MEMGRAPH_DATA_DIR": str(settings.data_dir), "MEMGRAPH_EMBEDDINGS": "hash"}
+    env = {
+        **os.environ,
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "1",
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "MEMGRAPH_LLM": "none",
+        # the server's store (MemgraphStore) lives here too
+        "MEMGRAPH_DATA_DIR": str(settings.data_dir),
+        "MEMGRAPH_EMBEDDINGS": "hash",
+    }
     log = (tmp_path / "langgraph-dev.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(ROOT / "langgraph.json"), "--host", "127.0.0.1",
-         "--port", str(port), "--no-browser", "--no-reload"],  # no --allow-blocking: nodes keep the loop free
-        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "langgraph_cli",
+            "dev",
+            "--config",
+            str(ROOT / "langgraph.json"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-browser",
+            "--no-reload",
+        ],  # no --allow-blocking: nodes keep the loop free
+        cwd=tmp_path,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 90
         while True:
-            assert server.poll() is None, f"langgraph dev exited: {(tmp_path / 'langgraph-dev.log').read_text()[-3000:]}"
+            assert server.poll() is None, (
+                f"langgraph dev exited: {(tmp_path / 'langgraph-dev.log').read_text()[-3000:]}"
+            )
             try:
                 if _request(f"{base}/ok", timeout=2).get("ok"):
                     break
@@ -140,8 +188,9 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
             assert props and all(v.get("description") for v in props.values()), (a["graph_id"], props)
 
         ctx = {"data_dir": str(settings.data_dir), "namespace": "demo", "embeddings": "hash", "policy": "offline"}
-        out = _request(f"{base}/runs/wait", {"assistant_id": "navigator", "input": {"question": QUESTION, "k": 5},
-                                             "context": ctx})
+        out = _request(
+            f"{base}/runs/wait", {"assistant_id": "navigator", "input": {"question": QUESTION, "k": 5}, "context": ctx}
+        )
         assert "__error__" not in out, out
         out_nav = out
         got = [ev["node_id"] for ev in out["evidence"]]
@@ -152,36 +201,64 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
         assert out["subgoals"] and len(out["satisfied"]) == len(out["subgoals"])
 
         # a streamed navigator run: node updates arrive as they happen
-        events = _stream(f"{base}/runs/stream", {"assistant_id": "navigator", "stream_mode": ["updates"],
-                                                 "input": {"question": QUESTION, "k": 3}, "context": ctx})
+        events = _stream(
+            f"{base}/runs/stream",
+            {
+                "assistant_id": "navigator",
+                "stream_mode": ["updates"],
+                "input": {"question": QUESTION, "k": 3},
+                "context": ctx,
+            },
+        )
         streamed = [name for ev, data in events if ev == "updates" for name in data]
         assert not [data for ev, data in events if ev == "error"], events
         assert streamed[0] == "planner" and "explore" in streamed and streamed[-1] == "respond", streamed
 
         # the chatbot (offline: recalls evidence and shows it)
-        out = _request(f"{base}/runs/wait", {"assistant_id": "chatbot",
-                                             "input": {"messages": [{"role": "user", "content": QUESTION}]},
-                                             "context": {**ctx, "user_id": "demo"}})
+        out = _request(
+            f"{base}/runs/wait",
+            {
+                "assistant_id": "chatbot",
+                "input": {"messages": [{"role": "user", "content": QUESTION}]},
+                "context": {**ctx, "user_id": "demo"},
+            },
+        )
         assert "__error__" not in out, out
         assert "Pixel" in out["messages"][-1]["content"]
 
         # the retrieval graph: the retriever is chosen by the context
-        out = _request(f"{base}/runs/wait", {"assistant_id": "retrieval", "input": {"query": "puppy Pixel", "k": 3},
-                                             "context": {**ctx, "retriever": "bm25"}})
+        out = _request(
+            f"{base}/runs/wait",
+            {
+                "assistant_id": "retrieval",
+                "input": {"query": "puppy Pixel", "k": 3},
+                "context": {**ctx, "retriever": "bm25"},
+            },
+        )
         assert out["evidence"] and all(ev["retriever"] == "bm25" for ev in out["evidence"])
 
         # the server's store is MemgraphStore: put, then a ranked search
-        _request(f"{base}/store/items", {"namespace": ["users", "ana"], "key": "pet",
-                                         "value": {"content": "Ana adopted the beagle puppy Pixel."}}, method="PUT")
+        _request(
+            f"{base}/store/items",
+            {"namespace": ["users", "ana"], "key": "pet", "value": {"content": "Ana adopted the beagle puppy Pixel."}},
+            method="PUT",
+        )
         found = _request(f"{base}/store/items/search", {"namespace_prefix": ["users"], "query": "beagle puppy"})
-        assert [(i["key"], i["value"]) for i in found["items"]] == [("pet", {"content": "Ana adopted the beagle puppy Pixel."})]
+        assert [(i["key"], i["value"]) for i in found["items"]] == [
+            ("pet", {"content": "Ana adopted the beagle puppy Pixel."})
+        ]
         assert found["items"][0]["score"] is not None
 
         # the ingest graph takes a plain JSON session
-        session = {"id": "X1", "date": "2024-12-01T10:00:00",
-                   "turns": [{"id": "X1:1", "speaker": "Ana", "text": "Pixel turned one today, we had a party."}]}
-        out = _request(f"{base}/runs/wait", {"assistant_id": "ingest", "input": {"session": session},
-                                             "context": {**ctx, "namespace": "studio"}})
+        session = {
+            "id": "X1",
+            "date": "2024-12-01T10:00:00",
+            "turns": [{"id": "X1:1", "speaker": "Ana", "text": "Pixel turned one today, we had a party."}],
+        }
+        out = _request(
+            f"{base}/runs/wait",
+            {"assistant_id": "ingest", "input": {"session": session}, "context": {**ctx, "namespace": "studio"}},
+        )
         assert out.get("status") == "committed", out
     finally:
         stop_server(server)

@@ -103,7 +103,7 @@ def test_resolves(text, ref, surface, expected_date, label):
     assert len(found) == 1, found
     m = found[0]
     assert m.text == surface
-    assert text[m.start:m.end] == surface
+    assert text[m.start : m.end] == surface
     assert m.date == expected_date
     assert m.label == label
 
@@ -166,8 +166,7 @@ def test_annotate():
     text = "Last week I went to a support group, and next month I'll go again."
     once = annotate_times(text, MON_8_MAY_2023)
     assert once == (
-        "Last week (the week of 1 May 2023) I went to a support group, "
-        "and next month (June 2023) I'll go again."
+        "Last week (the week of 1 May 2023) I went to a support group, and next month (June 2023) I'll go again."
     )
     assert annotate_times(once, MON_8_MAY_2023) == once
     assert annotate_times("nothing here", MON_8_MAY_2023) == "nothing here"

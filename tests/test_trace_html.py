@@ -72,8 +72,22 @@ def test_memgraph_trace_cli_offline(tmp_path, capsys):
     data_dir = tmp_path / "mem"
     ingest_conversation(make_conversation(), Settings(data_dir=data_dir, embeddings="hash"), namespace="cli")
     out = tmp_path / "trace.html"
-    rc = main(["--data-dir", str(data_dir), "--embeddings", "hash", "trace", QUESTION, "--namespace", "cli",
-               "--out", str(out), "--llm", "none"])
+    rc = main(
+        [
+            "--data-dir",
+            str(data_dir),
+            "--embeddings",
+            "hash",
+            "trace",
+            QUESTION,
+            "--namespace",
+            "cli",
+            "--out",
+            str(out),
+            "--llm",
+            "none",
+        ]
+    )
     assert rc == 0
     printed = capsys.readouterr().out
     assert "path: event:" in printed and str(out) in printed
@@ -83,9 +97,22 @@ def test_memgraph_trace_cli_offline(tmp_path, capsys):
 
 
 def _chromium(*args: str, url: str, profile) -> subprocess.CompletedProcess:
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--no-first-run", "--disable-sync", f"--user-data-dir={profile}",
-           "--hide-scrollbars", "--window-size=1400,900", "--virtual-time-budget=5000", *args, url]
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--hide-scrollbars",
+        "--window-size=1400,900",
+        "--virtual-time-budget=5000",
+        *args,
+        url,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=90)
 
 
@@ -93,7 +120,9 @@ def _tags(dom: str, tag: str) -> list[dict[str, str]]:
     return [dict(re.findall(r'([\w-]+)="([^"]*)"', m)) for m in re.findall(rf"<{tag}\b([^>]*)>", dom)]
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's `chromium` (apt-get install chromium; .ci/run installs it)")
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Debian's `chromium` (apt-get install chromium; .ci/run installs it)"
+)
 def test_trace_page_renders_in_headless_chromium(store, llm_result, tmp_path):
     page = tmp_path / "trace.html"
     page.write_text(render_page(build_trace_data(llm_result, store)), encoding="utf-8")
@@ -134,22 +163,45 @@ def test_neighbourhood_is_bounded_and_keeps_the_path(store, llm_result):
     assert len(events) <= len({n["id"] for n in full["nodes"] if n["kind"] == "event"})
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's `chromium` (apt-get install chromium; .ci/run installs it)")
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Debian's `chromium` (apt-get install chromium; .ci/run installs it)"
+)
 def test_trace_page_draws_a_few_hundred_nodes(store, llm_result, tmp_path):
     """The viewer at scale: 400 more events and 600 edges around the real path."""
     import random
 
     data = build_trace_data(llm_result, store)
     rnd = random.Random(3)
-    extra = [{"id": f"event:X{i}", "kind": "event", "label": f"X{i}", "text": f"synthetic event {i}",
-              "date": "2024-01-01", "session": f"X{i % 20}", "topic": "", "steps": [], "action": "",
-              "candidate": False, "start": False, "queued": False, "kept": False, "score": 0.0, "turns": [],
-              "x": rnd.uniform(0, 1000), "y": rnd.uniform(0, 1000), "tx": rnd.uniform(0, 1000),
-              "ty": rnd.uniform(0, 1000)} for i in range(400)]
+    extra = [
+        {
+            "id": f"event:X{i}",
+            "kind": "event",
+            "label": f"X{i}",
+            "text": f"synthetic event {i}",
+            "date": "2024-01-01",
+            "session": f"X{i % 20}",
+            "topic": "",
+            "steps": [],
+            "action": "",
+            "candidate": False,
+            "start": False,
+            "queued": False,
+            "kept": False,
+            "score": 0.0,
+            "turns": [],
+            "x": rnd.uniform(0, 1000),
+            "y": rnd.uniform(0, 1000),
+            "tx": rnd.uniform(0, 1000),
+            "ty": rnd.uniform(0, 1000),
+        }
+        for i in range(400)
+    ]
     ids = [n["id"] for n in data["nodes"]] + [n["id"] for n in extra]
     data["nodes"] += extra
-    data["edges"] += [{"s": rnd.choice(ids), "t": rnd.choice(ids), "kind": "similar", "label": "similar",
-                       "path": False} for _ in range(600)]
+    data["edges"] += [
+        {"s": rnd.choice(ids), "t": rnd.choice(ids), "kind": "similar", "label": "similar", "path": False}
+        for _ in range(600)
+    ]
     page = tmp_path / "big.html"
     page.write_text(render_page(data), encoding="utf-8")
     r = _chromium("--dump-dom", url=page.as_uri(), profile=tmp_path / "profile")

@@ -15,13 +15,31 @@ from memgraph_agents.model import Conversation, Session, Turn
 
 _PEOPLE = [("Ana", "Ben"), ("Cleo", "Dev"), ("Eli", "Fay"), ("Gus", "Hana")]
 _PLACES = ["Lisbon", "Porto", "Kyoto", "Oslo", "Quito", "Hanoi", "Dakar", "Lima", "Perth", "Riga", "Tunis", "Cusco"]
-_HOBBIES = ["pottery", "rock climbing", "chess", "sourdough baking", "birdwatching", "salsa dancing",
-            "watercolour painting", "kayaking", "beekeeping", "astronomy", "knitting", "trail running"]
+_HOBBIES = [
+    "pottery",
+    "rock climbing",
+    "chess",
+    "sourdough baking",
+    "birdwatching",
+    "salsa dancing",
+    "watercolour painting",
+    "kayaking",
+    "beekeeping",
+    "astronomy",
+    "knitting",
+    "trail running",
+]
 _PETS = ["beagle", "parrot", "tabby cat", "tortoise", "ferret", "goldfish"]
 
 
-def conversation(cid: str = "chat", n_sessions: int = 6, *, tag: str = "", turns: int = 5,
-                 start: datetime = datetime(2024, 1, 5, 18, 0)) -> Conversation:
+def conversation(
+    cid: str = "chat",
+    n_sessions: int = 6,
+    *,
+    tag: str = "",
+    turns: int = 5,
+    start: datetime = datetime(2024, 1, 5, 18, 0),
+) -> Conversation:
     """A varied two-person chat: ``n_sessions`` dated sessions of ``turns`` turns.
 
     ``tag`` goes into every turn id (``{tag}D3:2``) and into the text, so that conversations
@@ -40,9 +58,13 @@ def conversation(cid: str = "chat", n_sessions: int = 6, *, tag: str = "", turns
             (a, f"Do it! I paid {20 + 7 * s} euros for the course and it was worth it."),
             (b, f"Noted. By the way my {_PETS[(s + 2) % len(_PETS)]} learned a new trick last week."),
         ][:turns]
-        sessions.append(Session(
-            id=f"{tag}S{s}", date=start + timedelta(days=9 * s, hours=s),
-            turns=[Turn(id=f"{tag}D{s}:{i}", speaker=sp, text=tx) for i, (sp, tx) in enumerate(lines, start=1)]))
+        sessions.append(
+            Session(
+                id=f"{tag}S{s}",
+                date=start + timedelta(days=9 * s, hours=s),
+                turns=[Turn(id=f"{tag}D{s}:{i}", speaker=sp, text=tx) for i, (sp, tx) in enumerate(lines, start=1)],
+            )
+        )
     return Conversation(id=cid, sessions=sessions, speakers=[a, b])
 
 
@@ -64,8 +86,9 @@ def graph_rows(db_path: Path, digits: int | None = 5) -> tuple[list, list, list]
     """
     con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
-        sessions = con.execute("SELECT id, date, status, participants, n_turns, content_hash, builder FROM sessions "
-                               "ORDER BY id").fetchall()
+        sessions = con.execute(
+            "SELECT id, date, status, participants, n_turns, content_hash, builder FROM sessions ORDER BY id"
+        ).fetchall()
         nodes = con.execute("SELECT * FROM nodes ORDER BY id").fetchall()
         edges = con.execute("SELECT * FROM edges ORDER BY src, dst, kind, label").fetchall()
     finally:
@@ -91,9 +114,18 @@ def digest(obj) -> str:
 
 
 # Imported once by the fork server: a forked test process then starts in milliseconds.
-FORKSERVER_PRELOAD = ["memgraph_agents.ingest", "memgraph_agents.graphs.ingest", "memgraph_agents.storage",
-                      "memgraph_agents.cli.main", "memgraph_agents.retrievers", "chromadb", "sklearn.cluster",
-                      "tests.workloads", "tests.test_crash_safety", "tests.test_concurrency"]
+FORKSERVER_PRELOAD = [
+    "memgraph_agents.ingest",
+    "memgraph_agents.graphs.ingest",
+    "memgraph_agents.storage",
+    "memgraph_agents.cli.main",
+    "memgraph_agents.retrievers",
+    "chromadb",
+    "sklearn.cluster",
+    "tests.workloads",
+    "tests.test_crash_safety",
+    "tests.test_concurrency",
+]
 
 
 def forkserver():
@@ -137,10 +169,14 @@ def chat_thread(n_turns: int, cid: str = "thread", *, start: datetime = datetime
     turns = []
     for i in range(1, n_turns + 1):
         place, hobby, pet = _PLACES[i % len(_PLACES)], _HOBBIES[(5 * i) % len(_HOBBIES)], _PETS[i % len(_PETS)]
-        text = [f"Turn {i}: I keep thinking about {hobby} in {place}.",
-                f"Turn {i}: my {pet} would hate {place}, but {hobby} sounds fun.",
-                f"Turn {i}: we paid {10 + i} euros for {hobby} gear in {place}."][i % 3]
-        turns.append(Turn(id=f"{cid}-s1:{i}", speaker=a if i % 2 else b, text=text,
-                          timestamp=start + timedelta(minutes=i)))
-    return Conversation(id=cid, sessions=[Session(id=f"{cid}-s1", date=start + timedelta(minutes=1), turns=turns)],
-                        speakers=[a, b])
+        text = [
+            f"Turn {i}: I keep thinking about {hobby} in {place}.",
+            f"Turn {i}: my {pet} would hate {place}, but {hobby} sounds fun.",
+            f"Turn {i}: we paid {10 + i} euros for {hobby} gear in {place}.",
+        ][i % 3]
+        turns.append(
+            Turn(id=f"{cid}-s1:{i}", speaker=a if i % 2 else b, text=text, timestamp=start + timedelta(minutes=i))
+        )
+    return Conversation(
+        id=cid, sessions=[Session(id=f"{cid}-s1", date=start + timedelta(minutes=1), turns=turns)], speakers=[a, b]
+    )

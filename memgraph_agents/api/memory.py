@@ -43,8 +43,9 @@ class Memory:
     one ``ConfigError`` naming the field.
     """
 
-    def __init__(self, data_dir: str | Path | None = None, *, settings: Settings | None = None,
-                 **overrides: Any) -> None:
+    def __init__(
+        self, data_dir: str | Path | None = None, *, settings: Settings | None = None, **overrides: Any
+    ) -> None:
         if data_dir is not None:
             overrides["data_dir"] = data_dir
         self.settings = settings_with(settings, **overrides)
@@ -60,22 +61,33 @@ class Memory:
         return default_retriever(self.settings) if retriever is None else check_retriever(retriever)
 
     # -- add -----------------------------------------------------------------------------
-    async def _add(self, source: Any, namespace: str | None, replace: bool, format: str | None,
-                   conversation_id: str | None, speaker: str, when: datetime | None,
-                   progress: ProgressFn | None, rebuild: bool = False) -> AddReport:
+    async def _add(
+        self,
+        source: Any,
+        namespace: str | None,
+        replace: bool,
+        format: str | None,
+        conversation_id: str | None,
+        speaker: str,
+        when: datetime | None,
+        progress: ProgressFn | None,
+        rebuild: bool = False,
+    ) -> AddReport:
         from memgraph_agents.ingest import aingest_conversation, plan_ingest
 
         ns = self._ns(namespace)
-        conversations = await asyncio.to_thread(conversations_from, source, format=format,
-                                                conversation_id=conversation_id, speaker=speaker, when=when)
+        conversations = await asyncio.to_thread(
+            conversations_from, source, format=format, conversation_id=conversation_id, speaker=speaker, when=when
+        )
         # All of them validated (dates, limits) before the first is written.
         planned = await asyncio.to_thread(plan_ingest, conversations, self.settings, ns)  # reads SQLite
         conversations = [c for c, _ in planned]
         report = AddReport(namespace=ns)
         t0 = time.perf_counter()
         for conv in conversations:
-            r = await aingest_conversation(conv, self.settings, namespace=ns, progress=progress, replace=replace,
-                                           rebuild=rebuild)
+            r = await aingest_conversation(
+                conv, self.settings, namespace=ns, progress=progress, replace=replace, rebuild=rebuild
+            )
             report.conversations.append(conv.id)
             report.sessions_added += r.sessions_new - r.sessions_replaced - r.sessions_appended
             report.sessions_replaced += r.sessions_replaced
@@ -89,9 +101,19 @@ class Memory:
         report.seconds = round(time.perf_counter() - t0, 3)
         return report
 
-    def add(self, source: Any, *, namespace: str | None = None, replace: bool = False, format: str | None = None,
-            conversation_id: str | None = None, speaker: str = "user", when: datetime | None = None,
-            progress: ProgressFn | None = None, rebuild: bool = False) -> AddReport:
+    def add(
+        self,
+        source: Any,
+        *,
+        namespace: str | None = None,
+        replace: bool = False,
+        format: str | None = None,
+        conversation_id: str | None = None,
+        speaker: str = "user",
+        when: datetime | None = None,
+        progress: ProgressFn | None = None,
+        rebuild: bool = False,
+    ) -> AddReport:
         """Add a conversation file, a ``Conversation``, LangChain messages or a text note.
 
         Sessions already stored unchanged are skipped; new turns after a stored session's are
@@ -102,43 +124,60 @@ class Memory:
         names a message list's thread; ``speaker`` a note's author; ``when`` dates a note or
         untimed messages (default: now, UTC).
         """
-        return background.run(self._add(source, namespace, replace, format, conversation_id, speaker, when,
-                                         progress, rebuild))
+        return background.run(
+            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild)
+        )
 
-    async def aadd(self, source: Any, *, namespace: str | None = None, replace: bool = False,
-                   format: str | None = None, conversation_id: str | None = None, speaker: str = "user",
-                   when: datetime | None = None, progress: ProgressFn | None = None,
-                   rebuild: bool = False) -> AddReport:
-        return await background.arun(self._add(source, namespace, replace, format, conversation_id, speaker, when,
-                                               progress, rebuild))
+    async def aadd(
+        self,
+        source: Any,
+        *,
+        namespace: str | None = None,
+        replace: bool = False,
+        format: str | None = None,
+        conversation_id: str | None = None,
+        speaker: str = "user",
+        when: datetime | None = None,
+        progress: ProgressFn | None = None,
+        rebuild: bool = False,
+    ) -> AddReport:
+        return await background.arun(
+            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild)
+        )
 
     # -- search / ask --------------------------------------------------------------------
     def _search(self, query: str, namespace: str | None, k: int | None, retriever: str | None):
-        return ops.search(self.settings, self._ns(namespace), query, check_k(k, self.settings.top_k),
-                          self._retriever(retriever))
+        return ops.search(
+            self.settings, self._ns(namespace), query, check_k(k, self.settings.top_k), self._retriever(retriever)
+        )
 
-    def search(self, query: str, *, namespace: str | None = None, k: int | None = None,
-               retriever: str | None = None) -> list[Evidence]:
+    def search(
+        self, query: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+    ) -> list[Evidence]:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
         ``settings.retriever``); ``k`` defaults to ``settings.top_k``. Empty for an empty namespace."""
         return background.run(self._search(query, namespace, k, retriever))
 
-    async def asearch(self, query: str, *, namespace: str | None = None, k: int | None = None,
-                      retriever: str | None = None) -> list[Evidence]:
+    async def asearch(
+        self, query: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+    ) -> list[Evidence]:
         return await background.arun(self._search(query, namespace, k, retriever))
 
     def _ask(self, question: str, namespace: str | None, k: int | None, retriever: str | None):
-        return ops.ask(self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k),
-                       self._retriever(retriever))
+        return ops.ask(
+            self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k), self._retriever(retriever)
+        )
 
-    def ask(self, question: str, *, namespace: str | None = None, k: int | None = None,
-            retriever: str | None = None) -> AskResult:
+    def ask(
+        self, question: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+    ) -> AskResult:
         """Evidence and trace always; ``answer`` (with dates and cited turns) when an LLM is
         configured (``llm="openai:gpt-4o-mini"``), ``None`` offline."""
         return background.run(self._ask(question, namespace, k, retriever))
 
-    async def aask(self, question: str, *, namespace: str | None = None, k: int | None = None,
-                   retriever: str | None = None) -> AskResult:
+    async def aask(
+        self, question: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+    ) -> AskResult:
         return await background.arun(self._ask(question, namespace, k, retriever))
 
     # -- forget / stats / namespaces -----------------------------------------------------
@@ -152,14 +191,16 @@ class Memory:
             raise InputError("forget: the session id is empty")
         return self._ns(namespace), [target] if target is not None else []
 
-    def forget(self, *, namespace: str | None = None, session: str | None = None,
-               note: str | None = None) -> ForgetReport:
+    def forget(
+        self, *, namespace: str | None = None, session: str | None = None, note: str | None = None
+    ) -> ForgetReport:
         """Delete exactly one session, one note (by id), or, with neither, the whole namespace."""
         ns, sessions = self._forget_args(namespace, session, note)
         return ops.forget(self.settings, ns, sessions)
 
-    async def aforget(self, *, namespace: str | None = None, session: str | None = None,
-                      note: str | None = None) -> ForgetReport:
+    async def aforget(
+        self, *, namespace: str | None = None, session: str | None = None, note: str | None = None
+    ) -> ForgetReport:
         ns, sessions = self._forget_args(namespace, session, note)
         return await asyncio.to_thread(ops.forget, self.settings, ns, sessions)
 

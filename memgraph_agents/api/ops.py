@@ -44,8 +44,9 @@ async def navigation(settings: Settings, store, question: str, k: int, llm):
     """The navigator on ``store`` (LLM policy when ``llm`` is given), its full result."""
     from memgraph_agents.navigator import NavigatorContext, anavigate
 
-    ctx = NavigatorContext.from_settings(settings.override(namespace=store.namespace),
-                                         policy="llm" if llm is not None else "offline")
+    ctx = NavigatorContext.from_settings(
+        settings.override(namespace=store.namespace), policy="llm" if llm is not None else "offline"
+    )
     return await anavigate(question, store, context=ctx, llm=llm, k=k)
 
 
@@ -62,8 +63,9 @@ async def search(settings: Settings, namespace: str, query: str, k: int, retriev
         return (await navigation(settings, store, query, k, llm)).ranking[:k]
     from memgraph_agents.retrievers import retrieve
 
-    evidence = await asyncio.to_thread(retrieve, retriever, query, store, k=k, llm=llm,
-                                       llm_timeout=settings.llm_timeout)
+    evidence = await asyncio.to_thread(
+        retrieve, retriever, query, store, k=k, llm=llm, llm_timeout=settings.llm_timeout
+    )
     return list(evidence)[:k]
 
 
@@ -85,8 +87,10 @@ async def ask(settings: Settings, namespace: str, question: str, k: int, retriev
         out.cited_turns = cited_in(nav.answer or "", out.evidence + nav.evidence)
         return out
     out.evidence = await search(settings, namespace, question, k, retriever)
-    out.trace = [f"{i}. {ev.node_id} ({ev.score:.3f}) via {' -> '.join(ev.path) or ev.node_id}"
-                 for i, ev in enumerate(out.evidence, start=1)]
+    out.trace = [
+        f"{i}. {ev.node_id} ({ev.score:.3f}) via {' -> '.join(ev.path) or ev.node_id}"
+        for i, ev in enumerate(out.evidence, start=1)
+    ]
     if llm is not None:
         from memgraph_agents.llm.answer import aanswer
         from memgraph_agents.llm.usage import LLMUsage
@@ -113,8 +117,9 @@ def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetRep
     if not sessions:
         names = [s["id"] for s in store.sessions()]
         forget_store(settings, namespace)
-        delete_namespace(settings.data_dir, namespace, chroma_host=settings.chroma_host,
-                         chroma_port=settings.chroma_port)
+        delete_namespace(
+            settings.data_dir, namespace, chroma_host=settings.chroma_host, chroma_port=settings.chroma_port
+        )
         return ForgetReport(namespace=namespace, sessions=names, namespace_deleted=True)
     stored = {s["id"] for s in store.sessions()}
     missing = [s for s in sessions if s not in stored]

@@ -20,8 +20,9 @@ class AddReport(BaseModel):
     turns: int = 0
     note_ids: list[str] = Field(default_factory=list, description="ids of added notes: forget(note=id)")
     warnings: list[str] = Field(default_factory=list, description="e.g. an LLM step that fell back to offline")
-    sessions: list[SessionOutcome] = Field(default_factory=list,
-                                           description="per session: stored or unchanged, LLM-built or fallen back")
+    sessions: list[SessionOutcome] = Field(
+        default_factory=list, description="per session: stored or unchanged, LLM-built or fallen back"
+    )
     seconds: float = 0.0
 
 

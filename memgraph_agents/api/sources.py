@@ -54,8 +54,11 @@ def is_note_id(value: str) -> bool:
 def _is_file(source: Any) -> bool:
     if isinstance(source, os.PathLike):
         return True
-    return isinstance(source, str) and not any(c.isspace() for c in source.strip()) \
+    return (
+        isinstance(source, str)
+        and not any(c.isspace() for c in source.strip())
         and source.strip().lower().endswith(FILE_SUFFIXES)
+    )
 
 
 def _is_messages(source: Any) -> bool:
@@ -66,9 +69,15 @@ def _is_messages(source: Any) -> bool:
     return all(isinstance(m, BaseMessage) for m in source)
 
 
-def conversations_from(source: Any, *, format: str | None = None, conversation_id: str | None = None,
-                       speaker: str = "user", speaker_names: dict[str, str] | None = None,
-                       when: datetime | None = None) -> list[Conversation]:
+def conversations_from(
+    source: Any,
+    *,
+    format: str | None = None,
+    conversation_id: str | None = None,
+    speaker: str = "user",
+    speaker_names: dict[str, str] | None = None,
+    when: datetime | None = None,
+) -> list[Conversation]:
     """``source`` (see the module docstring) as conversations, fully checked before any write."""
     if isinstance(source, Conversation):
         return [source]
@@ -80,9 +89,18 @@ def conversations_from(source: Any, *, format: str | None = None, conversation_i
         from memgraph_agents.loaders import conversation_from_messages
 
         cid = conversation_id or "chat"
-        return [conversation_from_messages(source, conversation_id=cid, session_id=f"{cid}-s",
-                                           session_date=when or now_utc(), speaker_names=speaker_names)]
+        return [
+            conversation_from_messages(
+                source,
+                conversation_id=cid,
+                session_id=f"{cid}-s",
+                session_date=when or now_utc(),
+                speaker_names=speaker_names,
+            )
+        ]
     if isinstance(source, str):
         return [note_conversation(source, speaker=speaker, when=when)]
-    raise InputError(f"cannot add a {type(source).__name__}: pass a conversation file path, a Conversation, "
-                     "a list of LangChain messages or a text note")
+    raise InputError(
+        f"cannot add a {type(source).__name__}: pass a conversation file path, a Conversation, "
+        "a list of LangChain messages or a text note"
+    )

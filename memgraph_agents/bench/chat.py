@@ -40,9 +40,14 @@ def synthetic_thread(turns: int, thread: str = "bench") -> Conversation:
         topic, facts = _TOPICS[(i // 6) % len(_TOPICS)]
         speaker = "Robin" if i % 2 == 0 else "Assistant"
         fact = facts[i % len(facts)]
-        text = (f"About {topic}: {fact} (note {i + 1})." if speaker == "Robin"
-                else f"Thanks for telling me about {topic}; noted that {fact}.")
-        out.append(Turn(id=f"{thread}-s1:{i + 1}", speaker=speaker, text=text, timestamp=start + timedelta(seconds=30 * i)))
+        text = (
+            f"About {topic}: {fact} (note {i + 1})."
+            if speaker == "Robin"
+            else f"Thanks for telling me about {topic}; noted that {fact}."
+        )
+        out.append(
+            Turn(id=f"{thread}-s1:{i + 1}", speaker=speaker, text=text, timestamp=start + timedelta(seconds=30 * i))
+        )
     session = Session(id=f"{thread}-s1", date=start, turns=out)
     return Conversation(id=thread, sessions=[session], speakers=["Robin", "Assistant"])
 
@@ -82,7 +87,9 @@ def run_chat_bench(settings: Settings, turns: int, out: Path, command: str | Non
     # Warm-up (imports, model load, graph compile) so that neither timing pays for it.
     warm = out / "data-warm-up"
     shutil.rmtree(warm, ignore_errors=True)
-    ingest_conversation(synthetic_thread(4, "warm"), settings.model_copy(update={"data_dir": warm, "namespace": "bench"}))
+    ingest_conversation(
+        synthetic_thread(4, "warm"), settings.model_copy(update={"data_dir": warm, "namespace": "bench"})
+    )
     shutil.rmtree(warm, ignore_errors=True)
 
     once = settings.model_copy(update={"data_dir": dirs["at_once"], "namespace": "bench"})
@@ -104,14 +111,21 @@ def run_chat_bench(settings: Settings, turns: int, out: Path, command: str | Non
     turn_by_turn = sum(writes)
 
     doc = {
-        "command": command, "turns": turns, "embeddings": settings.embeddings,
-        "seconds_at_once": round(at_once, 3), "seconds_turn_by_turn": round(turn_by_turn, 3),
-        "ratio": round(turn_by_turn / at_once, 3) if at_once else None, "goal_ratio": 1.5,
-        "write_p50_ms": round(1000 * statistics.median(writes), 1), "write_max_ms": round(1000 * max(writes), 1),
+        "command": command,
+        "turns": turns,
+        "embeddings": settings.embeddings,
+        "seconds_at_once": round(at_once, 3),
+        "seconds_turn_by_turn": round(turn_by_turn, 3),
+        "ratio": round(turn_by_turn / at_once, 3) if at_once else None,
+        "goal_ratio": 1.5,
+        "write_p50_ms": round(1000 * statistics.median(writes), 1),
+        "write_max_ms": round(1000 * max(writes), 1),
         "chroma_bytes_at_once": _dir_bytes(dirs["at_once"] / "chroma"),
         "chroma_bytes_turn_by_turn": _dir_bytes(dirs["turn_by_turn"] / "chroma"),
-        "texts_embedded_at_once": tally_once.texts, "texts_embedded_turn_by_turn": tally_chat.texts,
-        "chars_embedded_at_once": tally_once.chars, "chars_embedded_turn_by_turn": tally_chat.chars,
+        "texts_embedded_at_once": tally_once.texts,
+        "texts_embedded_turn_by_turn": tally_chat.texts,
+        "chars_embedded_at_once": tally_once.chars,
+        "chars_embedded_turn_by_turn": tally_chat.chars,
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
     (out / "chat.json").write_text(json.dumps(doc, indent=2) + "\n")

@@ -34,8 +34,10 @@ def check_builder(samples: Sequence[LocomoSample], settings: Settings, builder: 
         wrong = ("llm" in existing) if builder == "offline" else ("llm" not in existing)
         if wrong:
             found = "llm" if builder == "offline" else "offline"
-            raise ValueError(f"namespace {ns!r} in {settings.data_dir} was built with the {found} builder, not "
-                             f"{builder!r}: use another --data-dir or `memgraph forget --namespace {ns}`")
+            raise ValueError(
+                f"namespace {ns!r} in {settings.data_dir} was built with the {found} builder, not "
+                f"{builder!r}: use another --data-dir or `memgraph forget --namespace {ns}`"
+            )
 
 
 def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress) -> dict[str, Any]:
@@ -73,12 +75,21 @@ def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress
             builders[b] = builders.get(b, 0) + 1
         n_turns = sum(len(s.turns) for s in conv.sessions)
         per[conv.id] = {
-            "namespace": ns, "state": state, "seconds": round(report.seconds, 3), "sessions": len(conv.sessions),
-            "sessions_new": report.sessions_new, "sessions_unchanged": report.sessions_unchanged,
-            "sessions_replaced": report.sessions_replaced, "turns": n_turns, "turns_new": report.turns,
-            "embedding_cache": {"hits": hits, "misses": misses}, "builders": builders,
-            "nodes": sum(stats["nodes"].values()), "edges": sum(stats["edges"].values()),
-            "notes": len(report.notes), "llm_usage": dict(report.llm_usage),
+            "namespace": ns,
+            "state": state,
+            "seconds": round(report.seconds, 3),
+            "sessions": len(conv.sessions),
+            "sessions_new": report.sessions_new,
+            "sessions_unchanged": report.sessions_unchanged,
+            "sessions_replaced": report.sessions_replaced,
+            "turns": n_turns,
+            "turns_new": report.turns,
+            "embedding_cache": {"hits": hits, "misses": misses},
+            "builders": builders,
+            "nodes": sum(stats["nodes"].values()),
+            "edges": sum(stats["edges"].values()),
+            "notes": len(report.notes),
+            "llm_usage": dict(report.llm_usage),
         }
         total_seconds += report.seconds
         new_turns += report.turns
@@ -96,11 +107,19 @@ def ingest_samples(samples: Sequence[LocomoSample], settings: Settings, progress
         p["history"] = history.get(p["namespace"], {})
     states = {p["state"] for p in per.values()}
     return {
-        "seconds": round(total_seconds, 3), "state": states.pop() if len(states) == 1 else "mixed",
-        "embedding_model_load_seconds": warm_model_seconds, "turns": turns, "turns_new": new_turns,
-        "nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items())), "vectors": vectors,
-        "graph_bytes": graph_bytes, "llm_usage": llm_usage, "llm_per_session": _per_session(llm_usage, per),
-        "preset": settings.preset, "per_conversation": per,
+        "seconds": round(total_seconds, 3),
+        "state": states.pop() if len(states) == 1 else "mixed",
+        "embedding_model_load_seconds": warm_model_seconds,
+        "turns": turns,
+        "turns_new": new_turns,
+        "nodes": dict(sorted(nodes.items())),
+        "edges": dict(sorted(edges.items())),
+        "vectors": vectors,
+        "graph_bytes": graph_bytes,
+        "llm_usage": llm_usage,
+        "llm_per_session": _per_session(llm_usage, per),
+        "preset": settings.preset,
+        "per_conversation": per,
     }
 
 
@@ -133,7 +152,10 @@ def update_ingest_history(data_dir: Path, per: dict[str, Any]) -> dict[str, Any]
     for p in per.values():
         if p["state"] in ("cold", "warm") and p["sessions_new"] == p["sessions"]:  # a full build only
             history.setdefault(p["namespace"], {})[p["state"]] = {
-                "seconds": p["seconds"], "date": now, "sessions": p["sessions"], "turns": p["turns"],
+                "seconds": p["seconds"],
+                "date": now,
+                "sessions": p["sessions"],
+                "turns": p["turns"],
                 "embedding_misses": p["embedding_cache"]["misses"],
             }
             changed = True

@@ -65,13 +65,22 @@ from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoQuestion, LocomoSa
 from memgraph_agents.model.evidence import Evidence, flatten_turns
 
 __all__ = [
-    "BENCH_VERSION", "DEFAULT_KS", "WARMUP_QUERY", "BenchOptions", "run_locomo_bench", "parse_int_list",
-    "parse_name_list", "check_options", "select_samples", "namespace_for", "machine_info", "evidence_prefix",
+    "BENCH_VERSION",
+    "DEFAULT_KS",
+    "WARMUP_QUERY",
+    "BenchOptions",
+    "run_locomo_bench",
+    "parse_int_list",
+    "parse_name_list",
+    "check_options",
+    "select_samples",
+    "namespace_for",
+    "machine_info",
+    "evidence_prefix",
 ]
 
 BENCH_VERSION = 1
 WARMUP_QUERY = "What did we talk about the last time we met?"
-
 
 
 # --------------------------------------------------------------------------- progress
@@ -113,8 +122,14 @@ class _Question:
 class _RetrieverRun:
     """One retriever's pass over the questions: evidence, per-question scores, latencies."""
 
-    def __init__(self, name: str, opts: BenchOptions, questions: Sequence[_Question],
-                 turn_sessions: dict[str, dict[str, str]], progress) -> None:
+    def __init__(
+        self,
+        name: str,
+        opts: BenchOptions,
+        questions: Sequence[_Question],
+        turn_sessions: dict[str, dict[str, str]],
+        progress,
+    ) -> None:
         self.name, self.opts, self.questions, self.turn_sessions = name, opts, questions, turn_sessions
         self.progress = progress
         self.task = progress.add_task(f"retrieve {name}", total=len(questions))
@@ -170,8 +185,9 @@ class _RetrieverRun:
         from memgraph_agents.presets import PRESETS
 
         params = PRESETS[self.name].retriever_params if self.name in PRESETS else {}
-        r = navigate(question, store, context=NavigatorContext(**{**params, "policy": "offline"}),
-                     k=self.opts.retrieve_k)
+        r = navigate(
+            question, store, context=NavigatorContext(**{**params, "policy": "offline"}), k=self.opts.retrieve_k
+        )
         k = self.opts.retrieve_k
         return r.ranking[:k], r.kept_ranking[:k]
 
@@ -188,13 +204,21 @@ class _RetrieverRun:
         if scores is not None:
             self.rows.append(scores)
             self.row_cats.append(q.category)
-        self.records.append({
-            "retriever": self.name, "qid": q.id, "category": q.category, "question": q.question, "answer": q.answer,
-            "gold": gold, "gold_sessions": sorted({ts.get(t) or session_from_id(t) or "?" for t in gold}),
-            "turns": ranked[: max(opts.ks)], "items": [ev.node_id for ev in evidence],
-            "latency_ms": round(latency, 2),
-            "scores": clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
-        })
+        self.records.append(
+            {
+                "retriever": self.name,
+                "qid": q.id,
+                "category": q.category,
+                "question": q.question,
+                "answer": q.answer,
+                "gold": gold,
+                "gold_sessions": sorted({ts.get(t) or session_from_id(t) or "?" for t in gold}),
+                "turns": ranked[: max(opts.ks)],
+                "items": [ev.node_id for ev in evidence],
+                "latency_ms": round(latency, 2),
+                "scores": clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
+            }
+        )
         self.progress.update(self.task, advance=1)
 
     def summary(self) -> dict[str, Any]:
@@ -227,8 +251,13 @@ class _RetrieverRun:
         return out
 
 
-def _retrieve_all(questions: Sequence[_Question], stores: dict[str, Any], opts: BenchOptions,
-                  turn_sessions: dict[str, dict[str, str]], progress) -> list[_RetrieverRun]:
+def _retrieve_all(
+    questions: Sequence[_Question],
+    stores: dict[str, Any],
+    opts: BenchOptions,
+    turn_sessions: dict[str, dict[str, str]],
+    progress,
+) -> list[_RetrieverRun]:
     """Every retriever on every question, interleaved question by question (the retriever order
     rotating), so that load from other processes on a shared machine hits every retriever's
     latency alike instead of whichever retriever happened to run during a busy minute."""
@@ -252,8 +281,9 @@ def is_navigator(name: str) -> bool:
     return name == "navigator" or (name in PRESETS and PRESETS[name].retriever == "navigator")
 
 
-def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dict[str, Any], model,
-                          settings: Settings, progress) -> tuple[dict[str, str | None], dict[str, float], dict[str, Any]]:
+def _answers_by_navigator(
+    name: str, questions: Sequence[_Question], stores: dict[str, Any], model, settings: Settings, progress
+) -> tuple[dict[str, str | None], dict[str, float], dict[str, Any]]:
     """The navigator answers through its own Responder (LLM policy): ``{qid: answer}`` (None
     where the Responder fell back), the summed navigator counters (LLM calls, tokens, steps),
     and what fell back: questions with a fallback, the most calls one question used."""
@@ -272,9 +302,13 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
 
     async def one(x: _Question) -> tuple[str, str | None]:
         async with searches:
-            r = await anavigate(x.q.question, stores[x.namespace], llm=model, k=QA_EVIDENCE,
-                                context=NavigatorContext(**{**params, "policy": "llm",
-                                                            "answer_prompt": NAV_ANSWER_SHORT}))
+            r = await anavigate(
+                x.q.question,
+                stores[x.namespace],
+                llm=model,
+                k=QA_EVIDENCE,
+                context=NavigatorContext(**{**params, "policy": "llm", "answer_prompt": NAV_ANSWER_SHORT}),
+            )
         for key, v in r.counters.items():
             if isinstance(v, (int, float)):
                 totals[key] = totals.get(key, 0) + v
@@ -294,9 +328,18 @@ def _answers_by_navigator(name: str, questions: Sequence[_Question], stores: dic
     return answers, totals, info
 
 
-def _run_qa(name: str, questions: Sequence[_Question], evidence_by_q: dict[str, list[Evidence]], settings: Settings,
-            progress, records: list | None, stores: dict[str, Any] | None = None, *, judge: str = "strict",
-            judge_llm: str | None = None) -> dict[str, Any]:
+def _run_qa(
+    name: str,
+    questions: Sequence[_Question],
+    evidence_by_q: dict[str, list[Evidence]],
+    settings: Settings,
+    progress,
+    records: list | None,
+    stores: dict[str, Any] | None = None,
+    *,
+    judge: str = "strict",
+    judge_llm: str | None = None,
+) -> dict[str, Any]:
     from memgraph_agents.bench.qa import QA_EVIDENCE, QAItem, arun_qa, qa_scores
     from memgraph_agents.runtime import get_chat_model
 
@@ -309,33 +352,67 @@ def _run_qa(name: str, questions: Sequence[_Question], evidence_by_q: dict[str, 
     nav_info: dict[str, Any] = {}
     if stores is not None and is_navigator(name):
         answers, nav_usage, nav_info = _answers_by_navigator(name, questions, stores, model, settings, progress)
-    items = [QAItem(qid=x.q.id, category=x.q.category, question=x.q.question, gold=x.q.answer,
-                    evidence=evidence_by_q.get(x.q.id, [])[:QA_EVIDENCE], speakers=list(x.sample.conversation.speakers),
-                    answer=answers.get(x.q.id))  # None (no navigator answer): answered from the evidence
-             for x in questions]
+    items = [
+        QAItem(
+            qid=x.q.id,
+            category=x.q.category,
+            question=x.q.question,
+            gold=x.q.answer,
+            evidence=evidence_by_q.get(x.q.id, [])[:QA_EVIDENCE],
+            speakers=list(x.sample.conversation.speakers),
+            answer=answers.get(x.q.id),
+        )  # None (no navigator answer): answered from the evidence
+        for x in questions
+    ]
     task = progress.add_task(f"qa {name}", total=len(items))
-    outcomes, usage = run_sync(arun_qa(model, items, timeout=settings.llm_timeout, judge_model=judge_model,
-                                       judge=judge, on_done=lambda o: progress.update(task, advance=1)))
+    outcomes, usage = run_sync(
+        arun_qa(
+            model,
+            items,
+            timeout=settings.llm_timeout,
+            judge_model=judge_model,
+            judge=judge,
+            on_done=lambda o: progress.update(task, advance=1),
+        )
+    )
     if nav_usage:
         usage["navigator"] = nav_usage
     scores = qa_scores(outcomes, usage)
     fell_back = sum(1 for x in items if nav_usage and x.answer is None)
     if nav_usage:
         # only the questions the Responder answered count as its answers: say how many fell back
-        scores["answered_by"] = ("navigator responder" if not fell_back else
-                                 f"navigator responder ({len(items) - fell_back}), one-shot answer prompt "
-                                 f"after a Responder fallback ({fell_back})")
+        scores["answered_by"] = (
+            "navigator responder"
+            if not fell_back
+            else f"navigator responder ({len(items) - fell_back}), one-shot answer prompt "
+            f"after a Responder fallback ({fell_back})"
+        )
         scores["navigator"] = {**nav_info, "responder_fallbacks": fell_back}
-    scores["fallbacks"] = {"navigator_questions": nav_info.get("questions_with_fallback", 0),
-                           "qa_llm_failures": scores["llm_failures"]}
+    scores["fallbacks"] = {
+        "navigator_questions": nav_info.get("questions_with_fallback", 0),
+        "qa_llm_failures": scores["llm_failures"],
+    }
     scores["judge"] = {"criteria": judge, "llm": judge_llm or settings.llm}
     progress.update(task, description=f"qa {name} judge {scores['judge_accuracy']:.3f}")
     if records is not None:
         for o in outcomes:
             by = "one-shot" if not nav_usage or answers.get(o.qid) is None else "navigator responder"
-            records.append({"retriever": name, "qid": o.qid, "category": o.category, "question": o.question,
-                            "gold": o.gold, "answer": o.answer, "correct": o.correct, "f1": round(o.f1, 4),
-                            "reasoning": o.reasoning, "error": o.error, "qa": True, "answered_by": by})
+            records.append(
+                {
+                    "retriever": name,
+                    "qid": o.qid,
+                    "category": o.category,
+                    "question": o.question,
+                    "gold": o.gold,
+                    "answer": o.answer,
+                    "correct": o.correct,
+                    "f1": round(o.f1, 4),
+                    "reasoning": o.reasoning,
+                    "error": o.error,
+                    "qa": True,
+                    "answered_by": by,
+                }
+            )
     return scores
 
 
@@ -367,8 +444,15 @@ def run_locomo_bench(
     ``judge``: ``strict`` (the project's judge) or ``mem0`` (mem0's lenient criteria);
     ``judge_llm``: the judge's model spec (default: the answering model).
     """
-    opts = check_options(settings, retrievers=retrievers, ks=ks, categories=categories,
-                         conversations=conversations, builder=builder, qa=qa)
+    opts = check_options(
+        settings,
+        retrievers=retrievers,
+        ks=ks,
+        categories=categories,
+        conversations=conversations,
+        builder=builder,
+        qa=qa,
+    )
     progress = progress or _NoProgress()
     load_start = loadavg()
     if isinstance(data, (str, os.PathLike)):
@@ -393,15 +477,26 @@ def run_locomo_bench(
     ns_of = dict(zip((s.sample_id for s in samples), namespaces))
     questions = [_Question(s, q, ns_of[s.sample_id]) for s, q in iter_locomo_questions(samples, opts.categories)]
     if not questions:
-        raise ValueError(f"no question in categories {','.join(map(str, opts.categories))} for the chosen conversations")
+        raise ValueError(
+            f"no question in categories {','.join(map(str, opts.categories))} for the chosen conversations"
+        )
     skipped = sum(1 for x in questions if not x.q.evidence)
 
     results: dict[str, Any] = {
-        "benchmark": "locomo", "version": BENCH_VERSION, "data": source,
-        "conversations": [s.sample_id for s in samples], "categories": opts.categories, "ks": opts.ks,
-        "builder": opts.builder, "preset": settings.preset, "llm": settings.llm if opts.qa else ingest_settings.llm,
-        "ingest_llm": ingest_settings.llm, "embeddings": settings.embeddings, "retrieve_k": opts.retrieve_k,
-        "questions": len(questions), "skipped_questions": skipped,
+        "benchmark": "locomo",
+        "version": BENCH_VERSION,
+        "data": source,
+        "conversations": [s.sample_id for s in samples],
+        "categories": opts.categories,
+        "ks": opts.ks,
+        "builder": opts.builder,
+        "preset": settings.preset,
+        "llm": settings.llm if opts.qa else ingest_settings.llm,
+        "ingest_llm": ingest_settings.llm,
+        "embeddings": settings.embeddings,
+        "retrieve_k": opts.retrieve_k,
+        "questions": len(questions),
+        "skipped_questions": skipped,
         "questions_per_category": {str(c): sum(1 for x in questions if x.q.category == c) for c in opts.categories},
         "retrievers": {},
     }
@@ -425,8 +520,9 @@ def run_locomo_bench(
         for run in runs:
             if run.companion:  # the navigator's kept-only ranking: no answers of its own
                 continue
-            results["retrievers"][run.name]["qa"] = _run_qa(run.name, questions, run.evidence, settings, progress,
-                                                            records, stores, judge=judge, judge_llm=judge_llm)
+            results["retrievers"][run.name]["qa"] = _run_qa(
+                run.name, questions, run.evidence, settings, progress, records, stores, judge=judge, judge_llm=judge_llm
+            )
             partial(f"qa {run.name}")
     results["machine"] = {**machine_info(), "loadavg_start": load_start}
     results["date"] = datetime.now().astimezone().isoformat(timespec="seconds")

@@ -29,8 +29,14 @@ def machine_info() -> dict[str, Any]:
         nproc = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         nproc = os.cpu_count() or 0
-    return {"nproc": nproc, "ram_gb": ram_gb, "cpu": cpu or "unknown", "python": platform.python_version(),
-            "platform": platform.platform(), "loadavg": loadavg()}
+    return {
+        "nproc": nproc,
+        "ram_gb": ram_gb,
+        "cpu": cpu or "unknown",
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "loadavg": loadavg(),
+    }
 
 
 def loadavg() -> list[float] | None:

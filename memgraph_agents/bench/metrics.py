@@ -25,8 +25,16 @@ from memgraph_agents.model.evidence import Evidence, flatten_turns
 from memgraph_agents.retrieval.algorithms.porter import stem
 
 __all__ = [
-    "answer_recall_at_k", "bleu1", "context_tokens", "f1_locomo", "hit_at_k",
-    "normalize_answer", "percentile", "session_recall_at_k", "set_f1", "turn_recall_at_k",
+    "answer_recall_at_k",
+    "bleu1",
+    "context_tokens",
+    "f1_locomo",
+    "hit_at_k",
+    "normalize_answer",
+    "percentile",
+    "session_recall_at_k",
+    "set_f1",
+    "turn_recall_at_k",
 ]
 
 Ranked = Sequence[str] | Sequence[Evidence]
@@ -63,9 +71,7 @@ def hit_at_k(ranked_turns: Ranked, gold: Iterable[str], k: int) -> float:
     return float(gold_set <= set(_ranked_ids(ranked_turns)[: max(k, 0)]))
 
 
-def session_recall_at_k(
-    ranked_turns: Ranked, gold: Iterable[str], k: int, turn_to_session: Mapping[str, str]
-) -> float:
+def session_recall_at_k(ranked_turns: Ranked, gold: Iterable[str], k: int, turn_to_session: Mapping[str, str]) -> float:
     """Session recall: the turn ranking turned into a session ranking, k counting sessions.
 
     The ranked sessions are the sessions of the ranked turns (all of them, not only the first

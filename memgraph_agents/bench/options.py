@@ -12,6 +12,7 @@ DEFAULT_KS: tuple[int, ...] = (3, 5, 10)
 BUILDERS = ("offline", "llm")
 ALL_CATEGORIES = (1, 2, 3, 4, 5)
 
+
 def parse_int_list(text: str | Sequence[int], what: str, *, allowed: Sequence[int] | None = None) -> list[int]:
     """``"3,5,10"`` -> ``[3, 5, 10]`` (sorted, unique, positive); one-line ``ValueError`` otherwise."""
     if isinstance(text, str):
@@ -29,8 +30,9 @@ def parse_int_list(text: str | Sequence[int], what: str, *, allowed: Sequence[in
     bad = [v for v in values if v <= 0 or (allowed is not None and v not in allowed)]
     if bad:
         if allowed is not None:
-            raise ValueError(f"{what}: {', '.join(map(str, bad))} not allowed; choose from "
-                             f"{', '.join(map(str, allowed))}")
+            raise ValueError(
+                f"{what}: {', '.join(map(str, bad))} not allowed; choose from {', '.join(map(str, allowed))}"
+            )
         raise ValueError(f"{what}: values must be positive integers, got {', '.join(map(str, bad))}")
     return sorted(set(values))
 
@@ -63,10 +65,16 @@ class BenchOptions:
         return max(max(self.ks), QA_EVIDENCE if self.qa else 0)
 
 
-def check_options(settings: Settings, *, retrievers: str | Sequence[str] | None = None,
-                  ks: str | Sequence[int] = DEFAULT_KS, categories: str | Sequence[int] = DEFAULT_CATEGORIES,
-                  conversations: str | Sequence[str] | None = None, builder: str = "offline",
-                  qa: bool = False) -> BenchOptions:
+def check_options(
+    settings: Settings,
+    *,
+    retrievers: str | Sequence[str] | None = None,
+    ks: str | Sequence[int] = DEFAULT_KS,
+    categories: str | Sequence[int] = DEFAULT_CATEGORIES,
+    conversations: str | Sequence[str] | None = None,
+    builder: str = "offline",
+    qa: bool = False,
+) -> BenchOptions:
     """Validate everything that can be checked before loading data; one-line ``ValueError``s."""
     from memgraph_agents.presets import DEFAULT_PRESET
     from memgraph_agents.retrievers import RETRIEVERS, retriever_names
@@ -77,8 +85,10 @@ def check_options(settings: Settings, *, retrievers: str | Sequence[str] | None 
     names = parse_name_list(retrievers) or default
     unknown = [n for n in names if n not in available]
     if unknown:
-        raise ValueError(f"unknown retriever{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
-                         f"available: {', '.join(available)}")
+        raise ValueError(
+            f"unknown retriever{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
+            f"available: {', '.join(available)}"
+        )
     if builder not in BUILDERS:
         raise ValueError(f"--builder: expected one of {', '.join(BUILDERS)}, got {builder!r}")
     if builder == "llm" and settings.offline:
@@ -95,7 +105,9 @@ def check_options(settings: Settings, *, retrievers: str | Sequence[str] | None 
     )
 
 
-def select_samples(samples: Sequence[LocomoSample], conversations: Sequence[str] | None, source: str = "") -> list[LocomoSample]:
+def select_samples(
+    samples: Sequence[LocomoSample], conversations: Sequence[str] | None, source: str = ""
+) -> list[LocomoSample]:
     """The samples named in ``conversations`` (file order), all when ``None``."""
     if not conversations:
         return list(samples)
@@ -103,8 +115,10 @@ def select_samples(samples: Sequence[LocomoSample], conversations: Sequence[str]
     unknown = [c for c in conversations if c not in by_id]
     if unknown:
         where = f" in {source}" if source else ""
-        raise ValueError(f"unknown conversation id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{where}: "
-                         f"available: {', '.join(by_id)}")
+        raise ValueError(
+            f"unknown conversation id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{where}: "
+            f"available: {', '.join(by_id)}"
+        )
     wanted = set(conversations)
     return [s for s in samples if s.sample_id in wanted]
 

@@ -31,9 +31,17 @@ from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.prompts import render_prompt
 
-__all__ = ["Answer", "Verdict", "QAItem", "QAOutcome", "evidence_lines", "human_date", "arun_qa", "qa_scores",
-           "QA_EVIDENCE"]
-
+__all__ = [
+    "Answer",
+    "Verdict",
+    "QAItem",
+    "QAOutcome",
+    "evidence_lines",
+    "human_date",
+    "arun_qa",
+    "qa_scores",
+    "QA_EVIDENCE",
+]
 
 
 class Answer(BaseModel):
@@ -80,8 +88,13 @@ class QAOutcome:
 
 def answer_prompt(item: QAItem) -> str:
     speakers = " and ".join(item.speakers) if item.speakers else "two people"
-    return render_prompt("answer_short", package=BENCH_PROMPTS, speakers=speakers, question=item.question,
-                         evidence=evidence_lines(item.evidence))
+    return render_prompt(
+        "answer_short",
+        package=BENCH_PROMPTS,
+        speakers=speakers,
+        question=item.question,
+        evidence=evidence_lines(item.evidence),
+    )
 
 
 JUDGES = {"strict": "judge_answer", "mem0": "judge_answer_mem0"}  # criteria -> prompt file
@@ -90,25 +103,49 @@ JUDGES = {"strict": "judge_answer", "mem0": "judge_answer_mem0"}  # criteria -> 
 def judge_prompt(item: QAItem, answer: str, judge: str = "strict") -> str:
     if judge not in JUDGES:
         raise ValueError(f"unknown judge {judge!r}: one of {', '.join(JUDGES)}")
-    return render_prompt(JUDGES[judge], package=BENCH_PROMPTS, question=item.question, gold=item.gold, answer=answer or "(no answer)")
+    return render_prompt(
+        JUDGES[judge], package=BENCH_PROMPTS, question=item.question, gold=item.gold, answer=answer or "(no answer)"
+    )
 
 
-async def _one(model, item: QAItem, *, answer_usage: LLMUsage, judge_usage: LLMUsage, timeout: float,
-               semaphore: Any, judge_model: Any, judge: str) -> QAOutcome:
+async def _one(
+    model,
+    item: QAItem,
+    *,
+    answer_usage: LLMUsage,
+    judge_usage: LLMUsage,
+    timeout: float,
+    semaphore: Any,
+    judge_model: Any,
+    judge: str,
+) -> QAOutcome:
     out = QAOutcome(qid=item.qid, category=item.category, question=item.question, gold=item.gold)
     if item.answer is not None:
         out.answer = " ".join(item.answer.split())
     else:
         try:
-            got = await ainvoke_json(model, answer_prompt(item), Answer, usage=answer_usage, timeout=timeout,
-                                     semaphore=semaphore, run_name="bench:answer")
+            got = await ainvoke_json(
+                model,
+                answer_prompt(item),
+                Answer,
+                usage=answer_usage,
+                timeout=timeout,
+                semaphore=semaphore,
+                run_name="bench:answer",
+            )
             out.answer = " ".join(got.answer.split())
         except LLMError as e:
             out.error = f"answer: {e}"
     if out.answer:
         try:
-            verdict = await ainvoke_json(judge_model, judge_prompt(item, out.answer, judge), Verdict,
-                                         usage=judge_usage, timeout=timeout, run_name="bench:judge")
+            verdict = await ainvoke_json(
+                judge_model,
+                judge_prompt(item, out.answer, judge),
+                Verdict,
+                usage=judge_usage,
+                timeout=timeout,
+                run_name="bench:judge",
+            )
             out.correct, out.reasoning = verdict.label == "CORRECT", verdict.reasoning
         except LLMError as e:
             out.error = (out.error + "; " if out.error else "") + f"judge: {e}"
@@ -118,9 +155,16 @@ async def _one(model, item: QAItem, *, answer_usage: LLMUsage, judge_usage: LLMU
     return out
 
 
-async def arun_qa(model, items: Sequence[QAItem], *, timeout: float = 60, concurrency: int | None = None,
-                  on_done: Callable[[QAOutcome], None] | None = None, judge_model: Any = None,
-                  judge: str = "strict") -> tuple[list[QAOutcome], dict[str, dict]]:
+async def arun_qa(
+    model,
+    items: Sequence[QAItem],
+    *,
+    timeout: float = 60,
+    concurrency: int | None = None,
+    on_done: Callable[[QAOutcome], None] | None = None,
+    judge_model: Any = None,
+    judge: str = "strict",
+) -> tuple[list[QAOutcome], dict[str, dict]]:
     """Answer and judge every item, all questions in flight together: the answering model's
     process-wide limiter bounds its calls (``concurrency`` slots of its own when given), the
     judge's (``judge_model``, default ``model``) bounds the judgements.
@@ -132,8 +176,16 @@ async def arun_qa(model, items: Sequence[QAItem], *, timeout: float = 60, concur
     semaphore = asyncio.Semaphore(concurrency) if concurrency else None
 
     async def run(item: QAItem) -> QAOutcome:
-        o = await _one(model, item, answer_usage=answer_usage, judge_usage=judge_usage, timeout=timeout,
-                       semaphore=semaphore, judge_model=judge_model or model, judge=judge)
+        o = await _one(
+            model,
+            item,
+            answer_usage=answer_usage,
+            judge_usage=judge_usage,
+            timeout=timeout,
+            semaphore=semaphore,
+            judge_model=judge_model or model,
+            judge=judge,
+        )
         if on_done is not None:
             on_done(o)
         return o
@@ -160,13 +212,18 @@ def _scores(outcomes: Sequence[QAOutcome]) -> dict[str, Any]:
 def qa_scores(outcomes: Sequence[QAOutcome], usage: dict[str, dict]) -> dict[str, Any]:
     """Overall and per-category QA scores, plus LLM calls and tokens."""
     out = _scores(outcomes)
-    out["per_category"] = {str(c): _scores([o for o in outcomes if o.category == c])
-                           for c in sorted({o.category for o in outcomes})}
+    out["per_category"] = {
+        str(c): _scores([o for o in outcomes if o.category == c]) for c in sorted({o.category for o in outcomes})
+    }
     calls = sum(u.get("calls", 0) for u in usage.values())
     tokens_in = sum(u.get("input_tokens", 0) for u in usage.values())
     tokens_out = sum(u.get("output_tokens", 0) for u in usage.values())
-    out["llm"] = {"calls": calls, "input_tokens": tokens_in, "output_tokens": tokens_out,
-                  "calls_per_question": round(calls / len(outcomes), 3) if outcomes else 0.0,
-                  "tokens_per_question": round((tokens_in + tokens_out) / len(outcomes), 1) if outcomes else 0.0,
-                  **{f"{k}_usage": v for k, v in usage.items()}}
+    out["llm"] = {
+        "calls": calls,
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "calls_per_question": round(calls / len(outcomes), 3) if outcomes else 0.0,
+        "tokens_per_question": round((tokens_in + tokens_out) / len(outcomes), 1) if outcomes else 0.0,
+        **{f"{k}_usage": v for k, v in usage.items()},
+    }
     return out

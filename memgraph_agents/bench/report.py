@@ -7,15 +7,29 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CATEGORY_NAMES", "CATEGORY_NOTE", "overall_rows", "category_rows", "qa_rows", "ingest_rows",
-           "write_results", "write_markdown", "write_recall_png", "fmt", "seed_delta_rows", "seed_delta_columns"]
+__all__ = [
+    "CATEGORY_NAMES",
+    "CATEGORY_NOTE",
+    "overall_rows",
+    "category_rows",
+    "qa_rows",
+    "ingest_rows",
+    "write_results",
+    "write_markdown",
+    "write_recall_png",
+    "fmt",
+    "seed_delta_rows",
+    "seed_delta_columns",
+]
 
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # The numbers are the ``category`` field of LoCoMo's data file. mem0's paper (and papers reusing
 # its evaluation) label the same questions by name in another order: compare per category by name.
-CATEGORY_NOTE = ("Categories are LoCoMo's own numbers (the data file's `category`: 1 multi-hop, 2 temporal, "
-                 "3 open-domain, 4 single-hop, 5 adversarial); mem0's paper numbers and orders them differently, "
-                 "so compare with it by category name, not number.")
+CATEGORY_NOTE = (
+    "Categories are LoCoMo's own numbers (the data file's `category`: 1 multi-hop, 2 temporal, "
+    "3 open-domain, 4 single-hop, 5 adversarial); mem0's paper numbers and orders them differently, "
+    "so compare with it by category name, not number."
+)
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -42,8 +56,11 @@ def _category_label(c: str | int) -> str:
 def overall_columns(results: dict[str, Any]) -> list[str]:
     ks = results["ks"]
     kmax = max(ks)
-    return (["retriever"] + [f"R@{k}" for k in ks]
-            + [f"hit@{kmax}", f"sess R@{kmax}", f"ans R@{kmax}", f"ctx words@{kmax}", "p50 ms", "p95 ms"])
+    return (
+        ["retriever"]
+        + [f"R@{k}" for k in ks]
+        + [f"hit@{kmax}", f"sess R@{kmax}", f"ans R@{kmax}", f"ctx words@{kmax}", "p50 ms", "p95 ms"]
+    )
 
 
 def overall_rows(results: dict[str, Any]) -> list[list[str]]:
@@ -51,10 +68,18 @@ def overall_rows(results: dict[str, Any]) -> list[list[str]]:
     kmax = max(ks)
     rows = []
     for name, r in results["retrievers"].items():
-        rows.append([name] + [fmt(r.get(f"turn_recall@{k}")) for k in ks]
-                    + [fmt(r.get(f"hit@{kmax}")), fmt(r.get(f"session_recall@{kmax}")),
-                       fmt(r.get(f"answer_recall@{kmax}")), fmt(r.get(f"context_tokens@{kmax}"), 0),
-                       fmt(r.get("latency_ms_p50"), 1), fmt(r.get("latency_ms_p95"), 1)])
+        rows.append(
+            [name]
+            + [fmt(r.get(f"turn_recall@{k}")) for k in ks]
+            + [
+                fmt(r.get(f"hit@{kmax}")),
+                fmt(r.get(f"session_recall@{kmax}")),
+                fmt(r.get(f"answer_recall@{kmax}")),
+                fmt(r.get(f"context_tokens@{kmax}"), 0),
+                fmt(r.get("latency_ms_p50"), 1),
+                fmt(r.get("latency_ms_p95"), 1),
+            ]
+        )
     return rows
 
 
@@ -84,13 +109,33 @@ def qa_rows(results: dict[str, Any]) -> list[list[str]]:
         if not qa:
             continue
         for label, s in [("all", qa)] + [(_category_label(c), s) for c, s in qa.get("per_category", {}).items()]:
-            rows.append([name, label, fmt(s.get("questions")), fmt(s.get("f1")), fmt(s.get("set_f1")),
-                         fmt(s.get("bleu1")), fmt(s.get("judge_accuracy")), fmt(s.get("llm_failures"))])
+            rows.append(
+                [
+                    name,
+                    label,
+                    fmt(s.get("questions")),
+                    fmt(s.get("f1")),
+                    fmt(s.get("set_f1")),
+                    fmt(s.get("bleu1")),
+                    fmt(s.get("judge_accuracy")),
+                    fmt(s.get("llm_failures")),
+                ]
+            )
     return rows
 
 
-INGEST_COLUMNS = ["conversation", "state", "seconds", "sessions new/total", "turns", "emb cache hit/miss",
-                  "nodes", "edges", "last cold s", "last warm s"]
+INGEST_COLUMNS = [
+    "conversation",
+    "state",
+    "seconds",
+    "sessions new/total",
+    "turns",
+    "emb cache hit/miss",
+    "nodes",
+    "edges",
+    "last cold s",
+    "last warm s",
+]
 
 
 def ingest_rows(results: dict[str, Any]) -> list[list[str]]:
@@ -98,9 +143,20 @@ def ingest_rows(results: dict[str, Any]) -> list[list[str]]:
     for cid, p in results["ingest"]["per_conversation"].items():
         cache = p.get("embedding_cache", {})
         hist = p.get("history") or {}
-        rows.append([cid, p["state"], fmt(p["seconds"], 1), f"{p['sessions_new']}/{p['sessions']}", fmt(p["turns"]),
-                     f"{cache.get('hits', 0)}/{cache.get('misses', 0)}", fmt(p["nodes"]), fmt(p["edges"]),
-                     fmt((hist.get("cold") or {}).get("seconds"), 1), fmt((hist.get("warm") or {}).get("seconds"), 1)])
+        rows.append(
+            [
+                cid,
+                p["state"],
+                fmt(p["seconds"], 1),
+                f"{p['sessions_new']}/{p['sessions']}",
+                fmt(p["turns"]),
+                f"{cache.get('hits', 0)}/{cache.get('misses', 0)}",
+                fmt(p["nodes"]),
+                fmt(p["edges"]),
+                fmt((hist.get("cold") or {}).get("seconds"), 1),
+                fmt((hist.get("warm") or {}).get("seconds"), 1),
+            ]
+        )
     return rows
 
 
@@ -116,18 +172,27 @@ def seed_delta_rows(results: dict[str, Any], navigator: str = "navigator", seed:
         if name not in rs:
             continue
         a, b = rs[name], rs[seed]
-        row = [f"{name} − {seed}"] + [_delta(a.get(f"turn_recall@{k}"), b.get(f"turn_recall@{k}")) for k in results["ks"]]
-        row += [_delta(a.get("per_category", {}).get(str(c), {}).get(f"turn_recall@{kmax}"),
-                       b.get("per_category", {}).get(str(c), {}).get(f"turn_recall@{kmax}"))
-                for c in results["categories"]]
+        row = [f"{name} − {seed}"] + [
+            _delta(a.get(f"turn_recall@{k}"), b.get(f"turn_recall@{k}")) for k in results["ks"]
+        ]
+        row += [
+            _delta(
+                a.get("per_category", {}).get(str(c), {}).get(f"turn_recall@{kmax}"),
+                b.get("per_category", {}).get(str(c), {}).get(f"turn_recall@{kmax}"),
+            )
+            for c in results["categories"]
+        ]
         rows.append(row)
     return rows
 
 
 def seed_delta_columns(results: dict[str, Any]) -> list[str]:
     kmax = max(results["ks"])
-    return (["difference"] + [f"R@{k}" for k in results["ks"]]
-            + [f"R@{kmax} {_category_label(c)}" for c in results["categories"]])
+    return (
+        ["difference"]
+        + [f"R@{k}" for k in results["ks"]]
+        + [f"R@{kmax} {_category_label(c)}" for c in results["categories"]]
+    )
 
 
 def _delta(a: float | None, b: float | None) -> str:
@@ -192,50 +257,126 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
     ]
     delta = seed_delta_rows(results)
     if delta:
-        lines += ["## Navigator against its seed (`fusion`: the RRF of ppr and dwpr it starts from)", "",
-                  _md_table(seed_delta_columns(results), delta), ""]
+        lines += [
+            "## Navigator against its seed (`fusion`: the RRF of ppr and dwpr it starts from)",
+            "",
+            _md_table(seed_delta_columns(results), delta),
+            "",
+        ]
     for c in results["categories"]:
-        cols = ["retriever", "questions"] + [f"R@{k}" for k in ks] + [f"hit@{kmax}", f"sess R@{kmax}",
-                                                                       f"ans R@{kmax}", f"ctx words@{kmax}"]
+        cols = (
+            ["retriever", "questions"]
+            + [f"R@{k}" for k in ks]
+            + [f"hit@{kmax}", f"sess R@{kmax}", f"ans R@{kmax}", f"ctx words@{kmax}"]
+        )
         rows = []
         for name, r in results["retrievers"].items():
             s = r.get("per_category", {}).get(str(c), {})
-            rows.append([name, fmt(s.get("questions"))] + [fmt(s.get(f"turn_recall@{k}")) for k in ks]
-                        + [fmt(s.get(f"hit@{kmax}")), fmt(s.get(f"session_recall@{kmax}")),
-                           fmt(s.get(f"answer_recall@{kmax}")), fmt(s.get(f"context_tokens@{kmax}"), 0)])
+            rows.append(
+                [name, fmt(s.get("questions"))]
+                + [fmt(s.get(f"turn_recall@{k}")) for k in ks]
+                + [
+                    fmt(s.get(f"hit@{kmax}")),
+                    fmt(s.get(f"session_recall@{kmax}")),
+                    fmt(s.get(f"answer_recall@{kmax}")),
+                    fmt(s.get(f"context_tokens@{kmax}"), 0),
+                ]
+            )
         lines += [f"### Category {_category_label(c)}", "", _md_table(cols, rows), ""]
-    metric_names = [m for stem in ("turn_recall", "hit", "session_recall", "answer_recall", "context_tokens")
-                    for m in (f"{stem}@{k}" for k in ks)]
-    all_rows = [[name] + [fmt(r.get(m), 0 if m.startswith("context") else 3) for m in metric_names]
-                for name, r in results["retrievers"].items()]
+    metric_names = [
+        m
+        for stem in ("turn_recall", "hit", "session_recall", "answer_recall", "context_tokens")
+        for m in (f"{stem}@{k}" for k in ks)
+    ]
+    all_rows = [
+        [name] + [fmt(r.get(m), 0 if m.startswith("context") else 3) for m in metric_names]
+        for name, r in results["retrievers"].items()
+    ]
     lines += ["## Every metric at every k", "", _md_table(["retriever"] + metric_names, all_rows), ""]
-    extra = [[name, fmt(r.get("latency_ms_mean"), 1), fmt(r.get("warmup_ms"), 1), fmt(r.get("items_per_query"), 1),
-              fmt(r.get("turns_per_query"), 1), fmt(r.get("short_queries")), fmt(r.get("errors"))]
-             for name, r in results["retrievers"].items()]
-    lines += ["## Retriever behaviour", "",
-              _md_table(["retriever", "mean ms", "warm-up ms", "items/query", "turns/query",
-                         f"queries with < {kmax} turns", "errors"], extra), ""]
+    extra = [
+        [
+            name,
+            fmt(r.get("latency_ms_mean"), 1),
+            fmt(r.get("warmup_ms"), 1),
+            fmt(r.get("items_per_query"), 1),
+            fmt(r.get("turns_per_query"), 1),
+            fmt(r.get("short_queries")),
+            fmt(r.get("errors")),
+        ]
+        for name, r in results["retrievers"].items()
+    ]
+    lines += [
+        "## Retriever behaviour",
+        "",
+        _md_table(
+            [
+                "retriever",
+                "mean ms",
+                "warm-up ms",
+                "items/query",
+                "turns/query",
+                f"queries with < {kmax} turns",
+                "errors",
+            ],
+            extra,
+        ),
+        "",
+    ]
     qrows = qa_rows(results)
     if qrows:
         judge = results.get("judge") or {}
-        lines += ["## QA (answers from the top-10 evidence, LLM judge)", "",
-                  f"Judge: {judge.get('criteria', 'strict')} criteria, model {judge.get('llm', results['llm'])} "
-                  "(strict: the project's own judge; mem0: the lenient criteria of mem0's published judge, "
-                  "comparable with papers that use it). " + CATEGORY_NOTE, "",
-                  _md_table(QA_COLUMNS, qrows), ""]
-        fb = [[name, r["qa"].get("answered_by", "one-shot answer prompt"),
-               fmt((r["qa"].get("fallbacks") or {}).get("navigator_questions")),
-               fmt((r["qa"].get("navigator") or {}).get("max_llm_calls_per_question")),
-               fmt(r["qa"].get("llm_failures"))]
-              for name, r in results["retrievers"].items() if r.get("qa")]
-        lines += [_md_table(["retriever", "answered by", "questions with a navigator fallback",
-                             "max navigator calls/question", "QA LLM failures"], fb), ""]
-        usage = [[name, fmt(r["qa"]["llm"]["calls"]), fmt(r["qa"]["llm"]["input_tokens"]),
-                  fmt(r["qa"]["llm"]["output_tokens"]), fmt(r["qa"]["llm"]["calls_per_question"]),
-                  fmt(r["qa"]["llm"]["tokens_per_question"], 0)]
-                 for name, r in results["retrievers"].items() if r.get("qa")]
-        lines += [_md_table(["retriever", "LLM calls", "input tokens", "output tokens", "calls/question",
-                             "tokens/question"], usage), ""]
+        lines += [
+            "## QA (answers from the top-10 evidence, LLM judge)",
+            "",
+            f"Judge: {judge.get('criteria', 'strict')} criteria, model {judge.get('llm', results['llm'])} "
+            "(strict: the project's own judge; mem0: the lenient criteria of mem0's published judge, "
+            "comparable with papers that use it). " + CATEGORY_NOTE,
+            "",
+            _md_table(QA_COLUMNS, qrows),
+            "",
+        ]
+        fb = [
+            [
+                name,
+                r["qa"].get("answered_by", "one-shot answer prompt"),
+                fmt((r["qa"].get("fallbacks") or {}).get("navigator_questions")),
+                fmt((r["qa"].get("navigator") or {}).get("max_llm_calls_per_question")),
+                fmt(r["qa"].get("llm_failures")),
+            ]
+            for name, r in results["retrievers"].items()
+            if r.get("qa")
+        ]
+        lines += [
+            _md_table(
+                [
+                    "retriever",
+                    "answered by",
+                    "questions with a navigator fallback",
+                    "max navigator calls/question",
+                    "QA LLM failures",
+                ],
+                fb,
+            ),
+            "",
+        ]
+        usage = [
+            [
+                name,
+                fmt(r["qa"]["llm"]["calls"]),
+                fmt(r["qa"]["llm"]["input_tokens"]),
+                fmt(r["qa"]["llm"]["output_tokens"]),
+                fmt(r["qa"]["llm"]["calls_per_question"]),
+                fmt(r["qa"]["llm"]["tokens_per_question"], 0),
+            ]
+            for name, r in results["retrievers"].items()
+            if r.get("qa")
+        ]
+        lines += [
+            _md_table(
+                ["retriever", "LLM calls", "input tokens", "output tokens", "calls/question", "tokens/question"], usage
+            ),
+            "",
+        ]
     lines += [
         "## Ingest",
         "",
@@ -254,8 +395,11 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
     ]
     per_session = ing.get("llm_per_session") or {}
     if per_session:
-        lines += [f"LLM at ingest (preset {ing.get('preset', 'default')}), per newly built session: "
-                  + ", ".join(f"{k} {v}" for k, v in per_session.items()), ""]
+        lines += [
+            f"LLM at ingest (preset {ing.get('preset', 'default')}), per newly built session: "
+            + ", ".join(f"{k} {v}" for k, v in per_session.items()),
+            "",
+        ]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
 
@@ -284,8 +428,10 @@ def write_recall_png(results: dict[str, Any], path: Path) -> Path:
     axes[0].set_ylabel("recall")
     axes[0].legend(loc="lower right", fontsize="small")
     cats = ",".join(map(str, results["categories"]))
-    fig.suptitle(f"LoCoMo ({len(results['conversations'])} conversations, categories {cats}, "
-                 f"{results['questions'] - results['skipped_questions']} questions), builder {results['builder']}")
+    fig.suptitle(
+        f"LoCoMo ({len(results['conversations'])} conversations, categories {cats}, "
+        f"{results['questions'] - results['skipped_questions']} questions), builder {results['builder']}"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -297,4 +443,8 @@ def write_results(results: dict[str, Any], out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     js = out / "results.json"
     js.write_text(json.dumps(results, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    return {"json": js, "md": write_markdown(results, out / "results.md"), "png": write_recall_png(results, out / "recall.png")}
+    return {
+        "json": js,
+        "md": write_markdown(results, out / "results.md"),
+        "png": write_recall_png(results, out / "recall.png"),
+    }

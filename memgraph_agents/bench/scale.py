@@ -107,8 +107,7 @@ def _baselines(store, questions, n_queries: int) -> dict:
     for (_, seed, _), scores in zip(seeds, mine):
         pers = {int(i): float(seed[i]) for i in np.flatnonzero(seed)}
         t = time.perf_counter()
-        pr = nx.pagerank(g, alpha=damping, personalization=pers, tol=1e-8, max_iter=200, dangling=pers,
-                         weight="weight")
+        pr = nx.pagerank(g, alpha=damping, personalization=pers, tol=1e-8, max_iter=200, dangling=pers, weight="weight")
         times.append(time.perf_counter() - t)
         ref = np.fromiter((pr[i] for i in range(adj.shape[0])), dtype=np.float64, count=adj.shape[0])
         diffs.append(float(np.abs(ref - scores).max()))
@@ -138,8 +137,17 @@ def _baselines(store, questions, n_queries: int) -> dict:
     return out
 
 
-def run_size(n_nodes: int, *, dim: int = 384, seed: int = 0, queries: int = 30, nav_queries: int = 10,
-             baseline_queries: int = 3, baselines: bool = True, k: int = 10) -> dict:
+def run_size(
+    n_nodes: int,
+    *,
+    dim: int = 384,
+    seed: int = 0,
+    queries: int = 30,
+    nav_queries: int = 10,
+    baseline_queries: int = 3,
+    baselines: bool = True,
+    k: int = 10,
+) -> dict:
     """Build one synthetic graph, load it, time every retriever and the baselines."""
     from memgraph_agents.retrievers import get_retriever
     from memgraph_agents.storage.snapshot import GraphSnapshot
@@ -156,11 +164,22 @@ def run_size(n_nodes: int, *, dim: int = 384, seed: int = 0, queries: int = 30, 
     del g.node_rows, g.edge_rows
     store = SyntheticStore(snap, SyntheticEmbedder(dim, dict(g.questions), g.vectors, g.arg_index))
 
-    out: dict = {"nodes": n, "edges": m, "sessions": len(g.sessions), "dim": dim, "kinds": _kind_counts(snap),
-                 "generate_seconds": round(gen_s, 3), "load_seconds": round(load_s, 3)}
+    out: dict = {
+        "nodes": n,
+        "edges": m,
+        "sessions": len(g.sessions),
+        "dim": dim,
+        "kinds": _kind_counts(snap),
+        "generate_seconds": round(gen_s, 3),
+        "load_seconds": round(load_s, 3),
+    }
     deg = np.bincount(np.concatenate([snap.src, snap.dst]), minlength=n)
-    out["degree"] = {"mean": float(deg.mean()), "p50": float(np.median(deg)), "p99": float(np.percentile(deg, 99)),
-                     "max": int(deg.max())}
+    out["degree"] = {
+        "mean": float(deg.mean()),
+        "p50": float(np.median(deg)),
+        "p99": float(np.percentile(deg, 99)),
+        "max": int(deg.max()),
+    }
     first, lat = {}, {}
     for name in RETRIEVERS:
         fn = get_retriever(name)
@@ -174,8 +193,12 @@ def run_size(n_nodes: int, *, dim: int = 384, seed: int = 0, queries: int = 30, 
             t = time.perf_counter()
             fn(q, store, k=k)
             times.append(time.perf_counter() - t)
-        lat[name] = {"p50_ms": round(1000 * percentile(times, 50), 3), "p95_ms": round(1000 * percentile(times, 95), 3),
-                     "first_ms": round(1000 * first[name], 1), "queries": len(times)}
+        lat[name] = {
+            "p50_ms": round(1000 * percentile(times, 50), 3),
+            "p95_ms": round(1000 * percentile(times, 95), 3),
+            "first_ms": round(1000 * first[name], 1),
+            "queries": len(times),
+        }
     out["build_seconds"] = round(load_s + sum(max(0.0, first[r] - lat[r]["p50_ms"] / 1000) for r in RETRIEVERS), 3)
     out["latency"] = lat
     out["rss_mb_after_build"], _ = _rss_mb()
@@ -203,9 +226,19 @@ def _child(n_nodes: int, kwargs: dict, conn) -> None:
         conn.close()
 
 
-def run_scale(sizes: list[int], out_dir: Path, *, dim: int = 384, seed: int = 0, queries: int = 30,
-              nav_queries: int = 10, baseline_queries: int = 3, baseline_max_nodes: int = 1_000_000,
-              progress=print, command: str | None = None) -> dict:
+def run_scale(
+    sizes: list[int],
+    out_dir: Path,
+    *,
+    dim: int = 384,
+    seed: int = 0,
+    queries: int = 30,
+    nav_queries: int = 10,
+    baseline_queries: int = 3,
+    baseline_max_nodes: int = 1_000_000,
+    progress=print,
+    command: str | None = None,
+) -> dict:
     """Every size in a fresh process; writes ``scale.json`` and ``scale.png`` into ``out_dir``.
 
     ``command``: the command line to record (the CLI passes the one typed)."""
@@ -213,8 +246,14 @@ def run_scale(sizes: list[int], out_dir: Path, *, dim: int = 384, seed: int = 0,
     ctx = multiprocessing.get_context("spawn")
     results = []
     for n in sizes:
-        kwargs = dict(dim=dim, seed=seed, queries=queries, nav_queries=nav_queries,
-                      baseline_queries=baseline_queries, baselines=n <= baseline_max_nodes)
+        kwargs = dict(
+            dim=dim,
+            seed=seed,
+            queries=queries,
+            nav_queries=nav_queries,
+            baseline_queries=baseline_queries,
+            baselines=n <= baseline_max_nodes,
+        )
         progress(f"scale: {n:,} nodes ...")
         recv, send = ctx.Pipe(duplex=False)
         p = ctx.Process(target=_child, args=(n, kwargs, send))
@@ -228,15 +267,26 @@ def run_scale(sizes: list[int], out_dir: Path, *, dim: int = 384, seed: int = 0,
         payload["wall_seconds"] = round(time.perf_counter() - t0, 1)
         results.append(payload)
         lat = payload["latency"]
-        progress(f"  {payload['nodes']:,} nodes, {payload['edges']:,} edges: build {payload['build_seconds']:.1f}s, "
-                 f"peak RSS {payload['peak_rss_mb']:.0f} MB; p50 " +
-                 ", ".join(f"{r} {lat[r]['p50_ms']:.1f}ms" for r in RETRIEVERS))
+        progress(
+            f"  {payload['nodes']:,} nodes, {payload['edges']:,} edges: build {payload['build_seconds']:.1f}s, "
+            f"peak RSS {payload['peak_rss_mb']:.0f} MB; p50 "
+            + ", ".join(f"{r} {lat[r]['p50_ms']:.1f}ms" for r in RETRIEVERS)
+        )
     summary = _summary(results)
     command = command or f"memgraph bench scale --nodes {','.join(str(n) for n in sizes)} --out {out_dir}"
-    doc = {"command": command, "machine": machine_info(),
-           "settings": {"dim": dim, "seed": seed, "queries": queries, "nav_queries": nav_queries,
-                        "baseline_queries": baseline_queries},
-           "sizes": results, "summary": summary}
+    doc = {
+        "command": command,
+        "machine": machine_info(),
+        "settings": {
+            "dim": dim,
+            "seed": seed,
+            "queries": queries,
+            "nav_queries": nav_queries,
+            "baseline_queries": baseline_queries,
+        },
+        "sizes": results,
+        "summary": summary,
+    }
     (out_dir / "scale.json").write_text(json.dumps(doc, indent=2))
     _plot(results, out_dir / "scale.png")
     return doc
@@ -279,8 +329,13 @@ def _plot(results: list[dict], path: Path) -> None:
         ax.plot(bx, [r["baselines"]["ours_ms"]["p50"] for r in base], "k--", marker=".", label="PPR core (ours)")
         ax.plot(bx, [r["baselines"]["networkx_ms"]["p50"] for r in base], ":", marker="x", label="networkx.pagerank")
         if all("igraph_ms" in r["baselines"] for r in base):
-            ax.plot(bx, [r["baselines"]["igraph_ms"]["p50"] for r in base], ":", marker="+",
-                    label="igraph personalized_pagerank")
+            ax.plot(
+                bx,
+                [r["baselines"]["igraph_ms"]["p50"] for r in base],
+                ":",
+                marker="+",
+                label="igraph personalized_pagerank",
+            )
     ax.axhline(TARGET_PPR_P50_MS_AT_1M, color="grey", lw=0.8, ls="-.", label="PPR target at 1M nodes")
     ax.set_xscale("log")
     ax.set_yscale("log")

@@ -52,8 +52,9 @@ def metric_names(ks: Sequence[int]) -> list[str]:
     return names
 
 
-def score_question(evidence: Sequence[Evidence], gold: Sequence[str], answer: str, ks: Sequence[int],
-                   turn_session: dict[str, str]) -> dict[str, float]:
+def score_question(
+    evidence: Sequence[Evidence], gold: Sequence[str], answer: str, ks: Sequence[int], turn_session: dict[str, str]
+) -> dict[str, float]:
     """Every retrieval metric of one question (``nan`` where undefined)."""
     ranked = flatten_turns(list(evidence))
     out: dict[str, float] = {}

@@ -23,12 +23,15 @@ import numpy as np
 
 from memgraph_agents.storage.snapshot import GraphSnapshot
 
-_SYLLABLES = ("ka ri mo ne ta lu vi so re na el ba di go fe mi ra to zu pa ke lo si da ve ni ho "
-              "ar ul en ix or am").split()
-_COMMON = ("the a and to of I you it was we in that my for is on with so but have had about really "
-           "went go got new time day week yesterday today last next home work friend family love great "
-           "nice fun happy talk trip class game dog cat book music movie food run walk park beach city "
-           "school job project garden paint cook bake dance sing play read write photo kids party").split()
+_SYLLABLES = (
+    "ka ri mo ne ta lu vi so re na el ba di go fe mi ra to zu pa ke lo si da ve ni ho ar ul en ix or am"
+).split()
+_COMMON = (
+    "the a and to of I you it was we in that my for is on with so but have had about really "
+    "went go got new time day week yesterday today last next home work friend family love great "
+    "nice fun happy talk trip class game dog cat book music movie food run walk park beach city "
+    "school job project garden paint cook bake dance sing play read write photo kids party"
+).split()
 
 
 # --------------------------------------------------------------------------- synthetic graph
@@ -107,8 +110,16 @@ def synthetic_graph(n_nodes: int, *, dim: int = 384, seed: int = 0, n_questions:
         i = arg_node.get(rank)
         if i is None:
             name = arg_names[rank]
-            i = add(f"arg:{name.lower()}", "argument", name, owner, [], {"arg_kind": "proper", "key": name.lower()},
-                    -1, int(rng.integers(n_topics)))
+            i = add(
+                f"arg:{name.lower()}",
+                "argument",
+                name,
+                owner,
+                [],
+                {"arg_kind": "proper", "key": name.lower()},
+                -1,
+                int(rng.integers(n_topics)),
+            )
             arg_node[rank] = i
         return i
 
@@ -125,11 +136,20 @@ def synthetic_graph(n_nodes: int, *, dim: int = 384, seed: int = 0, n_questions:
         date = str(date0 + np.timedelta64(2 * s, "D"))[:16] + ":00"
         n_turns = int(np.clip(rng.poisson(22), 6, 40))
         topic = int(rng.integers(n_topics))
-        sess = add(f"session:{sid}", "session", f"Session on {date[:10]} between {a} and {b}", sid, [],
-                   {"date": date, "participants": [a, b]}, -1, topic)
+        sess = add(
+            f"session:{sid}",
+            "session",
+            f"Session on {date[:10]} between {a} and {b}",
+            sid,
+            [],
+            {"date": date, "participants": [a, b]},
+            -1,
+            topic,
+        )
         sessions.append({"id": sid, "date": date, "seq": s, "participants": [a, b], "n_turns": n_turns})
-        time_arg = add(f"arg:{date[:10]}:{s}", "argument", date[:10], sid, [], {"arg_kind": "date", "key": date[:10]},
-                       -1, topic)
+        time_arg = add(
+            f"arg:{date[:10]}:{s}", "argument", date[:10], sid, [], {"arg_kind": "date", "key": date[:10]}, -1, topic
+        )
         p_a, p_b = (arg(people.index(x) % n_args, sid) for x in (a, b))
         # events: contiguous runs of 2-6 turns
         sizes, left = [], n_turns
@@ -143,8 +163,9 @@ def synthetic_graph(n_nodes: int, *, dim: int = 384, seed: int = 0, n_questions:
         prev_event = -1
         for e_no, size in enumerate(sizes, start=1):
             e_topic = topic if rng.random() < 0.7 else int(rng.integers(n_topics))
-            ev = add(f"event:{sid}:{e_no}", "event", "", sid, [], {"time": date[:10], "participants": [a, b]},
-                     -1, e_topic)
+            ev = add(
+                f"event:{sid}:{e_no}", "event", "", sid, [], {"time": date[:10], "participants": [a, b]}, -1, e_topic
+            )
             edge(topics[e_topic], ev, "member", "topic", "", 1.0)
             ranks = np.searchsorted(cdf, rng.random(1 + rng.poisson(5.5)))
             ev_turn_text = []
@@ -157,12 +178,21 @@ def synthetic_graph(n_nodes: int, *, dim: int = 384, seed: int = 0, n_questions:
                 for _j in range(n_sent):
                     words = list(rng.choice(_COMMON, int(rng.integers(6, 15)), p=word_pop))
                     if rng.random() < 0.5:
-                        words.insert(int(rng.integers(len(words))), arg_names[int(ranks[int(rng.integers(len(ranks)))])])
+                        words.insert(
+                            int(rng.integers(len(words))), arg_names[int(ranks[int(rng.integers(len(ranks)))])]
+                        )
                     sents.append(" ".join(words).capitalize() + ".")
                 text = f"{speaker}: " + " ".join(sents)
-                turn = add(f"turn:{tid}", "turn", text, sid, [tid],
-                           {"turn_id": tid, "index": t_index - 1, "speaker": speaker, "timestamp": date, "dates": []},
-                           ev, e_topic)
+                turn = add(
+                    f"turn:{tid}",
+                    "turn",
+                    text,
+                    sid,
+                    [tid],
+                    {"turn_id": tid, "index": t_index - 1, "speaker": speaker, "timestamp": date, "dates": []},
+                    ev,
+                    e_topic,
+                )
                 session_turns.append(turn)
                 turn_nodes_all.append(turn)
                 ev_turn_text.append(text)
@@ -172,8 +202,16 @@ def synthetic_graph(n_nodes: int, *, dim: int = 384, seed: int = 0, n_questions:
                     edge(prev_turn, turn, "next", "", sid)
                 prev_turn = turn
                 for j, st in enumerate(sents, start=1):
-                    sn = add(f"sentence:{tid}:{j}", "sentence", f"{speaker}: {st}", sid, [tid],
-                             {"turn_id": tid, "index": j}, turn, e_topic)
+                    sn = add(
+                        f"sentence:{tid}:{j}",
+                        "sentence",
+                        f"{speaker}: {st}",
+                        sid,
+                        [tid],
+                        {"turn_id": tid, "index": j},
+                        turn,
+                        e_topic,
+                    )
                     edge(turn, sn, "contains", "", sid)
                     sent_so_far.append(sn)
                     # kNN: two near neighbours (same stretch of conversation), one anywhere
@@ -194,8 +232,9 @@ def synthetic_graph(n_nodes: int, *, dim: int = 384, seed: int = 0, n_questions:
                 edge(ev, arg(r, sid), "role", "entity", sid)
             if prev_event >= 0:
                 edge(prev_event, ev, "relation", "follow_up", sid, 1.0)
-            for other in (events_so_far[int(i)] for i in rng.integers(0, max(1, len(events_so_far)), 2)
-                          if events_so_far):
+            for other in (
+                events_so_far[int(i)] for i in rng.integers(0, max(1, len(events_so_far)), 2) if events_so_far
+            ):
                 edge(ev, other, "similar", "event", sid, float(0.6 + 0.3 * rng.random()))
             prev_event = ev
             events_so_far.append(ev)
@@ -233,8 +272,9 @@ def synthetic_graph(n_nodes: int, *, dim: int = 384, seed: int = 0, n_questions:
         qv = _unit((vec[t] + sigma * rng.standard_normal(dim, dtype=np.float32))[None, :])[0]
         questions.append((q, qv))
 
-    node_rows = [(ids[i], kinds[i], texts[i], owners[i], json.dumps(turn_ids[i]), json.dumps(attrs[i]), 1)
-                 for i in range(n)]
+    node_rows = [
+        (ids[i], kinds[i], texts[i], owners[i], json.dumps(turn_ids[i]), json.dumps(attrs[i]), 1) for i in range(n)
+    ]
     edge_rows = [(s, d, k, lab, o, w, json.dumps(list(t)), "{}") for s, d, k, lab, o, w, t in edges]
     arg_index = {texts[i]: int(i) for i in np.flatnonzero(kind_arr == "argument")}
     return SyntheticGraph(node_rows, edge_rows, sessions, vec, questions, arg_index)

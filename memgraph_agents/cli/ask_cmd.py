@@ -30,8 +30,10 @@ def _llm_report(usage: dict, fallbacks: int = 0) -> str | None:
     fallbacks = max(fallbacks, int(usage.get("fallbacks", 0)))
     if not calls and not fallbacks:
         return None
-    line = (f"LLM: {calls} calls attempted, {failed} failed, {fallbacks} fallback(s), "
-            f"{int(usage.get('retries', 0))} retried")
+    line = (
+        f"LLM: {calls} calls attempted, {failed} failed, {fallbacks} fallback(s), "
+        f"{int(usage.get('retries', 0))} retried"
+    )
     if fallbacks or failed:
         line += f"; fallback used ({fallbacks or failed} step(s) answered offline)"
     return line
@@ -47,9 +49,11 @@ def check_layers(name: str, store) -> None:
     have = store.db.counts()[0]
     missing = [layer for layer in preset.layers if not any(have.get(k) for k in LAYER_KINDS[layer])]
     if missing:
-        raise NothingToRead(f"retriever {name!r} reads the {', '.join(missing)} layer(s), which namespace "
-                            f"{store.namespace!r} does not have: ingest with `--preset {name}` first, or pick "
-                            "another retriever")
+        raise NothingToRead(
+            f"retriever {name!r} reads the {', '.join(missing)} layer(s), which namespace "
+            f"{store.namespace!r} does not have: ingest with `--preset {name}` first, or pick "
+            "another retriever"
+        )
 
 
 def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, offline: bool = False) -> None:
@@ -61,8 +65,10 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
     llm = None if offline else get_chat_model(settings)
     r = background.run(navigation(settings, store, question, k, llm))
     c = r.counters
-    console.print(f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
-                  f"{int(c['rounds'])} round(s), {int(c['llm_calls'])} LLM calls)")
+    console.print(
+        f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
+        f"{int(c['rounds'])} round(s), {int(c['llm_calls'])} LLM calls)"
+    )
     report = _llm_report({"calls": c.get("llm_calls", 0), "failures": c.get("llm_failures", 0)}, len(r.fallbacks))
     if report:
         console.print(f"  {report}", markup=False)
@@ -103,8 +109,16 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         t0 = time.perf_counter()
         # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events).
         notes: list[str] = []  # the LLM steps' fallbacks, each with its reason
-        evidence = retrieve(name, args.question, store, k=k, llm=get_chat_model(settings), usage=usage,
-                            llm_timeout=settings.llm_timeout, notes=notes)
+        evidence = retrieve(
+            name,
+            args.question,
+            store,
+            k=k,
+            llm=get_chat_model(settings),
+            usage=usage,
+            llm_timeout=settings.llm_timeout,
+            notes=notes,
+        )
         console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
         report = _llm_report(usage.snapshot(), len(notes))
         if report:
@@ -139,9 +153,11 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     console.print(f"memgraph demo: offline mode, memory in {settings.data_dir} (namespace {DEMO_NAMESPACE!r})")
     with resources.as_file(conv_file) as path:
         report = memory.add(path, namespace=DEMO_NAMESPACE, format="json")
-    console.print(f"ingested {report.conversations[0]}: {report.sessions_added + report.sessions_replaced + report.sessions_unchanged} "
-                  f"sessions ({report.sessions_added + report.sessions_replaced} new, {report.sessions_unchanged} "
-                  f"already stored) in {report.seconds:.1f}s")
+    console.print(
+        f"ingested {report.conversations[0]}: {report.sessions_added + report.sessions_replaced + report.sessions_unchanged} "
+        f"sessions ({report.sessions_added + report.sessions_replaced} new, {report.sessions_unchanged} "
+        f"already stored) in {report.seconds:.1f}s"
+    )
     store = open_store(settings, DEMO_NAMESPACE)
     _load_model(store)
     # The same defaults as `memgraph ask`: --retriever / MEMGRAPH_RETRIEVER (navigator), MEMGRAPH_TOP_K (10).

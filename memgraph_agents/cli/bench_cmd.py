@@ -29,50 +29,73 @@ def add_parser(sub) -> None:
     bench = sub.add_parser("bench", help="benchmarks (locomo, scale)", description="Benchmarks.")
     bsub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCHMARK")
     s = bsub.add_parser(
-        "locomo", help="retrieval (and QA) benchmark on a LoCoMo-format file",
+        "locomo",
+        help="retrieval (and QA) benchmark on a LoCoMo-format file",
         description="Ingest LoCoMo conversations (one namespace per sample_id, reusing memory already in the "
-                    "data dir), retrieve every question with each retriever and score turn/session recall, "
-                    "answer recall, context size and latency; with --qa also answer and judge with an LLM.")
+        "data dir), retrieve every question with each retriever and score turn/session recall, "
+        "answer recall, context size and latency; with --qa also answer and judge with an LLM.",
+    )
     s.add_argument("--data", type=Path, help="LoCoMo JSON file (required)")
     s.add_argument("--out", type=Path, help="output directory (required): results.json, results.md, recall.png")
     s.add_argument("--conversations", help="comma-separated sample ids (default: all in the file)")
     s.add_argument("--builder", default="offline", help="offline (default; no LLM at ingest) or llm")
     s.add_argument("--retrievers", help="comma-separated retriever names (default: every registered retriever)")
     s.add_argument("--k", default="3,5,10", help="comma-separated k values (default 3,5,10)")
-    s.add_argument("--categories", default="1,2,3,4",
-                   help="question categories: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, "
-                        "5 adversarial (default 1,2,3,4)")
+    s.add_argument(
+        "--categories",
+        default="1,2,3,4",
+        help="question categories: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, "
+        "5 adversarial (default 1,2,3,4)",
+    )
     s.add_argument("--qa", action="store_true", help="also answer from the top-10 evidence and judge (needs an LLM)")
     s.add_argument("--llm", help="'provider:model' for --qa / --builder llm (env MEMGRAPH_LLM)")
-    s.add_argument("--judge", default="strict", choices=["strict", "mem0"],
-                   help="QA judge criteria: strict (the project's own, default) or mem0 (the lenient criteria of "
-                        "mem0's published judge: an answer touching the same fact or period counts)")
+    s.add_argument(
+        "--judge",
+        default="strict",
+        choices=["strict", "mem0"],
+        help="QA judge criteria: strict (the project's own, default) or mem0 (the lenient criteria of "
+        "mem0's published judge: an answer touching the same fact or period counts)",
+    )
     s.add_argument("--judge-llm", help="'provider:model' of the QA judge (default: the --llm model)")
-    s.add_argument("--preset", help="build each conversation as a seed paper's system (compassmem, emem, emem-g, "
-                                    "sgmem, memorai, premem; own namespaces when it adds layers) and, without "
-                                    "--retrievers, score the preset's retriever")
+    s.add_argument(
+        "--preset",
+        help="build each conversation as a seed paper's system (compassmem, emem, emem-g, "
+        "sgmem, memorai, premem; own namespaces when it adds layers) and, without "
+        "--retrievers, score the preset's retriever",
+    )
     # Also accepted after the sub-command; SUPPRESS keeps the global option's value when absent.
     s.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="memory location (as the global option)")
-    s.add_argument("--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)")
+    s.add_argument(
+        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)"
+    )
 
-    s = bsub.add_parser("chat", help="a chat thread written turn by turn vs ingested at once",
-                        description="Write one synthetic chat thread into a fresh data dir turn by turn (as the chat "
-                                    "writer does) and into another at once; report both times, their ratio and the "
-                                    "Chroma sizes. Writes OUT/chat.json.")
+    s = bsub.add_parser(
+        "chat",
+        help="a chat thread written turn by turn vs ingested at once",
+        description="Write one synthetic chat thread into a fresh data dir turn by turn (as the chat "
+        "writer does) and into another at once; report both times, their ratio and the "
+        "Chroma sizes. Writes OUT/chat.json.",
+    )
     s.add_argument("--turns", type=int, default=100, help="turns in the thread (default 100)")
     s.add_argument("--out", type=Path, help="output directory (required)")
-    s.add_argument("--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)")
-    s = bsub.add_parser("scale", help="retrieval latency and memory on synthetic graphs (1e3..1e6 nodes)",
-                        description="Synthetic event graphs of each size; per size: build seconds, peak RSS, "
-                                    "p50/p95 latency of ppr, dwpr, sentence_hop and the offline navigator, and the "
-                                    "PPR core against networkx / igraph. Writes OUT/scale.json and OUT/scale.png.")
+    s.add_argument(
+        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)"
+    )
+    s = bsub.add_parser(
+        "scale",
+        help="retrieval latency and memory on synthetic graphs (1e3..1e6 nodes)",
+        description="Synthetic event graphs of each size; per size: build seconds, peak RSS, "
+        "p50/p95 latency of ppr, dwpr, sentence_hop and the offline navigator, and the "
+        "PPR core against networkx / igraph. Writes OUT/scale.json and OUT/scale.png.",
+    )
     s.add_argument("--nodes", default="1e3,1e4,1e5,1e6", help="comma-separated sizes (default 1e3,1e4,1e5,1e6)")
     s.add_argument("--out", type=Path, help="output directory (required)")
     s.add_argument("--queries", type=int, default=30, help="timed questions per retriever (default 30)")
     s.add_argument("--nav-queries", type=int, default=10, help="timed questions for the navigator (default 10)")
     s.add_argument("--baseline-queries", type=int, default=3, help="questions for networkx / igraph (default 3)")
-    s.add_argument("--baseline-max-nodes", type=float, default=1e6,
-                   help="skip networkx / igraph above this size (default 1e6)")
+    s.add_argument(
+        "--baseline-max-nodes", type=float, default=1e6, help="skip networkx / igraph above this size (default 1e6)"
+    )
     s.add_argument("--dim", type=int, default=384, help="vector dimension (default 384, as all-MiniLM-L6-v2)")
     s.add_argument("--seed", type=int, default=0)
 
@@ -144,8 +167,15 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.cli.output import console, progress_bar
 
     # Everything that can be checked is checked before any work starts.
-    check_options(settings, retrievers=args.retrievers, ks=args.k, categories=args.categories,
-                  conversations=args.conversations, builder=args.builder, qa=args.qa)
+    check_options(
+        settings,
+        retrievers=args.retrievers,
+        ks=args.k,
+        categories=args.categories,
+        conversations=args.conversations,
+        builder=args.builder,
+        qa=args.qa,
+    )
     if args.data is None:
         raise ValueError("bench locomo needs --data FILE (a LoCoMo JSON file)")
     if not args.data.is_file():
@@ -156,8 +186,10 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
         raise ValueError(f"--out {args.out}: exists and is not a directory")
 
     records: list[dict] = []
-    console.print(f"memgraph bench locomo: memory in {settings.data_dir}, embeddings {settings.embeddings}, "
-                  f"builder {args.builder}")
+    console.print(
+        f"memgraph bench locomo: memory in {settings.data_dir}, embeddings {settings.embeddings}, "
+        f"builder {args.builder}"
+    )
     if args.judge_llm:
         Settings(llm=args.judge_llm)  # a malformed spec fails here, before any work
 
@@ -170,10 +202,20 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
 
     with progress_bar() as p:
         results = run_locomo_bench(
-            args.data, settings, retrievers=args.retrievers, ks=args.k, categories=args.categories,
-            conversations=args.conversations, builder=args.builder, qa=args.qa, progress=p,
-            command=_command_line(args, settings), records=records, on_partial=partial,
-            judge=getattr(args, "judge", "strict"), judge_llm=getattr(args, "judge_llm", None),
+            args.data,
+            settings,
+            retrievers=args.retrievers,
+            ks=args.k,
+            categories=args.categories,
+            conversations=args.conversations,
+            builder=args.builder,
+            qa=args.qa,
+            progress=p,
+            command=_command_line(args, settings),
+            records=records,
+            on_partial=partial,
+            judge=getattr(args, "judge", "strict"),
+            judge_llm=getattr(args, "judge_llm", None),
         )
     paths = write_results(results, args.out)
     with (args.out / "questions.jsonl").open("w", encoding="utf-8") as f:
@@ -183,33 +225,52 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
     kmax = max(results["ks"])
     ing = results["ingest"]
     console.print(_table(f"Ingest ({ing['state']}, {ing['seconds']:.1f} s)", INGEST_COLUMNS, ingest_rows(results)))
-    console.print(_table(f"LoCoMo retrieval: {results['questions'] - results['skipped_questions']} questions "
-                        f"({results['skipped_questions']} skipped: no resolvable evidence)",
-                        overall_columns(results), overall_rows(results)))
-    console.print(_table(f"Turn recall@{kmax} per category", category_columns(results, f"turn_recall@{kmax}"),
-                        category_rows(results, f"turn_recall@{kmax}")))
+    console.print(
+        _table(
+            f"LoCoMo retrieval: {results['questions'] - results['skipped_questions']} questions "
+            f"({results['skipped_questions']} skipped: no resolvable evidence)",
+            overall_columns(results),
+            overall_rows(results),
+        )
+    )
+    console.print(
+        _table(
+            f"Turn recall@{kmax} per category",
+            category_columns(results, f"turn_recall@{kmax}"),
+            category_rows(results, f"turn_recall@{kmax}"),
+        )
+    )
     qrows = qa_rows(results)
     if qrows:
         judge = results.get("judge") or {}
-        console.print(_table(f"QA with {results['llm']} (judge: {judge.get('criteria', 'strict')}, "
-                             f"{judge.get('llm', results['llm'])})", QA_COLUMNS, qrows))
+        console.print(
+            _table(
+                f"QA with {results['llm']} (judge: {judge.get('criteria', 'strict')}, "
+                f"{judge.get('llm', results['llm'])})",
+                QA_COLUMNS,
+                qrows,
+            )
+        )
         console.print(CATEGORY_NOTE, markup=False)
         for name, r in results["retrievers"].items():
             qa = r.get("qa") or {}
             if qa:
                 fb = qa.get("fallbacks") or {}
                 nav = qa.get("navigator") or {}
-                console.print(f"{name}: answered by {qa.get('answered_by', 'one-shot answer prompt')}; "
-                              f"{fb.get('navigator_questions', 0)} question(s) with a navigator fallback, "
-                              f"{fb.get('qa_llm_failures', 0)} QA LLM failure(s)"
-                              + (f"; at most {nav['max_llm_calls_per_question']} navigator LLM calls a question"
-                                 if nav else ""), markup=False)
+                console.print(
+                    f"{name}: answered by {qa.get('answered_by', 'one-shot answer prompt')}; "
+                    f"{fb.get('navigator_questions', 0)} question(s) with a navigator fallback, "
+                    f"{fb.get('qa_llm_failures', 0)} QA LLM failure(s)"
+                    + (f"; at most {nav['max_llm_calls_per_question']} navigator LLM calls a question" if nav else ""),
+                    markup=False,
+                )
     for name, r in results["retrievers"].items():
         if r.get("error_examples"):
             what = "every question" if r.get("failed") else f"{r['errors']} question(s)"
             console.print(f"warning: {name} raised on {what}, e.g. {r['error_examples'][0]}", markup=False)
-    console.print(f"wrote {paths['json']}, {paths['md']}, {paths['png']} and {args.out / 'questions.jsonl'}",
-                  markup=False)
+    console.print(
+        f"wrote {paths['json']}, {paths['md']}, {paths['png']} and {args.out / 'questions.jsonl'}", markup=False
+    )
     return 0
 
 
@@ -222,12 +283,14 @@ def cmd_bench_chat(args: argparse.Namespace, settings: Settings) -> int:
     if args.turns < 2:
         raise ValueError("--turns must be at least 2")
     doc = run_chat_bench(settings, args.turns, args.out, command=_typed_command())
-    console.print(f"{doc['turns']} turns ({doc['embeddings']}): at once {doc['seconds_at_once']:.1f} s, turn by turn "
-                  f"{doc['seconds_turn_by_turn']:.1f} s (x{doc['ratio']:.2f}; goal x{doc['goal_ratio']}); write p50 "
-                  f"{doc['write_p50_ms']:.0f} ms; Chroma {doc['chroma_bytes_at_once'] / 1e6:.1f} MB vs "
-                  f"{doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB; embedded {doc['chars_embedded_at_once']} vs "
-                  f"{doc['chars_embedded_turn_by_turn']} characters (load average {doc['load_average_1m']})",
-                  markup=False)
+    console.print(
+        f"{doc['turns']} turns ({doc['embeddings']}): at once {doc['seconds_at_once']:.1f} s, turn by turn "
+        f"{doc['seconds_turn_by_turn']:.1f} s (x{doc['ratio']:.2f}; goal x{doc['goal_ratio']}); write p50 "
+        f"{doc['write_p50_ms']:.0f} ms; Chroma {doc['chroma_bytes_at_once'] / 1e6:.1f} MB vs "
+        f"{doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB; embedded {doc['chars_embedded_at_once']} vs "
+        f"{doc['chars_embedded_turn_by_turn']} characters (load average {doc['load_average_1m']})",
+        markup=False,
+    )
     console.print(f"wrote {args.out / 'chat.json'}", markup=False)
     return 0
 
@@ -244,15 +307,28 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
     sizes = parse_sizes(args.nodes)
-    doc = run_scale(sizes, args.out, dim=args.dim, seed=args.seed, queries=args.queries, nav_queries=args.nav_queries,
-                    baseline_queries=args.baseline_queries, baseline_max_nodes=int(args.baseline_max_nodes),
-                    progress=lambda m: console.print(m, markup=False), command=_typed_command())
+    doc = run_scale(
+        sizes,
+        args.out,
+        dim=args.dim,
+        seed=args.seed,
+        queries=args.queries,
+        nav_queries=args.nav_queries,
+        baseline_queries=args.baseline_queries,
+        baseline_max_nodes=int(args.baseline_max_nodes),
+        progress=lambda m: console.print(m, markup=False),
+        command=_typed_command(),
+    )
     s = doc["summary"]
     if "ppr_p50_ms_at_1m" in s:
-        console.print(f"PPR p50 at 1M nodes: {s['ppr_p50_ms_at_1m']:.1f} ms (target {s['ppr_p50_target_ms']:.0f} ms: "
-                      f"{'met' if s['ppr_p50_target_met'] else 'NOT met'})", markup=False)
+        console.print(
+            f"PPR p50 at 1M nodes: {s['ppr_p50_ms_at_1m']:.1f} ms (target {s['ppr_p50_target_ms']:.0f} ms: "
+            f"{'met' if s['ppr_p50_target_met'] else 'NOT met'})",
+            markup=False,
+        )
     if "ppr_slope_vs_edges" in s:
-        console.print(f"PPR p50 log-log slope vs edges: {s['ppr_slope_vs_edges']:.2f} (≤ 1: no faster than edges)",
-                      markup=False)
+        console.print(
+            f"PPR p50 log-log slope vs edges: {s['ppr_slope_vs_edges']:.2f} (≤ 1: no faster than edges)", markup=False
+        )
     console.print(f"wrote {args.out / 'scale.json'} and {args.out / 'scale.png'}", markup=False)
     return 0

@@ -12,8 +12,11 @@ from memgraph_agents.debug.graphs import EXPORTED
 def add_parser(sub, common) -> argparse.ArgumentParser:
     p = sub.add_parser("draw", parents=[common], help="draw an exported graph (.mmd Mermaid, .png or .svg; offline)")
     p.add_argument("graph", choices=[*EXPORTED, "all"], help="a graph from langgraph.json, or 'all'")
-    p.add_argument("--out", required=True,
-                   help="output file (.mmd, .png, .svg); with 'all': a directory, or a pattern like 'out/{graph}.png'")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="output file (.mmd, .png, .svg); with 'all': a directory, or a pattern like 'out/{graph}.png'",
+    )
     return p
 
 

@@ -23,7 +23,68 @@ from memgraph_agents.model.evidence import Evidence
 
 _WORD = re.compile(r"[a-z0-9]+(?::[0-9]+)*")  # "1:58:41" stays one token
 _STOP = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "in", "is", "it", "its", "of", "on", "or", "she", "so", "that", "the", "their", "them", "there", "they", "this", "to", "was", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "did", "there", "after", "before", "about", "into", "over", "than", "then"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "she",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "there",
+        "they",
+        "this",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "did",
+        "there",
+        "after",
+        "before",
+        "about",
+        "into",
+        "over",
+        "than",
+        "then",
+    ]
 )
 _SPEAKER = re.compile(r"^[A-Z][\w .'-]{0,40}: ")
 MIN_WORDS = 3  # content words a sentence needs to be shown on its own
@@ -59,7 +120,7 @@ def lexical_share(question: str, sentence: str) -> float:
 def _speaker(text: str) -> tuple[str, str]:
     """(``"Name: "``, rest) for a turn text written as ``Name: words``; ("", text) otherwise."""
     m = _SPEAKER.match(text)
-    return (m.group(0), text[m.end():]) if m else ("", text)
+    return (m.group(0), text[m.end() :]) if m else ("", text)
 
 
 def _sentences(text: str) -> list[str]:
@@ -93,13 +154,16 @@ def item_lines(ev: Evidence, turn_text: dict[str, str]) -> list[Line]:
 
 def best_lines(question: str, lines: Sequence[Line], cosines: Sequence[float], n: int) -> list[Line]:
     """The ``n`` best-scoring lines, shown in their original order (ties: earlier line)."""
-    scores = [float(c) + LEXICAL_WEIGHT * lexical_share(question, _speaker(ln.text)[1]) for ln, c in zip(lines, cosines)]
+    scores = [
+        float(c) + LEXICAL_WEIGHT * lexical_share(question, _speaker(ln.text)[1]) for ln, c in zip(lines, cosines)
+    ]
     order = sorted(range(len(lines)), key=lambda i: (-scores[i], i))[:n]
     return [lines[i] for i in sorted(order)]
 
 
-def select(question: str, evidence: Sequence[Evidence], turn_text: dict[str, str], embedder,
-           per_item: int = 2) -> list[list[Line]]:
+def select(
+    question: str, evidence: Sequence[Evidence], turn_text: dict[str, str], embedder, per_item: int = 2
+) -> list[list[Line]]:
     """For every evidence item, its ``per_item`` sentences that best match ``question``."""
     per = [item_lines(ev, turn_text) for ev in evidence]
     flat = [_speaker(ln.text)[1] for lines in per for ln in lines]
@@ -109,7 +173,7 @@ def select(question: str, evidence: Sequence[Evidence], turn_text: dict[str, str
     cos = vecs[1:] @ vecs[0]
     out, start = [], 0
     for lines in per:
-        out.append(best_lines(question, lines, cos[start:start + len(lines)], per_item))
+        out.append(best_lines(question, lines, cos[start : start + len(lines)], per_item))
         start += len(lines)
     return out
 

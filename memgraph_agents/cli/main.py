@@ -11,18 +11,26 @@ from pathlib import Path
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 from memgraph_agents.errors import MemgraphError
 
-PRESET_HELP = ("a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
-               "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)")
+PRESET_HELP = (
+    "a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
+    "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
-    common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
-                        help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})")
-    common.add_argument("--embeddings", default=argparse.SUPPRESS,
-                        help="'minilm' (default, offline) or 'hash' (tests only)")
-    p = argparse.ArgumentParser(prog="memgraph", description="Long-term conversational memory as an event graph.",
-                                parents=[common])
+    common.add_argument(
+        "--data-dir",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})",
+    )
+    common.add_argument(
+        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default, offline) or 'hash' (tests only)"
+    )
+    p = argparse.ArgumentParser(
+        prog="memgraph", description="Long-term conversational memory as an event graph.", parents=[common]
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
@@ -34,9 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=["locomo", "json", "jsonl"], help="default: from extension and content")
     s.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
     s.add_argument("--preset", help=PRESET_HELP)
-    s.add_argument("--replace", action="store_true",
-                   help="replace stored sessions that differ from the file's (default: refuse them); "
-                        "new turns after the stored ones are appended without it")
+    s.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace stored sessions that differ from the file's (default: refuse them); "
+        "new turns after the stored ones are appended without it",
+    )
 
     s = command("stats", help="sessions, nodes and edges by kind, size on disk")
     s.add_argument("--namespace", help="one namespace (env MEMGRAPH_NAMESPACE; default: all)")
@@ -52,16 +63,26 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("ask", help="retrieve evidence for a question")
     s.add_argument("question")
     s.add_argument("--namespace")
-    s.add_argument("--retriever", help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator, or a preset's "
-                                       "name (its retriever); default: the preset's, else ppr")
+    s.add_argument(
+        "--retriever",
+        help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator, or a preset's "
+        "name (its retriever); default: the preset's, else ppr",
+    )
     s.add_argument("--preset", help=PRESET_HELP)
-    s.add_argument("-k", "--top-k", type=int, default=None,
-                   help="evidence items (env MEMGRAPH_TOP_K; default 10), for every retriever")
+    s.add_argument(
+        "-k",
+        "--top-k",
+        type=int,
+        default=None,
+        help="evidence items (env MEMGRAPH_TOP_K; default 10), for every retriever",
+    )
     s.add_argument("--trace", action="store_true", help="also print how the evidence was reached")
 
     s = command("demo", help="ingest the example conversation and answer a few questions (offline)")
-    s.add_argument("--retriever", help="retriever to use (env MEMGRAPH_RETRIEVER; default ppr); "
-                                       "MEMGRAPH_TOP_K items per question (default 10)")
+    s.add_argument(
+        "--retriever",
+        help="retriever to use (env MEMGRAPH_RETRIEVER; default ppr); MEMGRAPH_TOP_K items per question (default 10)",
+    )
 
     from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd
 
@@ -74,8 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The environment's settings with the command line's options, validated in one place."""
-    update = {name: getattr(args, name) for name in ("data_dir", "embeddings", "llm", "preset")
-              if getattr(args, name, None) not in (None, "")}
+    update = {
+        name: getattr(args, name)
+        for name in ("data_dir", "embeddings", "llm", "preset")
+        if getattr(args, name, None) not in (None, "")
+    }
     return Settings.load().override(**update)
 
 
@@ -86,9 +110,18 @@ def main(argv: list[str] | None = None) -> int:
     from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, mcp_cmd, memory_cmds, trace_cmd
     from memgraph_agents.cli.output import err_console
 
-    commands = {"ingest": memory_cmds.cmd_ingest, "stats": memory_cmds.cmd_stats, "show": memory_cmds.cmd_show,
-                "forget": memory_cmds.cmd_forget, "ask": ask_cmd.cmd_ask, "demo": ask_cmd.cmd_demo,
-                "bench": bench_cmd.cmd_bench, "draw": draw_cmd.cmd_draw, "trace": trace_cmd.cmd_trace, "mcp": mcp_cmd.cmd_mcp}
+    commands = {
+        "ingest": memory_cmds.cmd_ingest,
+        "stats": memory_cmds.cmd_stats,
+        "show": memory_cmds.cmd_show,
+        "forget": memory_cmds.cmd_forget,
+        "ask": ask_cmd.cmd_ask,
+        "demo": ask_cmd.cmd_demo,
+        "bench": bench_cmd.cmd_bench,
+        "draw": draw_cmd.cmd_draw,
+        "trace": trace_cmd.cmd_trace,
+        "mcp": mcp_cmd.cmd_mcp,
+    }
     try:
         return commands[args.command](args, _settings(args))
     except KeyboardInterrupt:

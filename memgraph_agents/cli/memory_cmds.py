@@ -35,12 +35,16 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             def advance(session_id: str, done: int, total: int, task: TaskID = task) -> None:
                 p.update(task, completed=done)
 
-            report = memory.add(conv, namespace=ns, replace=bool(getattr(args, "replace", False)), rebuild=rebuild,
-                                progress=advance)
+            report = memory.add(
+                conv, namespace=ns, replace=bool(getattr(args, "replace", False)), rebuild=rebuild, progress=advance
+            )
             total_turns += report.turns
-            p.update(task, description=f"{conv.id} -> {ns}: {report.sessions_added} new, {report.sessions_appended} "
-                                       f"appended, {report.sessions_replaced} replaced, {report.sessions_unchanged} "
-                                       f"unchanged ({report.seconds:.1f}s)")
+            p.update(
+                task,
+                description=f"{conv.id} -> {ns}: {report.sessions_added} new, {report.sessions_appended} "
+                f"appended, {report.sessions_replaced} replaced, {report.sessions_unchanged} "
+                f"unchanged ({report.seconds:.1f}s)",
+            )
             for note in report.warnings:
                 console.print(f"  {conv.id} {note}", markup=False)
             for outcome in report.sessions:  # one line per session: how it was built, LLM or fallback
@@ -65,8 +69,9 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     else:
         names, skipped = scan_namespaces(settings.data_dir)
     for name in skipped:  # a leftover folder must not hide every other namespace
-        err_console.print(f"warning: skipping {name!r} in {settings.data_dir}/namespaces: not a namespace name",
-                          markup=False)
+        err_console.print(
+            f"warning: skipping {name!r} in {settings.data_dir}/namespaces: not a namespace name", markup=False
+        )
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: run `memgraph ingest FILE` first")
         return 0
@@ -83,21 +88,33 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
             continue
         shown.append(ns)
         stats.append(s)
-        rows_s.append([ns, s["sessions"], ",".join(s["presets"] or ["-"]), sum(s["nodes"].values()), sum(s["edges"].values()),
-                       s["vectors"], f"{s['graph_bytes'] / 1e6:.1f} MB"])
+        rows_s.append(
+            [
+                ns,
+                s["sessions"],
+                ",".join(s["presets"] or ["-"]),
+                sum(s["nodes"].values()),
+                sum(s["edges"].values()),
+                s["vectors"],
+                f"{s['graph_bytes'] / 1e6:.1f} MB",
+            ]
+        )
     # The core kinds always (a zero says something); generated-memory kinds when some namespace has them.
     core_nodes = {"session", "turn", "sentence", "event", "argument", "topic"}
     core_edges = {"contains", "next", "evidence", "relation", "role", "synonym", "member", "similar"}
     node_kinds = [k.value for k in NodeKind if k.value in core_nodes or any(s["nodes"].get(k.value) for s in stats)]
     edge_kinds = [k.value for k in EdgeKind if k.value in core_edges or any(s["edges"].get(k.value) for s in stats)]
-    console.print(table("Namespaces", ["namespace", "sessions", "preset", "nodes", "edges", "vectors", "on disk"],
-                        rows_s))
+    console.print(
+        table("Namespaces", ["namespace", "sessions", "preset", "nodes", "edges", "vectors", "on disk"], rows_s)
+    )
     # Kinds as rows, namespaces as columns: stays readable on an 80-column terminal.
     names = shown
-    console.print(table("Nodes by kind", ["node kind"] + names, [[k] + [s["nodes"].get(k, 0) for s in stats]
-                                                                 for k in node_kinds]))
-    console.print(table("Edges by kind", ["edge kind"] + names, [[k] + [s["edges"].get(k, 0) for s in stats]
-                                                                 for k in edge_kinds]))
+    console.print(
+        table("Nodes by kind", ["node kind"] + names, [[k] + [s["nodes"].get(k, 0) for s in stats] for k in node_kinds])
+    )
+    console.print(
+        table("Edges by kind", ["edge kind"] + names, [[k] + [s["edges"].get(k, 0) for s in stats] for k in edge_kinds])
+    )
     return 0
 
 

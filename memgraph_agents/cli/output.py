@@ -19,9 +19,17 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 @contextmanager
 def progress_bar():
     """A progress bar on stderr; quiet (no animation) when stderr is not a terminal."""
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err_console, disable=False, transient=False,
-                  auto_refresh=sys.stderr.isatty()) as p:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=False,
+        transient=False,
+        auto_refresh=sys.stderr.isatty(),
+    ) as p:
         yield p
 
 

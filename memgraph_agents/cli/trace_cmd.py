@@ -11,14 +11,19 @@ from memgraph_agents.config import Settings
 def add_parser(sub, common) -> argparse.ArgumentParser:
     from memgraph_agents.cli.argtypes import positive_int
 
-    p = sub.add_parser("trace", parents=[common],
-                       help="run the navigator and write its path as one self-contained HTML page")
+    p = sub.add_parser(
+        "trace", parents=[common], help="run the navigator and write its path as one self-contained HTML page"
+    )
     p.add_argument("question")
     p.add_argument("--namespace")
     p.add_argument("--out", default="trace.html", help="HTML file to write (default trace.html)")
     p.add_argument("-k", "--top-k", type=positive_int, default=5, help="evidence items (default 5)")
-    p.add_argument("--policy", choices=["auto", "llm", "offline"], default="auto",
-                   help="navigator policy (auto: the LLM when MEMGRAPH_LLM / --llm names one)")
+    p.add_argument(
+        "--policy",
+        choices=["auto", "llm", "offline"],
+        default="auto",
+        help="navigator policy (auto: the LLM when MEMGRAPH_LLM / --llm names one)",
+    )
     p.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
     p.add_argument("--max-nodes", type=int, default=300, help="events drawn around the path (default 300)")
     return p
@@ -39,11 +44,12 @@ def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
         raise ValueError("--policy llm needs a chat model: set MEMGRAPH_LLM or pass --llm provider:model")
     ctx = NavigatorContext.from_settings(run, policy=args.policy if llm is not None else "offline")
     out = Path(args.out)
-    result = write_trace_html(args.question, store, out, context=ctx, llm=llm, k=args.top_k,
-                              max_nodes=args.max_nodes)
+    result = write_trace_html(args.question, store, out, context=ctx, llm=llm, k=args.top_k, max_nodes=args.max_nodes)
     c = result.counters
-    console.print(f"[bold]{args.question}[/bold]  (navigator, {result.policy}, {int(c.get('steps', 0))} steps, "
-                  f"{int(c.get('llm_calls', 0))} LLM calls)")
+    console.print(
+        f"[bold]{args.question}[/bold]  (navigator, {result.policy}, {int(c.get('steps', 0))} steps, "
+        f"{int(c.get('llm_calls', 0))} LLM calls)"
+    )
     if result.answer is not None:
         console.print(f"  answer: {result.answer}", markup=False)
     path = " → ".join(e["node"] for e in result.trace if e.get("type") == "decision")

@@ -41,8 +41,12 @@ class AppendPlan:
 
     def work_session(self, session: Session) -> Session:
         """The part of ``session`` the build steps see: the window and the new turns."""
-        return Session(id=session.id, date=session.date, participants=session.participants,
-                       turns=self.window + list(session.turns[self.n_stored:]))
+        return Session(
+            id=session.id,
+            date=session.date,
+            participants=session.participants,
+            turns=self.window + list(session.turns[self.n_stored :]),
+        )
 
     @property
     def first_index(self) -> int:
@@ -54,14 +58,20 @@ def _event_number(event_id: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-def plan_append(session: Session, n_stored: int, snapshot: GraphSnapshot, *, llm: bool,
-                reopen_below: int = 2) -> AppendPlan:
+def plan_append(
+    session: Session, n_stored: int, snapshot: GraphSnapshot, *, llm: bool, reopen_below: int = 2
+) -> AppendPlan:
     """What an append of ``session.turns[n_stored:]`` rebuilds (see the module docstring)."""
     stored_turns = list(session.turns[:n_stored])
     prefix = f"event:{session.id}:"
-    events = sorted((i for i in snapshot.indices_of(NodeKind.EVENT)
-                     if snapshot.owner[i] == session.id and snapshot.ids[i].startswith(prefix)),
-                    key=lambda i: _event_number(snapshot.ids[i]))
+    events = sorted(
+        (
+            i
+            for i in snapshot.indices_of(NodeKind.EVENT)
+            if snapshot.owner[i] == session.id and snapshot.ids[i].startswith(prefix)
+        ),
+        key=lambda i: _event_number(snapshot.ids[i]),
+    )
     plan = AppendPlan(n_stored=n_stored, prev_turn=node_id(NodeKind.TURN, stored_turns[-1].id))
     last = _event_number(snapshot.ids[events[-1]]) if events else 0
     if llm or not events:
@@ -99,12 +109,27 @@ def link_to_stored(b: SessionBuild, session: Session, plan: AppendPlan) -> Sessi
     new_turns = [n for n in b.of_kind(NodeKind.TURN)]
     if not plan.window and plan.prev_turn and new_turns:
         first = new_turns[0]
-        b.edges.append(Edge(src=plan.prev_turn, dst=first.id, kind=EdgeKind.NEXT, session_id=session.id,
-                            turn_ids=list(first.turn_ids)))
+        b.edges.append(
+            Edge(
+                src=plan.prev_turn,
+                dst=first.id,
+                kind=EdgeKind.NEXT,
+                session_id=session.id,
+                turn_ids=list(first.turn_ids),
+            )
+        )
     events = b.of_kind(NodeKind.EVENT)
     if plan.prev_event and events:
         a, c = plan.prev_event, events[0]
         if not any(e.src == a and e.dst == c.id and e.kind == EdgeKind.RELATION for e in b.edges):
-            b.edges.append(Edge(src=a, dst=c.id, kind=EdgeKind.RELATION, label="follow_up", session_id=session.id,
-                                turn_ids=c.turn_ids[:1]))
+            b.edges.append(
+                Edge(
+                    src=a,
+                    dst=c.id,
+                    kind=EdgeKind.RELATION,
+                    label="follow_up",
+                    session_id=session.id,
+                    turn_ids=c.turn_ids[:1],
+                )
+            )
     return b

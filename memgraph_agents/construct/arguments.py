@@ -45,7 +45,8 @@ class ArgumentMention:
     role: str
 
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all am an and any are aren't as at be because been before
 being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
 don't down during each few for from further had hadn't has hasn't have haven't having he he'd
@@ -60,19 +61,25 @@ yourselves also just really even ever still yet much many lot lots bit quite pre
 wanna gotta got get gets getting im ive dont cant thats its youre whats u ur anything something
 us will may might must shall now back right since around first lately together upon though
 although without within along across anyway else every another whether less least enough almost
-away instead rather per via cuz cause etc either neither far often here there ever""".split())
-STOPWORDS = STOPWORDS | frozenset("""
+away instead rather per via cuz cause etc either neither far often here there ever""".split()
+)
+STOPWORDS = STOPWORDS | frozenset(
+    """
 everything nothing anyone someone everyone one ones thing things stuff way ways kind sort time times
-""".split())
+""".split()
+)
 # Chat filler: interjections that never start a name or a keyphrase.
-INTERJECTIONS = frozenset("""
+INTERJECTIONS = frozenset(
+    """
 hey hi hello bye goodbye yeah yea yep yes nope nah ok okay oh ooh ah aw aww wow whoa lol lmao omg
 haha hahaha hehe hmm um uh thanks thank thx ty please sure congrats congratulations cheers sorry
 btw imo imho tbh idk fyi asap brb ttyl np jk smh ikr omw xoxo dear
-""".split())
+""".split()
+)
 # Common verbs / adjectives / adverbs of chat: not keyphrase words (we have no POS tagger), and
 # they start a name only before another capitalised word ("New York", "Big Ben").
-WEAK = frozenset("""
+WEAK = frozenset(
+    """
 cool awesome great nice good amazing fantastic wonderful incredible glad happy well like totally
 definitely absolutely actually probably especially finally recently usually literally honestly
 seriously exactly always never sometimes often maybe perhaps already again soon later today tonight
@@ -88,7 +95,8 @@ built spent taught caught brought chose gets makes takes goes uses use used agre
 powerful special important interesting cute perfect hilarious crazy stressful peaceful favorite
 favourite best better worst bad sad real true whole sweet inspiring inspired busy ready able sure
 long short living
-""".split())
+""".split()
+)
 _VERBS = """
 make see keep stay push check seem become bring happen believe allow consider continue appear
 include provide reach remain suggest require decide understand follow stop speak spend grow offer
@@ -100,14 +108,45 @@ WEAK = WEAK | frozenset(
 ) - {"work", "help"}  # nouns too: keep "work", "help" as keyphrases
 FILLER = INTERJECTIONS | WEAK
 _TIME_UNITS = {"day", "days", "week", "weeks", "weekend", "weekends", "month", "months", "year", "years"}
-_WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-             "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri"}
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December"]
+_WEEKDAYS = {
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "mon",
+    "tue",
+    "tues",
+    "wed",
+    "thu",
+    "thur",
+    "thurs",
+    "fri",
+}
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _MONTH_ABBR = {m[:3]: m for m in _MONTHS} | {"Sept": "September"}
-_NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
 _NAME_ADJ = {"new", "old", "big", "little", "great", "good", "best", "real", "true", "sweet", "last"}
 _CONNECTORS = {"of", "the", "de", "du", "la", "von", "van", "&"}
 _NOT_PROPER = {"i", "i'm", "i've", "i'll", "i'd"}
@@ -127,7 +166,8 @@ _DATE_RES = [
 ]
 _NUMBER_RE = re.compile(
     r"(?<![\w.])(?P<num>[$£€]?\d+(?:[.,]\d+)*(?:[kKmM%]|bn)?|"
-    + "|".join(w for w in _NUMBER_WORDS if w not in ("zero", "one")) + r")(?![\w.]*\w)"
+    + "|".join(w for w in _NUMBER_WORDS if w not in ("zero", "one"))
+    + r")(?![\w.]*\w)"
     r"(?:[ -](?P<unit>[A-Za-z][a-z]+))?",
     re.I,
 )
@@ -198,15 +238,19 @@ def extract_arguments(text: str, speakers: Sequence[str] = (), max_keyphrases: i
     for m in _NUMBER_RE.finditer(text):
         num, unit = m.group("num"), m.group("unit")
         low_unit = (unit or "").lower()
-        if unit and (low_unit in STOPWORDS or (low_unit in FILLER and low_unit not in _TIME_UNITS)
-                     or low_unit.endswith("ing") or num.endswith(("%", "k", "K"))):
+        if unit and (
+            low_unit in STOPWORDS
+            or (low_unit in FILLER and low_unit not in _TIME_UNITS)
+            or low_unit.endswith("ing")
+            or num.endswith(("%", "k", "K"))
+        ):
             unit = None  # "3 of them", "2 dancing", "100% agree" -> the bare number
         if not unit and not re.search(r"[$£€%kKmM]|bn", num):
             continue  # a bare "two" or "3" says nothing on its own
         end = m.end("unit") if unit else m.end("num")
         if free(m.start(), end):
             value = str(_NUMBER_WORDS.get(num.lower(), num))
-            add(m.start(), end, text[m.start():end], "number", normalise_key(f"{value} {unit or ''}"), prio=2)
+            add(m.start(), end, text[m.start() : end], "number", normalise_key(f"{value} {unit or ''}"), prio=2)
 
     # Proper nouns: capitalised runs (connectors allowed inside).
     words = [(m.start(), m.end(), m.group(0)) for m in _WORD_RE.finditer(text)]
@@ -259,7 +303,7 @@ def _proper_run_end(text: str, words: list[tuple[int, int, str]], i: int, free) 
     """End index (exclusive) of the capitalised run starting at word i, or i if none starts."""
 
     def joined(k: int) -> bool:  # word k follows word k-1 after exactly one space
-        return text[words[k - 1][1]:words[k][0]] == " " and free(words[k][0], words[k][1])
+        return text[words[k - 1][1] : words[k][0]] == " " and free(words[k][0], words[k][1])
 
     if not free(words[i][0], words[i][1]) or not _capital(words[i][2], strong=False):
         return i
@@ -305,13 +349,21 @@ def _keyphrases(text, words, propers, free, limit, known_keys):
             continue
         span = span_at.get(s)
         if span:
-            units.append((span[0], span[1], normalise_key(text[span[0]:span[1]])))
+            units.append((span[0], span[1], normalise_key(text[span[0] : span[1]])))
             covered = span[1]
             continue
         low = w.lower().replace("’", "'")
-        content = (len(low) > 1 and low not in STOPWORDS and low not in FILLER and low not in _WEEKDAYS
-                   and low not in _CONNECTORS and low not in _NUMBER_WORDS and free(s, e) and not low.endswith("'s")
-                   and not (len(low) >= 5 and low.endswith("ed")))  # past tense verbs
+        content = (
+            len(low) > 1
+            and low not in STOPWORDS
+            and low not in FILLER
+            and low not in _WEEKDAYS
+            and low not in _CONNECTORS
+            and low not in _NUMBER_WORDS
+            and free(s, e)
+            and not low.endswith("'s")
+            and not (len(low) >= 5 and low.endswith("ed"))
+        )  # past tense verbs
         units.append((s, e, low if content else ""))
     runs: list[list[tuple[int, int, str]]] = [[]]
     prev_end = 0

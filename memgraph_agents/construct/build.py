@@ -43,9 +43,12 @@ def session_hash(session: Session, layers: tuple[str, ...] = (), *, llm_built: b
     build (``llm_built``): ingesting with an LLM rebuilds a session built offline (or one
     whose LLM extraction fell back); an offline hash is the same as before builders counted."""
     payload = {
-        "id": session.id, "date": session.date.isoformat(),
-        "turns": [[t.id, t.speaker, t.text, t.image_caption, t.timestamp.isoformat() if t.timestamp else None]
-                  for t in session.turns],
+        "id": session.id,
+        "date": session.date.isoformat(),
+        "turns": [
+            [t.id, t.speaker, t.text, t.image_caption, t.timestamp.isoformat() if t.timestamp else None]
+            for t in session.turns
+        ],
     }
     if layers:
         payload["layers"] = sorted(layers)
@@ -57,12 +60,22 @@ def session_hash(session: Session, layers: tuple[str, ...] = (), *, llm_built: b
 def turn_digest(turn: Turn) -> str:
     """A turn's identity: a stored session whose turns are a prefix of a new version's is
     an append (a chat thread that grew), not a change."""
-    payload = [turn.id, turn.speaker, turn.text, turn.image_caption, turn.timestamp.isoformat() if turn.timestamp else None]
+    payload = [
+        turn.id,
+        turn.speaker,
+        turn.text,
+        turn.image_caption,
+        turn.timestamp.isoformat() if turn.timestamp else None,
+    ]
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
 
 
 def turn_record(turn: Turn) -> tuple[str, str, dict]:
     """``(turn id, digest, data)``: the input turn as the store keeps it (enough to rebuild it)."""
-    data = {"speaker": turn.speaker, "text": turn.text, "image_caption": turn.image_caption,
-            "timestamp": turn.timestamp.isoformat() if turn.timestamp else None}
+    data = {
+        "speaker": turn.speaker,
+        "text": turn.text,
+        "image_caption": turn.image_caption,
+        "timestamp": turn.timestamp.isoformat() if turn.timestamp else None,
+    }
     return turn.id, turn_digest(turn), data

@@ -43,8 +43,14 @@ class BuildContext:
             snap = self.snapshot
             idx = snap.indices_of(kind)
             if self.exclude or other_sessions:
-                idx = np.array([i for i in idx if snap.ids[i] not in self.exclude
-                                and not (other_sessions and snap.owner[i] == self.session_id)], dtype=np.int64)
+                idx = np.array(
+                    [
+                        i
+                        for i in idx
+                        if snap.ids[i] not in self.exclude and not (other_sessions and snap.owner[i] == self.session_id)
+                    ],
+                    dtype=np.int64,
+                )
             vecs = snap.vectors()[idx] if len(idx) else np.zeros((0, self.embedder.dim), np.float32)
             self._kind_vectors[key] = (idx, vecs)
         return self._kind_vectors[key]

@@ -32,8 +32,16 @@ def _merge(b: SessionBuild, new_id: str, old_id: str, session_id: str) -> None:
     node.attrs["merged_into"] = old_id
     for e in [e for e in b.edges if e.src == new_id and e.kind == EdgeKind.EVIDENCE]:
         b.edges.append(Edge(src=old_id, dst=e.dst, kind=EdgeKind.EVIDENCE, session_id=session_id, turn_ids=e.turn_ids))
-    b.edges.append(Edge(src=new_id, dst=old_id, kind=EdgeKind.RELATION, label="same_event", session_id=session_id,
-                        turn_ids=list(node.turn_ids)))
+    b.edges.append(
+        Edge(
+            src=new_id,
+            dst=old_id,
+            kind=EdgeKind.RELATION,
+            label="same_event",
+            session_id=session_id,
+            turn_ids=list(node.turn_ids),
+        )
+    )
     b.notes.append(f"fusion: {new_id} merged into {old_id}")
 
 
@@ -56,8 +64,14 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
             from memgraph_agents.construct.llm.extract import judge_fusion
 
             try:
-                verdict = await judge_fusion(ctx.llm, ev.text, ctx.snapshot.text[idx[j]], usage=ctx.usage,
-                                             timeout=ctx.llm_timeout, semaphore=ctx.semaphore)
+                verdict = await judge_fusion(
+                    ctx.llm,
+                    ev.text,
+                    ctx.snapshot.text[idx[j]],
+                    usage=ctx.usage,
+                    timeout=ctx.llm_timeout,
+                    semaphore=ctx.semaphore,
+                )
             except Exception as exc:  # the judge is optional: keep both events unlinked
                 b.notes.append(f"fusion judge: LLM failed ({type(exc).__name__}); events kept unfused")
                 continue
@@ -65,7 +79,15 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
                 _merge(b, ev.id, old_id, session.id)
             elif verdict.has_overlap or verdict.relation_type:
                 # The judge's relation reads OLD --type--> NEW (like follow_up).
-                b.edges.append(Edge(src=old_id, dst=ev.id, kind=EdgeKind.RELATION,
-                                    label=verdict.relation_type or "overlap", session_id=session.id,
-                                    weight=best, turn_ids=list(ev.turn_ids)))
+                b.edges.append(
+                    Edge(
+                        src=old_id,
+                        dst=ev.id,
+                        kind=EdgeKind.RELATION,
+                        label=verdict.relation_type or "overlap",
+                        session_id=session.id,
+                        weight=best,
+                        turn_ids=list(ev.turn_ids),
+                    )
+                )
     return b

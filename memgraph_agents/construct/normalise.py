@@ -24,9 +24,14 @@ def turn_text(turn: Turn, session: Session) -> str:
 def session_node(session: Session) -> Node:
     date = session.date.date().isoformat()
     head = " / ".join(t.content for t in session.turns[:3])
-    return Node(id=node_id(NodeKind.SESSION, session.id), kind=NodeKind.SESSION, text=f"Session on {date}: {head}"[:1000],
-                session_id=session.id, turn_ids=[t.id for t in session.turns],
-                attrs={"date": session.date.isoformat(), "participants": session.participants})
+    return Node(
+        id=node_id(NodeKind.SESSION, session.id),
+        kind=NodeKind.SESSION,
+        text=f"Session on {date}: {head}"[:1000],
+        session_id=session.id,
+        turn_ids=[t.id for t in session.turns],
+        attrs={"date": session.date.isoformat(), "participants": session.participants},
+    )
 
 
 def normalise_session(session: Session, first_index: int = 0, whole: Session | None = None) -> SessionBuild:
@@ -41,10 +46,16 @@ def normalise_session(session: Session, first_index: int = 0, whole: Session | N
         tid = node_id(NodeKind.TURN, t.id)
         ref = t.timestamp or session.date
         dates = sorted({m.date.isoformat() for m in find_time_mentions(t.text, ref)})
-        b.nodes.append(Node(id=tid, kind=NodeKind.TURN, text=turn_text(t, session), session_id=session.id,
-                            turn_ids=[t.id],
-                            attrs={"turn_id": t.id, "index": i, "speaker": t.speaker,
-                                   "timestamp": ref.isoformat(), "dates": dates}))
+        b.nodes.append(
+            Node(
+                id=tid,
+                kind=NodeKind.TURN,
+                text=turn_text(t, session),
+                session_id=session.id,
+                turn_ids=[t.id],
+                attrs={"turn_id": t.id, "index": i, "speaker": t.speaker, "timestamp": ref.isoformat(), "dates": dates},
+            )
+        )
         b.edges.append(Edge(src=sid, dst=tid, kind=EdgeKind.CONTAINS, session_id=session.id, turn_ids=[t.id]))
         if prev is not None:
             b.edges.append(Edge(src=prev, dst=tid, kind=EdgeKind.NEXT, session_id=session.id, turn_ids=[t.id]))

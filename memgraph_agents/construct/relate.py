@@ -40,8 +40,16 @@ def _follow_ups(b: SessionBuild, session: Session) -> None:
     for a, c in zip(events, events[1:]):
         if frozenset((a.id, c.id)) in linked:
             continue
-        b.edges.append(Edge(src=a.id, dst=c.id, kind=EdgeKind.RELATION, label="follow_up", session_id=session.id,
-                            turn_ids=[a.turn_ids[-1], c.turn_ids[0]] if a.turn_ids and c.turn_ids else []))
+        b.edges.append(
+            Edge(
+                src=a.id,
+                dst=c.id,
+                kind=EdgeKind.RELATION,
+                label="follow_up",
+                session_id=session.id,
+                turn_ids=[a.turn_ids[-1], c.turn_ids[0]] if a.turn_ids and c.turn_ids else [],
+            )
+        )
 
 
 def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
@@ -56,8 +64,16 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
         for j in top_k(sims[r], ctx.params.similar_max, tiebreak=rank):  # near-ties by event id
             if sims[r, j] < ctx.params.similar_threshold:
                 break
-            b.edges.append(Edge(src=ev.id, dst=ctx.snapshot.ids[idx[j]], kind=EdgeKind.SIMILAR, label="event",
-                                session_id=session.id, weight=float(sims[r, j])))
+            b.edges.append(
+                Edge(
+                    src=ev.id,
+                    dst=ctx.snapshot.ids[idx[j]],
+                    kind=EdgeKind.SIMILAR,
+                    label="event",
+                    session_id=session.id,
+                    weight=float(sims[r, j]),
+                )
+            )
 
 
 async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -> bool:
@@ -67,17 +83,35 @@ async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -
     events = b.of_kind(NodeKind.EVENT)
     if len(events) < 2:
         return True
-    as_schema = [ExtractedEvent(text=e.text, turn_ids=e.turn_ids or ["?"], time=e.attrs.get("time"),
-                                participants=e.attrs.get("participants", []), arguments=[]) for e in events]
+    as_schema = [
+        ExtractedEvent(
+            text=e.text,
+            turn_ids=e.turn_ids or ["?"],
+            time=e.attrs.get("time"),
+            participants=e.attrs.get("participants", []),
+            arguments=[],
+        )
+        for e in events
+    ]
     try:
-        rels = await extract_relations(ctx.llm, session, as_schema, usage=ctx.usage, timeout=ctx.llm_timeout,
-                                       semaphore=ctx.semaphore)
+        rels = await extract_relations(
+            ctx.llm, session, as_schema, usage=ctx.usage, timeout=ctx.llm_timeout, semaphore=ctx.semaphore
+        )
     except Exception as exc:
         b.notes.append(f"relations: LLM failed ({type(exc).__name__}); offline fallback")
         return False
     for r in rels:
-        b.edges.append(Edge(src=events[r.source].id, dst=events[r.target].id, kind=EdgeKind.RELATION, label=r.type,
-                            session_id=session.id, turn_ids=list(r.turn_ids), attrs={"description": r.description}))
+        b.edges.append(
+            Edge(
+                src=events[r.source].id,
+                dst=events[r.target].id,
+                kind=EdgeKind.RELATION,
+                label=r.type,
+                session_id=session.id,
+                turn_ids=list(r.turn_ids),
+                attrs={"description": r.description},
+            )
+        )
     return True
 
 
@@ -98,12 +132,26 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
                 continue
             aid = node_id(NodeKind.ARGUMENT, key)
             if aid not in ctx.snapshot and aid not in new_args:
-                new_args[aid] = Node(id=aid, kind=NodeKind.ARGUMENT, text=surface.strip(), session_id=session.id,
-                                     turn_ids=[], attrs={"arg_kind": kind, "key": key})
+                new_args[aid] = Node(
+                    id=aid,
+                    kind=NodeKind.ARGUMENT,
+                    text=surface.strip(),
+                    session_id=session.id,
+                    turn_ids=[],
+                    attrs={"arg_kind": kind, "key": key},
+                )
             if (ev.id, aid, role) not in seen_edges:
                 seen_edges.add((ev.id, aid, role))
-                b.edges.append(Edge(src=ev.id, dst=aid, kind=EdgeKind.ROLE, label=role, session_id=session.id,
-                                    turn_ids=list(ev.turn_ids)))
+                b.edges.append(
+                    Edge(
+                        src=ev.id,
+                        dst=aid,
+                        kind=EdgeKind.ROLE,
+                        label=role,
+                        session_id=session.id,
+                        turn_ids=list(ev.turn_ids),
+                    )
+                )
     args = list(new_args.values())
     b.nodes.extend(args)
     if not args:
@@ -114,11 +162,19 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
     by_id = np.argsort(ctx.snapshot.id_rank[idx], kind="stable")  # ties at the cap go by id, not row order
     idx, old = idx[by_id], old[by_id]
     for i, j, s in synonym_pairs(vecs, old, threshold=p.synonym_threshold, max_per_node=p.synonym_max):
-        b.edges.append(Edge(src=args[i].id, dst=ctx.snapshot.ids[idx[j]], kind=EdgeKind.SYNONYM, session_id=session.id,
-                            weight=float(s)))
+        b.edges.append(
+            Edge(
+                src=args[i].id,
+                dst=ctx.snapshot.ids[idx[j]],
+                kind=EdgeKind.SYNONYM,
+                session_id=session.id,
+                weight=float(s),
+            )
+        )
     for i, j, s in synonym_pairs_within(vecs, threshold=p.synonym_threshold, max_per_node=p.synonym_max):
-        b.edges.append(Edge(src=args[i].id, dst=args[j].id, kind=EdgeKind.SYNONYM, session_id=session.id,
-                            weight=float(s)))
+        b.edges.append(
+            Edge(src=args[i].id, dst=args[j].id, kind=EdgeKind.SYNONYM, session_id=session.id, weight=float(s))
+        )
 
 
 async def relate(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:

@@ -88,9 +88,7 @@ def _feasible(length: int, min_size: int, max_size: int) -> bool:
     return length == 0 or -(-length // max_size) <= length // min_size
 
 
-def _deepest_gap(
-    sims: np.ndarray, depth: np.ndarray, start: int, end: int, min_size: int, max_size: int
-) -> int:
+def _deepest_gap(sims: np.ndarray, depth: np.ndarray, start: int, end: int, min_size: int, max_size: int) -> int:
     """Deepest gap g in (start, end), preferring gaps whose two parts can still meet the sizes.
 
     Tiers: both parts feasible; else both >= min_size; else any internal gap. Ties on depth
@@ -120,14 +118,14 @@ def _merge_short(spans: list[Span], v: np.ndarray, min_size: int, max_size: int)
         best: tuple[float, int] | None = None
         for j in (i - 1, i + 1):  # left first, so ties go left
             if 0 <= j < len(spans) and max(spans[j][1], b) - min(spans[j][0], a) <= max_size:
-                sim = _cos(mean, v[spans[j][0]:spans[j][1]].mean(axis=0))
+                sim = _cos(mean, v[spans[j][0] : spans[j][1]].mean(axis=0))
                 if best is None or sim > best[0]:
                     best = (sim, j)
         if best is None:  # no neighbour can take it without breaking max_size: max wins
             i += 1
             continue
         lo, hi = sorted((i, best[1]))
-        spans[lo:hi + 1] = [(spans[lo][0], spans[hi][1])]
+        spans[lo : hi + 1] = [(spans[lo][0], spans[hi][1])]
         i = lo
     return spans
 
@@ -157,16 +155,17 @@ def segment_by_shift(
     # Valleys: no higher than either neighbour, and strictly deep.
     k = len(sims)
     valley = [
-        g for g in range(1, n)
-        if dep[g - 1] > 0
-        and (g == 1 or sims[g - 1] <= sims[g - 2])
-        and (g == k or sims[g - 1] <= sims[g])
+        g
+        for g in range(1, n)
+        if dep[g - 1] > 0 and (g == 1 or sims[g - 1] <= sims[g - 2]) and (g == k or sims[g - 1] <= sims[g])
     ]
     # Keep every piece splittable into sizes within [min_size, max_size] when n allows it.
     if _feasible(n, min_size, max_size):
+
         def ok(length: int) -> bool:
             return _feasible(length, min_size, max_size)
     else:
+
         def ok(length: int) -> bool:
             return length >= min_size
 

@@ -23,10 +23,19 @@ def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
         body = t.text.split(": ", 1)[1] if ": " in t.text else t.text
         for i, s in enumerate(split_sentences(body) or [body], start=1):
             sid = node_id(NodeKind.SENTENCE, t.attrs["turn_id"], str(i))
-            new.append(Node(id=sid, kind=NodeKind.SENTENCE, text=f"{speaker}: {s}", session_id=session.id,
-                            turn_ids=[t.attrs["turn_id"]], attrs={"turn_id": t.attrs["turn_id"], "index": i}))
-            b.edges.append(Edge(src=t.id, dst=sid, kind=EdgeKind.CONTAINS, session_id=session.id,
-                                turn_ids=[t.attrs["turn_id"]]))
+            new.append(
+                Node(
+                    id=sid,
+                    kind=NodeKind.SENTENCE,
+                    text=f"{speaker}: {s}",
+                    session_id=session.id,
+                    turn_ids=[t.attrs["turn_id"]],
+                    attrs={"turn_id": t.attrs["turn_id"], "index": i},
+                )
+            )
+            b.edges.append(
+                Edge(src=t.id, dst=sid, kind=EdgeKind.CONTAINS, session_id=session.id, turn_ids=[t.attrs["turn_id"]])
+            )
     b.nodes.extend(new)
     k = ctx.params.sentence_knn
     if not new or k == 0:
@@ -49,6 +58,14 @@ def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
             if pair in seen or not np.isfinite(sims[r, j]):
                 continue
             seen.add(pair)
-            b.edges.append(Edge(src=a, dst=c, kind=EdgeKind.SIMILAR, label="sentence", session_id=session.id,
-                                weight=float(sims[r, j])))
+            b.edges.append(
+                Edge(
+                    src=a,
+                    dst=c,
+                    kind=EdgeKind.SIMILAR,
+                    label="sentence",
+                    session_id=session.id,
+                    weight=float(sims[r, j]),
+                )
+            )
     return b

@@ -56,8 +56,16 @@ def _same_content(record: dict, session: Session) -> bool:
     return bool(layers) and stored == session_hash(session, layers)
 
 
-def plan_write(namespace: str, record: dict | None, stored_digests: list[str], session: Session,
-               identity: dict[str, str], *, replace: bool = False, rebuild: bool = False) -> WritePlan:
+def plan_write(
+    namespace: str,
+    record: dict | None,
+    stored_digests: list[str],
+    session: Session,
+    identity: dict[str, str],
+    *,
+    replace: bool = False,
+    rebuild: bool = False,
+) -> WritePlan:
     """The plan for ``session`` given its stored ``record`` (None: not stored); see the module doc."""
     if record is None:
         return WritePlan("new")
@@ -72,9 +80,13 @@ def plan_write(namespace: str, record: dict | None, stored_digests: list[str], s
             # The builder alone differs: an LLM ingest wants an LLM-built session (and retries one
             # that fell back); an offline ingest keeps an LLM build as it is.
             return WritePlan("replace" if identity["builder"] == "llm" else "unchanged")
-        return WritePlan("unchanged", note=(
-            f"stored as built by {old_identity['builder']} with preset {old_identity['preset']}; "
-            "pass replace=True (CLI: --replace, --llm or --preset) to rebuild it"))
+        return WritePlan(
+            "unchanged",
+            note=(
+                f"stored as built by {old_identity['builder']} with preset {old_identity['preset']}; "
+                "pass replace=True (CLI: --replace, --llm or --preset) to rebuild it"
+            ),
+        )
     n = len(stored_digests)
     digests = [turn_digest(t) for t in session.turns]
     same_date = record["date"] == session.date.isoformat()
@@ -87,4 +99,5 @@ def plan_write(namespace: str, record: dict | None, stored_digests: list[str], s
     raise SessionConflictError(
         f"session {session.id!r} in namespace {namespace!r} differs from the stored one "
         f"({record['n_turns']} turns stored, {len(session.turns)} given, not an append of new turns): "
-        "pass replace=True (CLI: memgraph ingest --replace) to replace it")
+        "pass replace=True (CLI: memgraph ingest --replace) to replace it"
+    )

@@ -36,7 +36,7 @@ def _blocks(a: np.ndarray, b: np.ndarray, block_rows: int | None) -> Iterator[tu
     """Yield (row offset, a[block] @ b.T) over row blocks of ``a``."""
     rows = block_rows or max(1, _BLOCK_ELEMS // max(1, len(b)))
     for lo in range(0, len(a), rows):
-        yield lo, a[lo:lo + rows] @ b.T
+        yield lo, a[lo : lo + rows] @ b.T
 
 
 def _top_over(sims: np.ndarray, threshold: float, cap: int) -> Iterator[tuple[int, int, float]]:

@@ -65,6 +65,7 @@ class TimeMention:
 
 # ---------------------------------------------------------------- date arithmetic helpers
 
+
 def add_months(d: date, months: int) -> date:
     """Calendar month arithmetic; the day is clamped to the target month's length."""
     y, m0 = divmod(d.year * 12 + (d.month - 1) + months, 12)
@@ -109,16 +110,45 @@ def _mention(m: re.Match, d: date, g: str) -> TimeMention:
 # ---------------------------------------------------------------- vocabulary
 
 _NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "couple": 2, "a couple": 2, "a couple of": 2, "couple of": 2, "few": 3, "a few": 3,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "couple": 2,
+    "a couple": 2,
+    "a couple of": 2,
+    "couple of": 2,
+    "few": 3,
+    "a few": 3,
 }
 _NUM = r"(?P<n>\d{1,3}|a\s+couple(?:\s+of)?|couple(?:\s+of)?|a\s+few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _WEEKDAYS = {
-    "monday": 0, "mon": 0, "tuesday": 1, "tue": 1, "tues": 1, "wednesday": 2, "wed": 2,
-    "thursday": 3, "thu": 3, "thur": 3, "thurs": 3, "friday": 4, "fri": 4,
-    "saturday": 5, "sunday": 6,
+    "monday": 0,
+    "mon": 0,
+    "tuesday": 1,
+    "tue": 1,
+    "tues": 1,
+    "wednesday": 2,
+    "wed": 2,
+    "thursday": 3,
+    "thu": 3,
+    "thur": 3,
+    "thurs": 3,
+    "friday": 4,
+    "fri": 4,
+    "saturday": 5,
+    "sunday": 6,
 }
 # Abbreviations only after last/this/next ("sat"/"sun" are words, so full names only there).
 _WD_FULL = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -139,7 +169,7 @@ def _n(m: re.Match) -> int:
 
 def _clause_before(text: str, start: int) -> str:
     """The text of the current sentence/clause before ``start`` (at most 80 chars)."""
-    seg = text[max(0, start - 80):start]
+    seg = text[max(0, start - 80) : start]
     parts = _CLAUSE_START_RE.split(seg)
     return parts[-1]
 
@@ -154,15 +184,27 @@ def _rule(pattern: str, flags: int = re.I):
     def deco(fn):
         _RULES.append((re.compile(pattern, flags), fn))
         return fn
+
     return deco
 
 
-_DAY_WORDS = {"the day before yesterday": -2, "the day after tomorrow": 2, "yesterday": -1,
-              "last night": -1, "tomorrow": 1, "today": 0, "tonight": 0, "this morning": 0,
-              "this afternoon": 0, "this evening": 0}
+_DAY_WORDS = {
+    "the day before yesterday": -2,
+    "the day after tomorrow": 2,
+    "yesterday": -1,
+    "last night": -1,
+    "tomorrow": 1,
+    "today": 0,
+    "tonight": 0,
+    "this morning": 0,
+    "this afternoon": 0,
+    "this evening": 0,
+}
 
 
-@_rule(r"\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|tomorrow|today|tonight|last\s+night|this\s+(?:morning|afternoon|evening))\b(?!['’]s\b)")
+@_rule(
+    r"\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|tomorrow|today|tonight|last\s+night|this\s+(?:morning|afternoon|evening))\b(?!['’]s\b)"
+)
 def _day_word(m, ref, text):
     return _mention(m, ref + timedelta(days=_DAY_WORDS[re.sub(r"\s+", " ", m.group(1).lower())]), "day")
 
@@ -242,7 +284,9 @@ def _rel_month_name(m, ref, text):
     return _mention(m, date(year, mon, 1), "month")
 
 
-@_rule(r"(?<!\bthe\s)\b(?P<rel>last|this|next|this\s+past|this\s+coming)\s+(?P<season>spring|summer|autumn|fall|winter)\b")
+@_rule(
+    r"(?<!\bthe\s)\b(?P<rel>last|this|next|this\s+past|this\s+coming)\s+(?P<season>spring|summer|autumn|fall|winter)\b"
+)
 def _rel_season(m, ref, text):
     rel = re.sub(r"\s+", " ", m.group("rel").lower())
     smon = _SEASONS[m.group("season").lower()]
@@ -263,6 +307,7 @@ def _rel_season(m, ref, text):
 
 
 # ---------------------------------------------------------------- public API
+
 
 def _as_date(ref: datetime | date) -> date:
     return ref.date() if isinstance(ref, datetime) else ref
@@ -311,9 +356,9 @@ def annotate_times(text: str, ref: datetime | date) -> str:
     out: list[str] = []
     pos = 0
     for t in find_time_mentions(text, ref):
-        out.append(text[pos:t.end])
+        out.append(text[pos : t.end])
         pos = t.end
-        already = re.match(r"\s*\(" + re.escape(t.label) + r"\)", text[t.end:])
+        already = re.match(r"\s*\(" + re.escape(t.label) + r"\)", text[t.end :])
         if not already:
             out.append(f" ({t.label})")
     out.append(text[pos:])

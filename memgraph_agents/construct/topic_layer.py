@@ -45,8 +45,10 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
         pos = {t: k for k, t in enumerate(topic_ids)}
         assignment = [pos.get(topic_of.get(i, ""), -1) for i in ids]
         # A topic whose members all went (deleted or fused events) gets a zero centroid: it attracts nothing.
-        centroids = [_normalise(vecs[m].mean(0)) if any(m) else np.zeros(vecs.shape[1], vecs.dtype)
-                     for m in ([a == k for a in assignment] for k in range(len(topic_ids)))]
+        centroids = [
+            _normalise(vecs[m].mean(0)) if any(m) else np.zeros(vecs.shape[1], vecs.dtype)
+            for m in ([a == k for a in assignment] for k in range(len(topic_ids)))
+        ]
         for r in range(len(ids)):
             if assignment[r] >= 0:
                 continue
@@ -63,9 +65,19 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
         centroid = _normalise(vecs[rows].mean(0))
         central = rows[int(top_k(vecs[rows] @ centroid, 1, tiebreak=ranks_of([ids[r] for r in rows]))[0])]
         tid = node_id(NodeKind.TOPIC, str(k))
-        nodes.append(Node(id=tid, kind=NodeKind.TOPIC, text=texts[central][:300], session_id=TOPIC_OWNER, embed=False,
-                          attrs={"size": len(rows), "centroid": [round(float(x), 6) for x in centroid]}))
-        edges.extend(Edge(src=tid, dst=ids[r], kind=EdgeKind.MEMBER, session_id=TOPIC_OWNER,
-                          weight=float(vecs[r] @ centroid)) for r in rows)
+        nodes.append(
+            Node(
+                id=tid,
+                kind=NodeKind.TOPIC,
+                text=texts[central][:300],
+                session_id=TOPIC_OWNER,
+                embed=False,
+                attrs={"size": len(rows), "centroid": [round(float(x), 6) for x in centroid]},
+            )
+        )
+        edges.extend(
+            Edge(src=tid, dst=ids[r], kind=EdgeKind.MEMBER, session_id=TOPIC_OWNER, weight=float(vecs[r] @ centroid))
+            for r in rows
+        )
     b.replace_nodes, b.replace_edges = nodes, edges
     return b

@@ -29,7 +29,9 @@ def _label(node_id: str, node) -> str:
     return name.rsplit(":", 1)[-1] if ":" in node_id else name
 
 
-def layout(nodes: list[str], edges: list[tuple[str, str]]) -> tuple[dict[str, tuple[float, float]], set[tuple[str, str]]]:
+def layout(
+    nodes: list[str], edges: list[tuple[str, str]]
+) -> tuple[dict[str, tuple[float, float]], set[tuple[str, str]]]:
     """Positions (x, rank) per node and the set of back edges."""
     out: dict[str, list[str]] = defaultdict(list)
     for s, t in edges:
@@ -138,8 +140,18 @@ def render_image(graph, path: Path, *, title: str = "") -> None:
         cy = [coords[m][1] for m in members]
         x0, x1 = min(cx) - bw / 2 - 0.25, max(cx) + bw / 2 + 0.25
         y0, y1 = min(cy) - bh / 2 - 0.25, max(cy) + bh / 2 + 0.45
-        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, facecolor="#f7f7fb", edgecolor="#9a9ab0",
-                               linestyle="--", linewidth=1.0, zorder=0))
+        ax.add_patch(
+            Rectangle(
+                (x0, y0),
+                x1 - x0,
+                y1 - y0,
+                facecolor="#f7f7fb",
+                edgecolor="#9a9ab0",
+                linestyle="--",
+                linewidth=1.0,
+                zorder=0,
+            )
+        )
         ax.text(x0 + 0.1, y1 - 0.12, name, ha="left", va="top", fontsize=9, color="#55557a", style="italic")
 
     for s, t in edges:
@@ -147,9 +159,19 @@ def render_image(graph, path: Path, *, title: str = "") -> None:
         style = "--" if cond.get((s, t)) else "-"
         color = "#7a6ff0" if cond.get((s, t)) else "#444444"
         if s == t:  # self-loop: a small arc on the right of the box
-            ax.add_patch(FancyArrowPatch((x0 + bw / 2, y0 + 0.12), (x0 + bw / 2, y0 - 0.12),
-                                         connectionstyle="arc3,rad=-2.2", arrowstyle="-|>", mutation_scale=11,
-                                         linestyle=style, color=color, linewidth=1.0, zorder=1))
+            ax.add_patch(
+                FancyArrowPatch(
+                    (x0 + bw / 2, y0 + 0.12),
+                    (x0 + bw / 2, y0 - 0.12),
+                    connectionstyle="arc3,rad=-2.2",
+                    arrowstyle="-|>",
+                    mutation_scale=11,
+                    linestyle=style,
+                    color=color,
+                    linewidth=1.0,
+                    zorder=1,
+                )
+            )
             continue
         if (s, t) in back:
             rad = -0.35
@@ -158,22 +180,50 @@ def render_image(graph, path: Path, *, title: str = "") -> None:
         else:
             rad = 0.0
         a, b = _clip((x0, y0), (x1, y1), bw / 2 + 0.04, bh / 2 + 0.04)
-        ax.add_patch(FancyArrowPatch(a, b, connectionstyle=f"arc3,rad={rad}", arrowstyle="-|>",
-                                     mutation_scale=13, shrinkA=0, shrinkB=0, linestyle=style, color=color,
-                                     linewidth=1.1, zorder=4))
+        ax.add_patch(
+            FancyArrowPatch(
+                a,
+                b,
+                connectionstyle=f"arc3,rad={rad}",
+                arrowstyle="-|>",
+                mutation_scale=13,
+                shrinkA=0,
+                shrinkB=0,
+                linestyle=style,
+                color=color,
+                linewidth=1.1,
+                zorder=4,
+            )
+        )
     for n in nodes:
         x, y = coords[n]
         terminal = n in (START, END) or n.endswith(":" + END)
         face = "#ffffff" if n == START else "#bfb6fc" if terminal else "#f2f0ff"
-        ax.add_patch(FancyBboxPatch((x - bw / 2, y - bh / 2), bw, bh,
-                                    boxstyle="round,pad=0.02,rounding_size=0.27" if terminal else "round,pad=0.02",
-                                    facecolor=face, edgecolor="#5b53b8", linewidth=1.2, zorder=2))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - bw / 2, y - bh / 2),
+                bw,
+                bh,
+                boxstyle="round,pad=0.02,rounding_size=0.27" if terminal else "round,pad=0.02",
+                facecolor=face,
+                edgecolor="#5b53b8",
+                linewidth=1.2,
+                zorder=2,
+            )
+        )
         label = labels[n]
-        ax.text(x, y, label if len(label) <= 26 else label[:25] + "…", ha="center", va="center", fontsize=9,
-                zorder=3, family="DejaVu Sans")
+        ax.text(
+            x,
+            y,
+            label if len(label) <= 26 else label[:25] + "…",
+            ha="center",
+            va="center",
+            fontsize=9,
+            zorder=3,
+            family="DejaVu Sans",
+        )
     if title:
-        ax.text((min(xs) + max(xs)) / 2, max(ys) + 0.85, title, ha="center", va="center", fontsize=12,
-                weight="bold")
+        ax.text((min(xs) + max(xs)) / 2, max(ys) + 0.85, title, ha="center", va="center", fontsize=12, weight="bold")
     fig.savefig(str(path), format=Path(path).suffix.lstrip("."), facecolor="white")
 
 

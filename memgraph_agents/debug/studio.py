@@ -23,7 +23,9 @@ def parse(state: dict[str, Any]) -> dict[str, Any]:
     if raw is None:
         raise ValueError("input needs a 'session': {id, date, turns: [{id, speaker, text}]}")
     session = raw if isinstance(raw, Session) else Session.model_validate(raw)
-    speakers = state.get("speakers") or list(session.participants) or list(dict.fromkeys(t.speaker for t in session.turns))
+    speakers = (
+        state.get("speakers") or list(session.participants) or list(dict.fromkeys(t.speaker for t in session.turns))
+    )
     return {"session": session, "speakers": speakers}
 
 

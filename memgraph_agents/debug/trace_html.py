@@ -43,7 +43,7 @@ def _flat(text: str, limit: int | None = None) -> str:
 def _short(node_id: str) -> str:
     for prefix in ("event:", "turn:", "topic:", "arg:"):
         if node_id.startswith(prefix):
-            return node_id[len(prefix):] if prefix != "topic:" else "T" + node_id[len(prefix):]
+            return node_id[len(prefix) :] if prefix != "topic:" else "T" + node_id[len(prefix) :]
     return node_id
 
 
@@ -69,38 +69,77 @@ def trace_summary(result) -> dict[str, Any]:
                 if ok and not status[j]:
                     status[j] = True
                     satisfied_at[j] = n
-            steps.append({"n": n, "round": e.get("round", 0), "wave": e.get("wave", 0),
-                          "explorer": e.get("explorer"), "node": e.get("node"), "action": e.get("action", ""),
-                          "reason": e.get("reason", ""), "source": e.get("source", ""),
-                          "scores": {k: round(float(v), 3) for k, v in (e.get("scores") or {}).items()
-                                     if isinstance(v, (int, float))},
-                          "subgoals": flags, "supports": list(e.get("supports") or []),
-                          "next": list(e.get("next") or []), "via": e.get("via") or "", "date": e.get("date") or "",
-                          "snippet": e.get("snippet") or ""})
+            steps.append(
+                {
+                    "n": n,
+                    "round": e.get("round", 0),
+                    "wave": e.get("wave", 0),
+                    "explorer": e.get("explorer"),
+                    "node": e.get("node"),
+                    "action": e.get("action", ""),
+                    "reason": e.get("reason", ""),
+                    "source": e.get("source", ""),
+                    "scores": {
+                        k: round(float(v), 3) for k, v in (e.get("scores") or {}).items() if isinstance(v, (int, float))
+                    },
+                    "subgoals": flags,
+                    "supports": list(e.get("supports") or []),
+                    "next": list(e.get("next") or []),
+                    "via": e.get("via") or "",
+                    "date": e.get("date") or "",
+                    "snippet": e.get("snippet") or "",
+                }
+            )
         elif t == "localize":
             r = e.get("round", 0)
             localized[r] = e
-            queries.append({"round": r, "query": e.get("query", ""), "kind": "question" if r == 0 else "refined",
-                            "source": e.get("source", ""), "candidates": list(e.get("candidates") or []),
-                            "start": list(e.get("start") or []), "scores": dict(e.get("scores") or {})})
+            queries.append(
+                {
+                    "round": r,
+                    "query": e.get("query", ""),
+                    "kind": "question" if r == 0 else "refined",
+                    "source": e.get("source", ""),
+                    "candidates": list(e.get("candidates") or []),
+                    "start": list(e.get("start") or []),
+                    "scores": dict(e.get("scores") or {}),
+                }
+            )
         elif t == "refine":
             pass  # its query shows up again in the next round's localize event
         elif t == "route":
-            routes.append({"round": e.get("round", 0), "wave": e.get("wave", 0), "to": e.get("to"),
-                           "reason": e.get("reason", "")})
+            routes.append(
+                {"round": e.get("round", 0), "wave": e.get("wave", 0), "to": e.get("to"), "reason": e.get("reason", "")}
+            )
         elif t in ("fallback", "note", "budget"):
-            notes.append({"type": t, "round": e.get("round", 0), "reason": e.get("reason", ""),
-                          "role": e.get("role", "")})
+            notes.append(
+                {"type": t, "round": e.get("round", 0), "reason": e.get("reason", ""), "role": e.get("role", "")}
+            )
     refines = [e for e in result.trace if e.get("type") == "refine"]
     for e in refines:  # a refinement whose round never localised (budget) still shows
         if e.get("round", 0) not in localized:
-            queries.append({"round": e.get("round", 0), "query": e.get("query", ""), "kind": "refined",
-                            "source": e.get("source", ""), "candidates": [], "start": [], "scores": {}})
+            queries.append(
+                {
+                    "round": e.get("round", 0),
+                    "query": e.get("query", ""),
+                    "kind": "refined",
+                    "source": e.get("source", ""),
+                    "candidates": [],
+                    "start": [],
+                    "scores": {},
+                }
+            )
     final = list(result.satisfied) if result.satisfied else status
-    subgoals = [{"n": j + 1, "text": g, "satisfied": bool(final[j]) if j < len(final) else False,
-                 "step": satisfied_at[j]} for j, g in enumerate(result.subgoals)]
-    return {"steps": steps, "queries": sorted(queries, key=lambda q: q["round"]), "routes": routes,
-            "notes": notes, "subgoals": subgoals}
+    subgoals = [
+        {"n": j + 1, "text": g, "satisfied": bool(final[j]) if j < len(final) else False, "step": satisfied_at[j]}
+        for j, g in enumerate(result.subgoals)
+    ]
+    return {
+        "steps": steps,
+        "queries": sorted(queries, key=lambda q: q["round"]),
+        "routes": routes,
+        "notes": notes,
+        "subgoals": subgoals,
+    }
 
 
 # --------------------------------------------------------------------------- the graph around it
@@ -155,8 +194,16 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
             loc_score[k] = max(loc_score.get(k, 0.0), float(v))
     queued = {n for s in steps for n in s["next"]}
     kept = {ev.node_id: ev for ev in result.evidence}
-    core_ids = list(dict.fromkeys([s["node"] for s in steps] + sorted(starts) + sorted(candidates) + sorted(queued)
-                                  + [n for ev in result.evidence for n in ev.path] + list(kept)))
+    core_ids = list(
+        dict.fromkeys(
+            [s["node"] for s in steps]
+            + sorted(starts)
+            + sorted(candidates)
+            + sorted(queued)
+            + [n for ev in result.evidence for n in ev.path]
+            + list(kept)
+        )
+    )
     core = [index[n] for n in core_ids if n in index and snap.kind_of(index[n]) == NodeKind.EVENT.value]
     events = _neighbourhood(snap, view, core, max_nodes)
     event_set = set(events)
@@ -179,23 +226,67 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
     for e in events:
         nid = snap.ids[e]
         acts = [s["action"] for s in steps if s["node"] == nid]
-        nodes.append({"id": nid, "kind": "event", "label": _short(nid), "text": _flat(snap.text[e], 900),
-                      "date": date_of(e), "session": snap.owner[e], "topic": snap.ids[view.topic[e]] if e in view.topic else "",
-                      "steps": node_steps.get(nid, []), "action": acts[-1] if acts else "",
-                      "candidate": nid in candidates, "start": nid in starts, "queued": nid in queued,
-                      "kept": nid in kept, "score": round(loc_score.get(nid, 0.0), 3),
-                      "turns": [snap.attrs[t]["turn_id"] for t in view.turns.get(e, [])]})
+        nodes.append(
+            {
+                "id": nid,
+                "kind": "event",
+                "label": _short(nid),
+                "text": _flat(snap.text[e], 900),
+                "date": date_of(e),
+                "session": snap.owner[e],
+                "topic": snap.ids[view.topic[e]] if e in view.topic else "",
+                "steps": node_steps.get(nid, []),
+                "action": acts[-1] if acts else "",
+                "candidate": nid in candidates,
+                "start": nid in starts,
+                "queued": nid in queued,
+                "kept": nid in kept,
+                "score": round(loc_score.get(nid, 0.0), 3),
+                "turns": [snap.attrs[t]["turn_id"] for t in view.turns.get(e, [])],
+            }
+        )
     for t in turn_ids:
         i = index[f"turn:{t}"]
-        nodes.append({"id": f"turn:{t}", "kind": "turn", "label": t, "text": _flat(snap.text[i], 600),
-                      "date": snap.session_date(snap.owner[i]), "session": snap.owner[i], "topic": "",
-                      "steps": [], "action": "", "candidate": False, "start": False, "queued": False,
-                      "kept": False, "returned": t in returned, "score": 0.0, "turns": [t]})
+        nodes.append(
+            {
+                "id": f"turn:{t}",
+                "kind": "turn",
+                "label": t,
+                "text": _flat(snap.text[i], 600),
+                "date": snap.session_date(snap.owner[i]),
+                "session": snap.owner[i],
+                "topic": "",
+                "steps": [],
+                "action": "",
+                "candidate": False,
+                "start": False,
+                "queued": False,
+                "kept": False,
+                "returned": t in returned,
+                "score": 0.0,
+                "turns": [t],
+            }
+        )
     for tp in topics:
-        nodes.append({"id": snap.ids[tp], "kind": "topic", "label": _short(snap.ids[tp]),
-                      "text": _flat(snap.text[tp], 300), "date": "", "session": "", "topic": snap.ids[tp],
-                      "steps": [], "action": "", "candidate": False, "start": False, "queued": False,
-                      "kept": False, "score": 0.0, "turns": []})
+        nodes.append(
+            {
+                "id": snap.ids[tp],
+                "kind": "topic",
+                "label": _short(snap.ids[tp]),
+                "text": _flat(snap.text[tp], 300),
+                "date": "",
+                "session": "",
+                "topic": snap.ids[tp],
+                "steps": [],
+                "action": "",
+                "candidate": False,
+                "start": False,
+                "queued": False,
+                "kept": False,
+                "score": 0.0,
+                "turns": [],
+            }
+        )
     present = {n["id"] for n in nodes}
 
     # Edges: event neighbours (as the explorers saw them), evidence, topic membership, the path.
@@ -211,7 +302,13 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
     for e in events:
         for nb in view.neighbours.get(e, []):
             if nb.node in event_set:
-                kind = "similar" if nb.relation == "similar" else "shares" if nb.relation.startswith("shares") else "relation"
+                kind = (
+                    "similar"
+                    if nb.relation == "similar"
+                    else "shares"
+                    if nb.relation.startswith("shares")
+                    else "relation"
+                )
                 add(snap.ids[e], snap.ids[nb.node], kind, nb.relation)
     for e in events:
         for turn in view.turns.get(e, []):
@@ -225,32 +322,77 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
         for nxt in s["next"]:
             if (s["node"], nxt) not in seen_path and s["node"] in present and nxt in present:
                 seen_path.add((s["node"], nxt))
-                path_edges.append({"s": s["node"], "t": nxt, "kind": "path", "label": "next", "path": True,
-                                   "step": s["n"], "taken": nxt in first_step})
+                path_edges.append(
+                    {
+                        "s": s["node"],
+                        "t": nxt,
+                        "kind": "path",
+                        "label": "next",
+                        "path": True,
+                        "step": s["n"],
+                        "taken": nxt in first_step,
+                    }
+                )
     for ev in result.evidence:
         for a, b in zip(ev.path, ev.path[1:]):
             if (a, b) not in seen_path and a in present and b in present:
                 seen_path.add((a, b))
-                path_edges.append({"s": a, "t": b, "kind": "path", "label": "path", "path": True,
-                                   "step": first_step.get(b), "taken": True})
+                path_edges.append(
+                    {
+                        "s": a,
+                        "t": b,
+                        "kind": "path",
+                        "label": "path",
+                        "path": True,
+                        "step": first_step.get(b),
+                        "taken": True,
+                    }
+                )
 
     _layouts(snap, nodes, list(edges.values()) + path_edges)
-    sessions = sorted({n["session"] for n in nodes if n["session"]},
-                      key=lambda s: (snap.session_date(s), s))
-    evidence = [{"node": ev.node_id, "kind": ev.kind, "cite": _flat(ev.cite(), 1200), "turn_ids": ev.turn_ids,
-                 "dates": sorted(set(ev.session_dates)), "score": round(ev.score, 3), "path": ev.path}
-                for ev in result.evidence]
-    turns = [{"turn": ev.turn_ids[0] if ev.turn_ids else ev.node_id, "cite": _flat(ev.cite(), 600),
-              "score": round(ev.score, 3)} for ev in result.ranking[:10]]
+    sessions = sorted({n["session"] for n in nodes if n["session"]}, key=lambda s: (snap.session_date(s), s))
+    evidence = [
+        {
+            "node": ev.node_id,
+            "kind": ev.kind,
+            "cite": _flat(ev.cite(), 1200),
+            "turn_ids": ev.turn_ids,
+            "dates": sorted(set(ev.session_dates)),
+            "score": round(ev.score, 3),
+            "path": ev.path,
+        }
+        for ev in result.evidence
+    ]
+    turns = [
+        {
+            "turn": ev.turn_ids[0] if ev.turn_ids else ev.node_id,
+            "cite": _flat(ev.cite(), 600),
+            "score": round(ev.score, 3),
+        }
+        for ev in result.ranking[:10]
+    ]
     counters = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in (result.counters or {}).items()}
-    return {"question": result.question, "answer": result.answer, "policy": result.policy,
-            "namespace": namespace or getattr(store, "namespace", ""), "counters": counters,
-            "generated": datetime.now(UTC).isoformat(timespec="seconds"),
-            **summary, "nodes": nodes, "edges": list(edges.values()), "path_edges": path_edges,
-            "sessions": [{"id": s, "date": snap.session_date(s)} for s in sessions],
-            "evidence": evidence, "turns": turns,
-            "stats": {"events_total": int(len(view.events)), "events_shown": len(events),
-                      "turns_shown": len(turn_ids), "topics_shown": len(topics)}}
+    return {
+        "question": result.question,
+        "answer": result.answer,
+        "policy": result.policy,
+        "namespace": namespace or getattr(store, "namespace", ""),
+        "counters": counters,
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+        **summary,
+        "nodes": nodes,
+        "edges": list(edges.values()),
+        "path_edges": path_edges,
+        "sessions": [{"id": s, "date": snap.session_date(s)} for s in sessions],
+        "evidence": evidence,
+        "turns": turns,
+        "stats": {
+            "events_total": int(len(view.events)),
+            "events_shown": len(events),
+            "turns_shown": len(turn_ids),
+            "topics_shown": len(topics),
+        },
+    }
 
 
 def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
@@ -268,8 +410,13 @@ def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> 
         else:
             g.add_edge(e["s"], e["t"], weight=w)
     n = max(1, g.number_of_nodes())
-    pos = nx.spring_layout(g, seed=7, k=1.6 / math.sqrt(n), iterations=200 if n < 400 else 100,
-                           weight="weight") if n > 1 else {nodes[0]["id"]: (0.0, 0.0)} if nodes else {}
+    pos = (
+        nx.spring_layout(g, seed=7, k=1.6 / math.sqrt(n), iterations=200 if n < 400 else 100, weight="weight")
+        if n > 1
+        else {nodes[0]["id"]: (0.0, 0.0)}
+        if nodes
+        else {}
+    )
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
     span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
@@ -279,8 +426,7 @@ def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> 
         node["y"] = round(40 + 920 * (y - min(ys)) / span, 1)
 
     # Timeline: sessions left to right by date, events of a topic in one lane.
-    sessions = sorted({n["session"] for n in nodes if n["kind"] == "event"},
-                      key=lambda s: (snap.session_date(s), s))
+    sessions = sorted({n["session"] for n in nodes if n["kind"] == "event"}, key=lambda s: (snap.session_date(s), s))
     col = {s: i for i, s in enumerate(sessions)}
     topic_order: list[str] = []
     for node in sorted((n for n in nodes if n["kind"] == "event"), key=lambda n: (col.get(n["session"], 0), n["id"])):
@@ -308,7 +454,9 @@ def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> 
     owners: dict[str, list[str]] = defaultdict(list)
     for e in edges:
         if e["kind"] == "evidence":
-            owners[e["t"] if e["t"].startswith("turn:") else e["s"]].append(e["s"] if e["t"].startswith("turn:") else e["t"])
+            owners[e["t"] if e["t"].startswith("turn:") else e["s"]].append(
+                e["s"] if e["t"].startswith("turn:") else e["t"]
+            )
     for node in nodes:
         if node["kind"] == "turn":
             anchors = [pos_t[o] for o in owners.get(node["id"], []) if o in pos_t]
@@ -328,8 +476,13 @@ def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> 
 def _json_for_script(data: Any) -> str:
     """JSON safe inside ``<script>``: no ``</script>``, no HTML comment or CDATA openers."""
     text = json.dumps(data, ensure_ascii=False, default=str)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def render_page(data: dict[str, Any]) -> str:
@@ -337,19 +490,25 @@ def render_page(data: dict[str, Any]) -> str:
     import re
 
     title = f"memgraph trace — {_flat(data.get('question', ''), 80)}"
-    parts = {"TITLE": html.escape(title), "CSS": _asset("trace.css"), "JS": _asset("trace.js"),
-             "DATA": _json_for_script(data)}
+    parts = {
+        "TITLE": html.escape(title),
+        "CSS": _asset("trace.css"),
+        "JS": _asset("trace.js"),
+        "DATA": _json_for_script(data),
+    }
     # one pass, so text inside the data can never be mistaken for a placeholder
-    return re.sub(r"/\*\{\{(CSS|JS)\}\}\*/|\{\{(TITLE|DATA)\}\}",
-                  lambda m: parts[m.group(1) or m.group(2)], _asset("trace.html"))
+    return re.sub(
+        r"/\*\{\{(CSS|JS)\}\}\*/|\{\{(TITLE|DATA)\}\}", lambda m: parts[m.group(1) or m.group(2)], _asset("trace.html")
+    )
 
 
 def trace_page(result, store, *, max_nodes: int = MAX_NODES, namespace: str = "") -> str:
     return render_page(build_trace_data(result, store, max_nodes=max_nodes, namespace=namespace))
 
 
-def write_trace_html(question: str, store, out: str | Path, *, context=None, llm=None, k: int = 5,
-                     max_nodes: int = MAX_NODES):
+def write_trace_html(
+    question: str, store, out: str | Path, *, context=None, llm=None, k: int = 5, max_nodes: int = MAX_NODES
+):
     """Run the navigator on ``question`` and write the trace page; returns the ``NavigationResult``."""
     from memgraph_agents.navigator import navigate
 

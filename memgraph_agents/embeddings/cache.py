@@ -43,9 +43,7 @@ class EmbeddingModel:
             self._db = sqlite3.connect(str(cache_path), check_same_thread=False, timeout=30)
             enable_wal(self._db, timeout=30)
             self._db.execute("PRAGMA synchronous=NORMAL")  # a cache: no fsync per commit
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS emb (model TEXT, key BLOB, vec BLOB, PRIMARY KEY(model, key))"
-            )
+            self._db.execute("CREATE TABLE IF NOT EXISTS emb (model TEXT, key BLOB, vec BLOB, PRIMARY KEY(model, key))")
             self._db.commit()
         self.hits = 0
         self.misses = 0

@@ -58,8 +58,11 @@ class MiniLMEmbeddings(Embeddings):
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
         out = model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True,
-            show_progress_bar=False, convert_to_numpy=True,
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
         )
         return np.asarray(out, dtype=np.float32)
 

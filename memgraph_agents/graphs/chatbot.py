@@ -37,7 +37,9 @@ SYSTEM_PROMPT = (
 class ChatbotContext(MemoryContext):
     """Whose memory (``user_id``) and the memory / model settings (empty = from env)."""
 
-    user_id: Annotated[str, Field(description="Whose memory: the namespace is derived from this id (empty: the context's namespace)")] = ""
+    user_id: Annotated[
+        str, Field(description="Whose memory: the namespace is derived from this id (empty: the context's namespace)")
+    ] = ""
     user_name: Annotated[str, Field(description="How the user appears in memory ('user' when empty)")] = ""
 
 
@@ -84,8 +86,14 @@ def build_chatbot_graph(memory: AgentMemory | None = None, *, model: Any = None)
     tools = create_memory_tools(memory=memory)
     middleware: list[AgentMiddleware] = [] if model is not None else [ModelFromContext(memory)]
     middleware.append(ChatTurnWriter(memory))
-    return create_agent(model or OfflineRecallModel(), tools=list(tools), middleware=middleware,
-                        system_prompt=SYSTEM_PROMPT, context_schema=ChatbotContext, name="chatbot")
+    return create_agent(
+        model or OfflineRecallModel(),
+        tools=list(tools),
+        middleware=middleware,
+        system_prompt=SYSTEM_PROMPT,
+        context_schema=ChatbotContext,
+        name="chatbot",
+    )
 
 
 memory = AgentMemory()

@@ -120,15 +120,23 @@ def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContex
         exclude = frozenset(snap.ids[i] for i, o in enumerate(snap.owner) if o == session.id)
     else:
         exclude = frozenset()
-    return BuildContext(snapshot=snap, embedder=store.embedder, params=settings.ingest,
-                        speakers=state.get("speakers") or list(session.participants),
-                        seq=len(store.sessions()) + (0 if state.get("status") in ("append", "replace") else 1),
-                        llm=llm, usage=LLMUsage() if llm else None,
-                        llm_timeout=settings.llm_timeout,
-                        # one bound per chat model for the whole process, not per step or session
-                        semaphore=call_limiter(model_key(llm), settings.llm_max_concurrency) if llm else None,
-                        session_id=session.id, exclude=exclude, first_event=plan.first_event if plan else 1,
-                        append=plan is not None, context_turns=plan.context if plan else [])
+    return BuildContext(
+        snapshot=snap,
+        embedder=store.embedder,
+        params=settings.ingest,
+        speakers=state.get("speakers") or list(session.participants),
+        seq=len(store.sessions()) + (0 if state.get("status") in ("append", "replace") else 1),
+        llm=llm,
+        usage=LLMUsage() if llm else None,
+        llm_timeout=settings.llm_timeout,
+        # one bound per chat model for the whole process, not per step or session
+        semaphore=call_limiter(model_key(llm), settings.llm_max_concurrency) if llm else None,
+        session_id=session.id,
+        exclude=exclude,
+        first_event=plan.first_event if plan else 1,
+        append=plan is not None,
+        context_turns=plan.context if plan else [],
+    )
 
 
 def _layers(settings: Settings) -> tuple[str, ...]:
@@ -154,14 +162,20 @@ def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     settings = run_settings(runtime)
     store = get_store(settings)
     session = state["session"]
-    plan = plan_session(store, session, settings, replace=bool(state.get("replace")),
-                        rebuild=bool(state.get("rebuild")))
+    plan = plan_session(
+        store, session, settings, replace=bool(state.get("replace")), rebuild=bool(state.get("rebuild"))
+    )
     out: dict = {"status": plan.status, "replaced": plan.status == "replace"}
     if plan.note:
         out["notes"] = [plan.note]
     if plan.status == "append":
-        a = plan_append(session, plan.n_stored, store.snapshot(), llm=not settings.offline,
-                        reopen_below=settings.ingest.segment_min_turns)
+        a = plan_append(
+            session,
+            plan.n_stored,
+            store.snapshot(),
+            llm=not settings.offline,
+            reopen_below=settings.ingest.segment_min_turns,
+        )
         out["append"] = vars(a)
     return out
 
@@ -242,19 +256,37 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
         llm_events = True  # an append keeps the events stored before it
     llm_builder = "llm" if not settings.offline and llm_events else "offline"
     notes = ((old or {}).get("info", {}).get("notes", []) + b.notes)[-20:]
-    record = SessionRecord(id=session.id, date=session.date.isoformat(), participants=list(session.participants),
-                           n_turns=len(session.turns), content_hash=session_hash(session),
-                           builder=llm_builder,
-                           info={"notes": notes, "usage": state.get("usage", {}), "preset": settings.preset,
-                                 "identity": identity(settings)})
+    record = SessionRecord(
+        id=session.id,
+        date=session.date.isoformat(),
+        participants=list(session.participants),
+        n_turns=len(session.turns),
+        content_hash=session_hash(session),
+        builder=llm_builder,
+        info={
+            "notes": notes,
+            "usage": state.get("usage", {}),
+            "preset": settings.preset,
+            "identity": identity(settings),
+        },
+    )
     mode: WriteMode = "append" if plan is not None else ("replace" if state.get("status") == "replace" else "new")
     first = plan.n_stored if plan is not None else 0
-    store.commit_session(SessionWrite(record=record, nodes=b.nodes, edges=b.edges,
-                                      vectors={n.id: v for n, v in zip(fresh, vecs)},
-                                      replace_nodes=b.replace_nodes, replace_edges=b.replace_edges,
-                                      replace_kinds=("topic",), mode=mode,
-                                      drop_nodes=tuple(plan.drop_nodes) if plan else (),
-                                      turns=[turn_record(t) for t in session.turns[first:]], turns_start=first))
+    store.commit_session(
+        SessionWrite(
+            record=record,
+            nodes=b.nodes,
+            edges=b.edges,
+            vectors={n.id: v for n, v in zip(fresh, vecs)},
+            replace_nodes=b.replace_nodes,
+            replace_edges=b.replace_edges,
+            replace_kinds=("topic",),
+            mode=mode,
+            drop_nodes=tuple(plan.drop_nodes) if plan else (),
+            turns=[turn_record(t) for t in session.turns[first:]],
+            turns_start=first,
+        )
+    )
     return {"status": "committed", "notes": b.notes, "builder": llm_builder}
 
 

@@ -39,8 +39,15 @@ def retriever_node(name: str):
         store = get_store(settings, create=False)
         k = state.get("k") or settings.top_k
         usage = LLMUsage()
-        evidence = retrieve(name, state.get("query", ""), store, k=k, llm=get_chat_model(settings), usage=usage,
-                            llm_timeout=settings.llm_timeout)
+        evidence = retrieve(
+            name,
+            state.get("query", ""),
+            store,
+            k=k,
+            llm=get_chat_model(settings),
+            usage=usage,
+            llm_timeout=settings.llm_timeout,
+        )
         return {"evidence": evidence, "usage": usage.snapshot()}
 
     run.__name__ = name

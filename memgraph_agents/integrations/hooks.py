@@ -49,8 +49,14 @@ class MemoryMiddleware(AgentMiddleware):
 
     state_schema = AgentState
 
-    def __init__(self, memory: AgentMemory | None = None, *, tools: bool = False,
-                 speaker_names: dict[str, str] | None = None, **tool_options: Any) -> None:
+    def __init__(
+        self,
+        memory: AgentMemory | None = None,
+        *,
+        tools: bool = False,
+        speaker_names: dict[str, str] | None = None,
+        **tool_options: Any,
+    ) -> None:
         super().__init__()
         self.memory = memory or AgentMemory()
         self.speaker_names = speaker_names
@@ -71,8 +77,9 @@ class MemoryMiddleware(AgentMiddleware):
 
     async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         # resolving the namespace may open its store (SQLite): off the event loop
-        await asyncio.to_thread(_write, self.memory, state, getattr(runtime, "context", None), _config(),
-                                self.speaker_names)
+        await asyncio.to_thread(
+            _write, self.memory, state, getattr(runtime, "context", None), _config(), self.speaker_names
+        )
         return None
 
     def flush(self, timeout: float | None = None) -> list[Any]:

@@ -24,9 +24,11 @@ from pydantic import Field
 from memgraph_agents.config import Settings
 from memgraph_agents.storage.namespaces import validate_namespace
 
-INSTRUCTIONS = ("Long-term memory of past conversations as an event graph. `recall` finds dated evidence, "
-                "`ask` answers a question from memory, `remember` stores a statement, `forget_note` deletes one "
-                "remembered note by its id, `stats` describes the memory.")
+INSTRUCTIONS = (
+    "Long-term memory of past conversations as an event graph. `recall` finds dated evidence, "
+    "`ask` answers a question from memory, `remember` stores a statement, `forget_note` deletes one "
+    "remembered note by its id, `stats` describes the memory."
+)
 
 
 class TokenNamespaces:
@@ -48,7 +50,7 @@ def load_tokens(path: Path) -> dict[str, str]:
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"token file {path}: {exc}") from exc
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        raise ValueError(f"token file {path}: expected a JSON object {{\"token\": \"namespace\"}}")
+        raise ValueError(f'token file {path}: expected a JSON object {{"token": "namespace"}}')
     return data
 
 
@@ -93,8 +95,14 @@ Query = Annotated[str, Field(min_length=1, description="what to look for, in nat
 TopK = Annotated[int, Field(ge=1, le=50, description="how many evidence items")]
 
 
-def build_server(settings: Settings, *, namespace: str | None = None, tokens: dict[str, str] | None = None,
-                 host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
+def build_server(
+    settings: Settings,
+    *,
+    namespace: str | None = None,
+    tokens: dict[str, str] | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+) -> FastMCP:
     """The FastMCP server; with ``tokens`` every HTTP call needs a bearer token of the map."""
     fixed = validate_namespace(namespace or settings.namespace)
     auth = None
@@ -126,8 +134,9 @@ def build_server(settings: Settings, *, namespace: str | None = None, tokens: di
         return await server.remember(ns(), text)
 
     @mcp.tool()
-    async def forget_note(note_id: Annotated[str, Field(min_length=1, description="an id returned by remember")]
-                          ) -> str:
+    async def forget_note(
+        note_id: Annotated[str, Field(min_length=1, description="an id returned by remember")],
+    ) -> str:
         """Delete one remembered note (and everything built from it) by its id."""
         return await server.forget_note(ns(), note_id)
 

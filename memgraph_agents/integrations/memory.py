@@ -267,15 +267,31 @@ class RecallResult:
 
     def artifact(self) -> dict[str, Any]:
         """JSON-able details for the application (not shown to the model): evidence, path, trace."""
-        out: dict[str, Any] = {"namespace": self.namespace, "retriever": self.retriever, "query": self.query,
-                               "answer": self.answer, "evidence": [ev.model_dump() for ev in self.evidence]}
+        out: dict[str, Any] = {
+            "namespace": self.namespace,
+            "retriever": self.retriever,
+            "query": self.query,
+            "answer": self.answer,
+            "evidence": [ev.model_dump() for ev in self.evidence],
+        }
         nav = self.navigation
         if nav is not None:
             steps = [e for e in nav.trace if e.get("type") == "decision"]
-            out["path"] = [{"step": n, "node": e.get("node"), "action": e.get("action"), "via": e.get("via"),
-                            "round": e.get("round"), "wave": e.get("wave"), "explorer": e.get("explorer"),
-                            "next": e.get("next", []), "scores": e.get("scores", {}), "reason": e.get("reason", "")}
-                           for n, e in enumerate(steps, start=1)]
+            out["path"] = [
+                {
+                    "step": n,
+                    "node": e.get("node"),
+                    "action": e.get("action"),
+                    "via": e.get("via"),
+                    "round": e.get("round"),
+                    "wave": e.get("wave"),
+                    "explorer": e.get("explorer"),
+                    "next": e.get("next", []),
+                    "scores": e.get("scores", {}),
+                    "reason": e.get("reason", ""),
+                }
+                for n, e in enumerate(steps, start=1)
+            ]
             out["kept"] = [{"node": ev.node_id, "path": ev.path, "turn_ids": ev.turn_ids} for ev in nav.evidence]
             out["subgoals"] = list(nav.subgoals)
             out["satisfied"] = list(nav.satisfied)
@@ -294,10 +310,20 @@ class AgentMemory:
     ``navigator_llm``: a chat model for the navigator's LLM policy (``None``: offline).
     """
 
-    def __init__(self, settings: Settings | None = None, *, retriever: str | Callable[..., list[Evidence]] = "navigator",
-                 k: int = 5, user_key: str = "user_id", default_namespace: str | None = "",
-                 namespace_prefix: str = "", read_wait: float = 30.0, navigator_llm: Any = None,
-                 speaker_names: dict[str, str] | None = None, writer: BackgroundWriter | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        retriever: str | Callable[..., list[Evidence]] = "navigator",
+        k: int = 5,
+        user_key: str = "user_id",
+        default_namespace: str | None = "",
+        namespace_prefix: str = "",
+        read_wait: float = 30.0,
+        navigator_llm: Any = None,
+        speaker_names: dict[str, str] | None = None,
+        writer: BackgroundWriter | None = None,
+    ) -> None:
         self._settings = settings
         self.retriever = retriever
         self.k = k
@@ -319,8 +345,9 @@ class AgentMemory:
         base = self._settings or Settings.load()
         if context is None:
             return base
-        return base.override(**{name: value for name in _CONTEXT_FIELDS
-                                if (value := _get(context, name)) not in (None, "", 0)})
+        return base.override(
+            **{name: value for name in _CONTEXT_FIELDS if (value := _get(context, name)) not in (None, "", 0)}
+        )
 
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
@@ -334,7 +361,8 @@ class AgentMemory:
         if self.default_namespace is None:
             raise MissingUserError(
                 f"no user for this run: pass context with {self.user_key!r} or "
-                f"config={{'configurable': {{'{self.user_key}': ...}}}}")
+                f"config={{'configurable': {{'{self.user_key}': ...}}}}"
+            )
         return validate_stored_name(self.default_namespace or (self._settings or Settings()).namespace)
 
     def _explicit_or_run(self, namespace: str | None, context: Any, config: dict | None) -> str:
@@ -360,8 +388,15 @@ class AgentMemory:
         return context, config
 
     # -- recall --------------------------------------------------------------------------
-    def recall(self, query: str, *, context: Any = None, config: dict | None = None, k: int | None = None,
-               namespace: str | None = None) -> RecallResult:
+    def recall(
+        self,
+        query: str,
+        *,
+        context: Any = None,
+        config: dict | None = None,
+        k: int | None = None,
+        namespace: str | None = None,
+    ) -> RecallResult:
         """Evidence for ``query`` from the run's namespace (waits for its queued writes first)."""
         context, config = self._resolve(context, config)
         ns = self._explicit_or_run(namespace, context, config)
@@ -370,8 +405,15 @@ class AgentMemory:
         self.writer.wait(ns, self.read_wait)
         return self._recall(query, ns, settings, name, k or default_k)
 
-    async def arecall(self, query: str, *, context: Any = None, config: dict | None = None, k: int | None = None,
-                      namespace: str | None = None) -> RecallResult:
+    async def arecall(
+        self,
+        query: str,
+        *,
+        context: Any = None,
+        config: dict | None = None,
+        k: int | None = None,
+        namespace: str | None = None,
+    ) -> RecallResult:
         context, config = self._resolve(context, config)
         ns = self._explicit_or_run(namespace, context, config)
         settings = self.settings_for(context)
@@ -427,8 +469,15 @@ class AgentMemory:
         return RecallResult(ns, self._name(name), query, list(evidence)[:k])
 
     # -- remember ------------------------------------------------------------------------
-    def remember(self, text: str, *, context: Any = None, config: dict | None = None, speaker: str = "user",
-                 namespace: str | None = None) -> dict[str, Any]:
+    def remember(
+        self,
+        text: str,
+        *,
+        context: Any = None,
+        config: dict | None = None,
+        speaker: str = "user",
+        namespace: str | None = None,
+    ) -> dict[str, Any]:
         """Queue ``text`` as a new dated note session; returns at once (written in the background)."""
         from memgraph_agents.api.sources import note_conversation
 
@@ -443,9 +492,16 @@ class AgentMemory:
         return {"namespace": ns, "session": sid, "turn_id": f"{sid}:1", "queued": True}
 
     # -- chat turns ----------------------------------------------------------------------
-    def write_messages(self, messages: Sequence[Any], *, context: Any = None, config: dict | None = None,
-                       thread_id: str | None = None, namespace: str | None = None,
-                       speaker_names: dict[str, str] | None = None) -> dict[str, Any] | None:
+    def write_messages(
+        self,
+        messages: Sequence[Any],
+        *,
+        context: Any = None,
+        config: dict | None = None,
+        thread_id: str | None = None,
+        namespace: str | None = None,
+        speaker_names: dict[str, str] | None = None,
+    ) -> dict[str, Any] | None:
         """Append a chat thread's new human/AI messages to its transcript and queue it.
 
         Messages already seen (by id) are skipped, so passing the whole history every turn
@@ -491,8 +547,9 @@ class AgentMemory:
                 return None
             snapshot = list(tr.messages)
         names = {**self.speaker_names, **(speaker_names or {})}
-        conv = conversation_from_messages(snapshot, conversation_id=thread, session_id=f"{thread}-s",
-                                          speaker_names=names or None)
+        conv = conversation_from_messages(
+            snapshot, conversation_id=thread, session_id=f"{thread}-s", speaker_names=names or None
+        )
         self.writer.submit(f"{ns}/{thread}", ns, settings, conv)
         return {"namespace": ns, "thread": thread, "sessions": [s.id for s in conv.sessions], "added": added}
 
@@ -524,8 +581,13 @@ def _stored_thread(settings: Settings, ns: str, thread: str) -> list[Any]:
     for _n, s in sorted(numbered, key=lambda x: x[0]):
         for _turn_id, _digest, data in store.db.session_turns(s["id"]):
             # ``name`` carries the stored speaker exactly; the timestamp keeps the turn's date.
-            out.append(HumanMessage(content=data["text"], name=data["speaker"],
-                                    additional_kwargs={"timestamp": data["timestamp"] or s["date"]}))
+            out.append(
+                HumanMessage(
+                    content=data["text"],
+                    name=data["speaker"],
+                    additional_kwargs={"timestamp": data["timestamp"] or s["date"]},
+                )
+            )
     return out
 
 
@@ -550,5 +612,8 @@ def _conversational(m: Any) -> bool:
     content = m.content
     if isinstance(content, str):
         return bool(content.strip())
-    return any((isinstance(b, str) and b.strip()) or (isinstance(b, dict) and b.get("type") == "text"
-                                                      and str(b.get("text", "")).strip()) for b in content or [])
+    return any(
+        (isinstance(b, str) and b.strip())
+        or (isinstance(b, dict) and b.get("type") == "text" and str(b.get("text", "")).strip())
+        for b in content or []
+    )

@@ -48,20 +48,32 @@ class OfflineRecallModel(BaseChatModel):
     def _reply(self, messages: list[BaseMessage]) -> AIMessage:
         last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=None)
         if last_human is None:
-            return AIMessage(content=f"Say something and I will look it up in memory. {OFFLINE_NOTE}",
-                             additional_kwargs={SKIP_FLAG: True})
+            return AIMessage(
+                content=f"Say something and I will look it up in memory. {OFFLINE_NOTE}",
+                additional_kwargs={SKIP_FLAG: True},
+            )
         question = " ".join(_text(messages[last_human]).split())
-        results = [m for m in messages[last_human + 1:] if isinstance(m, ToolMessage)]
+        results = [m for m in messages[last_human + 1 :] if isinstance(m, ToolMessage)]
         if results:
             body = "\n".join(_text(m) for m in results).strip()
             return AIMessage(content=f"{body}\n{OFFLINE_NOTE}", additional_kwargs={SKIP_FLAG: True})
         if _REMEMBER.match(question):
-            return AIMessage(content="Noted: every message you type is saved to memory.",
-                             additional_kwargs={SKIP_FLAG: True})
-        call = {"name": self.recall_tool, "args": {"query": question}, "id": f"call_{uuid.uuid4().hex[:12]}",
-                "type": "tool_call"}
+            return AIMessage(
+                content="Noted: every message you type is saved to memory.", additional_kwargs={SKIP_FLAG: True}
+            )
+        call = {
+            "name": self.recall_tool,
+            "args": {"query": question},
+            "id": f"call_{uuid.uuid4().hex[:12]}",
+            "type": "tool_call",
+        }
         return AIMessage(content="", tool_calls=[call], additional_kwargs={SKIP_FLAG: True})
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self._reply(list(messages)))])

@@ -24,10 +24,21 @@ from memgraph_agents.model.evidence import Evidence
 
 
 def evidence_document(ev: Evidence) -> Document:
-    return Document(id=ev.node_id, page_content=ev.text,
-                    metadata={"node_id": ev.node_id, "kind": ev.kind, "score": ev.score, "turn_ids": list(ev.turn_ids),
-                              "session_ids": list(ev.session_ids), "session_dates": list(ev.session_dates),
-                              "path": list(ev.path), "retriever": ev.retriever, "citation": ev.cite()})
+    return Document(
+        id=ev.node_id,
+        page_content=ev.text,
+        metadata={
+            "node_id": ev.node_id,
+            "kind": ev.kind,
+            "score": ev.score,
+            "turn_ids": list(ev.turn_ids),
+            "session_ids": list(ev.session_ids),
+            "session_dates": list(ev.session_dates),
+            "path": list(ev.path),
+            "retriever": ev.retriever,
+            "citation": ev.cite(),
+        },
+    )
 
 
 class MemoryRetriever(BaseRetriever):
@@ -48,18 +59,19 @@ class MemoryRetriever(BaseRetriever):
 
     def _call(self, query: str) -> list[Document]:
         mem = self._memory()
-        res = mem.recall(query, context=current_context(), config=current_config(), k=self.k,
-                         namespace=self.namespace)
+        res = mem.recall(query, context=current_context(), config=current_config(), k=self.k, namespace=self.namespace)
         return [evidence_document(ev) for ev in res.evidence]
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         return self._call(query)
 
-    async def _aget_relevant_documents(self, query: str, *,
-                                       run_manager: AsyncCallbackManagerForRetrieverRun) -> list[Document]:
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> list[Document]:
         mem = self._memory()
-        res = await mem.arecall(query, context=current_context(), config=current_config(), k=self.k,
-                                namespace=self.namespace)
+        res = await mem.arecall(
+            query, context=current_context(), config=current_config(), k=self.k, namespace=self.namespace
+        )
         return [evidence_document(ev) for ev in res.evidence]
 
 

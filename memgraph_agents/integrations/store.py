@@ -39,8 +39,9 @@ def note_text(value: dict[str, Any]) -> str:
 class MemgraphStore(BaseStore):
     """``BaseStore`` on an event-graph memory in ``data_dir`` (or ``settings.data_dir``)."""
 
-    def __init__(self, data_dir: str | Path | None = None, *, settings: Settings | None = None,
-                 retriever: str | None = None) -> None:
+    def __init__(
+        self, data_dir: str | Path | None = None, *, settings: Settings | None = None, retriever: str | None = None
+    ) -> None:
         """``data_dir`` overrides ``settings.data_dir`` (settings default: ``MEMGRAPH_*``);
         ``retriever`` ranks query searches (default: the preset's, else ``settings.retriever``)."""
         from memgraph_agents.api import Memory
@@ -54,9 +55,12 @@ class MemgraphStore(BaseStore):
     def _note(self, item: Item) -> Conversation:
         """The item as a dated note: one session of one turn, named after its key."""
         sid = session_id(item.key)
-        session = Session(id=sid, date=item.updated_at.replace(tzinfo=None),
-                          turns=[Turn(id=f"{sid}:1", speaker=NOTE_SPEAKER, text=note_text(item.value))],
-                          participants=[NOTE_SPEAKER])
+        session = Session(
+            id=sid,
+            date=item.updated_at.replace(tzinfo=None),
+            turns=[Turn(id=f"{sid}:1", speaker=NOTE_SPEAKER, text=note_text(item.value))],
+            participants=[NOTE_SPEAKER],
+        )
         return Conversation(id=sid, sessions=[session])
 
     def _graph(self, namespace: tuple[str, ...]):
@@ -84,8 +88,11 @@ class MemgraphStore(BaseStore):
 
     # -- operations --------------------------------------------------------------------------
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        items = [i for i in self.items.under(op.namespace_prefix)
-                 if not op.filter or all(_compare_values(i.value.get(f), v) for f, v in op.filter.items())]
+        items = [
+            i
+            for i in self.items.under(op.namespace_prefix)
+            if not op.filter or all(_compare_values(i.value.get(f), v) for f, v in op.filter.items())
+        ]
         scored: list[tuple[float | None, Item]] = [(None, i) for i in items]
         if op.query and items:
             k = max(op.limit + op.offset, 10)
@@ -93,20 +100,30 @@ class MemgraphStore(BaseStore):
             for ns in dict.fromkeys(i.namespace for i in items):
                 for sid, s in self._scores(ns, op.query, k).items():
                     scores[(ns, sid)] = s
-            hit = [(scores[(i.namespace, session_id(i.key))], i) for i in items
-                   if (i.namespace, session_id(i.key)) in scores]
+            hit = [
+                (scores[(i.namespace, session_id(i.key))], i)
+                for i in items
+                if (i.namespace, session_id(i.key)) in scores
+            ]
             hit.sort(key=lambda p: (-p[0], p[1].namespace, p[1].key))  # ties: by namespace, then key
             rest = [(None, i) for i in items if (i.namespace, session_id(i.key)) not in scores]
             scored = [*hit, *rest]
-        return [SearchItem(namespace=i.namespace, key=i.key, value=i.value, created_at=i.created_at,
-                           updated_at=i.updated_at, score=s)
-                for s, i in scored[op.offset: op.offset + op.limit]]
+        return [
+            SearchItem(
+                namespace=i.namespace,
+                key=i.key,
+                value=i.value,
+                created_at=i.created_at,
+                updated_at=i.updated_at,
+                score=s,
+            )
+            for s, i in scored[op.offset : op.offset + op.limit]
+        ]
 
     def _list(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        names = [ns for ns in self.items.namespaces()
-                 if all(_does_match(c, ns) for c in op.match_conditions or ())]
+        names = [ns for ns in self.items.namespaces() if all(_does_match(c, ns) for c in op.match_conditions or ())]
         names = sorted({ns[: op.max_depth] for ns in names}) if op.max_depth is not None else sorted(names)
-        return names[op.offset: op.offset + op.limit]
+        return names[op.offset : op.offset + op.limit]
 
     def _put(self, op: PutOp) -> None:
         if op.value is None:

@@ -50,13 +50,20 @@ class ItemTable:
     @staticmethod
     def _item(row: tuple) -> Item:
         ns, key, value, created, updated = row
-        return Item(value=json.loads(value), key=key, namespace=tuple(json.loads(ns)),
-                    created_at=datetime.fromisoformat(created), updated_at=datetime.fromisoformat(updated))
+        return Item(
+            value=json.loads(value),
+            key=key,
+            namespace=tuple(json.loads(ns)),
+            created_at=datetime.fromisoformat(created),
+            updated_at=datetime.fromisoformat(updated),
+        )
 
     def get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         with self._lock:
-            row = self.conn.execute("SELECT ns, key, value, created_at, updated_at FROM items WHERE ns=? AND key=?",
-                                    (json.dumps(list(namespace)), key)).fetchone()
+            row = self.conn.execute(
+                "SELECT ns, key, value, created_at, updated_at FROM items WHERE ns=? AND key=?",
+                (json.dumps(list(namespace)), key),
+            ).fetchone()
         return self._item(row) if row else None
 
     def put(self, namespace: tuple[str, ...], key: str, value: dict) -> tuple[Item, bool]:
@@ -67,7 +74,9 @@ class ItemTable:
             old = self.conn.execute("SELECT 1 FROM items WHERE ns=? AND key=?", (ns, key)).fetchone()
             self.conn.execute(
                 "INSERT INTO items VALUES (?,?,?,?,?) ON CONFLICT(ns, key) DO UPDATE SET value=excluded.value, "
-                "updated_at=excluded.updated_at", (ns, key, json.dumps(value), now, now))
+                "updated_at=excluded.updated_at",
+                (ns, key, json.dumps(value), now, now),
+            )
         item = self.get(namespace, key)
         assert item is not None
         return item, old is not None
@@ -80,7 +89,9 @@ class ItemTable:
     def under(self, prefix: tuple[str, ...]) -> list[Item]:
         """Items whose namespace starts with ``prefix``, in insertion order."""
         with self._lock:
-            rows = self.conn.execute("SELECT ns, key, value, created_at, updated_at FROM items ORDER BY rowid").fetchall()
+            rows = self.conn.execute(
+                "SELECT ns, key, value, created_at, updated_at FROM items ORDER BY rowid"
+            ).fetchall()
         items = [self._item(r) for r in rows]
         return [i for i in items if i.namespace[: len(prefix)] == tuple(prefix)]
 

@@ -87,11 +87,21 @@ def _user_error(exc: Exception) -> ToolException:
     return ToolException(f"memory unavailable: {exc}")
 
 
-def create_memory_tools(settings: Settings | None = None, *, retriever: str | Callable[..., list[Evidence]] = "navigator",
-                        k: int = 5, user_key: str = "user_id", default_namespace: str | None = "",
-                        namespace_prefix: str = "", include_remember: bool = True, memory: AgentMemory | None = None,
-                        recall_name: str = "recall", remember_name: str = "remember",
-                        remember_speaker: str = "user", navigator_llm: Any = None) -> MemoryTools:
+def create_memory_tools(
+    settings: Settings | None = None,
+    *,
+    retriever: str | Callable[..., list[Evidence]] = "navigator",
+    k: int = 5,
+    user_key: str = "user_id",
+    default_namespace: str | None = "",
+    namespace_prefix: str = "",
+    include_remember: bool = True,
+    memory: AgentMemory | None = None,
+    recall_name: str = "recall",
+    remember_name: str = "remember",
+    remember_speaker: str = "user",
+    navigator_llm: Any = None,
+) -> MemoryTools:
     """Recall and remember tools over one ``AgentMemory`` (see the module docstring).
 
     ``settings``: where memory lives (default: ``MEMGRAPH_*`` variables). ``retriever``: any
@@ -100,14 +110,19 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
     the user id. ``default_namespace``: used when a run names no user (``""`` =
     ``settings.namespace``; ``None`` = refuse such runs).
     """
-    mem = memory or AgentMemory(settings, retriever=retriever, k=k, user_key=user_key,
-                                default_namespace=default_namespace, namespace_prefix=namespace_prefix,
-                                navigator_llm=navigator_llm)
+    mem = memory or AgentMemory(
+        settings,
+        retriever=retriever,
+        k=k,
+        user_key=user_key,
+        default_namespace=default_namespace,
+        namespace_prefix=namespace_prefix,
+        navigator_llm=navigator_llm,
+    )
 
     # ``runtime: ToolRuntime = None`` / ``config: RunnableConfig = None``, not ``X | None``: LangChain
     # injects these parameters only when the annotation is exactly the class (mypy: implicit_optional).
-    def recall(query: str, runtime: ToolRuntime[Any, Any] = None,
-               config: RunnableConfig = None) -> tuple[str, dict]:
+    def recall(query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             result = mem.recall(query, context=context, config=conf)
@@ -115,8 +130,9 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
-    async def arecall(query: str, runtime: ToolRuntime[Any, Any] = None,
-                      config: RunnableConfig = None) -> tuple[str, dict]:
+    async def arecall(
+        query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None
+    ) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             result = await mem.arecall(query, context=context, config=conf)
@@ -124,8 +140,7 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
-    def remember(text: str, runtime: ToolRuntime[Any, Any] = None,
-                 config: RunnableConfig = None) -> tuple[str, dict]:
+    def remember(text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
         try:
             info = mem.remember(text, context=context, config=conf, speaker=remember_speaker)
@@ -133,16 +148,27 @@ def create_memory_tools(settings: Settings | None = None, *, retriever: str | Ca
             raise _user_error(exc) from exc
         return "Saved to long-term memory.", info
 
-    async def aremember(text: str, runtime: ToolRuntime[Any, Any] = None,
-                        config: RunnableConfig = None) -> tuple[str, dict]:
+    async def aremember(
+        text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None
+    ) -> tuple[str, dict]:
         return await asyncio.to_thread(remember, text, runtime, config)  # queues; may open the store
 
-    recall_tool = StructuredTool.from_function(func=recall, coroutine=arecall, name=recall_name,
-                                               description=RECALL_DESCRIPTION, response_format="content_and_artifact",
-                                               handle_tool_error=True)
+    recall_tool = StructuredTool.from_function(
+        func=recall,
+        coroutine=arecall,
+        name=recall_name,
+        description=RECALL_DESCRIPTION,
+        response_format="content_and_artifact",
+        handle_tool_error=True,
+    )
     remember_tool = None
     if include_remember:
-        remember_tool = StructuredTool.from_function(func=remember, coroutine=aremember, name=remember_name,
-                                                     description=REMEMBER_DESCRIPTION,
-                                                     response_format="content_and_artifact", handle_tool_error=True)
+        remember_tool = StructuredTool.from_function(
+            func=remember,
+            coroutine=aremember,
+            name=remember_name,
+            description=REMEMBER_DESCRIPTION,
+            response_format="content_and_artifact",
+            handle_tool_error=True,
+        )
     return MemoryTools(mem, recall_tool, remember_tool)

@@ -51,16 +51,32 @@ def evidence_lines(evidence: Sequence[Evidence], limit: int = ANSWER_EVIDENCE) -
 
 def speakers_of(evidence: Sequence[Evidence]) -> str:
     """Who talks in the evidence (``Name: text`` turns), for the prompt's first line."""
-    names = list(dict.fromkeys(ev.text.split(":", 1)[0].strip() for ev in evidence
-                               if ev.kind == "turn" and ":" in ev.text[:60]))
+    names = list(
+        dict.fromkeys(ev.text.split(":", 1)[0].strip() for ev in evidence if ev.kind == "turn" and ":" in ev.text[:60])
+    )
     return " and ".join(names[:4]) if names else "the user and the assistant"
 
 
-async def aanswer(model: Any, question: str, evidence: Sequence[Evidence], *, speakers: str | None = None,
-                  prompt: str = "answer_question", prompt_package: str | None = None, usage: LLMUsage | None = None,
-                  timeout: float = 60.0, semaphore: Any = None) -> WrittenAnswer:
+async def aanswer(
+    model: Any,
+    question: str,
+    evidence: Sequence[Evidence],
+    *,
+    speakers: str | None = None,
+    prompt: str = "answer_question",
+    prompt_package: str | None = None,
+    usage: LLMUsage | None = None,
+    timeout: float = 60.0,
+    semaphore: Any = None,
+) -> WrittenAnswer:
     """One structured call; raises ``LLMError`` when the model fails (the caller decides)."""
-    text = render_prompt(prompt, package=prompt_package, speakers=speakers or speakers_of(evidence),
-                         question=question, evidence=evidence_lines(evidence))
-    return await ainvoke_json(model, text, WrittenAnswer, usage=usage, timeout=timeout, semaphore=semaphore,
-                              run_name="memgraph:answer")
+    text = render_prompt(
+        prompt,
+        package=prompt_package,
+        speakers=speakers or speakers_of(evidence),
+        question=question,
+        evidence=evidence_lines(evidence),
+    )
+    return await ainvoke_json(
+        model, text, WrittenAnswer, usage=usage, timeout=timeout, semaphore=semaphore, run_name="memgraph:answer"
+    )

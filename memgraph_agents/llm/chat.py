@@ -37,9 +37,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return provider.strip().lower(), model.strip()
 
 
-def make_chat_model(
-    spec: str, *, base_url: str | None = None, timeout: float = 60, **kwargs: Any
-) -> BaseChatModel:
+def make_chat_model(spec: str, *, base_url: str | None = None, timeout: float = 60, **kwargs: Any) -> BaseChatModel:
     """A deterministic (temperature 0) chat model for ``spec``; extra ``kwargs`` go to the
     provider class. Raises ``ValueError`` for ``"none"`` and ``LLMConfigError`` (a
     ``ValueError``) with an actionable message when the package or the API key is missing.

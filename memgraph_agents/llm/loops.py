@@ -27,9 +27,7 @@ class ModelInfo:
 
 
 _INFO: dict[int, ModelInfo] = {}
-_PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, BaseChatModel]] = (
-    weakref.WeakKeyDictionary()
-)
+_PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, BaseChatModel]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 

@@ -48,7 +48,7 @@ def chain(model: BaseChatModel, setting: str | None = None) -> list[str]:
         s = "json_schema" if provider_of(model) == "openai" else "prompt"
     with _LOCK:
         rejected = set(_REJECTED.get(model_key(model), ()))
-    todo = [m for m in METHODS[METHODS.index(s):] if m not in rejected]
+    todo = [m for m in METHODS[METHODS.index(s) :] if m not in rejected]
     return todo or ["prompt"]
 
 

@@ -276,9 +276,7 @@ async def _request(
         if transient:
             BREAKER.failed(key)
         tries = f" after {attempt_no} attempts" if transient else ""
-        raise LLMCallError(
-            f"{run_name}: chat model failed{tries}: {type(e).__name__}: {e}", transient=transient
-        ) from e
+        raise LLMCallError(f"{run_name}: chat model failed{tries}: {type(e).__name__}: {e}", transient=transient) from e
     BREAKER.succeeded(key)
     return reply
 

@@ -128,8 +128,10 @@ class Breaker:
         st = self.state(key)
         now = time.monotonic()
         if st.open_until > now:
-            raise BreakerOpen(f"model {key} paused for {st.open_until - now:.1f} s more after "
-                              f"{BREAKER_THRESHOLD} failed calls in a row")
+            raise BreakerOpen(
+                f"model {key} paused for {st.open_until - now:.1f} s more after "
+                f"{BREAKER_THRESHOLD} failed calls in a row"
+            )
         delay = st.not_before - now
         if delay <= 0:
             return

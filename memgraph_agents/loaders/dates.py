@@ -30,9 +30,17 @@ _MONTHS = {
     name: i + 1
     for i, names in enumerate(
         [
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
             ("december", "dec"),
         ]
     )
@@ -106,8 +114,12 @@ def _parse_text(text: str) -> datetime | None:
         return datetime.fromisoformat(text)
     if m := _SLASHED.fullmatch(text):
         return datetime(
-            int(m["y"]), int(m["m"]), int(m["d"]),
-            int(m["h"] or 0), int(m["mi"] or 0), int(m["s"] or 0),
+            int(m["y"]),
+            int(m["m"]),
+            int(m["d"]),
+            int(m["h"] or 0),
+            int(m["mi"] or 0),
+            int(m["s"] or 0),
         )
     if m := _LOCOMO.fullmatch(text):
         month = _month(m["mon"])

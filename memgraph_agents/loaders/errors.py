@@ -17,23 +17,34 @@ from pydantic import BaseModel, ValidationError
 
 from memgraph_agents.errors import InputError, LimitExceededError
 
-__all__ = ["InputError", "read_text", "parse_json", "json_type", "validation_message", "build", "over_limit",
-           "load_json"]
+__all__ = [
+    "InputError",
+    "read_text",
+    "parse_json",
+    "json_type",
+    "validation_message",
+    "build",
+    "over_limit",
+    "load_json",
+]
 
-_LIMIT_WORDS = {"max_file_bytes": ("file size", "bytes"), "max_turn_chars": ("turn length", "characters"),
-                "max_turns_per_session": ("turns in one session", "turns"),
-                "max_sessions": ("sessions", "sessions")}
+_LIMIT_WORDS = {
+    "max_file_bytes": ("file size", "bytes"),
+    "max_turn_chars": ("turn length", "characters"),
+    "max_turns_per_session": ("turns in one session", "turns"),
+    "max_sessions": ("sessions", "sessions"),
+}
 
 
 def over_limit(where: str, field: str, got: int | str, limit: int) -> LimitExceededError:
     """The one-line error for an input over a limit: names the limit and its setting."""
     what, unit = _LIMIT_WORDS[field]
-    return LimitExceededError(f"{where}: {what} {got} over the limit of {limit} {unit} "
-                              f"(setting {field}, env MEMGRAPH_{field.upper()})")
+    return LimitExceededError(
+        f"{where}: {what} {got} over the limit of {limit} {unit} (setting {field}, env MEMGRAPH_{field.upper()})"
+    )
+
 
 M = TypeVar("M", bound=BaseModel)
-
-
 
 
 def read_text(path: str | os.PathLike[str], max_bytes: int | None = None) -> str:
@@ -52,8 +63,15 @@ def read_text(path: str | os.PathLike[str], max_bytes: int | None = None) -> str
     if stat.S_ISDIR(st.st_mode):
         raise InputError(f"{path}: is a directory, expected a file")
     if not stat.S_ISREG(st.st_mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
-                or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        kind = (
+            "a FIFO (named pipe)"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "not a regular file"
+        )
         raise InputError(f"{path}: is {kind}, expected a regular file")
     if max_bytes is not None and st.st_size > max_bytes:
         raise over_limit(str(path), "max_file_bytes", st.st_size, max_bytes)
@@ -73,9 +91,7 @@ def read_text(path: str | os.PathLike[str], max_bytes: int | None = None) -> str
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        raise InputError(
-            f"{path}: not valid UTF-8 (byte {data[e.start]:#04x} at offset {e.start}, line {line})"
-        ) from e
+        raise InputError(f"{path}: not valid UTF-8 (byte {data[e.start]:#04x} at offset {e.start}, line {line})") from e
 
 
 def parse_json(text: str, where: str) -> Any:

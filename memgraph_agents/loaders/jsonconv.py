@@ -60,8 +60,9 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def load_conversations(path: str | os.PathLike[str], format: Format | None = None, *,
-                       limits: InputLimits | None = None) -> list[Conversation]:
+def load_conversations(
+    path: str | os.PathLike[str], format: Format | None = None, *, limits: InputLimits | None = None
+) -> list[Conversation]:
     """Load conversations from a JSON, JSONL or LoCoMo file.
 
     ``format=None`` detects it: ``.jsonl``/``.ndjson`` -> JSONL; otherwise the content decides
@@ -321,7 +322,6 @@ def _nonempty(raw: dict[str, Any], key: str, where: str) -> str:
 
 def _strip_source(where: str) -> str:
     return where.split(": ", 1)[1] if ": " in where else where
-
 
 
 def _first_line_is_object(text: str) -> bool:

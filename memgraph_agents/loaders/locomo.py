@@ -194,8 +194,13 @@ def _turn(raw: Any, date: datetime, where: str) -> Turn:
     if caption is not None and not isinstance(caption, str):
         raise InputError(f"{where}: 'blip_caption' must be a string, got {json_type(caption)}")
     return build(
-        Turn, f"{where} ({dia_id})", id=dia_id, speaker=speaker, text=text,
-        image_caption=caption or None, timestamp=date,
+        Turn,
+        f"{where} ({dia_id})",
+        id=dia_id,
+        speaker=speaker,
+        text=text,
+        image_caption=caption or None,
+        timestamp=date,
     )
 
 
@@ -219,8 +224,13 @@ def _question(sample_id: str, index: int, raw: Any, known: frozenset[str], where
     if not isinstance(raw_evidence, list) or not all(isinstance(e, str) for e in raw_evidence):
         raise InputError(f"{where}: 'evidence' must be an array of strings")
     return LocomoQuestion(
-        sample_id=sample_id, index=index, question=question, answer=str(answer), category=category,
-        evidence=clean_evidence(raw_evidence, known), raw_evidence=list(raw_evidence),
+        sample_id=sample_id,
+        index=index,
+        question=question,
+        answer=str(answer),
+        category=category,
+        evidence=clean_evidence(raw_evidence, known),
+        raw_evidence=list(raw_evidence),
     )
 
 

@@ -92,8 +92,13 @@ def conversation_from_messages(
         participants = list(dict.fromkeys(t.speaker for t in turns))
         sessions.append(build(Session, where, id=sid, date=date, turns=turns, participants=participants))
     speakers = list(dict.fromkeys(p for s in sessions for p in s.participants))
-    return build(Conversation, f"messages: conversation {conversation_id!r}", id=conversation_id,
-                 sessions=sessions, speakers=speakers)
+    return build(
+        Conversation,
+        f"messages: conversation {conversation_id!r}",
+        id=conversation_id,
+        sessions=sessions,
+        speakers=speakers,
+    )
 
 
 def message_text(msg: BaseMessage) -> str:

@@ -5,6 +5,15 @@ from memgraph_agents.model.evidence import Evidence, flatten_turns
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, EdgeKind, Node, NodeKind, node_id
 
 __all__ = [
-    "Conversation", "Session", "Turn", "Evidence", "flatten_turns",
-    "Edge", "EdgeKind", "Node", "NodeKind", "TOPIC_OWNER", "node_id",
+    "Conversation",
+    "Session",
+    "Turn",
+    "Evidence",
+    "flatten_turns",
+    "Edge",
+    "EdgeKind",
+    "Node",
+    "NodeKind",
+    "TOPIC_OWNER",
+    "node_id",
 ]

@@ -32,8 +32,9 @@ def _clean(scores: Sequence[float] | np.ndarray) -> np.ndarray:
     return s
 
 
-def order_best_first(scores: Sequence[float] | np.ndarray, tiebreak: np.ndarray | None = None,
-                     eps: float = TIE_EPS) -> np.ndarray:
+def order_best_first(
+    scores: Sequence[float] | np.ndarray, tiebreak: np.ndarray | None = None, eps: float = TIE_EPS
+) -> np.ndarray:
     """Every position, best score first; near-ties (within ``eps`` of the previous) by ``tiebreak``
     (ascending; default: the position). NaN counts as ``-inf``."""
     s = _clean(scores)
@@ -48,8 +49,13 @@ def order_best_first(scores: Sequence[float] | np.ndarray, tiebreak: np.ndarray 
     return o[np.lexsort((tb[o], run))]
 
 
-def top_k(scores: Sequence[float] | np.ndarray, k: int, tiebreak: np.ndarray | None = None,
-          mask: np.ndarray | None = None, eps: float = TIE_EPS) -> np.ndarray:
+def top_k(
+    scores: Sequence[float] | np.ndarray,
+    k: int,
+    tiebreak: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
+    eps: float = TIE_EPS,
+) -> np.ndarray:
     """Positions of the ``k`` best finite scores (within ``mask``), best first, near-ties by
     ``tiebreak``. O(n) selection, then a sort of the winners and of the near-ties at the cut."""
     s = _clean(scores)

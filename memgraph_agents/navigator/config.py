@@ -32,26 +32,51 @@ class NavigatorContext(MemoryContext):
 
     policy: Annotated[str, Field(description="llm | offline | auto (llm when a chat model is configured)")] = "auto"
     n_explorers: Annotated[int, Field(description="explorers per wave, run in parallel through Send")] = 3
-    top_k: Annotated[int, Field(description="localisation: best-k events (not the number of evidence items returned)")] = 5
+    top_k: Annotated[
+        int, Field(description="localisation: best-k events (not the number of evidence items returned)")
+    ] = 5
     topics_p: Annotated[int, Field(description="localisation: also the best event of each of the first p topics")] = 5
     max_refinements: Annotated[int, Field(description="extra rounds after the first (CompassMem: one)")] = 1
     max_steps: Annotated[int, Field(description="node decisions (explorer steps) per question, all rounds")] = 24
     max_llm_calls: Annotated[int, Field(description="hard cap per question, repair turns included")] = 8
     frontier: Annotated[int, Field(description="nodes one explorer decides in one call")] = 5
     max_start: Annotated[int, Field(description="start nodes per round (LLM policy); offline: one per explorer")] = 5
-    start_selection: Annotated[str, Field(description="score (topic-diverse, the first wave judges them) | llm (one more call)")] = "score"
-    seed_retriever: Annotated[str, Field(description="one-shot ranking(s) that seed localisation and fill the tail (RRF)")] = "ppr+dwpr"
+    start_selection: Annotated[
+        str, Field(description="score (topic-diverse, the first wave judges them) | llm (one more call)")
+    ] = "score"
+    seed_retriever: Annotated[
+        str, Field(description="one-shot ranking(s) that seed localisation and fill the tail (RRF)")
+    ] = "ppr+dwpr"
     seed_pool: Annotated[int, Field(description="turns taken from the one-shot ranking")] = 50
-    support: Annotated[float, Field(description="ranking: weight of a turn's corroboration by kept neighbours (navigator.rank)")] = 0.1
-    support_cap: Annotated[float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")] = 3.0
-    keep_os: Annotated[float, Field(description="offline keep: one-shot score relative to the best (question subgoal)")] = 0.25
-    keep_sim: Annotated[float, Field(description="offline keep: cosine to an open subgoal relative to the best found")] = 0.92
-    satisfy_os: Annotated[float, Field(description="offline: the question is satisfied by a node this high in the one-shot")] = 0.6
-    satisfy_sim: Annotated[float, Field(description="offline: a subgoal is satisfied by a node this close to the best")] = 0.97
-    next_floor: Annotated[float, Field(description="queued nodes below this relative priority are dropped, not explored")] = 0.85
+    support: Annotated[
+        float, Field(description="ranking: weight of a turn's corroboration by kept neighbours (navigator.rank)")
+    ] = 0.1
+    support_cap: Annotated[
+        float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")
+    ] = 3.0
+    keep_os: Annotated[
+        float, Field(description="offline keep: one-shot score relative to the best (question subgoal)")
+    ] = 0.25
+    keep_sim: Annotated[
+        float, Field(description="offline keep: cosine to an open subgoal relative to the best found")
+    ] = 0.92
+    satisfy_os: Annotated[
+        float, Field(description="offline: the question is satisfied by a node this high in the one-shot")
+    ] = 0.6
+    satisfy_sim: Annotated[
+        float, Field(description="offline: a subgoal is satisfied by a node this close to the best")
+    ] = 0.97
+    next_floor: Annotated[
+        float, Field(description="queued nodes below this relative priority are dropped, not explored")
+    ] = 0.85
     llm_timeout: Annotated[float, Field(description="seconds per LLM call; 0 = the settings' value")] = 0.0
-    answer_prompt: Annotated[str, Field(description="the Responder's prompt: a name in memgraph_agents.prompts, or "
-                                                   "'package:name' (the benchmark passes its short-answer prompt)")] = "nav_answer"
+    answer_prompt: Annotated[
+        str,
+        Field(
+            description="the Responder's prompt: a name in memgraph_agents.prompts, or "
+            "'package:name' (the benchmark passes its short-answer prompt)"
+        ),
+    ] = "nav_answer"
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:

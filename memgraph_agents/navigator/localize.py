@@ -63,8 +63,9 @@ def _normalised(ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
     return [(i, max(s, 0.0) / top) for i, s in ranked]
 
 
-def rank_events(view: EventView, one_shot_scores: dict[int, float],
-                event_cosines: np.ndarray, id_rank: np.ndarray | None = None) -> list[tuple[int, float]]:
+def rank_events(
+    view: EventView, one_shot_scores: dict[int, float], event_cosines: np.ndarray, id_rank: np.ndarray | None = None
+) -> list[tuple[int, float]]:
     """Every event with its localisation score, best first (near-ties: by ``id_rank``, the
     snapshot's node-id ranks; else graph order)."""
     out = []
@@ -75,8 +76,9 @@ def rank_events(view: EventView, one_shot_scores: dict[int, float],
     return [out[int(j)] for j in order_best_first([s for _, s in out], keys)]
 
 
-def candidates(ranking: list[tuple[int, float]], view: EventView, k: int, p: int,
-               exclude: Set[int] = frozenset()) -> list[tuple[int, float]]:
+def candidates(
+    ranking: list[tuple[int, float]], view: EventView, k: int, p: int, exclude: Set[int] = frozenset()
+) -> list[tuple[int, float]]:
     """Top-``k`` events plus the first event of each of the first ``p`` distinct topics."""
     ranking = [(e, s) for e, s in ranking if e not in exclude]
     chosen = ranking[:k]
@@ -98,6 +100,7 @@ def select_start(cands: list[tuple[int, float]], view: EventView, n: int) -> lis
     left = list(cands)
     picked: list[int] = []
     used: set[int] = set()
+
     def value(i: int) -> tuple[float, int]:
         e, s = left[i]
         return (s * (DIVERSITY if view.topic.get(e) in used else 1.0), -i)

@@ -38,8 +38,12 @@ def _usage(u: LLMUsage | None, **extra: float) -> dict[str, float]:
     out: dict[str, float] = dict(extra)
     if u is not None:
         s = u.snapshot()
-        out.update(llm_calls=s["calls"], llm_failures=s["failures"], input_tokens=s["input_tokens"],
-                   output_tokens=s["output_tokens"])
+        out.update(
+            llm_calls=s["calls"],
+            llm_failures=s["failures"],
+            input_tokens=s["input_tokens"],
+            output_tokens=s["output_tokens"],
+        )
     return out
 
 
@@ -68,9 +72,17 @@ async def planner(state: NavState, config, runtime) -> dict:
     # one model call now; localisation, explorers and the seed retrievers find them in the LRU.
     await off_loop(_prefetch, res, [question, *subgoals])
     events.append(event("plan", source=source, subgoals=subgoals))
-    return {"question": question, "subgoals": subgoals, "satisfied": [False] * len(subgoals), "query": question,
-            "round": 0, "wave": 0, "started": state.get("started") or time.time(),
-            "trace": emit(runtime, events), "counters": _usage(usage)}
+    return {
+        "question": question,
+        "subgoals": subgoals,
+        "satisfied": [False] * len(subgoals),
+        "query": question,
+        "round": 0,
+        "wave": 0,
+        "started": state.get("started") or time.time(),
+        "trace": emit(runtime, events),
+        "counters": _usage(usage),
+    }
 
 
 def _prefetch(res, goals: list[str]) -> None:
@@ -79,11 +91,29 @@ def _prefetch(res, goals: list[str]) -> None:
     embed_texts(res.store.embedder, list(dict.fromkeys(t for g in goals for t in query_texts(g, snap))))
 
 
-def _entry(search: Search, i: int, rels, satisfied: list[bool], *, parent: str | None, relation: str,
-           path: list[str], rnd: int, prio: float | None = None) -> QueueEntry:
+def _entry(
+    search: Search,
+    i: int,
+    rels,
+    satisfied: list[bool],
+    *,
+    parent: str | None,
+    relation: str,
+    path: list[str],
+    rnd: int,
+    prio: float | None = None,
+) -> QueueEntry:
     r = [round(float(x), 4) for x in rels]
-    return QueueEntry(node=search.snap.ids[i], rels=r, priority=priority(r, satisfied) if prio is None else prio,
-                      os=round(search.scorer.os_score(i), 4), parent=parent, relation=relation, path=path, round=rnd)
+    return QueueEntry(
+        node=search.snap.ids[i],
+        rels=r,
+        priority=priority(r, satisfied) if prio is None else prio,
+        os=round(search.scorer.os_score(i), 4),
+        parent=parent,
+        relation=relation,
+        path=path,
+        round=rnd,
+    )
 
 
 def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list[tuple[int, float]], dict[str, Any]]:
@@ -123,28 +153,71 @@ async def localize(state: NavState, config, runtime) -> dict:
     if ctx.start_selection == "llm" and len(cands) > 1 and allow:
         usage = LLMUsage()
         try:
-            start = await llm_policy.select_start(search, ids, satisfied=satisfied, max_start=ctx.max_start,
-                                                  model=res.llm, allowance=allow, usage=usage, timeout=res.timeout)
+            start = await llm_policy.select_start(
+                search,
+                ids,
+                satisfied=satisfied,
+                max_start=ctx.max_start,
+                model=res.llm,
+                allowance=allow,
+                usage=usage,
+                timeout=res.timeout,
+            )
             source = "llm"
         except LLMError as e:
             events.append(_fallback("start selection", e, round_=rnd, wave=wave))
     top = (cands[0][1] if cands else 1.0) or 1.0
     score = dict(cands)
-    starts = [_entry(search, i, r, satisfied, prio=round(score[i] / top, 4), parent=None, relation="start",
-                     path=[snap.ids[i]], rnd=rnd) for i, r in zip(start, search.rels(start) if start else [])]
+    starts = [
+        _entry(
+            search,
+            i,
+            r,
+            satisfied,
+            prio=round(score[i] / top, 4),
+            parent=None,
+            relation="start",
+            path=[snap.ids[i]],
+            rnd=rnd,
+        )
+        for i, r in zip(start, search.rels(start) if start else [])
+    ]
     if rnd == 0:
         update["candidates"] = [[snap.ids[c], round(s, 4)] for c, s in cands]
-    events.append(event("localize", round_=rnd, wave=wave, query=query, source=source,
-                        candidates=[snap.ids[c] for c in ids], start=[e["node"] for e in starts],
-                        scores={snap.ids[c]: round(s, 3) for c, s in cands}))
+    events.append(
+        event(
+            "localize",
+            round_=rnd,
+            wave=wave,
+            query=query,
+            source=source,
+            candidates=[snap.ids[c] for c in ids],
+            start=[e["node"] for e in starts],
+            scores={snap.ids[c]: round(s, 3) for c, s in cands},
+        )
+    )
     visited = set(state.get("visited") or [])
     pending = [e for n, e in (state.get("queue") or {}).items() if n not in visited]
     counters = _usage(usage)
-    spent = {**state, "counters": {**(state.get("counters") or {}),
-                                   "llm_calls": budget.calls_used(state) + counters.get("llm_calls", 0)}}
-    update.update(_dispatch(spent, ctx, res.offline, pending + starts, events, rnd,
-                            reason_empty="no candidate to start from",
-                            enough=enough_kept(state, res.offline)))
+    spent = {
+        **state,
+        "counters": {
+            **(state.get("counters") or {}),
+            "llm_calls": budget.calls_used(state) + counters.get("llm_calls", 0),
+        },
+    }
+    update.update(
+        _dispatch(
+            spent,
+            ctx,
+            res.offline,
+            pending + starts,
+            events,
+            rnd,
+            reason_empty="no candidate to start from",
+            enough=enough_kept(state, res.offline),
+        )
+    )
     update["trace"] = emit(runtime, events)
     update["counters"] = counters
     return update
@@ -157,8 +230,16 @@ def enough_kept(state: Mapping[str, Any], offline_mode: bool) -> bool:
     return not offline_mode or len(state.get("kept") or {}) >= (state.get("k") or 0)
 
 
-def _dispatch(state: Mapping[str, Any], ctx, offline_mode: bool, entries: list[QueueEntry], events: list, rnd: int,
-              reason_empty: str, enough: bool = True) -> dict:
+def _dispatch(
+    state: Mapping[str, Any],
+    ctx,
+    offline_mode: bool,
+    entries: list[QueueEntry],
+    events: list,
+    rnd: int,
+    reason_empty: str,
+    enough: bool = True,
+) -> dict:
     """Assign the next wave (claiming its nodes) or decide where to go instead.
 
     Every subgoal supported ends the search only once it kept ``k`` events (``enough``); until
@@ -170,17 +251,30 @@ def _dispatch(state: Mapping[str, Any], ctx, offline_mode: bool, entries: list[Q
         return _route(events, state, "respond", "every subgoal is supported", entries)
     steps_left = ctx.max_steps - budget.steps_used(state)
     calls = None if offline_mode else budget.explore_calls(state, ctx)
-    assignments = schedule(entries, n_explorers=ctx.n_explorers, frontier=ctx.frontier, steps_left=steps_left,
-                           calls_left=calls)
+    assignments = schedule(
+        entries, n_explorers=ctx.n_explorers, frontier=ctx.frontier, steps_left=steps_left, calls_left=calls
+    )
     if assignments:
         claimed = [e["node"] for a in assignments for e in a["entries"]]
-        events.append(event("schedule", round_=rnd, wave=wave,
-                            frontiers=[{"explorer": a["explorer"], "nodes": [e["node"] for e in a["entries"]]}
-                                       for a in assignments],
-                            queue=len(entries) - len(claimed)))
+        events.append(
+            event(
+                "schedule",
+                round_=rnd,
+                wave=wave,
+                frontiers=[
+                    {"explorer": a["explorer"], "nodes": [e["node"] for e in a["entries"]]} for a in assignments
+                ],
+                queue=len(entries) - len(claimed),
+            )
+        )
         rest = {e["node"]: e for e in entries if e["node"] not in claimed}
-        return {"assignments": assignments, "visited": claimed, "wave": wave, "next": "explore",
-                "queue": {"set": rest, "pop": claimed}}
+        return {
+            "assignments": assignments,
+            "visited": claimed,
+            "wave": wave,
+            "next": "explore",
+            "queue": {"set": rest, "pop": claimed},
+        }
     if steps_left <= 0:
         return _route(events, state, "respond", "step budget exhausted", entries)
     why = "LLM call budget for exploring exhausted" if entries and calls is not None and calls <= 0 else reason_empty
@@ -211,14 +305,31 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
         usage = LLMUsage()
         try:
             decisions, notes = await llm_policy.explore(
-                search, a["entries"], satisfied=satisfied, kept=inp.get("kept") or {}, visited=visited, ctx=ctx,
-                model=res.llm, allowance=a["allowance"], usage=usage, timeout=res.timeout)
+                search,
+                a["entries"],
+                satisfied=satisfied,
+                kept=inp.get("kept") or {},
+                visited=visited,
+                ctx=ctx,
+                model=res.llm,
+                allowance=a["allowance"],
+                usage=usage,
+                timeout=res.timeout,
+            )
         except LLMError as e:
             events.append(_fallback("explorer", e, round_=rnd, wave=wave, explorer=who))
     if decisions is None:
         filling = not enough_kept(inp, True)
-        decisions = await off_loop(offline.decide, search, a["entries"], satisfied, ctx, visited,
-                                   source="offline" if res.offline else "fallback", filling=filling)
+        decisions = await off_loop(
+            offline.decide,
+            search,
+            a["entries"],
+            satisfied,
+            ctx,
+            visited,
+            source="offline" if res.offline else "fallback",
+            filling=filling,
+        )
     for note in notes:
         events.append(event("note", round_=rnd, wave=wave, explorer=who, reason=note))
     kept: dict[str, KeptItem] = {}
@@ -228,27 +339,62 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
         status = [ok or j in d.supports for j, ok in enumerate(status)]
         scores = d.scores or {"priority": round(entry.get("priority", 0.0), 3)}
         i = search.idx(d.node)
-        events.append(event("decision", round_=rnd, wave=wave, explorer=who, rank=rank, node=d.node,
-                            action=d.action, reason=d.reason, source=d.source, scores=scores, subgoals=status,
-                            supports=d.supports, next=d.next or None, via=entry.get("relation"),
-                            date=search.date(i) if i is not None else None,
-                            snippet=search.text(i, 60) if i is not None else None))
+        events.append(
+            event(
+                "decision",
+                round_=rnd,
+                wave=wave,
+                explorer=who,
+                rank=rank,
+                node=d.node,
+                action=d.action,
+                reason=d.reason,
+                source=d.source,
+                scores=scores,
+                subgoals=status,
+                supports=d.supports,
+                next=d.next or None,
+                via=entry.get("relation"),
+                date=search.date(i) if i is not None else None,
+                snippet=search.text(i, 60) if i is not None else None,
+            )
+        )
         if d.action == "SKIP":
             continue
-        kept[d.node] = KeptItem(node=d.node, order=[rnd, wave, rank], supports=d.supports, action=d.action,
-                                reason=d.reason, score=float(entry.get("priority", 0.0)), explorer=who,
-                                path=list(entry.get("path") or [d.node]))
+        kept[d.node] = KeptItem(
+            node=d.node,
+            order=[rnd, wave, rank],
+            supports=d.supports,
+            action=d.action,
+            reason=d.reason,
+            score=float(entry.get("priority", 0.0)),
+            explorer=who,
+            path=list(entry.get("path") or [d.node]),
+        )
         nbs = {search.snap.ids[n.node]: n for n in search.view.neighbours.get(i, [])} if i is not None else {}
         nxt = [j for n in d.next if n not in visited and (j := search.idx(n)) is not None]
         for n, r in zip(nxt, search.rels(nxt) if nxt else []):
             nid = search.snap.ids[n]
             label = nbs[nid].relation if nid in nbs else "named"
-            pushed = _entry(search, n, r, status, parent=d.node, relation=label,
-                            path=[*(entry.get("path") or [d.node]), nid], rnd=rnd)
+            pushed = _entry(
+                search,
+                n,
+                r,
+                status,
+                parent=d.node,
+                relation=label,
+                path=[*(entry.get("path") or [d.node]), nid],
+                rnd=rnd,
+            )
             if nid not in pushes or pushed["priority"] > pushes[nid]["priority"]:
                 pushes[nid] = pushed
-    return {"kept": kept, "satisfied": status, "queue": {"push": pushes}, "trace": emit(runtime, events),
-            "counters": _usage(usage, steps=len(decisions))}
+    return {
+        "kept": kept,
+        "satisfied": status,
+        "queue": {"push": pushes},
+        "trace": emit(runtime, events),
+        "counters": _usage(usage, steps=len(decisions)),
+    }
 
 
 async def coordinate(state: NavState, config, runtime) -> dict:
@@ -260,8 +406,16 @@ async def coordinate(state: NavState, config, runtime) -> dict:
     changed, drop = reprioritise(state.get("queue") or {}, satisfied, visited, ctx.next_floor)
     entries = [changed.get(n, e) for n, e in (state.get("queue") or {}).items() if n not in drop]
     events: list = []
-    update = _dispatch(state, ctx, res.offline, entries, events, rnd, reason_empty="queue exhausted",
-                       enough=enough_kept(state, res.offline))
+    update = _dispatch(
+        state,
+        ctx,
+        res.offline,
+        entries,
+        events,
+        rnd,
+        reason_empty="queue exhausted",
+        enough=enough_kept(state, res.offline),
+    )
     update["queue"] = {**update["queue"], "pop": sorted({*update["queue"].get("pop", []), *drop})}
     update["trace"] = emit(runtime, events)
     return update
@@ -270,8 +424,22 @@ async def coordinate(state: NavState, config, runtime) -> dict:
 def route(state: NavState) -> list[Send] | str:
     """Read the decision taken by ``localize`` / ``coordinate``: a wave of ``Send``s, or a node."""
     if state.get("next") == "explore" and state.get("assignments"):
-        shared = {k: state.get(k) for k in ("question", "k", "query", "subgoals", "satisfied", "refs", "one_shot", "kept",
-                                             "visited", "round", "wave")}
+        shared = {
+            k: state.get(k)
+            for k in (
+                "question",
+                "k",
+                "query",
+                "subgoals",
+                "satisfied",
+                "refs",
+                "one_shot",
+                "kept",
+                "visited",
+                "round",
+                "wave",
+            )
+        }
         return [Send("explore", {**shared, "assignment": a}) for a in state["assignments"]]  # an ExplorerInput
     nxt = state.get("next")
     return nxt if nxt is not None and nxt in ("refine", "respond") else "respond"
@@ -288,9 +456,16 @@ async def refine(state: NavState, config, runtime) -> dict:
     if not res.offline and allow:
         usage = LLMUsage()
         try:
-            query = await llm_policy.refine(await off_loop(build_search, state, res), query=state.get("query") or state["question"],
-                                            satisfied=satisfied, kept=state.get("kept") or {}, model=res.llm,
-                                            allowance=allow, usage=usage, timeout=res.timeout)
+            query = await llm_policy.refine(
+                await off_loop(build_search, state, res),
+                query=state.get("query") or state["question"],
+                satisfied=satisfied,
+                kept=state.get("kept") or {},
+                model=res.llm,
+                allowance=allow,
+                usage=usage,
+                timeout=res.timeout,
+            )
             source = "llm"
         except LLMError as e:
             events.append(_fallback("refiner", e, round_=state.get("round", 0), wave=state.get("wave", 0)))

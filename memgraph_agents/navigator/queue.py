@@ -24,8 +24,9 @@ def priority(rels: list[float], satisfied: list[bool]) -> float:
     return max(open_) if open_ else 0.0
 
 
-def reprioritise(queue: dict[str, QueueEntry], satisfied: list[bool], visited: set[str],
-                 floor: float) -> tuple[dict[str, QueueEntry], list[str]]:
+def reprioritise(
+    queue: dict[str, QueueEntry], satisfied: list[bool], visited: set[str], floor: float
+) -> tuple[dict[str, QueueEntry], list[str]]:
     """(entries whose priority changed, ids to drop: visited, or below ``floor``)."""
     changed: dict[str, QueueEntry] = {}
     drop: list[str] = []
@@ -42,8 +43,15 @@ def order(entries: list[QueueEntry]) -> list[QueueEntry]:
     return sorted(entries, key=lambda e: (-e.get("priority", 0.0), e["node"]))
 
 
-def schedule(entries: list[QueueEntry], *, n_explorers: int, frontier: int, steps_left: int,
-             calls_left: int | None, one_per_explorer: bool = False) -> list[Assignment]:
+def schedule(
+    entries: list[QueueEntry],
+    *,
+    n_explorers: int,
+    frontier: int,
+    steps_left: int,
+    calls_left: int | None,
+    one_per_explorer: bool = False,
+) -> list[Assignment]:
     """Split the best queue entries into at most ``n_explorers`` disjoint frontiers.
 
     ``calls_left`` is ``None`` offline (no LLM cost: every explorer gets nodes while there are

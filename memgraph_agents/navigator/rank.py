@@ -44,8 +44,9 @@ def support_scores(view: EventView, seed: dict[int, float], kept: list[int], cap
     return {t: min(s, cap) / cap for t, s in out.items()}
 
 
-def rank_turns(view: EventView, seed: list[tuple[int, float]], kept: list[int], *, support: float,
-               cap: float) -> list[RankedTurn]:
+def rank_turns(
+    view: EventView, seed: list[tuple[int, float]], kept: list[int], *, support: float, cap: float
+) -> list[RankedTurn]:
     """Seed pool ∪ kept events' turns, by seed score plus ``support`` × corroboration."""
     seed_score = dict(seed)
     order = {t: r for r, (t, _) in enumerate(seed)}

@@ -42,8 +42,16 @@ def build_evidence(search: Search, state: Mapping[str, Any]) -> tuple[list[Evide
         if i is None:
             continue
         turns = [snap.attrs[t]["turn_id"] for t in search.scorer.turn_order(i, search.qv)]
-        out.append(to_evidence(snap, i, float(k.get("score", 0.0)), retriever="navigator",
-                               path=list(k.get("path") or []), turn_ids=turns or None))
+        out.append(
+            to_evidence(
+                snap,
+                i,
+                float(k.get("score", 0.0)),
+                retriever="navigator",
+                path=list(k.get("path") or []),
+                turn_ids=turns or None,
+            )
+        )
     return out, fallback
 
 
@@ -78,29 +86,53 @@ async def respond(state: NavState, config, runtime) -> dict:
     events = []
     rnd, wave = state.get("round", 0), state.get("wave", 0)
     if fallback and evidence:
-        events.append(event("fallback", round_=rnd, wave=wave, role="responder",
-                            reason="nothing was kept: answering from the localisation candidates"))
+        events.append(
+            event(
+                "fallback",
+                round_=rnd,
+                wave=wave,
+                role="responder",
+                reason="nothing was kept: answering from the localisation candidates",
+            )
+        )
     answer, usage, source = None, None, "offline"
     allow = budget.allowance(budget.calls_left(state, res.context))
     if not res.offline and allow:
         usage = LLMUsage()
         try:
             text = await off_loop(evidence_text, search, evidence)
-            got = await llm_policy.answer(search, text, model=res.llm, allowance=allow,
-                                          usage=usage, timeout=res.timeout, prompt_name=res.context.answer_prompt)
+            got = await llm_policy.answer(
+                search,
+                text,
+                model=res.llm,
+                allowance=allow,
+                usage=usage,
+                timeout=res.timeout,
+                prompt_name=res.context.answer_prompt,
+            )
             answer, source = " ".join(got.answer.split()), "llm"
         except LLMError as e:
             why = f"responder: {type(e).__name__}: {e}"[:200]
             events.append(event("fallback", round_=rnd, wave=wave, role="responder", reason=why, llm_failed=True))
     elif not res.offline:
         events.append(event("budget", round_=rnd, wave=wave, reason="no LLM call left for the answer"))
-    events.append(event("answer", round_=rnd, wave=wave, source=source, answer=answer,
-                        kept=len(state.get("kept") or {})))
+    events.append(
+        event("answer", round_=rnd, wave=wave, source=source, answer=answer, kept=len(state.get("kept") or {}))
+    )
     counters = {}
     if usage is not None:
         s = usage.snapshot()
-        counters = {"llm_calls": s["calls"], "llm_failures": s["failures"], "input_tokens": s["input_tokens"],
-                    "output_tokens": s["output_tokens"]}
+        counters = {
+            "llm_calls": s["calls"],
+            "llm_failures": s["failures"],
+            "input_tokens": s["input_tokens"],
+            "output_tokens": s["output_tokens"],
+        }
     wall = 1000 * (time.time() - state["started"]) if state.get("started") else 0.0
-    return {"answer": answer, "evidence": evidence, "wall_ms": round(wall, 1), "trace": emit(runtime, events),
-            "counters": counters}
+    return {
+        "answer": answer,
+        "evidence": evidence,
+        "wall_ms": round(wall, 1),
+        "trace": emit(runtime, events),
+        "counters": counters,
+    }

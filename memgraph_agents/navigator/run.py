@@ -29,8 +29,9 @@ from memgraph_agents.storage.protocols import StoreReader
 class NavigationResult(BaseModel):
     question: str
     answer: str | None = None
-    evidence: list[Evidence] = Field(default_factory=list,
-                                     description="kept events in keeping order, then the best other turns, k in all")
+    evidence: list[Evidence] = Field(
+        default_factory=list, description="kept events in keeping order, then the best other turns, k in all"
+    )
     ranking: list[Evidence] = Field(default_factory=list, description="turns: seed pool and kept events, re-scored")
     kept_ranking: list[Evidence] = Field(default_factory=list, description="the ranking's turns of kept events")
     subgoals: list[str] = Field(default_factory=list)
@@ -52,8 +53,10 @@ def _context(store: StoreReader, context: NavigatorContext | None, llm) -> Navig
 
 
 def _config(store: StoreReader, llm, ctx: NavigatorContext) -> dict:
-    return {"configurable": {STORE_KEY: store, LLM_KEY: None if ctx.policy == "offline" else llm},
-            "recursion_limit": 4 * (ctx.max_steps + 10)}
+    return {
+        "configurable": {STORE_KEY: store, LLM_KEY: None if ctx.policy == "offline" else llm},
+        "recursion_limit": 4 * (ctx.max_steps + 10),
+    }
 
 
 def _inputs(question: str, k: int) -> dict:
@@ -100,7 +103,9 @@ def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
     return kept[:k] if len(kept) >= k else [*kept, *extra[: k - len(kept)]]
 
 
-def _result(store: StoreReader, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float) -> NavigationResult:
+def _result(
+    store: StoreReader, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float
+) -> NavigationResult:
     from memgraph_agents.navigator.trace import sort_key
 
     counters = dict(state.get("counters") or {})
@@ -114,14 +119,24 @@ def _result(store: StoreReader, state: dict, ctx: NavigatorContext, policy: str,
     fallbacks = [str(e.get("reason", "")) for e in trace if e.get("type") == "fallback" and e.get("llm_failed")]
     if policy == "llm" and counters["llm_calls"] <= counters.get("llm_failures", 0):
         policy = "offline (LLM failed)"  # every request failed or was unusable: say so, not "llm"
-    return NavigationResult(question=state.get("question", ""), answer=state.get("answer"),
-                            evidence=_evidence(state, ranked, k), ranking=ranked, kept_ranking=kept_only,
-                            subgoals=state.get("subgoals") or [], satisfied=state.get("satisfied") or [],
-                            trace=trace, counters=counters, policy=policy, fallbacks=fallbacks)
+    return NavigationResult(
+        question=state.get("question", ""),
+        answer=state.get("answer"),
+        evidence=_evidence(state, ranked, k),
+        ranking=ranked,
+        kept_ranking=kept_only,
+        subgoals=state.get("subgoals") or [],
+        satisfied=state.get("satisfied") or [],
+        trace=trace,
+        counters=counters,
+        policy=policy,
+        fallbacks=fallbacks,
+    )
 
 
-async def anavigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
-                    k: int = 10) -> NavigationResult:
+async def anavigate(
+    question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None, k: int = 10
+) -> NavigationResult:
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx), context=ctx)
@@ -129,22 +144,25 @@ async def anavigate(question: str, store: StoreReader, *, context: NavigatorCont
     return await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)  # reads the store
 
 
-def navigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
-             k: int = 10) -> NavigationResult:
+def navigate(
+    question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None, k: int = 10
+) -> NavigationResult:
     """Blocking ``anavigate`` on the process's shared background loop (no event loop is started
     per question; safe inside a running event loop)."""
     return background.run(anavigate(question, store, context=context, llm=llm, k=k))
 
 
-async def astream_navigate(question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None,
-                           k: int = 10) -> AsyncIterator[tuple[str, Any]]:
+async def astream_navigate(
+    question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None, k: int = 10
+) -> AsyncIterator[tuple[str, Any]]:
     """Watch a search live: yields ``("custom", {"navigator": event})`` for every decision and
     ``("updates", {node: update})`` after every node, then ``("result", NavigationResult)``."""
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state: dict[str, Any] = {}
-    async for mode, chunk in graph.astream(_inputs(question, k), config=_config(store, llm, ctx), context=ctx,
-                                           stream_mode=["custom", "updates", "values"]):
+    async for mode, chunk in graph.astream(
+        _inputs(question, k), config=_config(store, llm, ctx), context=ctx, stream_mode=["custom", "updates", "values"]
+    ):
         if mode == "values":
             state = chunk
             continue

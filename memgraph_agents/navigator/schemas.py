@@ -15,8 +15,9 @@ MAX_NEXT = 3
 
 
 class Plan(BaseModel):
-    subgoals: list[str] = Field(min_length=2, max_length=5,
-                                description="2 to 5 distinct things the evidence must establish, short phrases")
+    subgoals: list[str] = Field(
+        min_length=2, max_length=5, description="2 to 5 distinct things the evidence must establish, short phrases"
+    )
 
     @field_validator("subgoals", mode="before")
     @classmethod

@@ -19,8 +19,17 @@ ACTION_MARK = {"SKIP": "·", "EXPAND": "+", "ANSWER": "✓"}
 
 
 # Sort phase within (round, wave): what led to the wave, the wave's decisions, what followed.
-PHASE = {"plan": 0, "refine": 0, "localize": 0, "schedule": 0, "decision": 1, "note": 1, "route": 2, "budget": 3,
-         "answer": 3}
+PHASE = {
+    "plan": 0,
+    "refine": 0,
+    "localize": 0,
+    "schedule": 0,
+    "decision": 1,
+    "note": 1,
+    "route": 2,
+    "budget": 3,
+    "answer": 3,
+}
 
 
 def event(type_: str, *, round_: int = 0, wave: int = 0, explorer: int | None = None, **fields: Any) -> dict[str, Any]:
@@ -67,17 +76,25 @@ def format_trace(trace: list[dict[str, Any]], *, width: int = 120) -> list[str]:
             goals = " | ".join(f"S{i + 1} {s}" for i, s in enumerate(e.get("subgoals", [])))
             lines.append(cut(f"{head} plan ({e.get('source', '')}): {goals}"))
         elif t == "localize":
-            lines.append(cut(f"{head} localize ({e.get('source', '')}) {e.get('query', '')!r}: "
-                             f"{len(e.get('candidates', []))} candidates → start {', '.join(e.get('start', []))}"))
+            lines.append(
+                cut(
+                    f"{head} localize ({e.get('source', '')}) {e.get('query', '')!r}: "
+                    f"{len(e.get('candidates', []))} candidates → start {', '.join(e.get('start', []))}"
+                )
+            )
         elif t == "schedule":
             fr = "; ".join(f"E{a['explorer']}: {', '.join(a['nodes'])}" for a in e.get("frontiers", []))
             lines.append(cut(f"{head} wave {e.get('wave')}: {fr}"))
         elif t == "decision":
             mark = ACTION_MARK.get(e.get("action", ""), "?")
             sc = " ".join(f"{k}={v:.2f}" for k, v in (e.get("scores") or {}).items() if isinstance(v, (int, float)))
-            lines.append(cut(f"{head}.w{e.get('wave')} E{e.get('explorer')} {mark} {e.get('action', ''):6} "
-                             f"{e.get('node')} [{_status(e.get('subgoals'))}] {sc}  {e.get('date', '')} "
-                             f"\"{e.get('snippet', '')}\""))
+            lines.append(
+                cut(
+                    f"{head}.w{e.get('wave')} E{e.get('explorer')} {mark} {e.get('action', ''):6} "
+                    f"{e.get('node')} [{_status(e.get('subgoals'))}] {sc}  {e.get('date', '')} "
+                    f'"{e.get("snippet", "")}"'
+                )
+            )
             nxt = f"; next → {', '.join(e['next'])}" if e.get("next") else ""
             via = f"via {e['via']}: " if e.get("via") and e.get("via") != "start" else ""
             lines.append("      " + cut(f"{via}{e.get('reason', '')}{nxt}", width - 6))

@@ -96,8 +96,14 @@ class Scorer:
     means the same thing for every question and subgoal.
     """
 
-    def __init__(self, snap: GraphSnapshot, view: EventView, subgoal_vectors: np.ndarray,
-                 one_shot: dict[int, float], refs: list[float] | None = None) -> None:
+    def __init__(
+        self,
+        snap: GraphSnapshot,
+        view: EventView,
+        subgoal_vectors: np.ndarray,
+        one_shot: dict[int, float],
+        refs: list[float] | None = None,
+    ) -> None:
         self.snap, self.view = snap, view
         self.h = np.atleast_2d(subgoal_vectors).astype(np.float32)
         self.one_shot = one_shot
@@ -135,5 +141,6 @@ class Scorer:
         vecs = self.snap.vectors()
         dense = vecs[ts] @ qv if ts and vecs.shape[1] == qv.shape[0] else np.zeros(len(ts))
         rank = self.snap.id_rank
-        return [t for *_, t in sorted(zip([-self.one_shot.get(t, 0.0) for t in ts], -dense, [int(rank[t]) for t in ts],
-                                           ts))]
+        return [
+            t for *_, t in sorted(zip([-self.one_shot.get(t, 0.0) for t in ts], -dense, [int(rank[t]) for t in ts], ts))
+        ]

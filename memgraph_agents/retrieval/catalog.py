@@ -24,5 +24,12 @@ from memgraph_agents.retrieval.registry import (
     retriever_names,
 )
 
-__all__ = ["DEFAULT_RETRIEVER", "RETRIEVERS", "accepts", "get_retriever", "register_retriever", "retrieve",
-           "retriever_names"]
+__all__ = [
+    "DEFAULT_RETRIEVER",
+    "RETRIEVERS",
+    "accepts",
+    "get_retriever",
+    "register_retriever",
+    "retrieve",
+    "retriever_names",
+]

@@ -24,8 +24,17 @@ FILTERABLE = {"event", "argument"}
 
 
 @register_retriever("dense")
-def dense(query: str, store: StoreReader, *, k: int = 10, kinds: tuple[str, ...] = ("turn",), llm=None, usage=None,
-          llm_timeout: float = 60.0, pool: int = 30) -> list[Evidence]:
+def dense(
+    query: str,
+    store: StoreReader,
+    *,
+    k: int = 10,
+    kinds: tuple[str, ...] = ("turn",),
+    llm=None,
+    usage=None,
+    llm_timeout: float = 60.0,
+    pool: int = 30,
+) -> list[Evidence]:
     """The top-k nodes of ``kinds`` by cosine to the query (recall-filtered with an LLM, see above)."""
     snap = store.snapshot()
     filtered = llm is not None and set(kinds) <= FILTERABLE
@@ -34,9 +43,15 @@ def dense(query: str, store: StoreReader, *, k: int = 10, kinds: tuple[str, ...]
         from memgraph_agents.retrieval.llm_steps import Candidate, recall_filter
 
         # ``filtered``: every node here is an event or an argument
-        cands = [Candidate(node_id=snap.ids[i], kind="event" if snap.kind_of(i) == "event" else "argument",
-                           text=snap.text[i],
-                           date=str(snap.attrs[i].get("time") or "")) for i, _ in ranking]
+        cands = [
+            Candidate(
+                node_id=snap.ids[i],
+                kind="event" if snap.kind_of(i) == "event" else "argument",
+                text=snap.text[i],
+                date=str(snap.attrs[i].get("time") or ""),
+            )
+            for i, _ in ranking
+        ]
         kept = set(recall_filter(query, cands, llm, usage=usage, timeout=llm_timeout))
         ranking = [r for r in ranking if snap.ids[r[0]] in kept] + [r for r in ranking if snap.ids[r[0]] not in kept]
     return [to_evidence(snap, i, s, retriever="dense") for i, s in ranking[:k]]

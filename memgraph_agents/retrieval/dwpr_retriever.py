@@ -73,9 +73,11 @@ def _core_parts(snap) -> Parts:
     offsets = np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg)
     sess = (snap.ekind == EDGE_CODE["contains"]) & (snap.kind[snap.src] == KIND_CODE["session"])
     nxt = snap.ekind == EDGE_CODE["next"]
-    return [(np.repeat(arg, deg), turns[starts + offsets], EdgeCode.ARG_TURN),
-            (snap.dst[sess], snap.src[sess], EdgeCode.TURN_SESSION),
-            (snap.src[nxt], snap.dst[nxt], EdgeCode.RELATION)]
+    return [
+        (np.repeat(arg, deg), turns[starts + offsets], EdgeCode.ARG_TURN),
+        (snap.dst[sess], snap.src[sess], EdgeCode.TURN_SESSION),
+        (snap.src[nxt], snap.dst[nxt], EdgeCode.RELATION),
+    ]
 
 
 def _concat(parts: Parts, triple_of: list[np.ndarray] | None = None):
@@ -98,10 +100,14 @@ def _memorai_edges(snap, mg: MemoraiGraph) -> tuple[np.ndarray, np.ndarray, np.n
     def build():
         arg_turn, turn_session, nxt = _core_parts(snap)
         keep = ~mg.structured_turn[np.asarray(arg_turn[1], np.int64)]
-        parts: Parts = [(arg_turn[0][keep], arg_turn[1][keep], EdgeCode.ARG_TURN), turn_session, nxt,
-                        (mg.mention_src, mg.mention_dst, EdgeCode.ARG_TURN),
-                        (mg.segment_turn, mg.segment, EdgeCode.TURN_SESSION),
-                        (mg.triple_src, mg.triple_dst, EdgeCode.RELATION)]
+        parts: Parts = [
+            (arg_turn[0][keep], arg_turn[1][keep], EdgeCode.ARG_TURN),
+            turn_session,
+            nxt,
+            (mg.mention_src, mg.mention_dst, EdgeCode.ARG_TURN),
+            (mg.segment_turn, mg.segment, EdgeCode.TURN_SESSION),
+            (mg.triple_src, mg.triple_dst, EdgeCode.RELATION),
+        ]
         triple_of = [np.full(len(s), -1, np.int64) for s, _, _ in parts[:-1]]
         triple_of.append(np.arange(len(mg.triple_src), dtype=np.int64))
         return _concat(parts, triple_of)
@@ -117,8 +123,17 @@ def _with_triples(ev: Evidence, mg: MemoraiGraph) -> Evidence:
 
 
 @register_retriever("dwpr")
-def dwpr(query: str, store: StoreReader, *, k: int = 10, seeds_k: int = 10, damping: float = 0.85, pool: int = 50,
-         other_speaker: float = OTHER_SPEAKER, lexical: float | None = None) -> list[Evidence]:
+def dwpr(
+    query: str,
+    store: StoreReader,
+    *,
+    k: int = 10,
+    seeds_k: int = 10,
+    damping: float = 0.85,
+    pool: int = 50,
+    other_speaker: float = OTHER_SPEAKER,
+    lexical: float | None = None,
+) -> list[Evidence]:
     """The top-k subgraph turns by DW-PR (see the module docstring)."""
     snap = store.snapshot()
     if k <= 0:

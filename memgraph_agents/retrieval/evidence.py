@@ -44,7 +44,7 @@ def incident(snap: GraphSnapshot, edge_kind: str, *, outgoing: bool = True) -> t
 
 def _neighbours(snap: GraphSnapshot, i: int, edge_kind: str, *, outgoing: bool) -> np.ndarray:
     indptr, other = incident(snap, edge_kind, outgoing=outgoing)
-    return other[indptr[i]:indptr[i + 1]]
+    return other[indptr[i] : indptr[i + 1]]
 
 
 def provenance(snap: GraphSnapshot, i: int) -> list[str]:
@@ -81,26 +81,43 @@ def session_counts(snap: GraphSnapshot) -> np.ndarray:
     return snap.derived("session_counts", build)
 
 
-def to_evidence(snap: GraphSnapshot, i: int, score: float, *, retriever: str, path: list[str] | None = None,
-                turn_ids: list[str] | None = None) -> Evidence:
+def to_evidence(
+    snap: GraphSnapshot,
+    i: int,
+    score: float,
+    *,
+    retriever: str,
+    path: list[str] | None = None,
+    turn_ids: list[str] | None = None,
+) -> Evidence:
     """``Evidence`` for node ``i``; sessions from its turns (else its owner session)."""
     turns = turn_ids if turn_ids is not None else provenance(snap, i)
     ts = snap.turn_session
     sessions = list(dict.fromkeys(ts[t] for t in turns if t in ts)) or ([snap.owner[i]] if snap.owner[i] else [])
-    return Evidence(node_id=snap.ids[i], kind=snap.kind_of(i), text=snap.text[i], score=float(score), turn_ids=turns,
-                    session_ids=sessions, session_dates=[snap.session_date(s) for s in sessions],
-                    path=path or [snap.ids[i]], retriever=retriever)
+    return Evidence(
+        node_id=snap.ids[i],
+        kind=snap.kind_of(i),
+        text=snap.text[i],
+        score=float(score),
+        turn_ids=turns,
+        session_ids=sessions,
+        session_dates=[snap.session_date(s) for s in sessions],
+        path=path or [snap.ids[i]],
+        retriever=retriever,
+    )
 
 
-def turn_evidence(snap: GraphSnapshot, turn_id: str, score: float, *, retriever: str,
-                  path: list[str] | None = None) -> Evidence | None:
+def turn_evidence(
+    snap: GraphSnapshot, turn_id: str, score: float, *, retriever: str, path: list[str] | None = None
+) -> Evidence | None:
     """``Evidence`` for the turn ``turn_id`` (``D1:3``), ``None`` when it is not stored."""
     i = snap.index.get(f"turn:{turn_id}")
     return None if i is None else to_evidence(snap, i, score, retriever=retriever, path=path)
 
 
-def top_indices(scores: np.ndarray, k: int, mask: np.ndarray | None = None,
-                tiebreak: np.ndarray | None = None) -> np.ndarray:
+def top_indices(
+    scores: np.ndarray, k: int, mask: np.ndarray | None = None, tiebreak: np.ndarray | None = None
+) -> np.ndarray:
     """Indices of the ``k`` highest scores (restricted to ``mask``), best first.
 
     Near-ties (``model.ranking.TIE_EPS``) go by ``tiebreak`` (pass ``snap.id_rank``: by node

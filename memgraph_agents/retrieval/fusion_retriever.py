@@ -33,8 +33,9 @@ def turn_ranking(evidence: list[Evidence]) -> list[str]:
     return list(dict.fromkeys(t for ev in evidence for t in ev.turn_ids))
 
 
-def fused_turns(query: str, store, *, parts: tuple[str, ...] = DEFAULT_PARTS, pool: int = 50,
-                **params) -> list[tuple[str, float]]:
+def fused_turns(
+    query: str, store, *, parts: tuple[str, ...] = DEFAULT_PARTS, pool: int = 50, **params
+) -> list[tuple[str, float]]:
     """``[(turn id, RRF score)]`` best first over the ``pool`` best turns of each part."""
     unknown = [p for p in parts if p not in PARTS]
     if unknown or not parts:
@@ -47,8 +48,9 @@ def fused_turns(query: str, store, *, parts: tuple[str, ...] = DEFAULT_PARTS, po
 
 
 @register_retriever("fusion")
-def fusion(query: str, store, *, k: int = 10, pool: int = 50, parts: tuple[str, ...] = DEFAULT_PARTS,
-           **params) -> list[Evidence]:
+def fusion(
+    query: str, store, *, k: int = 10, pool: int = 50, parts: tuple[str, ...] = DEFAULT_PARTS, **params
+) -> list[Evidence]:
     """The top-k turns of the RRF of ``parts`` (``ppr`` and ``dwpr``; ``params`` reach both)."""
     if k <= 0:
         return []

@@ -72,6 +72,8 @@ def hybrid(query: str, store: StoreReader, *, k: int = 10, pool: int = 50, rrf_k
         return []
     snap = store.snapshot()
     pool = max(pool, k)
-    fused = reciprocal_rank_fusion([[i for i, _ in dense_ranking(query, store, pool, snap=snap)],
-                                    [i for i, _ in bm25_ranking(query, snap, pool)]], k=rrf_k)
+    fused = reciprocal_rank_fusion(
+        [[i for i, _ in dense_ranking(query, store, pool, snap=snap)], [i for i, _ in bm25_ranking(query, snap, pool)]],
+        k=rrf_k,
+    )
     return [to_evidence(snap, i, s, retriever="hybrid") for i, s in fused[:k]]

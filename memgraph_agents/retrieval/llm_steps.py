@@ -162,8 +162,12 @@ def _line(label: str, c: Candidate) -> str:
 def render_filter_prompt(query: str, labelled: dict[str, Candidate]) -> str:
     events = [_line(lab, c) for lab, c in labelled.items() if c.kind == "event"]
     args = [_line(lab, c) for lab, c in labelled.items() if c.kind == "argument"]
-    return render_prompt("recall_filter", question=" ".join(query.split()),
-                         events="\n".join(events) or "(none)", arguments="\n".join(args) or "(none)")
+    return render_prompt(
+        "recall_filter",
+        question=" ".join(query.split()),
+        events="\n".join(events) or "(none)",
+        arguments="\n".join(args) or "(none)",
+    )
 
 
 def recall_filter(
@@ -184,8 +188,14 @@ def recall_filter(
         return []
     labelled = label_candidates(candidates)
     try:
-        reply = invoke_json(llm, render_filter_prompt(query, labelled), RecallSelection, usage=usage,
-                            timeout=timeout, run_name="retrieval:recall_filter")
+        reply = invoke_json(
+            llm,
+            render_filter_prompt(query, labelled),
+            RecallSelection,
+            usage=usage,
+            timeout=timeout,
+            run_name="retrieval:recall_filter",
+        )
     except LLMError as e:
         _note(notes, f"recall filter: candidates kept unfiltered ({type(e).__name__}: {e})")
         return [c.node_id for c in candidates]

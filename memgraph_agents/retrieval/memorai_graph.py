@@ -72,13 +72,22 @@ def memorai_graph(snap: GraphSnapshot, embedder) -> MemoraiGraph | None:
             for t in cited:
                 by_turn.setdefault(t, []).append(k)
         return MemoraiGraph(
-            mention_src=snap.src[mentions].astype(np.int64), mention_dst=snap.dst[mentions].astype(np.int64),
-            segment=snap.src[seg].astype(np.int64), segment_turn=snap.dst[seg].astype(np.int64),
-            triple_src=t_src, triple_dst=t_dst, triple_texts=t_texts, triple_vectors=vecs[len(texts):],
-            triple_turns=turns, described=described, description_vectors=vecs[: len(texts)],
-            structured_turn=structured, triples_by_turn=by_turn,
-            triple_rank=ranks_of([f"{snap.ids[s]}\t{snap.elabel[j]}\t{snap.ids[d]}"
-                                  for s, d, j in zip(t_src, t_dst, triples)]),
+            mention_src=snap.src[mentions].astype(np.int64),
+            mention_dst=snap.dst[mentions].astype(np.int64),
+            segment=snap.src[seg].astype(np.int64),
+            segment_turn=snap.dst[seg].astype(np.int64),
+            triple_src=t_src,
+            triple_dst=t_dst,
+            triple_texts=t_texts,
+            triple_vectors=vecs[len(texts) :],
+            triple_turns=turns,
+            described=described,
+            description_vectors=vecs[: len(texts)],
+            structured_turn=structured,
+            triples_by_turn=by_turn,
+            triple_rank=ranks_of(
+                [f"{snap.ids[s]}\t{snap.elabel[j]}\t{snap.ids[d]}" for s, d, j in zip(t_src, t_dst, triples)]
+            ),
         )
 
     return snap.derived(("memorai_graph", getattr(embedder, "name", "")), build)

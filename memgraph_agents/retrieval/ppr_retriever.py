@@ -116,11 +116,15 @@ def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, 
     """EMem-G's LLM seeding: mentions -> top-Ka arguments each -> one recall filter over those
     arguments and the dense top-Ke events. Returns ``(kept events, argument seeds, mentions)``."""
     speakers = participant_keys(snap)
-    mentions = [m for m in detect_mentions(query, llm, usage=usage, timeout=timeout, notes=notes)
-                if mention_key(m) not in speakers]  # participants are hubs: see seeds.mention_seeds
+    mentions = [
+        m
+        for m in detect_mentions(query, llm, usage=usage, timeout=timeout, notes=notes)
+        if mention_key(m) not in speakers
+    ]  # participants are hubs: see seeds.mention_seeds
     arg_cands = argument_matches(snap, query_vectors(store.embedder, mentions) if mentions else [], ka, arg_floor)
-    cands = [Candidate(snap.ids[i], "event", snap.text[i], str(snap.attrs[i].get("time") or ""))
-             for i in top_events.tolist()]
+    cands = [
+        Candidate(snap.ids[i], "event", snap.text[i], str(snap.attrs[i].get("time") or "")) for i in top_events.tolist()
+    ]
     cands += [Candidate(snap.ids[i], "argument", snap.text[i]) for i in arg_cands]
     kept = set(recall_filter(query, cands, llm, usage=usage, timeout=timeout, notes=notes))
     events = np.array([i for i in top_events.tolist() if snap.ids[i] in kept], dtype=np.int64)
@@ -128,9 +132,22 @@ def _llm_seeds(query, store, snap, top_events, *, ka, max_arg_seeds, arg_floor, 
     return events, by_score(snap, args, max_arg_seeds), mentions
 
 
-def ppr_seeds(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
-              pool: int = 50, arg_floor: float = MENTION_FLOOR, llm_arg_floor: float = LLM_MENTION_FLOOR,
-              llm=None, usage: LLMUsage | None = None, llm_timeout: float = DEFAULT_TIMEOUT) -> Seeds:
+def ppr_seeds(
+    query: str,
+    store: StoreReader,
+    snap,
+    sims: np.ndarray,
+    *,
+    ke: int = 30,
+    ka: int = 10,
+    max_arg_seeds: int = 30,
+    pool: int = 50,
+    arg_floor: float = MENTION_FLOOR,
+    llm_arg_floor: float = LLM_MENTION_FLOOR,
+    llm=None,
+    usage: LLMUsage | None = None,
+    llm_timeout: float = DEFAULT_TIMEOUT,
+) -> Seeds:
     """The query's event, turn and argument seeds; with ``llm``, EMem's LLM steps choose the
     argument mentions and filter events and arguments (see the module docstring)."""
     top = _event_candidates(snap, sims, ke)
@@ -139,21 +156,56 @@ def ppr_seeds(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: int
     if llm is None:
         args = mention_seeds(query, snap, store.embedder.embed_one, ka, max_arg_seeds, arg_floor)
     else:
-        top, args, mentions = _llm_seeds(query, store, snap, top, ka=ka, max_arg_seeds=max_arg_seeds,
-                                         arg_floor=llm_arg_floor, llm=llm, usage=usage or LLMUsage(),
-                                         timeout=llm_timeout, notes=notes)
+        top, args, mentions = _llm_seeds(
+            query,
+            store,
+            snap,
+            top,
+            ka=ka,
+            max_arg_seeds=max_arg_seeds,
+            arg_floor=llm_arg_floor,
+            llm=llm,
+            usage=usage or LLMUsage(),
+            timeout=llm_timeout,
+            notes=notes,
+        )
     weights = ppr_seed_weights(sims[top], session_counts(snap)[top]) if len(top) else np.zeros(0)
     return Seeds(top, weights, turn_seeds(query, snap, sims, pool), args, mentions, notes)
 
 
-def seed_vector(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
-                turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5, pool: int = 50,
-                llm=None, usage: LLMUsage | None = None, llm_timeout: float = DEFAULT_TIMEOUT,
-                notes: list[str] | None = None) -> np.ndarray:
+def seed_vector(
+    query: str,
+    store: StoreReader,
+    snap,
+    sims: np.ndarray,
+    *,
+    ke: int = 30,
+    ka: int = 10,
+    max_arg_seeds: int = 30,
+    turn_weight: float = 1.0,
+    event_weight: float = 1.0,
+    arg_weight: float = 0.5,
+    pool: int = 50,
+    llm=None,
+    usage: LLMUsage | None = None,
+    llm_timeout: float = DEFAULT_TIMEOUT,
+    notes: list[str] | None = None,
+) -> np.ndarray:
     """The personalization vector ``s`` over every node of ``snap`` (zero when nothing seeds);
     the LLM steps' fallbacks are appended to ``notes``."""
-    seeds = ppr_seeds(query, store, snap, sims, ke=ke, ka=ka, max_arg_seeds=max_arg_seeds, pool=pool,
-                      llm=llm, usage=usage, llm_timeout=llm_timeout)
+    seeds = ppr_seeds(
+        query,
+        store,
+        snap,
+        sims,
+        ke=ke,
+        ka=ka,
+        max_arg_seeds=max_arg_seeds,
+        pool=pool,
+        llm=llm,
+        usage=usage,
+        llm_timeout=llm_timeout,
+    )
     if notes is not None:
         notes.extend(seeds.notes)
     seed = np.zeros(len(snap.ids))
@@ -166,10 +218,25 @@ def seed_vector(query: str, store: StoreReader, snap, sims: np.ndarray, *, ke: i
 
 
 @register_retriever("ppr")
-def ppr(query: str, store: StoreReader, *, k: int = 10, ke: int = 30, ka: int = 10, max_arg_seeds: int = 30,
-        damping: float = DAMPING, turn_weight: float = 1.0, event_weight: float = 1.0, arg_weight: float = 0.5,
-        pool: int = 50, other_speaker: float = OTHER_SPEAKER, llm=None, usage: LLMUsage | None = None,
-        llm_timeout: float = DEFAULT_TIMEOUT, notes: list[str] | None = None) -> list[Evidence]:
+def ppr(
+    query: str,
+    store: StoreReader,
+    *,
+    k: int = 10,
+    ke: int = 30,
+    ka: int = 10,
+    max_arg_seeds: int = 30,
+    damping: float = DAMPING,
+    turn_weight: float = 1.0,
+    event_weight: float = 1.0,
+    arg_weight: float = 0.5,
+    pool: int = 50,
+    other_speaker: float = OTHER_SPEAKER,
+    llm=None,
+    usage: LLMUsage | None = None,
+    llm_timeout: float = DEFAULT_TIMEOUT,
+    notes: list[str] | None = None,
+) -> list[Evidence]:
     """The top-k turns by Personalized PageRank from the query's seeds (see the module docstring);
     ``notes`` receives the LLM steps' fallbacks, so the caller can report them."""
     snap = store.snapshot()
@@ -178,9 +245,23 @@ def ppr(query: str, store: StoreReader, *, k: int = 10, ke: int = 30, ka: int = 
     # the question and its mentions in one model call (the seeds then find them in the LRU)
     qv = query_vectors(store.embedder, query_texts(query, snap) if llm is None else [query])[0]
     sims = node_similarities(snap, qv)
-    seed = seed_vector(query, store, snap, sims, ke=ke, ka=ka, max_arg_seeds=max_arg_seeds, turn_weight=turn_weight,
-                       event_weight=event_weight, arg_weight=arg_weight, pool=pool, llm=llm, usage=usage,
-                       llm_timeout=llm_timeout, notes=notes)
+    seed = seed_vector(
+        query,
+        store,
+        snap,
+        sims,
+        ke=ke,
+        ka=ka,
+        max_arg_seeds=max_arg_seeds,
+        turn_weight=turn_weight,
+        event_weight=event_weight,
+        arg_weight=arg_weight,
+        pool=pool,
+        llm=llm,
+        usage=usage,
+        llm_timeout=llm_timeout,
+        notes=notes,
+    )
     if seed.sum() == 0:
         return []
     nodes, prepared = walk_graph(snap)

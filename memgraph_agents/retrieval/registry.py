@@ -47,11 +47,15 @@ def get_retriever(name: str) -> Retriever:
     preset = PRESETS.get(name)
     if preset is not None and name != DEFAULT_PRESET:
         if preset.retriever not in RETRIEVERS:  # registered by a module nobody imported
-            raise ValueError(f"preset {name!r} needs retriever {preset.retriever!r}, which is not loaded: "
-                             "look retrievers up through memgraph_agents.retrievers")
+            raise ValueError(
+                f"preset {name!r} needs retriever {preset.retriever!r}, which is not loaded: "
+                "look retrievers up through memgraph_agents.retrievers"
+            )
         return functools.partial(RETRIEVERS[preset.retriever], **preset.retriever_params)
-    raise ValueError(f"unknown retriever {name!r}: choose from {', '.join(RETRIEVERS)} "
-                     f"or a preset ({', '.join(p for p in PRESETS if p != DEFAULT_PRESET)})")
+    raise ValueError(
+        f"unknown retriever {name!r}: choose from {', '.join(RETRIEVERS)} "
+        f"or a preset ({', '.join(p for p in PRESETS if p != DEFAULT_PRESET)})"
+    )
 
 
 def retriever_names() -> list[str]:
@@ -66,8 +70,18 @@ def accepts(fn: Retriever, param: str) -> bool:
     return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
 
 
-def retrieve(name: str, query: str, store: StoreReader, *, k: int = 10, llm: Any = None, usage: LLMUsage | None = None,
-             llm_timeout: float | None = None, notes: list[str] | None = None, **params: Any) -> list[Evidence]:
+def retrieve(
+    name: str,
+    query: str,
+    store: StoreReader,
+    *,
+    k: int = 10,
+    llm: Any = None,
+    usage: LLMUsage | None = None,
+    llm_timeout: float | None = None,
+    notes: list[str] | None = None,
+    **params: Any,
+) -> list[Evidence]:
     """Run retriever ``name`` on ``store`` (``ValueError`` for an empty question or an unknown name).
 
     ``llm`` (a chat model), ``usage`` (an ``LLMUsage``) and ``llm_timeout`` reach only the

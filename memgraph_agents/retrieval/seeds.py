@@ -60,8 +60,7 @@ def sentence_turns(snap) -> tuple[np.ndarray, np.ndarray]:
 
     def build():
         sents = snap.indices_of(NodeKind.SENTENCE)
-        turn_of = np.array([snap.index.get(f"turn:{snap.attrs[i].get('turn_id')}", -1) for i in sents],
-                           dtype=np.int64)
+        turn_of = np.array([snap.index.get(f"turn:{snap.attrs[i].get('turn_id')}", -1) for i in sents], dtype=np.int64)
         return sents, turn_of
 
     return snap.derived("sentence_turns", build)
@@ -83,8 +82,9 @@ def sentence_turn_ranking(snap, sims: np.ndarray, pool: int) -> list[int]:
         m *= 4
 
 
-def turn_seeds(query: str, snap, sims: np.ndarray, pool: int = 50, rrf_k: int = RRF_K,
-               sentences: bool = True) -> dict[int, float]:
+def turn_seeds(
+    query: str, snap, sims: np.ndarray, pool: int = 50, rrf_k: int = RRF_K, sentences: bool = True
+) -> dict[int, float]:
     """Rank fusion over turns of dense, BM25 and best-sentence rankings, as seed mass."""
     turns = snap.indices_of(NodeKind.TURN)
     dense = turns[top_indices(sims[turns], pool, tiebreak=snap.id_rank[turns])]
@@ -121,8 +121,14 @@ def _speakers(snap) -> dict:
         code[turns] = [code_of.get(p.strip() if isinstance(p, str) else p, -1) for p in spoken]
         keys = {n.lower() for n in names}  # argument keys of participants (mention_seeds skips them)
         keys |= {k.split()[0] for k in keys}
-        return {"names": frozenset(names), "patterns": patterns, "code": code, "code_of": code_of,
-                "turn_mask": snap.kind == KIND_CODE["turn"], "keys": frozenset(keys)}
+        return {
+            "names": frozenset(names),
+            "patterns": patterns,
+            "code": code,
+            "code_of": code_of,
+            "turn_mask": snap.kind == KIND_CODE["turn"],
+            "keys": frozenset(keys),
+        }
 
     return snap.derived("speakers", build)
 

@@ -50,7 +50,9 @@ from memgraph_agents.storage.snapshot import EDGE_CODE
 
 def sentence_bm25(snap) -> BM25Index:
     """BM25 over sentence texts (in ``sentence_turns`` order), built once per snapshot."""
-    return snap.derived(("bm25", "sentence"), lambda: BM25Index([snap.text[i] for i in snap.indices_of(NodeKind.SENTENCE)]))
+    return snap.derived(
+        ("bm25", "sentence"), lambda: BM25Index([snap.text[i] for i in snap.indices_of(NodeKind.SENTENCE)])
+    )
 
 
 def _sentence_graph(snap) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
@@ -76,8 +78,9 @@ def _penalise(score: float, weight: float) -> float:
 GENERATED_KINDS = ("summary", "fact", "insight")
 
 
-def generated_evidence(snap, sims: np.ndarray, per_kind: int, kinds: tuple[str, ...], floor: float,
-                       exclude: set[str]) -> list[Evidence]:
+def generated_evidence(
+    snap, sims: np.ndarray, per_kind: int, kinds: tuple[str, ...], floor: float, exclude: set[str]
+) -> list[Evidence]:
     """The top ``per_kind`` nodes of each of ``kinds`` by cosine, merged best first (ties: kind
     order, then node order), scored ``floor + cos − 1`` (see the module docstring)."""
     picked: list[tuple[float, int, int]] = []
@@ -93,9 +96,19 @@ def generated_evidence(snap, sims: np.ndarray, per_kind: int, kinds: tuple[str, 
 
 
 @register_retriever("sentence_hop")
-def sentence_hop(query: str, store: StoreReader, *, k: int = 10, top_n: int = 15, gamma: float = 1.2, hops: int = 1,
-                 other_speaker: float = OTHER_SPEAKER, lexical: float = 0.3, generated: int = 0,
-                 generated_kinds: tuple[str, ...] = GENERATED_KINDS) -> list[Evidence]:
+def sentence_hop(
+    query: str,
+    store: StoreReader,
+    *,
+    k: int = 10,
+    top_n: int = 15,
+    gamma: float = 1.2,
+    hops: int = 1,
+    other_speaker: float = OTHER_SPEAKER,
+    lexical: float = 0.3,
+    generated: int = 0,
+    generated_kinds: tuple[str, ...] = GENERATED_KINDS,
+) -> list[Evidence]:
     """The top-k turns by SGMem sentence hops, then ``generated`` items of each generated-memory
     kind (see the module docstring)."""
     snap = store.snapshot()
@@ -110,13 +123,18 @@ def sentence_hop(query: str, store: StoreReader, *, k: int = 10, top_n: int = 15
         lex = sentence_bm25(snap).scores(query)
         if lex.max() > 0:
             rel = rel + lexical * lex / lex.max()
-    ranked = hop(rel, knn, turn_of, top_n=top_n, gamma=gamma, hops=hops, tiebreak=snap.id_rank[sents],
-                 chunk_rank=snap.id_rank)
+    ranked = hop(
+        rel, knn, turn_of, top_n=top_n, gamma=gamma, hops=hops, tiebreak=snap.id_rank[sents], chunk_rank=snap.id_rank
+    )
     sw = speaker_weights(query, snap, other_speaker) if other_speaker < 1 else None
     if sw is not None:  # the speaker prior re-orders the chunks (stable for equal scores)
         ranked = sorted(((t, _penalise(s, sw[t]), js) for t, s, js in ranked), key=lambda r: -r[1])
-    out = [to_evidence(snap, int(t), s, retriever="sentence_hop",
-                       path=[snap.ids[sents[j]] for j in js[:3]] + [snap.ids[t]]) for t, s, js in ranked[:k]]
+    out = [
+        to_evidence(
+            snap, int(t), s, retriever="sentence_hop", path=[snap.ids[sents[j]] for j in js[:3]] + [snap.ids[t]]
+        )
+        for t, s, js in ranked[:k]
+    ]
     if len(out) < k:  # fill from the best remaining sentences' turns, below every ranked score
         floor = min(0.0, min((e.score for e in out), default=0.0))
         have = {e.node_id for e in out}
@@ -124,7 +142,9 @@ def sentence_hop(query: str, store: StoreReader, *, k: int = 10, top_n: int = 15
             t = int(turn_of[j])
             if t >= 0 and snap.ids[t] not in have:
                 have.add(snap.ids[t])
-                out.append(to_evidence(snap, t, floor + min(float(sims[sents[j]]), 1.0) - 1.0, retriever="sentence_hop"))
+                out.append(
+                    to_evidence(snap, t, floor + min(float(sims[sents[j]]), 1.0) - 1.0, retriever="sentence_hop")
+                )
                 if len(out) >= k:
                     break
     if generated > 0:

@@ -26,9 +26,16 @@ if TYPE_CHECKING:  # the real names, for type checkers
     from memgraph_agents.storage.snapshot import GraphSnapshot
 
 _WHERE = {
-    "MemoryStore": "memory", "SessionRecord": "memory", "SessionWrite": "memory", "StoreFault": "memory",
-    "delete_namespace": "memory", "NamespaceError": "namespaces", "list_namespaces": "namespaces",
-    "validate_namespace": "namespaces", "GraphSnapshot": "snapshot", "DataDirInUseError": "locks",
+    "MemoryStore": "memory",
+    "SessionRecord": "memory",
+    "SessionWrite": "memory",
+    "StoreFault": "memory",
+    "delete_namespace": "memory",
+    "NamespaceError": "namespaces",
+    "list_namespaces": "namespaces",
+    "validate_namespace": "namespaces",
+    "GraphSnapshot": "snapshot",
+    "DataDirInUseError": "locks",
     "WriterBusyError": "locks",
 }
 __all__ = [

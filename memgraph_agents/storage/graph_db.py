@@ -94,17 +94,41 @@ def _node_row(n: Node) -> tuple:
 
 
 def _edge_row(e: Edge) -> tuple:
-    return (e.src, e.dst, e.kind.value, e.label, e.session_id, float(e.weight), json.dumps(e.turn_ids), json.dumps(e.attrs))
+    return (
+        e.src,
+        e.dst,
+        e.kind.value,
+        e.label,
+        e.session_id,
+        float(e.weight),
+        json.dumps(e.turn_ids),
+        json.dumps(e.attrs),
+    )
 
 
 def row_to_node(r: tuple) -> Node:
-    return Node(id=r[0], kind=NodeKind(r[1]), text=r[2], session_id=r[3], turn_ids=json.loads(r[4]),
-                attrs=json.loads(r[5]), embed=bool(r[6]))
+    return Node(
+        id=r[0],
+        kind=NodeKind(r[1]),
+        text=r[2],
+        session_id=r[3],
+        turn_ids=json.loads(r[4]),
+        attrs=json.loads(r[5]),
+        embed=bool(r[6]),
+    )
 
 
 def row_to_edge(r: tuple) -> Edge:
-    return Edge(src=r[0], dst=r[1], kind=EdgeKind(r[2]), label=r[3], session_id=r[4], weight=r[5],
-                turn_ids=json.loads(r[6]), attrs=json.loads(r[7]))
+    return Edge(
+        src=r[0],
+        dst=r[1],
+        kind=EdgeKind(r[2]),
+        label=r[3],
+        session_id=r[4],
+        weight=r[5],
+        turn_ids=json.loads(r[6]),
+        attrs=json.loads(r[7]),
+    )
 
 
 class _ReaderConnection(sqlite3.Connection):
@@ -151,8 +175,9 @@ class GraphDB:
         """This thread's read connection (autocommit: each statement sees the latest commit)."""
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None,
-                                factory=_ReaderConnection)
+            c = sqlite3.connect(
+                str(self.path), timeout=60, check_same_thread=False, isolation_level=None, factory=_ReaderConnection
+            )
             c.execute("PRAGMA query_only=ON")
             self._local.conn = c
             self._readers.add(c)
@@ -193,8 +218,21 @@ class GraphDB:
     # -- reads ---------------------------------------------------------------------------
     def sessions(self, status: str | None = "committed") -> list[dict]:
         q = "SELECT id, date, status, seq, participants, n_turns, content_hash, builder, ingested_at, info FROM sessions"
-        rows = self.reader.execute(q + (" WHERE status=?" if status else "") + " ORDER BY seq", (status,) if status else ())
-        keys = ("id", "date", "status", "seq", "participants", "n_turns", "content_hash", "builder", "ingested_at", "info")
+        rows = self.reader.execute(
+            q + (" WHERE status=?" if status else "") + " ORDER BY seq", (status,) if status else ()
+        )
+        keys = (
+            "id",
+            "date",
+            "status",
+            "seq",
+            "participants",
+            "n_turns",
+            "content_hash",
+            "builder",
+            "ingested_at",
+            "info",
+        )
         out = []
         for r in rows:
             d = dict(zip(keys, r))
@@ -221,15 +259,20 @@ class GraphDB:
         return [row_to_edge(r) for r in self.reader.execute(q, params)]
 
     def raw_nodes(self) -> list[tuple]:
-        return self.reader.execute("SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes ORDER BY rowid").fetchall()
+        return self.reader.execute(
+            "SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes ORDER BY rowid"
+        ).fetchall()
 
     def raw_edges(self) -> list[tuple]:
-        return self.reader.execute("SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid").fetchall()
+        return self.reader.execute(
+            "SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid"
+        ).fetchall()
 
     def session_turns(self, session_id: str) -> list[tuple[str, str, dict]]:
         """The stored input turns of a session: ``(turn id, digest, data)`` in order."""
-        rows = self.reader.execute("SELECT turn_id, digest, data FROM turns WHERE session_id=? ORDER BY idx",
-                                   (session_id,))
+        rows = self.reader.execute(
+            "SELECT turn_id, digest, data FROM turns WHERE session_id=? ORDER BY idx", (session_id,)
+        )
         return [(r[0], r[1], json.loads(r[2])) for r in rows]
 
     def pending_writes(self) -> list[tuple[str, str]]:
@@ -253,8 +296,12 @@ class GraphDB:
         return out
 
     def owned_node_ids(self, session_id: str) -> list[str]:
-        return [r[0] for r in self.reader.execute(
-            "SELECT node_id FROM node_owners WHERE session_id=? ORDER BY node_id", (session_id,))]
+        return [
+            r[0]
+            for r in self.reader.execute(
+                "SELECT node_id FROM node_owners WHERE session_id=? ORDER BY node_id", (session_id,)
+            )
+        ]
 
     def counts(self) -> tuple[dict[str, int], dict[str, int]]:
         n = dict(self.reader.execute("SELECT kind, COUNT(*) FROM nodes GROUP BY kind").fetchall())
@@ -271,22 +318,31 @@ class GraphDB:
         if replace:
             c.executemany("INSERT OR REPLACE INTO nodes VALUES (?,?,?,?,?,?,?)", [_node_row(n) for n in nodes])
         else:
-            c.executemany("INSERT INTO nodes VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
-                          "kind=excluded.kind, text=excluded.text, turn_ids=excluded.turn_ids, "
-                          "attrs=excluded.attrs, embed=excluded.embed WHERE nodes.session_id = excluded.session_id",
-                          [_node_row(n) for n in nodes])
-        c.executemany("INSERT OR IGNORE INTO node_owners VALUES (?, ?)",
-                      [(n.id, n.session_id) for n in nodes if n.session_id])
+            c.executemany(
+                "INSERT INTO nodes VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                "kind=excluded.kind, text=excluded.text, turn_ids=excluded.turn_ids, "
+                "attrs=excluded.attrs, embed=excluded.embed WHERE nodes.session_id = excluded.session_id",
+                [_node_row(n) for n in nodes],
+            )
+        c.executemany(
+            "INSERT OR IGNORE INTO node_owners VALUES (?, ?)", [(n.id, n.session_id) for n in nodes if n.session_id]
+        )
 
     @staticmethod
     def add_owner(c: sqlite3.Connection, node_ids: Iterable[str], session_id: str) -> None:
         """``session_id`` states these existing arguments too (shared entities it links to)."""
-        c.executemany("INSERT OR IGNORE INTO node_owners SELECT id, ? FROM nodes WHERE id=? AND kind='argument'",
-                      [(session_id, i) for i in node_ids])
+        c.executemany(
+            "INSERT OR IGNORE INTO node_owners SELECT id, ? FROM nodes WHERE id=? AND kind='argument'",
+            [(session_id, i) for i in node_ids],
+        )
 
     @staticmethod
-    def drop_rows(c: sqlite3.Connection, session_id: str, node_ids: list[str] | None = None,
-                  keep: set[str] | frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+    def drop_rows(
+        c: sqlite3.Connection,
+        session_id: str,
+        node_ids: list[str] | None = None,
+        keep: set[str] | frozenset[str] = frozenset(),
+    ) -> tuple[list[str], list[str]]:
         """Remove what ``session_id`` states: everything (``node_ids`` None) or these of its
         nodes. A node goes when no session states it any more (unless in ``keep``: the new
         version of the session states it again), with the generated nodes other sessions built
@@ -298,12 +354,15 @@ class GraphDB:
             c.execute("DELETE FROM node_owners WHERE session_id=?", (session_id,))
         else:
             candidates = list(node_ids)
-            c.executemany("DELETE FROM node_owners WHERE node_id=? AND session_id=?",
-                          [(n, session_id) for n in candidates])
+            c.executemany(
+                "DELETE FROM node_owners WHERE node_id=? AND session_id=?", [(n, session_id) for n in candidates]
+            )
         doomed: set[str] = set()
         for chunk in _chunks(candidates):
             marks = ",".join("?" * len(chunk))
-            alive = {r[0] for r in c.execute(f"SELECT DISTINCT node_id FROM node_owners WHERE node_id IN ({marks})", chunk)}
+            alive = {
+                r[0] for r in c.execute(f"SELECT DISTINCT node_id FROM node_owners WHERE node_id IN ({marks})", chunk)
+            }
             doomed.update(n for n in chunk if n not in alive and n not in keep)
         doomed.update(_generated_from(c, set(doomed)))
         embedded: list[str] = []
@@ -314,21 +373,28 @@ class GraphDB:
             c.execute(f"DELETE FROM nodes WHERE id IN ({marks})", chunk)
             c.execute(f"DELETE FROM node_owners WHERE node_id IN ({marks})", chunk)
         # A surviving node whose primary owner went passes to its first remaining owner.
-        c.execute("UPDATE nodes SET session_id = (SELECT MIN(o.session_id) FROM node_owners o WHERE o.node_id = nodes.id) "
-                  "WHERE session_id=? AND EXISTS (SELECT 1 FROM node_owners o WHERE o.node_id = nodes.id)",
-                  (session_id,))
+        c.execute(
+            "UPDATE nodes SET session_id = (SELECT MIN(o.session_id) FROM node_owners o WHERE o.node_id = nodes.id) "
+            "WHERE session_id=? AND EXISTS (SELECT 1 FROM node_owners o WHERE o.node_id = nodes.id)",
+            (session_id,),
+        )
         # Topics whose every member went away go too.
-        c.execute("DELETE FROM nodes WHERE kind='topic' AND session_id='' AND id NOT IN "
-                  "(SELECT src FROM edges WHERE kind='member')")
+        c.execute(
+            "DELETE FROM nodes WHERE kind='topic' AND session_id='' AND id NOT IN "
+            "(SELECT src FROM edges WHERE kind='member')"
+        )
         return sorted(doomed), embedded
 
     @staticmethod
-    def write_turns(c: sqlite3.Connection, session_id: str, start: int, turns: list[tuple[str, str, dict]],
-                    replace: bool) -> None:
+    def write_turns(
+        c: sqlite3.Connection, session_id: str, start: int, turns: list[tuple[str, str, dict]], replace: bool
+    ) -> None:
         if replace:
             c.execute("DELETE FROM turns WHERE session_id=?", (session_id,))
-        c.executemany("INSERT OR REPLACE INTO turns VALUES (?,?,?,?,?)",
-                      [(session_id, start + i, t, d, json.dumps(data)) for i, (t, d, data) in enumerate(turns)])
+        c.executemany(
+            "INSERT OR REPLACE INTO turns VALUES (?,?,?,?,?)",
+            [(session_id, start + i, t, d, json.dumps(data)) for i, (t, d, data) in enumerate(turns)],
+        )
 
     @staticmethod
     def insert_edges(c: sqlite3.Connection, edges: Iterable[Edge], replace: bool = False) -> None:

@@ -103,8 +103,9 @@ class NamespaceIngestLock:
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
-            task.add_done_callback(lambda t: self.release() if not t.cancelled() and t.exception() is None
-                                   and t.result() else None)
+            task.add_done_callback(
+                lambda t: self.release() if not t.cancelled() and t.exception() is None and t.result() else None
+            )
             raise
 
     @asynccontextmanager

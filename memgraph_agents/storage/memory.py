@@ -97,8 +97,16 @@ class StoreFault(StorageError):
 
 
 class MemoryStore:
-    def __init__(self, data_dir: Path, namespace: str, embedder: EmbeddingModel, *,
-                 chroma_host: str | None = None, chroma_port: int = 8000, create: bool = True) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        namespace: str,
+        embedder: EmbeddingModel,
+        *,
+        chroma_host: str | None = None,
+        chroma_port: int = 8000,
+        create: bool = True,
+    ) -> None:
         self.namespace = validate_stored_name(namespace)
         self.data_dir = Path(data_dir)
         self.dir = namespace_dir(self.data_dir, namespace)
@@ -121,8 +129,12 @@ class MemoryStore:
                 f"namespace {namespace!r} was built with embeddings {stored_model!r}, not {embedder.name!r}: "
                 "use the same embeddings or `memgraph forget --namespace` and re-ingest"
             )
-        self.vectors = VectorIndex(chroma_client(self.data_dir, chroma_host, chroma_port), namespace, embedder.name,
-                                   self._collection(legacy=stored_model is not None))
+        self.vectors = VectorIndex(
+            chroma_client(self.data_dir, chroma_host, chroma_port),
+            namespace,
+            embedder.name,
+            self._collection(legacy=stored_model is not None),
+        )
         self.lock = FileLock(str(self.dir / "write.lock"), mode=0o600)
         self._thread_lock = threading.RLock()
         self._snap_lock = threading.Lock()
@@ -154,8 +166,14 @@ class MemoryStore:
             embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
         except (OSError, sqlite3.Error) as e:
             raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
-        return cls(Path(settings.data_dir), settings.namespace if namespace is None else namespace, embedder,
-                   chroma_host=settings.chroma_host, chroma_port=settings.chroma_port, create=create)
+        return cls(
+            Path(settings.data_dir),
+            settings.namespace if namespace is None else namespace,
+            embedder,
+            chroma_host=settings.chroma_host,
+            chroma_port=settings.chroma_port,
+            create=create,
+        )
 
     # -- reads -----------------------------------------------------------------------------
     def snapshot(self) -> GraphSnapshot:
@@ -204,8 +222,14 @@ class MemoryStore:
     def stats(self) -> dict:
         nodes, edges = self.db.counts()
         size = sum(p.stat().st_size for p in self.dir.rglob("*") if p.is_file())
-        return {"namespace": self.namespace, "sessions": len(self.sessions()), "nodes": nodes,
-                "edges": edges, "vectors": self.vectors.count(), "graph_bytes": size}
+        return {
+            "namespace": self.namespace,
+            "sessions": len(self.sessions()),
+            "nodes": nodes,
+            "edges": edges,
+            "vectors": self.vectors.count(),
+            "graph_bytes": size,
+        }
 
     # -- writes ----------------------------------------------------------------------------
     def commit_session(self, w: SessionWrite) -> None:
@@ -218,14 +242,31 @@ class MemoryStore:
                 c.execute("INSERT OR REPLACE INTO writes VALUES (?,?,?)", (r.id, w.mode, now))
                 if w.mode == "new":
                     seq = int(c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
-                    c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
-                              (r.id, r.date, "pending", seq, json.dumps(r.participants), r.n_turns, r.content_hash,
-                               r.builder, now, json.dumps(r.info)))
+                    c.execute(
+                        "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
+                        (
+                            r.id,
+                            r.date,
+                            "pending",
+                            seq,
+                            json.dumps(r.participants),
+                            r.n_turns,
+                            r.content_hash,
+                            r.builder,
+                            now,
+                            json.dumps(r.info),
+                        ),
+                    )
             try:
                 fresh = self._vectors_to_write(w)
                 if fresh:  # 2. vectors (a committed node's own vector is never touched for another text)
-                    self.vectors.upsert([n.id for n in fresh], np.stack([w.vectors[n.id] for n in fresh]),
-                                        [n.kind.value for n in fresh], [r.id] * len(fresh), [n.text for n in fresh])
+                    self.vectors.upsert(
+                        [n.id for n in fresh],
+                        np.stack([w.vectors[n.id] for n in fresh]),
+                        [n.kind.value for n in fresh],
+                        [r.id] * len(fresh),
+                        [n.text for n in fresh],
+                    )
                 if self.fault_hook is not None:
                     self.fault_hook("after_vectors")
                 with self.db.transaction() as c:  # 3. one transaction: old rows out, new rows in, committed
@@ -252,8 +293,9 @@ class MemoryStore:
         if w.mode == "new" and row is not None:
             raise SessionConflictError(f"session {w.record.id!r} already exists in namespace {self.namespace!r}")
         if w.mode != "new" and (row is None or row["status"] != "committed"):
-            raise SessionConflictError(f"cannot {w.mode} session {w.record.id!r} in namespace {self.namespace!r}: "
-                                       "it is not stored")
+            raise SessionConflictError(
+                f"cannot {w.mode} session {w.record.id!r} in namespace {self.namespace!r}: it is not stored"
+            )
 
     def _vectors_to_write(self, w: SessionWrite) -> list[Node]:
         """Embedded nodes of the write whose vector is not stored yet: new ids, and this
@@ -282,22 +324,30 @@ class MemoryStore:
         if w.replace_kinds:
             self._replace_derived(c, w)
         GraphDB.write_turns(c, r.id, w.turns_start, w.turns, replace=w.mode != "append")
-        c.execute("UPDATE sessions SET date=?, status='committed', participants=?, n_turns=?, content_hash=?, "
-                  "builder=?, info=? WHERE id=?", (r.date, json.dumps(r.participants), r.n_turns, r.content_hash,
-                                                   r.builder, json.dumps(r.info), r.id))
+        c.execute(
+            "UPDATE sessions SET date=?, status='committed', participants=?, n_turns=?, content_hash=?, "
+            "builder=?, info=? WHERE id=?",
+            (r.date, json.dumps(r.participants), r.n_turns, r.content_hash, r.builder, json.dumps(r.info), r.id),
+        )
         # A removed id written again by this commit keeps its (new) vector; a node of this
         # session that the new version no longer embeds (e.g. an event now fused) loses it.
         rewritten = {n.id for n in w.nodes if n.embed}
         garbage = [g for g in garbage if g not in rewritten]
         if w.mode != "new":
             unembedded = [n.id for n in w.nodes if not n.embed]
-            garbage += [i for i, (_, owner, embedded) in GraphDB.node_texts_in(c, unembedded).items()
-                        if owner == r.id and not embedded]
+            garbage += [
+                i
+                for i, (_, owner, embedded) in GraphDB.node_texts_in(c, unembedded).items()
+                if owner == r.id and not embedded
+            ]
         return garbage
 
     def _replace_derived(self, c, w: SessionWrite) -> None:
         for kind in w.replace_kinds:
-            c.execute("DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE kind=? AND session_id=?)", (kind, TOPIC_OWNER))
+            c.execute(
+                "DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE kind=? AND session_id=?)",
+                (kind, TOPIC_OWNER),
+            )
             c.execute("DELETE FROM nodes WHERE kind=? AND session_id=?", (kind, TOPIC_OWNER))
         GraphDB.insert_nodes(c, w.replace_nodes or [], replace=True)
         GraphDB.insert_edges(c, w.replace_edges or [], replace=True)
@@ -325,12 +375,20 @@ class MemoryStore:
         if stale:
             texts = [stored[i][0] for i in stale]
             kinds = [k for k in self._kinds(stale)]
-            self.vectors.upsert(stale, np.asarray(self.embedder.embed(texts), dtype=np.float32), kinds,
-                                [stored[i][1] for i in stale], texts)
+            self.vectors.upsert(
+                stale,
+                np.asarray(self.embedder.embed(texts), dtype=np.float32),
+                kinds,
+                [stored[i][1] for i in stale],
+                texts,
+            )
 
     def _kinds(self, ids: list[str]) -> list[str]:
-        kind = {n.id: n.kind.value for n in self.db.nodes(
-            f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))} if ids else {}
+        kind = (
+            {n.id: n.kind.value for n in self.db.nodes(f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))}
+            if ids
+            else {}
+        )
         return [kind[i] for i in ids]
 
     def _undo_write(self, session_id: str, mode: str) -> None:
@@ -367,8 +425,12 @@ class MemoryStore:
         """Finish or roll back what a crash interrupted (idempotent): an unfinished new session
         goes, an unfinished replacement or append leaves the old version as it was, a delete
         is finished, and vectors of removed rows are deleted."""
-        if not (self.db.sessions("pending") or self.db.sessions("deleting") or self.db.pending_writes()
-                or self.db.vector_garbage()):
+        if not (
+            self.db.sessions("pending")
+            or self.db.sessions("deleting")
+            or self.db.pending_writes()
+            or self.db.vector_garbage()
+        ):
             return
         with self._thread_lock, self.lock:
             for s in self.db.sessions("pending") + self.db.sessions("deleting"):
@@ -381,8 +443,9 @@ class MemoryStore:
         self.db.close()
 
 
-def delete_namespace(data_dir: Path, namespace: str, *, chroma_host: str | None = None, chroma_port: int = 8000,
-                     if_empty: bool = False) -> bool:
+def delete_namespace(
+    data_dir: Path, namespace: str, *, chroma_host: str | None = None, chroma_port: int = 8000, if_empty: bool = False
+) -> bool:
     """Drop a namespace's collection and files; other namespaces are untouched.
 
     ``if_empty``: only when it holds no session at all (checked under the locks), so a failed

@@ -48,8 +48,9 @@ class GraphSnapshot:
     _vectors: np.ndarray | None = None
 
     @classmethod
-    def from_rows(cls, generation: int, node_rows: list[tuple], edge_rows: list[tuple], sessions: list[dict],
-                  vector_loader=None) -> GraphSnapshot:
+    def from_rows(
+        cls, generation: int, node_rows: list[tuple], edge_rows: list[tuple], sessions: list[dict], vector_loader=None
+    ) -> GraphSnapshot:
         ids = [r[0] for r in node_rows]
         index = {n: i for i, n in enumerate(ids)}
         # An edge stated by several sessions is one edge of the graph (the first row wins).
@@ -101,15 +102,30 @@ class GraphSnapshot:
 
     def node(self, node_id: str) -> Node:
         i = self.index[node_id]
-        return Node(id=node_id, kind=NodeKind(self.kind_of(i)), text=self.text[i], session_id=self.owner[i],
-                    turn_ids=self.turn_ids[i], attrs=self.attrs[i])
+        return Node(
+            id=node_id,
+            kind=NodeKind(self.kind_of(i)),
+            text=self.text[i],
+            session_id=self.owner[i],
+            turn_ids=self.turn_ids[i],
+            attrs=self.attrs[i],
+        )
 
     def edges_of(self, node_id: str) -> list[Edge]:
         i = self.index[node_id]
         sel = np.flatnonzero((self.src == i) | (self.dst == i))
-        return [Edge(src=self.ids[self.src[j]], dst=self.ids[self.dst[j]], kind=EDGE_KINDS[self.ekind[j]],
-                     label=self.elabel[j], session_id="", weight=float(self.eweight[j]), turn_ids=self.eturns[j])
-                for j in sel]
+        return [
+            Edge(
+                src=self.ids[self.src[j]],
+                dst=self.ids[self.dst[j]],
+                kind=EDGE_KINDS[self.ekind[j]],
+                label=self.elabel[j],
+                session_id="",
+                weight=float(self.eweight[j]),
+                turn_ids=self.eturns[j],
+            )
+            for j in sel
+        ]
 
     def session_of_turn(self, turn_id: str) -> str | None:
         i = self.index.get(f"turn:{turn_id}")
@@ -132,8 +148,9 @@ class GraphSnapshot:
         return s["date"][:10] if s else ""
 
     # -- matrices --------------------------------------------------------------------------
-    def adjacency(self, kinds: Iterable[EdgeKind | str] | None = None, *, undirected: bool = True,
-                  weighted: bool = False) -> sp.csr_matrix:
+    def adjacency(
+        self, kinds: Iterable[EdgeKind | str] | None = None, *, undirected: bool = True, weighted: bool = False
+    ) -> sp.csr_matrix:
         """Cached CSR adjacency over the chosen edge kinds (all when ``None``)."""
         kinds_key = tuple(sorted(str(k) for k in kinds)) if kinds is not None else None
         key = (kinds_key, undirected, weighted)
@@ -176,9 +193,21 @@ class GraphSnapshot:
     def to_networkx(self) -> nx.MultiDiGraph:
         g = nx.MultiDiGraph()
         for i, nid in enumerate(self.ids):
-            g.add_node(nid, kind=self.kind_of(i), text=self.text[i], session_id=self.owner[i], turn_ids=self.turn_ids[i],
-                       **{k: v for k, v in self.attrs[i].items() if k != "centroid"})
+            g.add_node(
+                nid,
+                kind=self.kind_of(i),
+                text=self.text[i],
+                session_id=self.owner[i],
+                turn_ids=self.turn_ids[i],
+                **{k: v for k, v in self.attrs[i].items() if k != "centroid"},
+            )
         for j in range(len(self.src)):
-            g.add_edge(self.ids[self.src[j]], self.ids[self.dst[j]], key=f"{EDGE_KINDS[self.ekind[j]].value}:{self.elabel[j]}",
-                       kind=EDGE_KINDS[self.ekind[j]].value, label=self.elabel[j], weight=float(self.eweight[j]))
+            g.add_edge(
+                self.ids[self.src[j]],
+                self.ids[self.dst[j]],
+                key=f"{EDGE_KINDS[self.ekind[j]].value}:{self.elabel[j]}",
+                kind=EDGE_KINDS[self.ekind[j]].value,
+                label=self.elabel[j],
+                weight=float(self.eweight[j]),
+            )
         return g

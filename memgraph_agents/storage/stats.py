@@ -36,5 +36,12 @@ def namespace_stats(data_dir: Path, namespace: str) -> dict:
         db.close()
     presets = sorted({(s.get("info") or {}).get("preset") or "default" for s in sessions})
     size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
-    return {"namespace": namespace, "sessions": len(sessions), "presets": presets, "nodes": nodes, "edges": edges,
-            "vectors": vectors, "graph_bytes": size}
+    return {
+        "namespace": namespace,
+        "sessions": len(sessions),
+        "presets": presets,
+        "nodes": nodes,
+        "edges": edges,
+        "vectors": vectors,
+        "graph_bytes": size,
+    }

@@ -73,7 +73,8 @@ def chroma_client(data_dir: Path, host: str | None = None, port: int = 8000):
                 except Exception as e:  # chromadb says "Could not connect ...", naming no server
                     raise ChromaUnavailableError(
                         f"the Chroma server at {host}:{port} is unreachable ({' '.join(str(e).split())}): "
-                        "start it (`chroma run`) or check MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT") from e
+                        "start it (`chroma run`) or check MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT"
+                    ) from e
             else:
                 # Embedded Chroma is single-process: lock the directory for this process's lifetime
                 # (a clear ``DataDirInUseError`` for a second process; README "Concurrency model").
@@ -115,8 +116,9 @@ class _Reachable:
             try:
                 return attr(*args, **kwargs)
             except _TRANSPORT_ERRORS as e:
-                raise ChromaUnavailableError(f"the Chroma server at {self._where} is unreachable "
-                                             f"({type(e).__name__}: {e}); is `chroma run` up?") from e
+                raise ChromaUnavailableError(
+                    f"the Chroma server at {self._where} is unreachable ({type(e).__name__}: {e}); is `chroma run` up?"
+                ) from e
 
         return call
 
@@ -143,7 +145,9 @@ class VectorIndex:
             self.collection = _Reachable(self.collection, server)
         self._batch = max(1, min(2000, api.get_max_batch_size()))
 
-    def upsert(self, ids: list[str], vectors: np.ndarray, kinds: list[str], sessions: list[str], texts: list[str]) -> None:
+    def upsert(
+        self, ids: list[str], vectors: np.ndarray, kinds: list[str], sessions: list[str], texts: list[str]
+    ) -> None:
         for i in range(0, len(ids), self._batch):
             j = i + self._batch
             self.collection.upsert(
@@ -163,9 +167,13 @@ class VectorIndex:
             where = {"kind": kinds[0]} if len(kinds) == 1 else {"kind": {"$in": list(kinds)}}
         res = self.collection.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32)],
-            n_results=min(k, count), where=where, include=["distances", "documents"],
+            n_results=min(k, count),
+            where=where,
+            include=["distances", "documents"],
         )
-        return [(i, 1.0 - float(d), doc or "") for i, d, doc in zip(res["ids"][0], res["distances"][0], res["documents"][0])]
+        return [
+            (i, 1.0 - float(d), doc or "") for i, d, doc in zip(res["ids"][0], res["distances"][0], res["documents"][0])
+        ]
 
     def get_vectors(self, ids: list[str], texts: list[str] | None = None) -> dict[str, np.ndarray]:
         """Vectors by id; with ``texts``, only those stored for that text (a replacement being
@@ -190,7 +198,6 @@ class VectorIndex:
     def delete(self, ids: list[str]) -> None:
         for i in range(0, len(ids), self._batch):
             self.collection.delete(ids=ids[i : i + self._batch])
-
 
     def count(self) -> int:
         return self.collection.count()

@@ -56,8 +56,10 @@ def _with_context(session: Session, context: Sequence[Turn]) -> str:
     if not context:
         return format_turns(session)
     earlier = Session(id=session.id, date=session.date, turns=list(context), participants=session.participants)
-    return ("(earlier turns, already in memory: context only, make no events from them)\n"
-            f"{format_turns(earlier)}\n(new turns: make events from these)\n{format_turns(session)}")
+    return (
+        "(earlier turns, already in memory: context only, make no events from them)\n"
+        f"{format_turns(earlier)}\n(new turns: make events from these)\n{format_turns(session)}"
+    )
 
 
 def format_events(events: Sequence[ExtractedEvent]) -> str:
@@ -107,8 +109,9 @@ async def extract_events(
             f"(valid ids: {ids.hint()})"
         )
 
-    result = await ainvoke_json(model, prompt, SessionEvents, check=keep_cited,
-                                run_name=f"extract_events:{session.id}", **call)
+    result = await ainvoke_json(
+        model, prompt, SessionEvents, check=keep_cited, run_name=f"extract_events:{session.id}", **call
+    )
     return list(result.events)
 
 

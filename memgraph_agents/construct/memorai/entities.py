@@ -51,5 +51,7 @@ def offline_entities(turns: list[TurnView], speakers: list[str], keyphrases: int
                 entry["turns"].append(t.id)
                 sentence = _mentioning_sentence(t, m.name)
                 entry["contexts"].append(f"{t.speaker}: {sentence}" if t.speaker else sentence)
-    return [EntityPlan(name=e["name"], description=describe(e["name"], e["contexts"]), turn_ids=e["turns"],
-                       kind=e["kind"]) for e in found.values()]
+    return [
+        EntityPlan(name=e["name"], description=describe(e["name"], e["contexts"]), turn_ids=e["turns"], kind=e["kind"])
+        for e in found.values()
+    ]

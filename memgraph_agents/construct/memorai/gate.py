@@ -24,7 +24,9 @@ import re
 from memgraph_agents.construct.arguments import FILLER, STOPWORDS, ArgumentMention, extract_arguments
 from memgraph_agents.construct.memorai.plan import GateVerdict, TurnView
 
-FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours ourselves".split())
+FIRST_PERSON = frozenset(
+    "i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us our ours ourselves".split()
+)
 SECOND_PERSON = frozenset("you you're you've you'd you'll your yours yourself".split())
 _WORD_RE = re.compile(r"[a-z][a-z'’]*")
 
@@ -54,8 +56,13 @@ def session_names(mentions: list[list[ArgumentMention]], speakers: list[str]) ->
     return frozenset(names)
 
 
-def gate_turn(turn: TurnView, previous: TurnView | None, mentions: list[ArgumentMention], min_content: int = 2,
-              known_names: frozenset[str] = frozenset()) -> GateVerdict:
+def gate_turn(
+    turn: TurnView,
+    previous: TurnView | None,
+    mentions: list[ArgumentMention],
+    min_content: int = 2,
+    known_names: frozenset[str] = frozenset(),
+) -> GateVerdict:
     """The gate's verdict on one turn (module doc), with the reason in a few words.
     ``mentions``: the turn's arguments (``extract_arguments``, no keyphrases)."""
     words = _words(turn.body)
@@ -70,8 +77,16 @@ def gate_turn(turn: TurnView, previous: TurnView | None, mentions: list[Argument
         anchors.append("names " + ", ".join(named[:3]))
     if asks_the_other(previous, turn):
         anchors.append("answers a question about the speaker")
-    content = [w for w in words if len(w) > 2 and w not in STOPWORDS and w not in FILLER and w not in names
-               and w not in FIRST_PERSON and w not in SECOND_PERSON]
+    content = [
+        w
+        for w in words
+        if len(w) > 2
+        and w not in STOPWORDS
+        and w not in FILLER
+        and w not in names
+        and w not in FIRST_PERSON
+        and w not in SECOND_PERSON
+    ]
     values = [m.name for m in mentions if m.kind in ("date", "number")]
     informative = len(content) >= min_content or bool(values)
     if anchors and informative:
@@ -82,10 +97,12 @@ def gate_turn(turn: TurnView, previous: TurnView | None, mentions: list[Argument
     return GateVerdict(keep=False, reason="no content beyond greeting or backchannel")
 
 
-def offline_gate(turns: list[TurnView], speakers: list[str], min_content: int = 2,
-                 known_names: frozenset[str] = frozenset()) -> dict[str, GateVerdict]:
+def offline_gate(
+    turns: list[TurnView], speakers: list[str], min_content: int = 2, known_names: frozenset[str] = frozenset()
+) -> dict[str, GateVerdict]:
     """Verdict per turn id, in order. ``known_names``: name words from earlier sessions."""
     mentions = [extract_arguments(t.body, speakers, max_keyphrases=0) for t in turns]
     known = session_names(mentions, speakers) | known_names
-    return {t.id: gate_turn(t, turns[i - 1] if i else None, mentions[i], min_content, known)
-            for i, t in enumerate(turns)}
+    return {
+        t.id: gate_turn(t, turns[i - 1] if i else None, mentions[i], min_content, known) for i, t in enumerate(turns)
+    }

@@ -40,44 +40,70 @@ from memgraph_agents.model.graph import NodeKind
 def known_names(ctx: BuildContext) -> frozenset[str]:
     """Single-word names (people, proper nouns) already in memory, for the offline gate."""
     snap = ctx.snapshot
-    return frozenset(snap.text[i].lower() for i in snap.indices_of(NodeKind.ARGUMENT)
-                     if snap.attrs[i].get("arg_kind") in ("person", "proper") and " " not in snap.text[i].strip())
+    return frozenset(
+        snap.text[i].lower()
+        for i in snap.indices_of(NodeKind.ARGUMENT)
+        if snap.attrs[i].get("arg_kind") in ("person", "proper") and " " not in snap.text[i].strip()
+    )
 
 
 def _failed(b: SessionBuild, step: str, exc: Exception) -> None:
     b.notes.append(fallback_note(f"memorai {step}", exc))
 
 
-async def plan_segments(b: SessionBuild, session: Session, turns: list[TurnView],
-                        ctx: BuildContext) -> tuple[list[SegmentPlan], dict[str, GateVerdict], str]:
+async def plan_segments(
+    b: SessionBuild, session: Session, turns: list[TurnView], ctx: BuildContext
+) -> tuple[list[SegmentPlan], dict[str, GateVerdict], str]:
     """Segments and gate verdicts, and which builder made them (``llm`` or ``offline``)."""
     if ctx.llm is not None:
         from memgraph_agents.construct.memorai.llm import segment_and_gate
 
         try:
-            segments, gate = await segment_and_gate(ctx.llm, session, speakers=ctx.speakers, usage=ctx.usage,
-                                                    timeout=ctx.llm_timeout, semaphore=ctx.semaphore)
+            segments, gate = await segment_and_gate(
+                ctx.llm,
+                session,
+                speakers=ctx.speakers,
+                usage=ctx.usage,
+                timeout=ctx.llm_timeout,
+                semaphore=ctx.semaphore,
+            )
             return segments, gate, "llm"
         except LLMError as exc:
             _failed(b, "segments", exc)
     p = ctx.params
-    segments = await off_loop(offline_segments, turns, ctx.embedder, min_turns=p.memorai_segment_min_turns,
-                                max_turns=p.memorai_segment_max_turns, window=p.segment_window,
-                                depth=p.segment_depth, n_sentences=p.memorai_summary_sentences, speakers=ctx.speakers)
+    segments = await off_loop(
+        offline_segments,
+        turns,
+        ctx.embedder,
+        min_turns=p.memorai_segment_min_turns,
+        max_turns=p.memorai_segment_max_turns,
+        window=p.segment_window,
+        depth=p.segment_depth,
+        n_sentences=p.memorai_summary_sentences,
+        speakers=ctx.speakers,
+    )
     gate = offline_gate(turns, ctx.speakers, p.memorai_gate_min_content, known_names(ctx))
     return segments, gate, "offline"
 
 
-async def plan_entities(b: SessionBuild, session: Session, gated: list[TurnView], segments: list[SegmentPlan],
-                        ctx: BuildContext) -> tuple[list[EntityPlan], list[TriplePlan], str]:
+async def plan_entities(
+    b: SessionBuild, session: Session, gated: list[TurnView], segments: list[SegmentPlan], ctx: BuildContext
+) -> tuple[list[EntityPlan], list[TriplePlan], str]:
     """Entities and triples of the gated turns, and which builder made them."""
     if ctx.llm is not None and gated:
         from memgraph_agents.construct.memorai.llm import entities_and_triples
 
         try:
-            entities, triples = await entities_and_triples(ctx.llm, session, gated, segments, speakers=ctx.speakers,
-                                                           usage=ctx.usage, timeout=ctx.llm_timeout,
-                                                           semaphore=ctx.semaphore)
+            entities, triples = await entities_and_triples(
+                ctx.llm,
+                session,
+                gated,
+                segments,
+                speakers=ctx.speakers,
+                usage=ctx.usage,
+                timeout=ctx.llm_timeout,
+                semaphore=ctx.semaphore,
+            )
             return entities, triples, "llm"
         except LLMError as exc:
             _failed(b, "entities", exc)

@@ -41,7 +41,7 @@ def cover_all(segments: list[list[str]], ids: TurnIds) -> list[tuple[int, list[s
         if t in owner:
             continue
         earlier = [owner[u] for u in reversed(order[:i]) if u in owner]
-        later = [owner[u] for u in order[i + 1:] if u in owner]
+        later = [owner[u] for u in order[i + 1 :] if u in owner]
         owner[t] = (earlier or later)[0]
     groups: dict[int, list[str]] = {}
     for t in order:
@@ -50,25 +50,38 @@ def cover_all(segments: list[list[str]], ids: TurnIds) -> list[tuple[int, list[s
 
 
 async def segment_and_gate(
-    model: Any, session: Session, *, speakers: Sequence[str], **call: Unpack[LLMCallOptions],
+    model: Any,
+    session: Session,
+    *,
+    speakers: Sequence[str],
+    **call: Unpack[LLMCallOptions],
 ) -> tuple[list[SegmentPlan], dict[str, GateVerdict]]:
     """Segments covering every turn of ``session`` and a verdict for every turn."""
     ids = TurnIds.of(session)
-    prompt = render_prompt("memorai_segments", speakers=", ".join(speakers) or "the speakers",
-                           session_date=format_session_date(session.date), turns=format_turns(session))
+    prompt = render_prompt(
+        "memorai_segments",
+        speakers=", ".join(speakers) or "the speakers",
+        session_date=format_session_date(session.date),
+        turns=format_turns(session),
+    )
 
     def check(reply: SegmentsReply) -> SegmentsReply:
         kept = [s.model_copy(update={"turn_ids": ids.resolve(s.turn_ids)}) for s in reply.segments]
         kept = [s for s in kept if s.turn_ids]
         if not kept:
-            raise ValueError("no segment cites a turn id of this session; copy turn ids exactly from the "
-                             f"turn list (valid ids: {ids.hint()})")
+            raise ValueError(
+                "no segment cites a turn id of this session; copy turn ids exactly from the "
+                f"turn list (valid ids: {ids.hint()})"
+            )
         return SegmentsReply.model_construct(segments=kept, user_specific=reply.user_specific)
 
-    reply = await ainvoke_json(model, prompt, SegmentsReply, check=check, run_name=f"memorai_segments:{session.id}",
-                               **call)
-    segments = [SegmentPlan(turn_ids=group, summary=reply.segments[k].summary, title=reply.segments[k].title)
-                for k, group in cover_all([s.turn_ids for s in reply.segments], ids)]
+    reply = await ainvoke_json(
+        model, prompt, SegmentsReply, check=check, run_name=f"memorai_segments:{session.id}", **call
+    )
+    segments = [
+        SegmentPlan(turn_ids=group, summary=reply.segments[k].summary, title=reply.segments[k].title)
+        for k, group in cover_all([s.turn_ids for s in reply.segments], ids)
+    ]
     gate = {t: GateVerdict(keep=False, reason="") for t in ids.position}
     for item in reply.user_specific:
         for t in ids.resolve([item.turn_id]):
@@ -77,8 +90,13 @@ async def segment_and_gate(
 
 
 async def entities_and_triples(
-    model: Any, session: Session, turns: Sequence[TurnView], segments: Sequence[SegmentPlan], *,
-    speakers: Sequence[str], **call: Unpack[LLMCallOptions],
+    model: Any,
+    session: Session,
+    turns: Sequence[TurnView],
+    segments: Sequence[SegmentPlan],
+    *,
+    speakers: Sequence[str],
+    **call: Unpack[LLMCallOptions],
 ) -> tuple[list[EntityPlan], list[TriplePlan]]:
     """Entities and triples of ``turns`` (the gated ones), citing only those turns.
 
@@ -89,9 +107,13 @@ async def entities_and_triples(
         return [], []
     ids = TurnIds([t.id for t in turns])
     topics = "\n".join(f"- {s.title + ': ' if s.title else ''}{s.summary}" for s in segments) or "- (none)"
-    prompt = render_prompt("memorai_entities", speakers=", ".join(speakers) or "the speakers",
-                           session_date=format_session_date(session.date),
-                           turns=format_turns(session, [t.id for t in turns]), segments=topics)
+    prompt = render_prompt(
+        "memorai_entities",
+        speakers=", ".join(speakers) or "the speakers",
+        session_date=format_session_date(session.date),
+        turns=format_turns(session, [t.id for t in turns]),
+        segments=topics,
+    )
 
     def check(reply: EntitiesReply) -> tuple[list[EntityPlan], list[TriplePlan]]:
         entities: dict[str, EntityPlan] = {}
@@ -109,14 +131,15 @@ async def entities_and_triples(
             cited = ids.resolve(tr.turn_ids)
             a, b = argument_key(tr.subject), argument_key(tr.object)
             if cited and a and b and a != b and argument_key(tr.predicate):
-                triples.append(TriplePlan(subject=tr.subject, predicate=tr.predicate, object=tr.object,
-                                          turn_ids=cited))
+                triples.append(TriplePlan(subject=tr.subject, predicate=tr.predicate, object=tr.object, turn_ids=cited))
         if not entities:
             what = "the entities list is empty" if not reply.entities else "no entity cites a listed turn id"
-            raise ValueError(f"{what}; list the entities of these turns, copying turn ids exactly "
-                             f"(valid ids: {ids.hint()})")
+            raise ValueError(
+                f"{what}; list the entities of these turns, copying turn ids exactly (valid ids: {ids.hint()})"
+            )
         return list(entities.values()), triples
 
-    result: Any = await ainvoke_json(model, prompt, EntitiesReply, check=check,
-                                     run_name=f"memorai_entities:{session.id}", **call)
+    result: Any = await ainvoke_json(
+        model, prompt, EntitiesReply, check=check, run_name=f"memorai_entities:{session.id}", **call
+    )
     return result

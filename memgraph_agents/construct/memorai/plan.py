@@ -61,7 +61,14 @@ def turn_views(b: SessionBuild) -> list[TurnView]:
     for n in b.of_kind(NodeKind.TURN):
         speaker = str(n.attrs.get("speaker", ""))
         prefix = f"{speaker}: "
-        body = n.text[len(prefix):] if speaker and n.text.startswith(prefix) else n.text
-        out.append(TurnView(id=n.attrs["turn_id"], speaker=speaker, text=n.text, body=body,
-                            date=str(n.attrs.get("timestamp", ""))[:10]))
+        body = n.text[len(prefix) :] if speaker and n.text.startswith(prefix) else n.text
+        out.append(
+            TurnView(
+                id=n.attrs["turn_id"],
+                speaker=speaker,
+                text=n.text,
+                body=body,
+                date=str(n.attrs.get("timestamp", ""))[:10],
+            )
+        )
     return out

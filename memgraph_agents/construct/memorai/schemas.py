@@ -22,7 +22,9 @@ from memgraph_agents.llm.coerce import collapse_spaces, str_list
 class LLMSegment(BaseModel):
     turn_ids: list[str] = Field(min_length=1, description="ids of the turns of this segment, copied from the list")
     title: str = Field("", description="a few words naming the topic")
-    summary: str = Field(min_length=1, description="2-3 sentences: the topic, key facts, decisions, with names and dates")
+    summary: str = Field(
+        min_length=1, description="2-3 sentences: the topic, key facts, decisions, with names and dates"
+    )
 
     _ids = field_validator("turn_ids", mode="before")(lambda cls, v: str_list(v))
     _text = field_validator("title", "summary", mode="before")(lambda cls, v: "" if v is None else collapse_spaces(v))
@@ -33,13 +35,15 @@ class GateItem(BaseModel):
     reason: str = Field("", description="what it reveals, in a few words")
 
     _text = field_validator("turn_id", "reason", mode="before")(
-        lambda cls, v: "" if v is None else collapse_spaces(str(v)))
+        lambda cls, v: "" if v is None else collapse_spaces(str(v))
+    )
 
 
 class SegmentsReply(BaseModel):
     segments: list[LLMSegment] = Field(description="topic segments in conversation order, together covering every turn")
-    user_specific: list[GateItem] = Field(default_factory=list,
-                                          description="the turns worth remembering about the speakers; may be empty")
+    user_specific: list[GateItem] = Field(
+        default_factory=list, description="the turns worth remembering about the speakers; may be empty"
+    )
 
     @field_validator("user_specific", mode="before")
     @classmethod
@@ -60,7 +64,8 @@ class LLMEntity(BaseModel):
 
     _ids = field_validator("turn_ids", mode="before")(lambda cls, v: str_list(v))
     _text = field_validator("name", "description", mode="before")(
-        lambda cls, v: "" if v is None else collapse_spaces(v))
+        lambda cls, v: "" if v is None else collapse_spaces(v)
+    )
 
 
 class LLMTriple(BaseModel):
@@ -71,9 +76,12 @@ class LLMTriple(BaseModel):
 
     _ids = field_validator("turn_ids", mode="before")(lambda cls, v: str_list(v))
     _text = field_validator("subject", "predicate", "object", mode="before")(
-        lambda cls, v: "" if v is None else collapse_spaces(str(v)))
+        lambda cls, v: "" if v is None else collapse_spaces(str(v))
+    )
 
 
 class EntitiesReply(BaseModel):
-    entities: list[LLMEntity] = Field(description="the people, pets, places, organisations, things and values mentioned")
+    entities: list[LLMEntity] = Field(
+        description="the people, pets, places, organisations, things and values mentioned"
+    )
     triples: list[LLMTriple] = Field(default_factory=list, description="facts stated in the turns; may be empty")

@@ -61,8 +61,17 @@ def segment_title(turns: list[TurnView], speakers: list[str]) -> str:
     return ", ".join(terms[:MAX_TITLE_TERMS])
 
 
-def offline_segments(turns: list[TurnView], embedder: EmbeddingModel, *, min_turns: int, max_turns: int,
-                     window: int, depth: float, n_sentences: int, speakers: list[str]) -> list[SegmentPlan]:
+def offline_segments(
+    turns: list[TurnView],
+    embedder: EmbeddingModel,
+    *,
+    min_turns: int,
+    max_turns: int,
+    window: int,
+    depth: float,
+    n_sentences: int,
+    speakers: list[str],
+) -> list[SegmentPlan]:
     """Semantic-shift segments covering every turn, each with an extractive summary and a title."""
     if not turns:
         return []
@@ -71,6 +80,11 @@ def offline_segments(turns: list[TurnView], embedder: EmbeddingModel, *, min_tur
     out = []
     for s, e in spans:
         group = turns[s:e]
-        out.append(SegmentPlan(turn_ids=[t.id for t in group], summary=extractive_summary(group, embedder, n_sentences),
-                               title=segment_title(group, speakers)))
+        out.append(
+            SegmentPlan(
+                turn_ids=[t.id for t in group],
+                summary=extractive_summary(group, embedder, n_sentences),
+                title=segment_title(group, speakers),
+            )
+        )
     return out

@@ -44,11 +44,20 @@ def add_segments(b: SessionBuild, session: Session, segments: list[SegmentPlan],
         attrs = {"builder": builder, "index": k, "date": session.date.date().isoformat()}
         if seg.title:
             attrs["title"] = seg.title
-        b.nodes.append(Node(id=sid, kind=NodeKind.SEGMENT, text=seg.summary, session_id=session.id,
-                            turn_ids=list(seg.turn_ids), attrs=attrs))
+        b.nodes.append(
+            Node(
+                id=sid,
+                kind=NodeKind.SEGMENT,
+                text=seg.summary,
+                session_id=session.id,
+                turn_ids=list(seg.turn_ids),
+                attrs=attrs,
+            )
+        )
         for t in seg.turn_ids:
-            b.edges.append(Edge(src=sid, dst=node_id(NodeKind.TURN, t), kind=SEGMENT_EDGE, session_id=session.id,
-                                turn_ids=[t]))
+            b.edges.append(
+                Edge(src=sid, dst=node_id(NodeKind.TURN, t), kind=SEGMENT_EDGE, session_id=session.id, turn_ids=[t])
+            )
             if t in turns:
                 turns[t].attrs["segment_id"] = sid
 
@@ -80,8 +89,14 @@ class _Arguments:
         if node is not None:
             node.attrs.setdefault("description", description)
         elif aid not in self.snapshot:
-            node = Node(id=aid, kind=NodeKind.ARGUMENT, text=name.strip(), session_id=self.session.id, turn_ids=[],
-                        attrs={"arg_kind": kind, "key": key, "description": description, "builder": self.builder})
+            node = Node(
+                id=aid,
+                kind=NodeKind.ARGUMENT,
+                text=name.strip(),
+                session_id=self.session.id,
+                turn_ids=[],
+                attrs={"arg_kind": kind, "key": key, "description": description, "builder": self.builder},
+            )
             self.in_build[aid] = node
             self.b.nodes.append(node)
         return aid
@@ -99,12 +114,26 @@ class _Arguments:
         if (aid, turn_id) in self.mentions:
             return
         self.mentions.add((aid, turn_id))
-        self.b.edges.append(Edge(src=aid, dst=node_id(NodeKind.TURN, turn_id), kind=EdgeKind.MENTIONS,
-                                 session_id=self.session.id, turn_ids=[turn_id], attrs={"description": description}))
+        self.b.edges.append(
+            Edge(
+                src=aid,
+                dst=node_id(NodeKind.TURN, turn_id),
+                kind=EdgeKind.MENTIONS,
+                session_id=self.session.id,
+                turn_ids=[turn_id],
+                attrs={"description": description},
+            )
+        )
 
 
-def add_entities(b: SessionBuild, session: Session, snapshot: GraphSnapshot, entities: list[EntityPlan],
-                 triples: list[TriplePlan], builder: str) -> list[str]:
+def add_entities(
+    b: SessionBuild,
+    session: Session,
+    snapshot: GraphSnapshot,
+    entities: list[EntityPlan],
+    triples: list[TriplePlan],
+    builder: str,
+) -> list[str]:
     """Arguments, MENTIONS and TRIPLE rows; returns the description texts DW-PR will embed."""
     args = _Arguments(b, session, snapshot, builder)
     touched: list[str] = []
@@ -129,10 +158,19 @@ def add_entities(b: SessionBuild, session: Session, snapshot: GraphSnapshot, ent
                 args.mention(aid, t, args.description(aid) or said)
         edge = merged.get((a, c, label))
         if edge is None:
-            merged[(a, c, label)] = Edge(src=a, dst=c, kind=EdgeKind.TRIPLE, label=label, session_id=session.id,
-                                         turn_ids=list(tr.turn_ids),
-                                         attrs={"text": triple_text(args.text(a), label, args.text(c)),
-                                                "predicate": tr.predicate, "builder": builder})
+            merged[(a, c, label)] = Edge(
+                src=a,
+                dst=c,
+                kind=EdgeKind.TRIPLE,
+                label=label,
+                session_id=session.id,
+                turn_ids=list(tr.turn_ids),
+                attrs={
+                    "text": triple_text(args.text(a), label, args.text(c)),
+                    "predicate": tr.predicate,
+                    "builder": builder,
+                },
+            )
         else:
             edge.turn_ids = list(dict.fromkeys([*edge.turn_ids, *tr.turn_ids]))
     b.edges.extend(merged.values())

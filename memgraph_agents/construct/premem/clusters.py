@@ -75,8 +75,9 @@ def silhouette(vectors: np.ndarray, labels: np.ndarray) -> float:
     return float(silhouette_score(vectors, labels, metric="cosine"))
 
 
-def cluster_fragments(vectors: np.ndarray, *, merge_threshold: float = 0.6,
-                      max_clusters: int = DEFAULT_MAX_CLUSTERS, seed: int = 0) -> list[list[int]]:
+def cluster_fragments(
+    vectors: np.ndarray, *, merge_threshold: float = 0.6, max_clusters: int = DEFAULT_MAX_CLUSTERS, seed: int = 0
+) -> list[list[int]]:
     """Row indices grouped into clusters (see the module doc), each sorted, the clusters
     ordered by their first row; every row is in exactly one cluster."""
     v = normalise(vectors)
@@ -112,8 +113,7 @@ def centroid(vectors: np.ndarray) -> np.ndarray:
     return normalise(np.asarray(vectors, dtype=np.float64).mean(axis=0))
 
 
-def link_clusters(new: np.ndarray, pool: np.ndarray, threshold: float, max_links: int
-                  ) -> list[tuple[int, int, float]]:
+def link_clusters(new: np.ndarray, pool: np.ndarray, threshold: float, max_links: int) -> list[tuple[int, int, float]]:
     """``(new row, pool row, cosine)`` for every pair with cosine ≥ ``threshold``, at most
     ``max_links`` per new cluster (the most similar; ties -> the lower pool row), ordered
     by new row then decreasing cosine."""
@@ -130,4 +130,3 @@ def link_clusters(new: np.ndarray, pool: np.ndarray, threshold: float, max_links
                 break
             out.append((r, int(j), float(sims[r, j])))
     return out
-

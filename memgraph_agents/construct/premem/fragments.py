@@ -27,8 +27,12 @@ from memgraph_agents.prompts import render_prompt
 
 async def llm_fragments(session: Session, ctx: BuildContext, *, retries: int = 1) -> list[Fragment]:
     """Fragments of ``session`` from ``ctx.llm``; raises ``LLMError`` when it cannot deliver."""
-    prompt = render_prompt("premem_fragments", session_date=format_session_date(session.date),
-                           speakers=", ".join(session.participants), turns=format_turns(session))
+    prompt = render_prompt(
+        "premem_fragments",
+        session_date=format_session_date(session.date),
+        speakers=", ".join(session.participants),
+        turns=format_turns(session),
+    )
     ids = TurnIds.of(session)
 
     def keep_cited(result: SessionFragments) -> SessionFragments:
@@ -36,20 +40,39 @@ async def llm_fragments(session: Session, ctx: BuildContext, *, retries: int = 1
         kept = [f for f in kept if f.turn_ids]
         if kept or not result.fragments:  # an empty list is an answer: a session of small talk
             return SessionFragments.model_construct(fragments=kept)
-        raise ValueError("no fragment cites a turn id of this session; copy turn ids exactly from the turn list "
-                         f"(valid ids: {ids.hint()})")
+        raise ValueError(
+            "no fragment cites a turn id of this session; copy turn ids exactly from the turn list "
+            f"(valid ids: {ids.hint()})"
+        )
 
-    result = await ainvoke_json(ctx.llm, prompt, SessionFragments, usage=ctx.usage, retries=retries,
-                                timeout=ctx.llm_timeout, semaphore=ctx.semaphore, check=keep_cited,
-                                run_name=f"premem_fragments:{session.id}")
+    result = await ainvoke_json(
+        ctx.llm,
+        prompt,
+        SessionFragments,
+        usage=ctx.usage,
+        retries=retries,
+        timeout=ctx.llm_timeout,
+        semaphore=ctx.semaphore,
+        check=keep_cited,
+        run_name=f"premem_fragments:{session.id}",
+    )
     turn_dates = {t.id: (t.timestamp or session.date) for t in session.turns}
-    return [Fragment(category=f.category, key=f.key, content=f.content, turn_ids=list(f.turn_ids),
-                     time=parse_time(f.time, turn_dates[f.turn_ids[0]]), builder="llm")
-            for f in result.fragments]
+    return [
+        Fragment(
+            category=f.category,
+            key=f.key,
+            content=f.content,
+            turn_ids=list(f.turn_ids),
+            time=parse_time(f.time, turn_dates[f.turn_ids[0]]),
+            builder="llm",
+        )
+        for f in result.fragments
+    ]
 
 
-async def session_fragments(session: Session, ctx: BuildContext, speakers: Sequence[str] = ()
-                            ) -> tuple[list[Fragment], list[str]]:
+async def session_fragments(
+    session: Session, ctx: BuildContext, speakers: Sequence[str] = ()
+) -> tuple[list[Fragment], list[str]]:
     """(fragments, notes): from the LLM when there is one, offline otherwise or on failure."""
     if ctx.llm is None:
         return offline_fragments(session, speakers), []

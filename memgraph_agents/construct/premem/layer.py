@@ -40,8 +40,9 @@ async def build_layer(build: SessionBuild, session: Session, ctx: BuildContext) 
     vecs = np.asarray(await off_loop(ctx.embedder.embed, [n.text for n in frag_nodes]), dtype=np.float64)
     groups = cluster_fragments(vecs, merge_threshold=p.premem_link_threshold)
     centroids = np.array([centroid(vecs[rows]) for rows in groups])
-    new_views = add_clusters(build, session.id, session.date.date().isoformat(), groups, fragments, frag_nodes,
-                             centroids)
+    new_views = add_clusters(
+        build, session.id, session.date.date().isoformat(), groups, fragments, frag_nodes, centroids
+    )
 
     pool_idx, pool_vecs = await off_loop(persistent_pool, ctx)
     pairs: list[LinkedPair] = []

@@ -71,18 +71,42 @@ _PAST_RE = re.compile(
     r"|(?i:\b(?:i've|i’ve|we've|i have|we have|i had)\s+(?:[a-z]+ly\s+|just\s+|never\s+|already\s+)?"
     r"(?:been|seen|done|gone|visited|tried|met|had|made|taken|[a-z]{2,}ed)\b)"
 )
-_PAST_NOT_VERB = {"called", "named", "used", "based", "interested", "excited", "tired", "married",
-                  "related", "supposed", "bored", "scared", "worried", "stressed", "red", "bed", "need", "shed"}
+_PAST_NOT_VERB = {
+    "called",
+    "named",
+    "used",
+    "based",
+    "interested",
+    "excited",
+    "tired",
+    "married",
+    "related",
+    "supposed",
+    "bored",
+    "scared",
+    "worried",
+    "stressed",
+    "red",
+    "bed",
+    "need",
+    "shed",
+}
 _FUTURE_RE = re.compile(
     r"\b(?:will|shall|gonna|going\s+to|plan(?:ning|s)?\s+to|hope\s+to|want\s+to|about\s+to|can't\s+wait|"
-    r"looking\s+forward|someday|some\s+day|one\s+day|soon)\b|'ll\b|’ll\b", re.I)
+    r"looking\s+forward|someday|some\s+day|one\s+day|soon)\b|'ll\b|’ll\b",
+    re.I,
+)
 _HABIT_RE = re.compile(
     r"\b(?:usually|always|often|never|every\s+(?:day|week|month|year|morning|evening|night|weekend|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|times\s+a\s+(?:day|week|month|year)|"
-    r"on\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends)|daily|weekly)\b", re.I)
+    r"on\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends)|daily|weekly)\b",
+    re.I,
+)
 _EVALUATIVE_RE = re.compile(
     r"\b(?:amazing|awesome|adorable|beautiful|wonderful|terrible|awful|great|fantastic|boring|lovely|"
-    r"incredible|hilarious|stressful|relaxing|fun|best|worst|favou?rite|tough|hard)\b", re.I)
+    r"incredible|hilarious|stressful|relaxing|fun|best|worst|favou?rite|tough|hard)\b",
+    re.I,
+)
 
 
 def content_words(text: str, speakers: Sequence[str] = ()) -> list[str]:
@@ -134,12 +158,14 @@ def fragment_key(sentence: str, speakers: Sequence[str] = ()) -> str:
     order: multi-word ones first, then ones not opening the sentence (a sentence-initial
     capital is often just a capital: "Random thought: ..."); a mention inside a longer one
     is dropped ("Lisbon" in "Lisbon half marathon")."""
-    found = [m for m in extract_arguments(sentence, speakers) if m.kind in ("keyphrase", "proper", "number")
-             and m.key.split()[0] not in _NOT_KEYS]  # "Ha, maybe..." must not key on "Ha"
+    found = [
+        m
+        for m in extract_arguments(sentence, speakers)
+        if m.kind in ("keyphrase", "proper", "number") and m.key.split()[0] not in _NOT_KEYS
+    ]  # "Ha, maybe..." must not key on "Ha"
     found = [m for m in found if not any(m.key != o.key and m.key in o.key for o in found)]
     opening = sentence.lstrip(" \"'“‘([").split(" ", 1)[0].strip(",.:;!?").lower()
-    ranked = sorted(range(len(found)), key=lambda i: (" " not in found[i].key,
-                                                       found[i].key.split()[0] == opening, i))
+    ranked = sorted(range(len(found)), key=lambda i: (" " not in found[i].key, found[i].key.split()[0] == opening, i))
     names = [found[i].name.strip() for i in sorted(ranked[:2])]
     if names:
         return ", ".join(names)
@@ -168,12 +194,26 @@ def offline_fragments(session: Session, speakers: Sequence[str] = ()) -> list[Fr
             mentions = find_time_mentions(sentence, ref)
             dates = [m.date for m in mentions]
             category = categorise(sentence, any(d < ref.date() for d in dates), any(d > ref.date() for d in dates))
-            out.append(Fragment(category=category, key=fragment_key(sentence, people),
-                                content=f"{turn.speaker}: {annotate_times(sentence, ref)}", turn_ids=[turn.id],
-                                time=sentence_time(sentence, ref, category, mentions), builder="offline"))
+            out.append(
+                Fragment(
+                    category=category,
+                    key=fragment_key(sentence, people),
+                    content=f"{turn.speaker}: {annotate_times(sentence, ref)}",
+                    turn_ids=[turn.id],
+                    time=sentence_time(sentence, ref, category, mentions),
+                    builder="offline",
+                )
+            )
         if turn.image_caption:  # a picture the speaker shows: an experience of the message's own date
             caption = " ".join(turn.image_caption.split())
-            out.append(Fragment(category="experiential", key=fragment_key(caption, people) or "picture",
-                                content=f"{turn.speaker} shared a picture: {caption}", turn_ids=[turn.id],
-                                time=FragmentTime(relation="on", value=day(ref)), builder="offline"))
+            out.append(
+                Fragment(
+                    category="experiential",
+                    key=fragment_key(caption, people) or "picture",
+                    content=f"{turn.speaker} shared a picture: {caption}",
+                    turn_ids=[turn.id],
+                    time=FragmentTime(relation="on", value=day(ref)),
+                    builder="offline",
+                )
+            )
     return out

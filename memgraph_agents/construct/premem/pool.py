@@ -30,7 +30,11 @@ def committed_view(snap: GraphSnapshot, i: int) -> ClusterView:
     members = snap.dst[(snap.src == i) & (snap.ekind == EDGE_CODE[EdgeKind.MEMBER.value])]
     frags = sorted((int(j) for j in members), key=lambda j: (snap.attrs[j].get("index", 0), snap.ids[j]))
     owner = snap.owner[i]
-    return ClusterView(id=snap.ids[i], session_id=owner, date=snap.session_date(owner) or "",
-                       fragment_ids=[snap.ids[j] for j in frags],
-                       fragment_lines=[f"{snap.attrs[j].get('category', '')} | {snap.text[j]}" for j in frags],
-                       fragment_turns=[list(snap.turn_ids[j]) for j in frags])
+    return ClusterView(
+        id=snap.ids[i],
+        session_id=owner,
+        date=snap.session_date(owner) or "",
+        fragment_ids=[snap.ids[j] for j in frags],
+        fragment_lines=[f"{snap.attrs[j].get('category', '')} | {snap.text[j]}" for j in frags],
+        fragment_turns=[list(snap.turn_ids[j]) for j in frags],
+    )

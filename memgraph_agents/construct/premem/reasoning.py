@@ -66,8 +66,10 @@ def format_pairs(pairs: list[LinkedPair]) -> str:
     fragment: ``earlier | category | key: content (time)``."""
     blocks = []
     for n, pair in enumerate(pairs, start=1):
-        lines = [f"Pair {n} (similarity {pair.similarity:.2f}; earlier session {pair.earlier.date}, "
-                 f"later session {pair.later.date})"]
+        lines = [
+            f"Pair {n} (similarity {pair.similarity:.2f}; earlier session {pair.earlier.date}, "
+            f"later session {pair.later.date})"
+        ]
         for side, view in (("earlier", pair.earlier), ("later", pair.later)):
             lines += [f"{side} | {' '.join(view.fragment_lines[i].split())}" for i in view.shown()]
         blocks.append("\n".join(lines))
@@ -85,8 +87,9 @@ def sources(pair: LinkedPair) -> tuple[list[str], list[str]]:
     return ids, turns
 
 
-async def _reason_batch(pairs: list[LinkedPair], ctx: BuildContext, speakers: str, run_name: str,
-                        retries: int) -> list[Insight]:
+async def _reason_batch(
+    pairs: list[LinkedPair], ctx: BuildContext, speakers: str, run_name: str, retries: int
+) -> list[Insight]:
     prompt = render_prompt("premem_reasoning", speakers=speakers, pairs=format_pairs(pairs))
 
     def known_pairs(result: SessionReasoning) -> SessionReasoning:
@@ -95,35 +98,53 @@ async def _reason_batch(pairs: list[LinkedPair], ctx: BuildContext, speakers: st
             return SessionReasoning.model_construct(insights=kept)
         raise ValueError(f"every insight names a pair that does not exist: use the pair numbers 1..{len(pairs)}")
 
-    result = await ainvoke_json(ctx.llm, prompt, SessionReasoning, usage=ctx.usage, retries=retries,
-                                timeout=ctx.llm_timeout, semaphore=ctx.semaphore, check=known_pairs,
-                                run_name=run_name)
+    result = await ainvoke_json(
+        ctx.llm,
+        prompt,
+        SessionReasoning,
+        usage=ctx.usage,
+        retries=retries,
+        timeout=ctx.llm_timeout,
+        semaphore=ctx.semaphore,
+        check=known_pairs,
+        run_name=run_name,
+    )
     out = []
     for r in result.insights:
         pair = pairs[r.pair - 1]
         ids, turns = sources(pair)
-        frag = Fragment(category=r.pattern, key=r.key, content=r.content, turn_ids=turns,
-                        time=parse_time(r.time, date.fromisoformat(pair.later.date[:10])), builder="llm")
+        frag = Fragment(
+            category=r.pattern,
+            key=r.key,
+            content=r.content,
+            turn_ids=turns,
+            time=parse_time(r.time, date.fromisoformat(pair.later.date[:10])),
+            builder="llm",
+        )
         out.append(Insight(pair=pair, fragment=frag, source_ids=ids))
     return out
 
 
-async def reason_over_links(pairs: list[LinkedPair], ctx: BuildContext, session_id: str, speakers: list[str],
-                            *, retries: int = 1) -> tuple[list[Insight], list[str]]:
+async def reason_over_links(
+    pairs: list[LinkedPair], ctx: BuildContext, session_id: str, speakers: list[str], *, retries: int = 1
+) -> tuple[list[Insight], list[str]]:
     """(insights, notes) for this session's linked pairs; ``[]`` offline or without links."""
     if ctx.llm is None or not pairs:
         return [], []
-    batches = [pairs[i:i + MAX_PAIRS_PER_CALL] for i in range(0, len(pairs), MAX_PAIRS_PER_CALL)]
+    batches = [pairs[i : i + MAX_PAIRS_PER_CALL] for i in range(0, len(pairs), MAX_PAIRS_PER_CALL)]
     names = [f"premem_reasoning:{session_id}" + (f":{k}" if len(batches) > 1 else "") for k in range(len(batches))]
     people = " and ".join([", ".join(speakers[:-1]), speakers[-1]] if len(speakers) > 1 else speakers) or "its speakers"
-    results = await asyncio.gather(*(_reason_batch(b, ctx, people, n, retries)
-                                     for b, n in zip(batches, names)), return_exceptions=True)
+    results = await asyncio.gather(
+        *(_reason_batch(b, ctx, people, n, retries) for b, n in zip(batches, names)), return_exceptions=True
+    )
     insights: list[Insight] = []
     notes: list[str] = []
     for batch, got in zip(batches, results):
         if isinstance(got, LLMError):
-            notes.append(f"premem reasoning: LLM failed on {len(batch)} linked pair(s) "
-                         f"({type(got).__name__}: {str(got)[:120]}); no reasoning fragments for them")
+            notes.append(
+                f"premem reasoning: LLM failed on {len(batch)} linked pair(s) "
+                f"({type(got).__name__}: {str(got)[:120]}); no reasoning fragments for them"
+            )
         elif isinstance(got, BaseException):
             raise got  # a bug, not the model: do not hide it
         else:

@@ -25,17 +25,36 @@ PATTERNS: tuple[str, ...] = get_args(Pattern)
 # Words models use for the categories / patterns besides their names (PREMem's own labels
 # "Extension/Generalization", "Specification/Refinement", "Connection/Implication" included).
 _CATEGORY_SYNONYMS = {
-    "fact": "factual", "state": "factual", "attribute": "factual", "possession": "factual",
-    "relationship": "factual", "experience": "experiential", "event": "experiential",
-    "activity": "experiential", "action": "experiential", "opinion": "subjective",
-    "preference": "subjective", "feeling": "subjective", "emotion": "subjective", "belief": "subjective",
-    "plan": "subjective", "goal": "subjective", "habit": "subjective",
+    "fact": "factual",
+    "state": "factual",
+    "attribute": "factual",
+    "possession": "factual",
+    "relationship": "factual",
+    "experience": "experiential",
+    "event": "experiential",
+    "activity": "experiential",
+    "action": "experiential",
+    "opinion": "subjective",
+    "preference": "subjective",
+    "feeling": "subjective",
+    "emotion": "subjective",
+    "belief": "subjective",
+    "plan": "subjective",
+    "goal": "subjective",
+    "habit": "subjective",
 }
 _PATTERN_SYNONYMS = {
-    "generalization": "extension", "generalisation": "extension", "elaboration": "extension",
-    "repetition": "accumulation", "reinforcement": "accumulation", "refinement": "specification",
-    "change": "transformation", "shift": "transformation", "implication": "connection",
-    "causality": "connection", "integration": "connection",
+    "generalization": "extension",
+    "generalisation": "extension",
+    "elaboration": "extension",
+    "repetition": "accumulation",
+    "reinforcement": "accumulation",
+    "refinement": "specification",
+    "change": "transformation",
+    "shift": "transformation",
+    "implication": "connection",
+    "causality": "connection",
+    "integration": "connection",
 }
 _WORD_RE = re.compile(r"[a-z]+")
 
@@ -67,14 +86,22 @@ PatternLabel = Annotated[Pattern, BeforeValidator(partial(_label, names=PATTERNS
 class ExtractedFragment(BaseModel):
     """One memory fragment: a single piece of personal information with its provenance."""
 
-    category: CategoryLabel = Field(description="factual (what someone is / has / knows), experiential (what "
-                               "someone did or went through) or subjective (likes, opinions, feelings, plans, habits)")
+    category: CategoryLabel = Field(
+        description="factual (what someone is / has / knows), experiential (what "
+        "someone did or went through) or subjective (likes, opinions, feelings, plans, habits)"
+    )
     key: Text = Field(min_length=1, description="2-5 word topic key, e.g. 'puppy adoption'")
-    content: Text = Field(min_length=1, description="the information as one short self-contained phrase, "
-                          "naming the person, present tense, absolute dates")
+    content: Text = Field(
+        min_length=1,
+        description="the information as one short self-contained phrase, "
+        "naming the person, present tense, absolute dates",
+    )
     turn_ids: IdList = Field(min_length=1, description="ids of the turns it comes from, copied exactly")
-    time: Time = Field(None, description="'YYYY-MM-DD' when it happened or holds, 'Before YYYY-MM-DD' "
-                       "for an undated past event, 'After YYYY-MM-DD' for a plan")
+    time: Time = Field(
+        None,
+        description="'YYYY-MM-DD' when it happened or holds, 'Before YYYY-MM-DD' "
+        "for an undated past event, 'After YYYY-MM-DD' for a plan",
+    )
 
 
 class SessionFragments(BaseModel):

@@ -97,7 +97,7 @@ def parse_time(value: str | None, message_date: date | datetime) -> FragmentTime
     for rx, relation in ((_BEFORE_RE, "before"), (_AFTER_RE, "after"), (_ON_RE, "on")):
         m = rx.match(text)
         if m:
-            parsed = _date_part(text[m.end():])
+            parsed = _date_part(text[m.end() :])
             return FragmentTime(relation=relation, value=parsed) if parsed else fallback
     parsed = _date_part(text)
     if parsed:

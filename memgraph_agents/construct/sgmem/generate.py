@@ -117,8 +117,9 @@ def resolve(result: SessionMemory, session: Session) -> MemoryDraft:
             notes.append(f"sgmem: fact {label} cited no turn of the session; attached to {guess} by word overlap")
             turn_ids = [guess]
         kept[i] = len(facts)
-        facts.append(DraftFact(text=annotate_times(fact.text, date), turn_ids=turn_ids,
-                               subject=fact.subject, time=fact.time))
+        facts.append(
+            DraftFact(text=annotate_times(fact.text, date), turn_ids=turn_ids, subject=fact.subject, time=fact.time)
+        )
     index = fact_index(result.facts)
     insights: list[DraftInsight] = []
     for insight in result.insights:
@@ -129,15 +130,27 @@ def resolve(result: SessionMemory, session: Session) -> MemoryDraft:
             continue
         insights.append(DraftInsight(text=insight.text, facts=sources, subject=insight.subject))
     summary_turns = ids.resolve(result.summary.turn_ids) or [t.id for t in session.turns]
-    return MemoryDraft(summary=annotate_times(result.summary.text, date), summary_turns=summary_turns,
-                       builder="llm", facts=facts, insights=insights, notes=notes)
+    return MemoryDraft(
+        summary=annotate_times(result.summary.text, date),
+        summary_turns=summary_turns,
+        builder="llm",
+        facts=facts,
+        insights=insights,
+        notes=notes,
+    )
 
 
 async def generate_memory(model: BaseChatModel, session: Session, **call: Unpack[LLMCallOptions]) -> MemoryDraft:
     """Summary, facts and insights of one session; raises ``LLMError`` when the model cannot deliver.
     ``call``: ``usage``, ``timeout``, ``semaphore``, ``retries``, ``backoff_base`` (``ainvoke_json``)."""
-    result = await ainvoke_json(model, render_memory_prompt(session), SessionMemory,
-                                check=_check(TurnIds.of(session)), run_name=f"sgmem_memory:{session.id}", **call)
+    result = await ainvoke_json(
+        model,
+        render_memory_prompt(session),
+        SessionMemory,
+        check=_check(TurnIds.of(session)),
+        run_name=f"sgmem_memory:{session.id}",
+        **call,
+    )
     return resolve(result, session)
 
 

@@ -23,8 +23,9 @@ async def build_layer(build: SessionBuild, session: Session, ctx: BuildContext) 
     if ctx.llm is None:
         return write_draft(build, session, await off_loop(offline_draft, build, session, ctx))
     try:
-        draft = await generate_memory(ctx.llm, session, usage=ctx.usage, timeout=ctx.llm_timeout,
-                                      semaphore=ctx.semaphore)
+        draft = await generate_memory(
+            ctx.llm, session, usage=ctx.usage, timeout=ctx.llm_timeout, semaphore=ctx.semaphore
+        )
     except LLMError as exc:
         build.notes.append(fallback_note("sgmem", exc))
         draft = await off_loop(offline_draft, build, session, ctx)

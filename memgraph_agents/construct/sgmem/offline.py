@@ -58,8 +58,9 @@ def centroid_scores(vecs: np.ndarray) -> np.ndarray:
     return vecs @ (centre / norm)
 
 
-def pick_central(vecs: np.ndarray, m: int, eligible: Sequence[bool] | None = None,
-                 redundant: float = REDUNDANT) -> list[int]:
+def pick_central(
+    vecs: np.ndarray, m: int, eligible: Sequence[bool] | None = None, redundant: float = REDUNDANT
+) -> list[int]:
     """Up to ``m`` indices, most central first, skipping any with cosine ≥ ``redundant`` to one
     already picked; returned in ascending (conversation) order. Only ``eligible`` indices are
     picked unless none is."""
@@ -112,8 +113,9 @@ def offline_draft(b: SessionBuild, session: Session, ctx: BuildContext) -> Memor
     names = list(dict.fromkeys([*session.participants, *ctx.speakers]))
     when = human_date(session.date)
     if not sents:  # no text at all: the summary still says the session happened
-        return MemoryDraft(summary=f"Session of {when}.", summary_turns=[t.id for t in session.turns],
-                           builder="offline")
+        return MemoryDraft(
+            summary=f"Session of {when}.", summary_turns=[t.id for t in session.turns], builder="offline"
+        )
     # The sentence nodes' own texts, so the embedding cache already holds them.
     vecs = ctx.embedder.embed([f"{sp}: {s}" for _, sp, s, _ in sents])
     factual = [is_fact_sentence(s, names) for _, _, s, _ in sents]
@@ -130,6 +132,12 @@ def offline_draft(b: SessionBuild, session: Session, ctx: BuildContext) -> Memor
         seen.add(s.casefold())
         ref = datetime.fromisoformat(stamp) if stamp else session.date
         dates = sorted({m.date.isoformat() for m in find_time_mentions(s, ref)})
-        facts.append(DraftFact(text=f'On {human_date(ref)}, {speaker} said: "{s}"', turn_ids=[tid],
-                               subject=speaker, time=dates[0] if dates else None))
+        facts.append(
+            DraftFact(
+                text=f'On {human_date(ref)}, {speaker} said: "{s}"',
+                turn_ids=[tid],
+                subject=speaker,
+                time=dates[0] if dates else None,
+            )
+        )
     return MemoryDraft(summary=summary, summary_turns=summary_turns, builder="offline", facts=facts)

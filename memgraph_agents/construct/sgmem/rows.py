@@ -41,20 +41,44 @@ def write_draft(b: SessionBuild, session: Session, draft: MemoryDraft) -> Sessio
 
     def evidence(src: str, turn_ids: list[str]) -> None:
         for t in turn_ids:
-            b.edges.append(Edge(src=src, dst=node_id(NodeKind.TURN, t), kind=EdgeKind.EVIDENCE,
-                                session_id=sid, turn_ids=[t]))
+            b.edges.append(
+                Edge(src=src, dst=node_id(NodeKind.TURN, t), kind=EdgeKind.EVIDENCE, session_id=sid, turn_ids=[t])
+            )
 
     summ = summary_id(sid)
-    b.nodes.append(Node(id=summ, kind=NodeKind.SUMMARY, text=draft.summary, session_id=sid,
-                        turn_ids=list(draft.summary_turns), attrs={**base, "scope": "session"}))
-    b.edges.append(Edge(src=summ, dst=node_id(NodeKind.SESSION, sid), kind=EdgeKind.DERIVED, session_id=sid,
-                        turn_ids=list(draft.summary_turns)))
+    b.nodes.append(
+        Node(
+            id=summ,
+            kind=NodeKind.SUMMARY,
+            text=draft.summary,
+            session_id=sid,
+            turn_ids=list(draft.summary_turns),
+            attrs={**base, "scope": "session"},
+        )
+    )
+    b.edges.append(
+        Edge(
+            src=summ,
+            dst=node_id(NodeKind.SESSION, sid),
+            kind=EdgeKind.DERIVED,
+            session_id=sid,
+            turn_ids=list(draft.summary_turns),
+        )
+    )
     evidence(summ, draft.summary_turns)
 
     fact_ids = [node_id(NodeKind.FACT, sid, str(k)) for k in range(1, len(draft.facts) + 1)]
     for fid, fact in zip(fact_ids, draft.facts):
-        b.nodes.append(Node(id=fid, kind=NodeKind.FACT, text=fact.text, session_id=sid, turn_ids=list(fact.turn_ids),
-                            attrs={**base, "subject": fact.subject, "time": fact.time}))
+        b.nodes.append(
+            Node(
+                id=fid,
+                kind=NodeKind.FACT,
+                text=fact.text,
+                session_id=sid,
+                turn_ids=list(fact.turn_ids),
+                attrs={**base, "subject": fact.subject, "time": fact.time},
+            )
+        )
         evidence(fid, fact.turn_ids)
 
     for k, insight in enumerate(draft.insights, start=1):
@@ -62,10 +86,29 @@ def write_draft(b: SessionBuild, session: Session, draft: MemoryDraft) -> Sessio
         sources = [draft.facts[j] for j in insight.facts]
         turns = sorted({t for f in sources for t in f.turn_ids}, key=lambda t: order.get(t, len(order)))
         times = [f.time for f in sources if f.time]
-        b.nodes.append(Node(id=iid, kind=NodeKind.INSIGHT, text=insight.text, session_id=sid, turn_ids=turns,
-                            attrs={**base, "subject": insight.subject, "time": max(times) if times else None,
-                                   "facts": [fact_ids[j] for j in insight.facts]}))
+        b.nodes.append(
+            Node(
+                id=iid,
+                kind=NodeKind.INSIGHT,
+                text=insight.text,
+                session_id=sid,
+                turn_ids=turns,
+                attrs={
+                    **base,
+                    "subject": insight.subject,
+                    "time": max(times) if times else None,
+                    "facts": [fact_ids[j] for j in insight.facts],
+                },
+            )
+        )
         for j in insight.facts:
-            b.edges.append(Edge(src=iid, dst=fact_ids[j], kind=EdgeKind.DERIVED, session_id=sid,
-                                turn_ids=list(draft.facts[j].turn_ids)))
+            b.edges.append(
+                Edge(
+                    src=iid,
+                    dst=fact_ids[j],
+                    kind=EdgeKind.DERIVED,
+                    session_id=sid,
+                    turn_ids=list(draft.facts[j].turn_ids),
+                )
+            )
     return b

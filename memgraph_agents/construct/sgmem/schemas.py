@@ -34,8 +34,9 @@ Name = Annotated[str | None, BeforeValidator(_optional_name)]
 
 class GeneratedSummary(BaseModel):
     text: Text = Field(min_length=1, description="a concise summary of the session's main topics and key details")
-    turn_ids: IdList = Field(default_factory=list,
-                             description="ids of the turns the summary covers; empty means the whole session")
+    turn_ids: IdList = Field(
+        default_factory=list, description="ids of the turns the summary covers; empty means the whole session"
+    )
 
 
 class GeneratedFact(BaseModel):

@@ -74,36 +74,65 @@ def frontier_block(search: Search, entries: list[QueueEntry], visited: set[str])
 
 async def plan(search: Search, *, model, allowance: int, usage: LLMUsage, timeout: float) -> list[str]:
     prompt = render_prompt("nav_plan", speakers=_speakers(search), question=search.question)
-    got = await ainvoke_json(model, prompt, Plan, **_limits(allowance, usage, timeout),
-                             run_name="navigator:plan")
+    got = await ainvoke_json(model, prompt, Plan, **_limits(allowance, usage, timeout), run_name="navigator:plan")
     return got.subgoals
 
 
-async def select_start(search: Search, cands: list[int], *, satisfied: list[bool], max_start: int, model,
-                       allowance: int, usage: LLMUsage, timeout: float) -> list[int]:
+async def select_start(
+    search: Search,
+    cands: list[int],
+    *,
+    satisfied: list[bool],
+    max_start: int,
+    model,
+    allowance: int,
+    usage: LLMUsage,
+    timeout: float,
+) -> list[int]:
     ids = {search.snap.ids[c]: c for c in cands}
     text = "\n".join(f"[{search.snap.ids[c]}] ({search.date(c)}) {search.text(c, 400)}" for c in cands)
-    prompt = render_prompt("nav_start", question=search.question, subgoals=subgoal_lines(search.subgoals, satisfied),
-                           candidates=text, max_start=max_start)
+    prompt = render_prompt(
+        "nav_start",
+        question=search.question,
+        subgoals=subgoal_lines(search.subgoals, satisfied),
+        candidates=text,
+        max_start=max_start,
+    )
 
     def check(sel: StartSelection) -> StartSelection:
         if not any(n in ids for n in sel.node_ids):
             raise ValueError(f"node_ids must be ids of the candidates, e.g. {', '.join(list(ids)[:3])}")
         return sel
 
-    got = await ainvoke_json(model, prompt, StartSelection, **_limits(allowance, usage, timeout),
-                             check=check, run_name="navigator:start")
+    got = await ainvoke_json(
+        model, prompt, StartSelection, **_limits(allowance, usage, timeout), check=check, run_name="navigator:start"
+    )
     return [ids[n] for n in dict.fromkeys(got.node_ids) if n in ids][:max_start]
 
 
-async def explore(search: Search, entries: list[QueueEntry], *, satisfied: list[bool], kept: dict[str, KeptItem],
-                  visited: set[str], ctx: NavigatorContext, model, allowance: int, usage: LLMUsage,
-                  timeout: float) -> tuple[list[Decision], list[str]]:
+async def explore(
+    search: Search,
+    entries: list[QueueEntry],
+    *,
+    satisfied: list[bool],
+    kept: dict[str, KeptItem],
+    visited: set[str],
+    ctx: NavigatorContext,
+    model,
+    allowance: int,
+    usage: LLMUsage,
+    timeout: float,
+) -> tuple[list[Decision], list[str]]:
     """(decisions in frontier order, notes on what was dropped from the reply)."""
     block, allowed = frontier_block(search, entries, visited)
-    prompt = render_prompt("nav_explore", speakers=_speakers(search), question=search.question,
-                           subgoals=subgoal_lines(search.subgoals, satisfied), kept=kept_lines(search, kept),
-                           frontier=block)
+    prompt = render_prompt(
+        "nav_explore",
+        speakers=_speakers(search),
+        question=search.question,
+        subgoals=subgoal_lines(search.subgoals, satisfied),
+        kept=kept_lines(search, kept),
+        frontier=block,
+    )
     frontier_ids = [e["node"] for e in entries]
 
     def check(step: ExplorerStep) -> ExplorerStep:
@@ -111,8 +140,9 @@ async def explore(search: Search, entries: list[QueueEntry], *, satisfied: list[
             raise ValueError(f"decisions must name frontier node ids: {', '.join(frontier_ids)}")
         return step
 
-    got = await ainvoke_json(model, prompt, ExplorerStep, **_limits(allowance, usage, timeout),
-                             check=check, run_name="navigator:explore")
+    got = await ainvoke_json(
+        model, prompt, ExplorerStep, **_limits(allowance, usage, timeout), check=check, run_name="navigator:explore"
+    )
     notes: list[str] = []
     by_node: dict[str, Decision] = {}
     m = len(search.subgoals)
@@ -126,8 +156,9 @@ async def explore(search: Search, entries: list[QueueEntry], *, satisfied: list[
         if len(nxt) < len(set(d.next_nodes)):
             notes.append(f"dropped next nodes of {d.node_id} that are not its unvisited neighbours")
         supports = sorted({j - 1 for j in d.satisfied_subgoals if 1 <= j <= m}) if d.action != "SKIP" else []
-        by_node[d.node_id] = Decision(d.node_id, d.action, nxt if d.action == "EXPAND" else [], supports,
-                                      d.reason, "llm", {})
+        by_node[d.node_id] = Decision(
+            d.node_id, d.action, nxt if d.action == "EXPAND" else [], supports, d.reason, "llm", {}
+        )
     missing = [e for e in entries if e["node"] not in by_node]
     if missing:
         notes.append(f"no decision for {', '.join(e['node'] for e in missing)}: offline policy decides")
@@ -136,17 +167,41 @@ async def explore(search: Search, entries: list[QueueEntry], *, satisfied: list[
     return [by_node[n] for n in frontier_ids], notes
 
 
-async def refine(search: Search, *, query: str, satisfied: list[bool], kept: dict[str, KeptItem], model,
-                 allowance: int, usage: LLMUsage, timeout: float) -> str:
-    prompt = render_prompt("nav_refine", question=search.question, query=query,
-                           subgoals=subgoal_lines(search.subgoals, satisfied), kept=kept_lines(search, kept))
-    got = await ainvoke_json(model, prompt, RefinedQuery, **_limits(allowance, usage, timeout),
-                             run_name="navigator:refine")
+async def refine(
+    search: Search,
+    *,
+    query: str,
+    satisfied: list[bool],
+    kept: dict[str, KeptItem],
+    model,
+    allowance: int,
+    usage: LLMUsage,
+    timeout: float,
+) -> str:
+    prompt = render_prompt(
+        "nav_refine",
+        question=search.question,
+        query=query,
+        subgoals=subgoal_lines(search.subgoals, satisfied),
+        kept=kept_lines(search, kept),
+    )
+    got = await ainvoke_json(
+        model, prompt, RefinedQuery, **_limits(allowance, usage, timeout), run_name="navigator:refine"
+    )
     return " ".join(got.query.split())
 
 
-async def answer(search: Search, evidence_text: str, *, model, allowance: int, usage: LLMUsage,
-                 timeout: float, prompt_name: str = "nav_answer") -> NavAnswer:
+async def answer(
+    search: Search,
+    evidence_text: str,
+    *,
+    model,
+    allowance: int,
+    usage: LLMUsage,
+    timeout: float,
+    prompt_name: str = "nav_answer",
+) -> NavAnswer:
     prompt = render_prompt(prompt_name, speakers=_speakers(search), question=search.question, evidence=evidence_text)
-    return await ainvoke_json(model, prompt, NavAnswer, **_limits(allowance, usage, timeout),
-                              run_name="navigator:answer")
+    return await ainvoke_json(
+        model, prompt, NavAnswer, **_limits(allowance, usage, timeout), run_name="navigator:answer"
+    )

@@ -45,8 +45,15 @@ def refine(subgoals: list[str], satisfied: list[bool], question: str) -> str:
     return " ".join(open_) if open_ else question
 
 
-def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx: NavigatorContext,
-           visited: set[str], source: str = "offline", filling: bool = False) -> list[Decision]:
+def decide(
+    search: Search,
+    entries: list[QueueEntry],
+    satisfied: list[bool],
+    ctx: NavigatorContext,
+    visited: set[str],
+    source: str = "offline",
+    filling: bool = False,
+) -> list[Decision]:
     """One decision per frontier node. ``filling``: the search has not yet kept the k events
     asked for, so a node that answers still hands on its neighbours, and with every subgoal
     supported the keep rule reads all of them (the remaining slots go to the best matches)."""
@@ -71,14 +78,24 @@ def decide(search: Search, entries: list[QueueEntry], satisfied: list[bool], ctx
             why = f"not close to an open subgoal (sim {best_open:.2f}, one-shot {os_:.2f})"
             out.append(Decision(e["node"], "SKIP", [], [], why, source, scores))
             continue
-        supports = [j for j in range(len(satisfied))
-                    if sims[j] >= ctx.satisfy_sim or (j == qi and os_ >= ctx.satisfy_os)]
+        supports = [
+            j for j in range(len(satisfied)) if sims[j] >= ctx.satisfy_sim or (j == qi and os_ >= ctx.satisfy_os)
+        ]
         after = [ok or j in supports for j, ok in enumerate(satisfied)]
         why = f"high in the one-shot ranking ({os_:.2f})" if by_os else f"close to an open subgoal ({best_open:.2f})"
         nxt = follow(search, i, after, visited | frontier, ctx.next_floor)
         if all(after):  # filling: it answers, and its neighbours may still fill the slots
-            out.append(Decision(e["node"], "ANSWER", nxt if filling else [], supports,
-                                why + "; every subgoal supported", source, scores))
+            out.append(
+                Decision(
+                    e["node"],
+                    "ANSWER",
+                    nxt if filling else [],
+                    supports,
+                    why + "; every subgoal supported",
+                    source,
+                    scores,
+                )
+            )
             continue
         out.append(Decision(e["node"], "EXPAND", nxt, supports, why, source, scores))
     return out

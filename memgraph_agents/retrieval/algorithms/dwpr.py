@@ -103,9 +103,7 @@ def query_edge_weights(
 
     if mirror:
         back = arg | ts
-        src, dst, w = (
-            np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]]), np.concatenate([w, w[back]])
-        )
+        src, dst, w = (np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]]), np.concatenate([w, w[back]]))
     w = np.clip(w, 0.0, None)
     keep = w > 0
     src, dst, w = src[keep], dst[keep], w[keep]
@@ -120,9 +118,7 @@ def query_edge_weights(
     return sp.csr_matrix((w, (src, dst)), shape=(n, n))
 
 
-def query_focused_subgraph(
-    adj: sp.spmatrix | sp.sparray, seed_nodes: np.ndarray, hops: int = 1
-) -> np.ndarray:
+def query_focused_subgraph(adj: sp.spmatrix | sp.sparray, seed_nodes: np.ndarray, hops: int = 1) -> np.ndarray:
     """Sorted indices of ``seed_nodes`` plus every node within ``hops`` edges of them.
 
     Edges are followed in both directions (MemORAI §3.3.1 includes all directly connected

@@ -19,16 +19,17 @@ from memgraph_agents.retrieval.algorithms.porter import stem_words
 __all__ = ["BM25Index", "tokenize"]
 
 
-def tokenize(
-    texts: Sequence[str], *, stopwords: str | Iterable[str] = "en", stem: bool = True
-) -> list[list[str]]:
+def tokenize(texts: Sequence[str], *, stopwords: str | Iterable[str] = "en", stem: bool = True) -> list[list[str]]:
     """The token lists ``BM25Index`` indexes and queries with."""
     if not texts:
         return []
     stop = stopwords if isinstance(stopwords, str) else list(stopwords)
     return bm25s.tokenize(
-        list(texts), stopwords=stop, stemmer=stem_words if stem else None,
-        return_ids=False, show_progress=False,
+        list(texts),
+        stopwords=stop,
+        stemmer=stem_words if stem else None,
+        return_ids=False,
+        show_progress=False,
     )
 
 

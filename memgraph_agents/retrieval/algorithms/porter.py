@@ -25,10 +25,22 @@ _VOWELS = frozenset("aeiou")
 
 # NLTK's irregular forms: the surface form maps straight to its stem, bypassing the rules.
 _IRREGULAR = {
-    "skies": "sky", "sky": "sky", "dying": "die", "lying": "lie", "tying": "tie",
-    "news": "news", "innings": "inning", "inning": "inning", "outings": "outing",
-    "outing": "outing", "cannings": "canning", "canning": "canning", "howe": "howe",
-    "proceed": "proceed", "exceed": "exceed", "succeed": "succeed",
+    "skies": "sky",
+    "sky": "sky",
+    "dying": "die",
+    "lying": "lie",
+    "tying": "tie",
+    "news": "news",
+    "innings": "inning",
+    "inning": "inning",
+    "outings": "outing",
+    "outing": "outing",
+    "cannings": "canning",
+    "canning": "canning",
+    "howe": "howe",
+    "proceed": "proceed",
+    "exceed": "exceed",
+    "succeed": "succeed",
 }
 
 _Rule = tuple[str, str, Callable[[str], bool] | None]
@@ -107,13 +119,16 @@ def _step1b(word: str) -> str:
             break
     else:
         return word
-    return _apply(inter, [
-        ("at", "ate", None),
-        ("bl", "ble", None),
-        ("iz", "ize", None),
-        ("*d", inter[-1], lambda s: inter[-1] not in "lsz"),
-        ("", "e", lambda s: _measure(s) == 1 and _ends_cvc(s)),
-    ])
+    return _apply(
+        inter,
+        [
+            ("at", "ate", None),
+            ("bl", "ble", None),
+            ("iz", "ize", None),
+            ("*d", inter[-1], lambda s: inter[-1] not in "lsz"),
+            ("", "e", lambda s: _measure(s) == 1 and _ends_cvc(s)),
+        ],
+    )
 
 
 def _step1c(word: str) -> str:
@@ -121,10 +136,26 @@ def _step1c(word: str) -> str:
 
 
 _STEP2 = [
-    ("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"), ("izer", "ize"),
-    ("bli", "ble"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous"),
-    ("ization", "ize"), ("ation", "ate"), ("ator", "ate"), ("alism", "al"), ("iveness", "ive"),
-    ("fulness", "ful"), ("ousness", "ous"), ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"),
+    ("ational", "ate"),
+    ("tional", "tion"),
+    ("enci", "ence"),
+    ("anci", "ance"),
+    ("izer", "ize"),
+    ("bli", "ble"),
+    ("alli", "al"),
+    ("entli", "ent"),
+    ("eli", "e"),
+    ("ousli", "ous"),
+    ("ization", "ize"),
+    ("ation", "ate"),
+    ("ator", "ate"),
+    ("alism", "al"),
+    ("iveness", "ive"),
+    ("fulness", "ful"),
+    ("ousness", "ous"),
+    ("aliti", "al"),
+    ("iviti", "ive"),
+    ("biliti", "ble"),
     ("fulli", "ful"),
 ]
 
@@ -140,11 +171,18 @@ def _step2(word: str) -> str:
 
 
 def _step3(word: str) -> str:
-    return _apply(word, [
-        ("icate", "ic", _positive), ("ative", "", _positive), ("alize", "al", _positive),
-        ("iciti", "ic", _positive), ("ical", "ic", _positive), ("ful", "", _positive),
-        ("ness", "", _positive),
-    ])
+    return _apply(
+        word,
+        [
+            ("icate", "ic", _positive),
+            ("ative", "", _positive),
+            ("alize", "al", _positive),
+            ("iciti", "ic", _positive),
+            ("ical", "ic", _positive),
+            ("ful", "", _positive),
+            ("ness", "", _positive),
+        ],
+    )
 
 
 def _m_gt1(stem: str) -> bool:
@@ -153,8 +191,7 @@ def _m_gt1(stem: str) -> bool:
 
 def _step4(word: str) -> str:
     rules: list[_Rule] = [
-        (s, "", _m_gt1)
-        for s in ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent")
+        (s, "", _m_gt1) for s in ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent")
     ]
     rules.append(("ion", "", lambda s: _measure(s) > 1 and s[-1:] in ("s", "t")))
     rules += [(s, "", _m_gt1) for s in ("ou", "ism", "ate", "iti", "ous", "ive", "ize")]

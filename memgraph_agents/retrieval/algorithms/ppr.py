@@ -35,8 +35,12 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
-    "PreparedGraph", "personalized_pagerank", "ppr_prepared", "ppr_seed_weights",
-    "prepare_transition", "symmetrize",
+    "PreparedGraph",
+    "personalized_pagerank",
+    "ppr_prepared",
+    "ppr_seed_weights",
+    "prepare_transition",
+    "symmetrize",
 ]
 
 # Below this many non-zeros a thread hand-off costs more than the product it splits.
@@ -158,8 +162,13 @@ def prepare_transition(
     spans = [(lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi > lo] or [(0, n)]
     blocks = tuple(m if len(spans) == 1 else m[lo:hi] for lo, hi in spans)
     return PreparedGraph(
-        n=n, blocks=blocks, starts=tuple(lo for lo, _ in spans), symmetric=bool(symmetric),
-        dtype=dt, nnz=int(m.nnz), inv_deg=inv_deg,
+        n=n,
+        blocks=blocks,
+        starts=tuple(lo for lo, _ in spans),
+        symmetric=bool(symmetric),
+        dtype=dt,
+        nnz=int(m.nnz),
+        inv_deg=inv_deg,
     )
 
 

@@ -81,9 +81,7 @@ def sentence_hop(
     by_chunk: dict[int, list[int]] = {}
     for i in members[order_best_first(sims[members], None if tiebreak is None else np.asarray(tiebreak)[members])]:
         by_chunk.setdefault(int(chunks[i]), []).append(int(i))
-    ranked = [
-        (chunk, float(np.mean(sims[idx])), idx) for chunk, idx in by_chunk.items()
-    ]
+    ranked = [(chunk, float(np.mean(sims[idx])), idx) for chunk, idx in by_chunk.items()]
     key = (lambda c: c) if chunk_rank is None else (lambda c: int(chunk_rank[c]))
     ranked.sort(key=lambda t: (-t[1], -sims[t[2][0]], key(t[0])))
     return ranked
