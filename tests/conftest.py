@@ -99,13 +99,3 @@ def llm_server(monkeypatch):
     server.stop()
     methods.reset()
     BREAKER.reset()
-
-
-@pytest.fixture(autouse=True)
-def _fresh_llm_breakers():
-    """Breakers are per model name and per process: one test's failing fake must not pause the next."""
-    from memgraph_agents.llm.transport import BREAKER
-
-    BREAKER.reset()
-    yield
-    BREAKER.reset()

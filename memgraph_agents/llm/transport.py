@@ -119,6 +119,11 @@ class Breaker:
         self._lock = threading.Lock()
         self._state: dict[str, _BreakerState] = {}
 
+    def reset(self) -> None:
+        """Forget every model's state (tests; a process that reconfigures its models)."""
+        with self._lock:
+            self._state.clear()
+
     def state(self, key: str) -> _BreakerState:
         with self._lock:
             return self._state.setdefault(key, _BreakerState())
