@@ -35,7 +35,13 @@ class IngestParams(BaseSettings):
     synonym_max: int = Field(100, ge=0)
     sentence_knn: int = Field(3, ge=0, le=10, description="kNN edges per sentence")
     topic_join_threshold: float = Field(0.5, description="a new event joins the nearest topic at cosine >=")
-    topic_recluster_every: int = Field(4, ge=1, description="re-run k-means every T ingested sessions")
+    topic_recluster_every: int = Field(4, ge=1, description="re-run k-means at most every T ingested sessions")
+    topic_drift: float = Field(
+        0.25,
+        gt=0,
+        description="... and only once the events added since the last "
+        "clustering are this fraction of those it clustered",
+    )
     # Generated-memory layers (presets); each layer appends its own fields below, prefixed by its name.
     premem_link_threshold: float = Field(0.6, description="PREMem: link clusters across sessions at cosine >= θ")
     premem_max_links: int = Field(
@@ -79,6 +85,12 @@ class Settings(BaseSettings):
     llm_max_concurrency: int = Field(4, ge=1)
     chroma_host: str | None = Field(None, description="Chroma server host; embedded when unset")
     chroma_port: int = Field(8000, ge=1, le=65535)
+    cache_namespaces: int = Field(
+        32,
+        ge=1,
+        description="namespaces a process keeps open (LRU): bounds memory and "
+        "file descriptors; an evicted one reopens in tens of ms",
+    )
     retriever: str = Field(
         DEFAULT_RETRIEVER,
         description="default retriever name (`memgraph ask`, retrieval graph, "

@@ -234,34 +234,40 @@ async def _ingest_sessions(
     ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
-    total = len(conversation.sessions)
-    for i, session in enumerate(conversation.sessions, start=1):
-        async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
-            out = await graph.ainvoke(
-                {"session": session, "speakers": list(conversation.speakers), "replace": replace, "rebuild": rebuild},
-                context=ctx,
-            )
-        status = out.get("status")
-        if status == "unchanged":
-            report.sessions_unchanged += 1
-            report.sessions.append(SessionOutcome(id=session.id, status="unchanged"))
-            report.notes.extend(f"{session.id}: {n}" for n in out.get("notes", []))
-        else:
-            appended = out.get("append")
-            failed = [n for n in out.get("notes", []) if "LLM failed" in n]
-            how = "appended" if appended else ("replaced" if out.get("replaced") else "new")
-            report.sessions.append(
-                SessionOutcome(id=session.id, status=how, builder=out.get("builder", "offline"), fallbacks=failed)
-            )
-            report.sessions_new += 1
-            report.sessions_appended += int(bool(appended))
-            report.turns += len(session.turns) - (appended["n_stored"] if appended else 0)
-            report.sessions_replaced += int(bool(out.get("replaced")))  # status is "committed" by now
-            report.notes.extend(f"{session.id}: {n}" for n in out.get("notes", []))
-            for k, v in (out.get("usage") or {}).items():
-                report.llm_usage[k] = report.llm_usage.get(k, 0) + v
-        if progress:
-            progress(session.id, i, total)
+    with store.usage.use():  # an eviction from the store cache waits for this ingest
+        total = len(conversation.sessions)
+        for i, session in enumerate(conversation.sessions, start=1):
+            async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
+                out = await graph.ainvoke(
+                    {
+                        "session": session,
+                        "speakers": list(conversation.speakers),
+                        "replace": replace,
+                        "rebuild": rebuild,
+                    },
+                    context=ctx,
+                )
+            status = out.get("status")
+            if status == "unchanged":
+                report.sessions_unchanged += 1
+                report.sessions.append(SessionOutcome(id=session.id, status="unchanged"))
+                report.notes.extend(f"{session.id}: {n}" for n in out.get("notes", []))
+            else:
+                appended = out.get("append")
+                failed = [n for n in out.get("notes", []) if "LLM failed" in n]
+                how = "appended" if appended else ("replaced" if out.get("replaced") else "new")
+                report.sessions.append(
+                    SessionOutcome(id=session.id, status=how, builder=out.get("builder", "offline"), fallbacks=failed)
+                )
+                report.sessions_new += 1
+                report.sessions_appended += int(bool(appended))
+                report.turns += len(session.turns) - (appended["n_stored"] if appended else 0)
+                report.sessions_replaced += int(bool(out.get("replaced")))  # status is "committed" by now
+                report.notes.extend(f"{session.id}: {n}" for n in out.get("notes", []))
+                for k, v in (out.get("usage") or {}).items():
+                    report.llm_usage[k] = report.llm_usage.get(k, 0) + v
+            if progress:
+                progress(session.id, i, total)
     report.seconds = time.perf_counter() - t0
     if report.sessions_new:
         await asyncio.to_thread(_record_conversation, store, conversation.id)

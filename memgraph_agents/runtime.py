@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from memgraph_agents.config import IngestParams, Settings
+from memgraph_agents.storage.cache import StoreCache
 
 if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
     from memgraph_agents.storage import MemoryStore
@@ -98,30 +99,45 @@ class MemoryContext:
         return cls(**fields_)
 
 
-_STORES: dict[tuple, Any] = {}
+_STORES: StoreCache[MemoryStore] = StoreCache(Settings.model_fields["cache_namespaces"].default)
 _CHAT: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
+def _store_key(settings: Settings, namespace: str) -> tuple:
+    return (
+        str(Path(settings.data_dir).resolve()),
+        namespace,
+        settings.embeddings,
+        settings.chroma_host,
+        settings.chroma_port,
+    )
+
+
 def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
-    """The namespace's ``MemoryStore``, opened once per process."""
+    """The namespace's ``MemoryStore``, from a process-wide LRU of at most
+    ``settings.cache_namespaces`` open stores (an evicted one is closed once no call uses it)."""
     from memgraph_agents.storage import MemoryStore
 
     ns = settings.namespace if namespace is None else namespace  # "" is refused by the store, not defaulted
-    key = (str(Path(settings.data_dir).resolve()), ns, settings.embeddings, settings.chroma_host, settings.chroma_port)
-    with _LOCK:
-        store = _STORES.get(key)
-        if store is None or not (store.dir / "graph.sqlite").exists():
-            store = MemoryStore.open(settings, ns, create=create)
-            _STORES[key] = store
-        return store
+    return _STORES.get_or_open(
+        _store_key(settings, ns),
+        lambda: MemoryStore.open(settings, ns, create=create),
+        valid=lambda s: s.exists(),
+        capacity=settings.cache_namespaces,
+    )
+
+
+def cached_stores() -> int:
+    """How many namespace stores this process holds open."""
+    return len(_STORES)
 
 
 def forget_store(settings: Settings, namespace: str) -> None:
     """Drop a cached store (after its namespace was deleted)."""
-    with _LOCK:
-        for key in [k for k in _STORES if k[1] == namespace and k[0] == str(Path(settings.data_dir).resolve())]:
-            _STORES.pop(key).close()
+    root = str(Path(settings.data_dir).resolve())
+    for store in _STORES.pop_where(lambda k: isinstance(k, tuple) and k[1] == namespace and k[0] == root):
+        store.retire()
 
 
 def register_chat_model(spec: str, model: Any) -> None:

@@ -94,3 +94,27 @@ def test_synthetic_store_search_is_exact_cosine_over_the_asked_kinds():
     assert all(abs(s - cos[n]) < 1e-6 for n, s in hits)
     assert min(s for _, s in hits) >= max(s for n, s in cos.items() if n not in dict(hits))
     assert store.search(qv, 0) == []
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--tenants", "2", "--tenant-backends", "postgres"], "PostgreSQL backend not available in this build"),
+        (["--tenants", "2", "--tenant-backends", "mysql"], "unknown backend 'mysql'"),
+        (["--tenants", "2", "--cache-namespaces", "0"], "at least 1"),
+        (["--growth", "50"], "at least 100 turns"),
+    ],
+)
+def test_tenants_and_growth_refuse_bad_options(tmp_path, capsys, args, message):
+    assert main(["bench", "scale", *args, "--out", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out" / "tenants.json").exists()
+
+
+def test_bench_growth_records_each_session(tmp_path):
+    out = tmp_path / "growth"
+    assert main(["bench", "scale", "--growth", "110", "--out", str(out)]) == 0
+    doc = json.loads((out / "growth.json").read_text())
+    assert [r["stored_turns"] for r in doc["sessions"]] == [0, 22, 44, 66, 88]
+    assert all(r["seconds"] > 0 for r in doc["sessions"]) and (out / "growth.png").stat().st_size > 1000
+    assert doc["summary"]["total_seconds"] > 0

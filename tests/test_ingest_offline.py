@@ -308,9 +308,18 @@ def test_changed_session_is_replaced_not_duplicated(tmp_path):
     assert_vectors_match_graph(store)
     # ... and the result is the graph a fresh ingest of the changed conversation gives, minus
     # the S3 -> old S2 edges that went with the old S2 (S3 is not rebuilt).
+    # Topics are assigned online between drift-scheduled re-clusterings, so their numbering
+    # depends on history; every event still belongs to exactly one topic.
     fresh = _settings(tmp_path, "fresh")
     ingest_conversation(changed, fresh)
-    assert set(nodes(get_store(fresh))) == set(nodes(store))
+
+    def content(st):
+        return {i for i, n in nodes(st).items() if n.kind.value != "topic"}
+
+    assert content(get_store(fresh)) == content(store)
+    for st in (store, get_store(fresh)):
+        members = [e.dst for e in edges(st, "member") if e.src.startswith("topic:")]
+        assert sorted(members) == sorted(set(members)) == sorted(nodes(st, "event"))
 
 
 def test_explicit_ingest_params_are_honoured(tmp_path):

@@ -8,7 +8,11 @@ Writes ``OUT/results.json``, ``OUT/results.md``, ``OUT/recall.png`` and
 ``OUT/questions.jsonl`` (one row per question and retriever).
 
 ``memgraph bench scale``: retrieval latency and memory on synthetic graphs
-(``memgraph_agents.bench.scale``); writes ``OUT/scale.json`` and ``OUT/scale.png``.
+(``memgraph_agents.bench.scale``); writes ``OUT/scale.json`` and ``OUT/scale.png``. With
+``--tenants N [--cache-namespaces C]``: N small namespaces in one process
+(``memgraph_agents.bench.tenants``); writes ``OUT/tenants.json``. With ``--growth TURNS``: ingest
+cost per session against what is stored (``memgraph_agents.bench.growth``); writes
+``OUT/growth.json`` and ``OUT/growth.png``.
 
 ``memgraph bench chat --turns N --out DIR``: a chat thread written turn by turn vs ingested at
 once (``memgraph_agents.bench.chat``); writes ``OUT/chat.json``.
@@ -21,6 +25,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from memgraph_agents.config import Settings
 
@@ -98,6 +103,27 @@ def add_parser(sub) -> None:
     )
     s.add_argument("--dim", type=int, default=384, help="vector dimension (default 384, as all-MiniLM-L6-v2)")
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument(
+        "--tenants",
+        type=int,
+        default=0,
+        help="instead: N small namespaces (hash embeddings) in one process: cold/warm query, RSS, "
+        "disk per namespace; writes OUT/tenants.json",
+    )
+    s.add_argument(
+        "--growth",
+        type=int,
+        default=0,
+        help="instead: ingest synthetic sessions one by one until N turns are stored (hash embeddings); "
+        "per-session time vs stored turns in OUT/growth.json and OUT/growth.png",
+    )
+    s.add_argument("--cache-namespaces", type=int, default=32, help="--tenants: stores kept open (LRU, default 32)")
+    s.add_argument(
+        "--tenant-backends",
+        default="sqlite",
+        help="--tenants: 'sqlite' (the graph in SQLite, vectors in Chroma: a server when "
+        "MEMGRAPH_CHROMA_HOST is set, else embedded)",
+    )
 
 
 def _typed_command() -> str | None:
@@ -303,6 +329,10 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
         raise ValueError("bench scale needs --out DIR (where scale.json and scale.png go)")
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"--out {args.out}: exists and is not a directory")
+    if args.tenants:
+        return _bench_tenants(args)
+    if args.growth:
+        return _bench_growth(args)
     for name in ("queries", "nav_queries", "baseline_queries", "dim"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
@@ -331,4 +361,52 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
             f"PPR p50 log-log slope vs edges: {s['ppr_slope_vs_edges']:.2f} (≤ 1: no faster than edges)", markup=False
         )
     console.print(f"wrote {args.out / 'scale.json'} and {args.out / 'scale.png'}", markup=False)
+    return 0
+
+
+def _bench_tenants(args: argparse.Namespace) -> int:
+    import os
+
+    from memgraph_agents.bench.tenants import run_tenants
+    from memgraph_agents.cli.output import console
+
+    if args.tenants < 1 or args.cache_namespaces < 1:
+        raise ValueError("--tenants and --cache-namespaces must be at least 1")
+    backends: list[dict[str, Any]] = []
+    for name in [b.strip() for b in args.tenant_backends.split(",") if b.strip()]:
+        if name == "postgres":
+            raise ValueError("--tenant-backends postgres: PostgreSQL backend not available in this build")
+        if name != "sqlite":
+            raise ValueError(f"--tenant-backends: unknown backend {name!r} (sqlite)")
+        host = os.environ.get("MEMGRAPH_CHROMA_HOST")
+        chroma = (host, int(os.environ.get("MEMGRAPH_CHROMA_PORT", "8000"))) if host else None
+        backends.append({"backend": "sqlite" if chroma is None else "sqlite+chroma-server", "chroma": chroma})
+    if not backends:
+        raise ValueError("--tenant-backends: name at least one backend (sqlite)")
+    run_tenants(
+        args.tenants,
+        args.out,
+        cache=args.cache_namespaces,
+        backends=backends,
+        progress=lambda m: console.print(m, markup=False),
+        command=_typed_command(),
+    )
+    console.print(f"wrote {args.out / 'tenants.json'}", markup=False)
+    return 0
+
+
+def _bench_growth(args: argparse.Namespace) -> int:
+    from memgraph_agents.bench.growth import run_growth
+    from memgraph_agents.cli.output import console
+
+    if args.growth < 100:
+        raise ValueError("--growth must be at least 100 turns")
+    doc = run_growth(args.growth, args.out, progress=lambda m: console.print(m, markup=False), command=_typed_command())
+    s = doc["summary"]
+    console.print(
+        f"per-session time: {s['median_seconds_at_1000_turns']:.3f}s at 1,000 turns, ratio at the end "
+        f"{s['ratio']} (target <= {s['target_ratio']})",
+        markup=False,
+    )
+    console.print(f"wrote {args.out / 'growth.json'} and {args.out / 'growth.png'}", markup=False)
     return 0

@@ -280,7 +280,7 @@ def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
             vectors={n.id: v for n, v in zip(fresh, vecs)},
             replace_nodes=b.replace_nodes,
             replace_edges=b.replace_edges,
-            replace_kinds=("topic",),
+            replace_kinds=("topic",) if b.replace_all_topics else (),
             mode=mode,
             drop_nodes=tuple(plan.drop_nodes) if plan else (),
             turns=[turn_record(t) for t in session.turns[first:]],

@@ -139,13 +139,27 @@ class GraphDB:
     def __init__(self, path: Path) -> None:
         create_private_file(path)  # 0600; SQLite gives -wal/-shm the same mode
         self.path = path
-        self.conn = sqlite3.connect(str(path), timeout=60, check_same_thread=False, isolation_level=None)
-        enable_wal(self.conn, timeout=60)
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute("PRAGMA foreign_keys=OFF")
-        self._create_or_migrate()
+        self._open_lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
         self._local = threading.local()
         self._readers: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()  # closed by ``close``
+        self._create_or_migrate()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The writer connection, (re)opened on first use: ``close`` frees the descriptors of a
+        store evicted from the runtime's cache, and a holder that still uses it reopens them."""
+        c = self._conn
+        if c is None:
+            with self._open_lock:
+                if self._conn is None:
+                    c = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
+                    enable_wal(c, timeout=60)
+                    c.execute("PRAGMA synchronous=NORMAL")
+                    c.execute("PRAGMA foreign_keys=OFF")
+                    self._conn = c
+                c = self._conn
+        return c
 
     def _create_or_migrate(self) -> None:
         c = self.conn
@@ -402,9 +416,15 @@ class GraphDB:
         c.executemany(f"{verb} INTO edges VALUES (?,?,?,?,?,?,?,?)", [_edge_row(e) for e in edges])
 
     def close(self) -> None:
-        for c in list(self._readers):
-            c.close()
-        self.conn.close()
+        """Close every connection (descriptors freed); the next use reopens them."""
+        with self._open_lock:
+            self._local = threading.local()  # every thread gets a fresh reader on next use
+            for c in list(self._readers):
+                c.close()
+            self._readers = weakref.WeakSet()
+            conn, self._conn = self._conn, None
+            if conn is not None:
+                conn.close()
 
 
 def _chunks(ids: list[str], size: int = 450) -> Iterator[list[str]]:

@@ -50,6 +50,7 @@ from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
 from memgraph_agents.storage.snapshot import GraphSnapshot
+from memgraph_agents.storage.usage import UseCounter, in_use
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
 
@@ -146,6 +147,8 @@ class MemoryStore:
         # other text (here or by another process) never gets a stale vector.
         self._vec_cache: dict[tuple[str, str], np.ndarray] = {}
         self.fault_hook = None  # tests: called between the vector write and the graph commit
+        # Evicted from the runtime's cache: free connections and caches once no call is running.
+        self.usage = UseCounter(self._free)
         self.recover()
 
     def _collection(self, legacy: bool) -> str:
@@ -175,7 +178,12 @@ class MemoryStore:
             create=create,
         )
 
+    def exists(self) -> bool:
+        """Whether the namespace is still stored (not deleted by another process)."""
+        return (self.dir / "graph.sqlite").exists()
+
     # -- reads -----------------------------------------------------------------------------
+    @in_use
     def snapshot(self) -> GraphSnapshot:
         """The committed graph; reloaded only when another write bumped the generation."""
         gen = self.db.generation()
@@ -189,6 +197,7 @@ class MemoryStore:
                     self._snapshot = snap
         return snap
 
+    @in_use
     def _load_vectors(self, ids: list[str], texts: list[str]) -> dict[str, np.ndarray]:
         """Vectors for ``ids``: from the in-process cache, the rest from Chroma (then cached)."""
         keys = list(zip(ids, texts))
@@ -199,17 +208,21 @@ class MemoryStore:
                 self._vec_cache[(i, text_of[i])] = v
         return {i: self._vec_cache[(i, t)] for i, t in keys if (i, t) in self._vec_cache}
 
+    @in_use
     def sessions(self) -> list[dict]:
         return self.db.sessions("committed")
 
+    @in_use
     def session(self, session_id: str) -> dict | None:
         """The committed record of ``session_id``, or None."""
         return next((s for s in self.db.sessions("committed") if s["id"] == session_id), None)
 
+    @in_use
     def session_hash(self, session_id: str) -> str | None:
         s = self.session(session_id)
         return s["content_hash"] if s else None
 
+    @in_use
     def search(self, vector: np.ndarray, k: int, kinds: list[str] | None = None) -> list[tuple[str, float]]:
         """Dense top-k over committed nodes (Chroma), ``(node id, cosine)``."""
         snap = self.snapshot()
@@ -219,6 +232,7 @@ class MemoryStore:
         # equal scores is its own: near-ties go by node id (model.ranking).
         return sort_pairs([(i, s) for i, s, doc in hits if i in snap.index and snap.text[snap.index[i]] == doc])[:k]
 
+    @in_use
     def stats(self) -> dict:
         nodes, edges = self.db.counts()
         size = sum(p.stat().st_size for p in self.dir.rglob("*") if p.is_file())
@@ -232,6 +246,7 @@ class MemoryStore:
         }
 
     # -- writes ----------------------------------------------------------------------------
+    @in_use
     def commit_session(self, w: SessionWrite) -> None:
         """Add, replace or extend a session atomically (see the module docstring)."""
         with self._thread_lock, self.lock:
@@ -321,7 +336,7 @@ class MemoryStore:
         GraphDB.insert_nodes(c, w.nodes)
         GraphDB.add_owner(c, sorted({e.dst for e in w.edges} | {e.src for e in w.edges}), r.id)
         GraphDB.insert_edges(c, w.edges)
-        if w.replace_kinds:
+        if w.replace_kinds or w.replace_nodes or w.replace_edges:  # topics: all rewritten, or those touched
             self._replace_derived(c, w)
         GraphDB.write_turns(c, r.id, w.turns_start, w.turns, replace=w.mode != "append")
         c.execute(
@@ -399,6 +414,7 @@ class MemoryStore:
         with self.db.transaction() as c:
             c.execute("DELETE FROM writes WHERE session_id=?", (session_id,))
 
+    @in_use
     def delete_session(self, session_id: str) -> dict:
         """Remove exactly what ``session_id`` stated; what other sessions state too stays."""
         with self._thread_lock, self.lock:
@@ -421,6 +437,7 @@ class MemoryStore:
         self._repair_vectors(session_id)  # leftovers of an unfinished write of this session
         return {"session": session_id, "nodes_removed": len(removed), "nodes_kept": len(owned - set(removed))}
 
+    @in_use
     def recover(self) -> None:
         """Finish or roll back what a crash interrupted (idempotent): an unfinished new session
         goes, an unfinished replacement or append leaves the old version as it was, a delete
@@ -438,6 +455,19 @@ class MemoryStore:
             for sid, mode in self.db.pending_writes():
                 self._undo_write(sid, mode)
             self._collect_garbage()
+
+    @property
+    def busy(self) -> bool:
+        return self.usage.users > 0
+
+    def retire(self) -> None:
+        """Free connections and caches now, or when the last running call returns."""
+        self.usage.retire()
+
+    def _free(self) -> None:
+        self.db.close()
+        self._snapshot = None
+        self._vec_cache = {}
 
     def close(self) -> None:
         self.db.close()

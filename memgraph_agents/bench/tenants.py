@@ -1,0 +1,210 @@
+"""``memgraph bench scale --tenants N``: N small namespaces in one process, bounded memory (issue 15.4).
+
+    memgraph bench scale --tenants 10000 --out DIR [--cache-namespaces 32] [--tenant-data DIR]
+
+Embeddings are the deterministic hash embedding (``hash``): what is measured is the store, not
+the model. Every namespace holds the first session of the packaged demo conversation
+(``memgraph_agents/examples/conversation.json``), ingested once through the real ingest graph
+into a template namespace, then committed into each tenant with ``MemoryStore.commit_session``
+(the same commit protocol an ingest ends with; this keeps creating 10,000 tenants to minutes).
+Tenants are created in child processes (embedded Chroma allows one process per data dir, and
+the measuring process should start clean); then a fresh process opens each namespace through
+``runtime.get_store`` (the LRU of ``MEMGRAPH_CACHE_NAMESPACES`` stores) and asks one ``ppr``
+question (cold: first query on a namespace not in the cache), asks it again (warm), and reports
+RSS before and after touching all N and the open descriptors.
+
+Backend: embedded SQLite (graph) + Chroma (embedded, or a ``chroma run`` server). There is no
+PostgreSQL graph store in this build.
+
+Writes ``DIR/tenants.json``: a list with one object per backend.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from memgraph_agents.bench.metrics import percentile
+
+QUESTION = "what did they plan for the weekend"
+CREATE_CHUNK = 500
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _open_fds() -> int:
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:  # pragma: no cover - not Linux
+        return -1
+
+
+def tenant_name(i: int) -> str:
+    return f"t{i:06d}"
+
+
+def _settings(data_dir: Path, cache: int, chroma: tuple[str, int] | None):
+    from memgraph_agents.config import Settings
+
+    extra: dict = {}
+    if chroma:
+        extra.update(chroma_host=chroma[0], chroma_port=chroma[1])
+    return Settings(data_dir=data_dir, embeddings="hash", cache_namespaces=cache, **extra)
+
+
+def _template(settings):
+    """The demo's first session, ingested for real into namespace ``template``; its rows."""
+    from memgraph_agents.ingest import ingest_conversation
+    from memgraph_agents.loaders import load_conversations
+    from memgraph_agents.runtime import get_store
+    from memgraph_agents.storage import SessionRecord, SessionWrite
+
+    conv = load_conversations(Path(__file__).resolve().parents[1] / "examples" / "conversation.json")[0]
+    conv = conv.model_copy(update={"sessions": conv.sessions[:1]})
+    ingest_conversation(conv, settings, namespace="template")
+    store = get_store(settings, "template", create=False)
+    snap = store.snapshot()
+    nodes = [snap.node(i) for i in snap.ids]
+    edges = store.db.edges()
+    emb = [n for n in nodes if n.embed]
+    vectors = store.vectors.get_vectors([n.id for n in emb], [n.text for n in emb])
+    rec = SessionRecord(**{k: v for k, v in store.sessions()[0].items() if k in SessionRecord.model_fields})
+    return lambda: SessionWrite(record=rec, nodes=nodes, edges=edges, vectors=vectors)
+
+
+def _create(data_dir: Path, first: int, last: int, cache: int, chroma, conn) -> None:
+    try:
+        from memgraph_agents.runtime import get_store
+
+        settings = _settings(data_dir, cache, chroma)
+        make = _template(settings)
+        for i in range(first, last):
+            store = get_store(settings, tenant_name(i))
+            if not store.sessions():
+                store.commit_session(make())
+        conn.send(("ok", None))
+    except BaseException as e:  # noqa: BLE001 - reported by the parent
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+
+
+def _measure(data_dir: Path, n: int, cache: int, chroma, conn) -> None:
+    try:
+        conn.send(("ok", measure(data_dir, n, cache=cache, chroma=chroma)))
+    except BaseException as e:  # noqa: BLE001
+        import traceback
+
+        conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
+
+
+def measure(data_dir: Path, n: int, *, cache: int, chroma=None) -> dict:
+    """Touch ``n`` tenants once each (cold query, then warm query): latency, RSS, descriptors."""
+    from memgraph_agents.retrievers import get_retriever
+    from memgraph_agents.runtime import cached_stores, get_store
+
+    settings = _settings(data_dir, cache, chroma)
+    ppr = get_retriever("ppr")
+    ppr(QUESTION, get_store(settings, "template", create=False), k=10)  # imports, model, numba-free warm-up
+    rss_start, fds_start = _rss_mb(), _open_fds()
+    cold, warm, rss_curve = [], [], []
+    for i in range(n):
+        t = time.perf_counter()
+        got = ppr(QUESTION, get_store(settings, tenant_name(i), create=False), k=10)
+        cold.append(time.perf_counter() - t)
+        if not got:
+            raise RuntimeError(f"tenant {tenant_name(i)} answered nothing")
+        t = time.perf_counter()
+        ppr(QUESTION, get_store(settings, tenant_name(i), create=False), k=10)
+        warm.append(time.perf_counter() - t)
+        if (i + 1) % max(1, n // 10) == 0:
+            rss_curve.append({"tenants": i + 1, "rss_mb": round(_rss_mb(), 1), "open_fds": _open_fds()})
+    return {
+        "rss_mb_start": round(rss_start, 1),
+        "rss_mb_end": round(_rss_mb(), 1),
+        "open_fds_start": fds_start,
+        "open_fds_end": _open_fds(),
+        "cached_stores_end": cached_stores(),
+        "rss_curve": rss_curve,
+        "cold_query_ms": {"p50": round(1000 * percentile(cold, 50), 2), "p95": round(1000 * percentile(cold, 95), 2)},
+        "warm_query_ms": {"p50": round(1000 * percentile(warm, 50), 2), "p95": round(1000 * percentile(warm, 95), 2)},
+    }
+
+
+def _in_child(target, *args):
+    ctx = multiprocessing.get_context("spawn")
+    recv, send = ctx.Pipe(duplex=False)
+    p = ctx.Process(target=target, args=(*args, send))
+    p.start()
+    send.close()
+    status, payload = recv.recv()
+    p.join()
+    if status != "ok":
+        raise RuntimeError(payload)
+    return payload
+
+
+def _disk_bytes(data_dir: Path) -> int:
+    return sum(p.stat().st_size for p in data_dir.rglob("*") if p.is_file())
+
+
+def run_backend(backend: str, n: int, data_dir: Path, *, cache: int, chroma=None, progress=print) -> dict:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    for first in range(0, n, CREATE_CHUNK):
+        _in_child(_create, data_dir, first, min(n, first + CREATE_CHUNK), cache, chroma)
+        progress(f"tenants[{backend}]: {min(n, first + CREATE_CHUNK):,}/{n:,} created")
+    create_s = time.perf_counter() - t0
+    disk = _disk_bytes(data_dir)
+    out: dict[str, Any] = {
+        "backend": backend,
+        "tenants": n,
+        "embeddings": "hash",
+        "cache_namespaces": cache,
+        "create_seconds": round(create_s, 1),
+    }
+    out.update(_in_child(_measure, data_dir, n, cache, chroma))
+    out["rss_growth_mb"] = round(out["rss_mb_end"] - out["rss_mb_start"], 1)
+    out["disk_bytes_per_namespace"] = round(disk / (n + 1))  # the template namespace included
+    return out
+
+
+def run_tenants(
+    n: int,
+    out_dir: Path,
+    *,
+    cache: int = 32,
+    backends: list[dict] | None = None,
+    progress=print,
+    command: str | None = None,
+) -> list[dict]:
+    """``backends``: ``[{"backend": "sqlite"}]`` by default; ``chroma`` = (host, port) puts the
+    vectors in a Chroma server instead of the embedded one."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results = []
+    for b in backends or [{"backend": "sqlite"}]:
+        name = b["backend"]
+        r = run_backend(
+            name,
+            n,
+            b.get("data_dir") or out_dir / f"tenants-{name}",
+            cache=cache,
+            chroma=b.get("chroma"),
+            progress=progress,
+        )
+        r["command"] = command or f"memgraph bench scale --tenants {n} --out {out_dir}"
+        results.append(r)
+        progress(
+            f"tenants[{name}]: RSS {r['rss_mb_start']:.0f} -> {r['rss_mb_end']:.0f} MB, cold p50 "
+            f"{r['cold_query_ms']['p50']:.1f} ms p95 {r['cold_query_ms']['p95']:.1f} ms, warm p50 "
+            f"{r['warm_query_ms']['p50']:.1f} ms, fds {r['open_fds_start']} -> {r['open_fds_end']}"
+        )
+        (out_dir / "tenants.json").write_text(json.dumps(results, indent=2))
+    return results
