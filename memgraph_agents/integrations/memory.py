@@ -398,12 +398,9 @@ class AgentMemory:
         namespace: str | None = None,
     ) -> RecallResult:
         """Evidence for ``query`` from the run's namespace (waits for its queued writes first)."""
-        context, config = self._resolve(context, config)
-        ns = self._explicit_or_run(namespace, context, config)
-        settings = self.settings_for(context)
-        name, default_k = self._run_options(context)
+        ns, settings, name, k = self._recall_target(context, config, k, namespace)
         self.writer.wait(ns, self.read_wait)
-        return self._recall(query, ns, settings, name, k or default_k)
+        return self._recall(query, ns, settings, name, k)
 
     async def arecall(
         self,
@@ -414,10 +411,7 @@ class AgentMemory:
         k: int | None = None,
         namespace: str | None = None,
     ) -> RecallResult:
-        context, config = self._resolve(context, config)
-        ns = self._explicit_or_run(namespace, context, config)
-        settings = self.settings_for(context)
-        name, default_k = self._run_options(context)
+        ns, settings, name, k = self._recall_target(context, config, k, namespace)
         if self.writer.pending(ns):
             await asyncio.to_thread(self.writer.wait, ns, self.read_wait)
         store = await asyncio.to_thread(self._store, settings, ns)  # opening a store reads SQLite
@@ -426,9 +420,18 @@ class AgentMemory:
         if name == "navigator":
             from memgraph_agents.api.ops import navigation
 
-            nav = await navigation(settings, store, query, k or default_k, self.navigator_llm)
-            return self._from_navigation(ns, query, nav, k or default_k)
-        return await asyncio.to_thread(self._recall, query, ns, settings, name, k or default_k)
+            nav = await navigation(settings, store, query, k, self.navigator_llm)
+            return self._from_navigation(ns, query, nav, k)
+        return await asyncio.to_thread(self._recall, query, ns, settings, name, k)
+
+    def _recall_target(
+        self, context: Any, config: dict | None, k: int | None, namespace: str | None
+    ) -> tuple[str, Settings, str | Callable, int]:
+        """Whose memory, with which settings, retriever and k: the same for ``recall`` and ``arecall``."""
+        context, config = self._resolve(context, config)
+        ns = self._explicit_or_run(namespace, context, config)
+        name, default_k = self._run_options(context)
+        return ns, self.settings_for(context), name, k or default_k
 
     @staticmethod
     def _name(name: str | Callable) -> str:

@@ -230,30 +230,37 @@ class GraphDB:
             c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # -- reads ---------------------------------------------------------------------------
-    def sessions(self, status: str | None = "committed") -> list[dict]:
-        q = "SELECT id, date, status, seq, participants, n_turns, content_hash, builder, ingested_at, info FROM sessions"
-        rows = self.reader.execute(
-            q + (" WHERE status=?" if status else "") + " ORDER BY seq", (status,) if status else ()
-        )
-        keys = (
-            "id",
-            "date",
-            "status",
-            "seq",
-            "participants",
-            "n_turns",
-            "content_hash",
-            "builder",
-            "ingested_at",
-            "info",
-        )
+    _SESSION_KEYS = (
+        "id",
+        "date",
+        "status",
+        "seq",
+        "participants",
+        "n_turns",
+        "content_hash",
+        "builder",
+        "ingested_at",
+        "info",
+    )
+
+    def _session_rows(self, where: str, params: tuple) -> list[dict]:
+        rows = self.reader.execute(f"SELECT {', '.join(self._SESSION_KEYS)} FROM sessions{where} ORDER BY seq", params)
         out = []
         for r in rows:
-            d = dict(zip(keys, r))
+            d = dict(zip(self._SESSION_KEYS, r))
             d["participants"] = json.loads(d["participants"])
             d["info"] = json.loads(d["info"])
             out.append(d)
         return out
+
+    def sessions(self, status: str | None = "committed") -> list[dict]:
+        return self._session_rows(" WHERE status=?" if status else "", (status,) if status else ())
+
+    def session(self, session_id: str, status: str | None = "committed") -> dict | None:
+        """One session's record by id (any status when ``status`` is None), or None."""
+        where, params = (" WHERE id=? AND status=?", (session_id, status)) if status else (" WHERE id=?", (session_id,))
+        rows = self._session_rows(where, params)
+        return rows[0] if rows else None
 
     def node_ids(self, ids: Iterable[str]) -> set[str]:
         ids = list(ids)

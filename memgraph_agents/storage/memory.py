@@ -215,7 +215,7 @@ class MemoryStore:
     @in_use
     def session(self, session_id: str) -> dict | None:
         """The committed record of ``session_id``, or None."""
-        return next((s for s in self.db.sessions("committed") if s["id"] == session_id), None)
+        return self.db.session(session_id)
 
     @in_use
     def session_hash(self, session_id: str) -> str | None:
@@ -304,7 +304,7 @@ class MemoryStore:
             self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
 
     def _check_mode(self, w: SessionWrite) -> None:
-        row = next((s for s in self.db.sessions(None) if s["id"] == w.record.id), None)
+        row = self.db.session(w.record.id, status=None)
         if w.mode == "new" and row is not None:
             raise SessionConflictError(f"session {w.record.id!r} already exists in namespace {self.namespace!r}")
         if w.mode != "new" and (row is None or row["status"] != "committed"):
@@ -418,8 +418,7 @@ class MemoryStore:
     def delete_session(self, session_id: str) -> dict:
         """Remove exactly what ``session_id`` stated; what other sessions state too stays."""
         with self._thread_lock, self.lock:
-            rows = [s for s in self.db.sessions(None) if s["id"] == session_id]
-            if not rows:
+            if self.db.session(session_id, status=None) is None:
                 raise KeyError(f"no session {session_id!r} in namespace {self.namespace!r}")
             with self.db.transaction() as c:
                 c.execute("UPDATE sessions SET status='deleting' WHERE id=?", (session_id,))
