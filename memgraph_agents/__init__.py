@@ -12,17 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_ERRORS = (
-    "MemgraphError",
-    "InputError",
-    "NamespaceError",
-    "NamespaceNotFoundError",
-    "LimitExceededError",
-    "ConfigError",
-    "SessionConflictError",
-    "StorageError",
-    "LLMError",
-)
+from memgraph_agents.errors import __all__ as _ERRORS  # the bottom layer: imports nothing, cheap
+
 _LAZY = {
     "Memory": "memgraph_agents.api",
     "AddReport": "memgraph_agents.api",
