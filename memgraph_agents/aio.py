@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
@@ -14,13 +15,18 @@ T = TypeVar("T")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from sync code, with the caller's context variables.
+
+    Without a running loop in this thread it runs on the shared background loop: a new event
+    loop per call (and its executor threads) cost more than a chat-turn write's own work, and
+    LLM clients are bound to the loop that made them. Inside a running loop (Jupyter, an async
+    agent) it runs on a private loop in a worker thread instead (the caller's loop is busy)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
-    # Inside a running loop (Jupyter, an async agent): run on a private loop in a worker thread.
+        return background.run(coro, context=contextvars.copy_context())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return pool.submit(contextvars.copy_context().run, asyncio.run, coro).result()
 
 
 P = ParamSpec("P")
@@ -68,15 +74,30 @@ class BackgroundLoop:
                 self._loop = loop
             return self._loop
 
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop())
+    def submit(
+        self, coro: Coroutine[Any, Any, T], *, context: contextvars.Context | None = None
+    ) -> concurrent.futures.Future[T]:
+        """Schedule ``coro`` on the loop; with ``context``, its task runs in that context."""
+        loop = self.loop()
+        if context is None:
+            return asyncio.run_coroutine_threadsafe(coro, loop)
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        async def in_context() -> T:
+            return await loop.create_task(coro, context=context)
+
+        return asyncio.run_coroutine_threadsafe(in_context(), loop)
+
+    def run(self, coro: Coroutine[Any, Any, T], *, context: contextvars.Context | None = None) -> T:
         if threading.current_thread() is self._thread:
             # Called from a coroutine on this very loop: waiting here would deadlock.
             coro.close()
             raise RuntimeError("blocking memgraph call inside its own event loop: use the async method")
-        return self.submit(coro).result()
+        future = self.submit(coro, context=context)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()  # Ctrl-C in the caller stops the work too (a write is crash-safe)
+            raise
 
     async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
         return await asyncio.wrap_future(self.submit(coro))

@@ -8,18 +8,40 @@ values become one ``ConfigError`` naming the field, in words.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from memgraph_agents.errors import ConfigError
 
 DEFAULT_DATA_DIR = Path.home() / ".memgraph"
 
+# Set while ``Settings.override`` validates a complete copy: every field is given, so reading
+# the environment again (and .env) would change nothing and cost more than a chat-turn write.
+_VALUES_ONLY: ContextVar[bool] = ContextVar("memgraph_settings_values_only", default=False)
 
-class IngestParams(BaseSettings):
+
+class _EnvSettings(BaseSettings):
+    """``BaseSettings`` whose environment sources are skipped while an override is validated."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        if _VALUES_ONLY.get():
+            return (init_settings,)
+        return init_settings, env_settings, dotenv_settings, file_secret_settings
+
+
+class IngestParams(_EnvSettings):
     """Offline construction parameters (DESIGN §5)."""
 
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_INGEST_", extra="ignore")
@@ -58,7 +80,7 @@ class IngestParams(BaseSettings):
 DEFAULT_RETRIEVER = "navigator"
 
 
-class InputLimits(BaseSettings):
+class InputLimits(_EnvSettings):
     """Bounds on what one input may hold (README "Limits"); each is refused with a
     ``LimitExceededError`` naming the limit and its environment variable."""
 
@@ -74,7 +96,7 @@ class InputLimits(BaseSettings):
         return f"MEMGRAPH_{field.upper()}"
 
 
-class Settings(BaseSettings):
+class Settings(_EnvSettings):
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
 
     data_dir: Path = Field(DEFAULT_DATA_DIR, description="where SQLite graphs, Chroma and caches live")
@@ -146,15 +168,27 @@ class Settings(BaseSettings):
         except ValidationError as exc:
             raise ConfigError(describe_invalid(exc)) from None
 
+    def _holds(self, name: str, value: Any) -> bool:
+        """Whether field ``name`` already has ``value`` (a path given as text, a partial ``ingest`` dict)."""
+        current = getattr(self, name)
+        if isinstance(current, Path) and isinstance(value, str):
+            return current == Path(value)
+        if isinstance(current, BaseModel) and isinstance(value, dict):
+            now = current.model_dump()
+            return {**now, **value} == now
+        return bool(current == value)
+
     def override(self, **changes: Any) -> Settings:
         """A validated copy with ``changes`` applied (``ingest`` may be a partial dict).
 
         Unknown names and invalid values raise one ``ConfigError`` naming the field; ``None``
         for a field that cannot be ``None`` is invalid, not "keep the old value".
         """
+        unknown_settings(changes)
+        # Values equal to the current ones change nothing (a run context repeats every field).
+        changes = {k: v for k, v in changes.items() if not self._holds(k, v)}
         if not changes:
             return self
-        unknown_settings(changes)
         data = self.model_dump()
         for name, value in changes.items():
             if name == "ingest" and isinstance(value, dict):
@@ -167,13 +201,17 @@ class Settings(BaseSettings):
                 data["ingest"] = {**data["ingest"], **value}
             elif name == "ingest" and isinstance(value, IngestParams):
                 data["ingest"] = value.model_dump()
+            elif name == "limits" and isinstance(value, dict):  # partial, like ``ingest``
+                data["limits"] = {**data["limits"], **value}
             else:
                 data[name] = value
+        token = _VALUES_ONLY.set(True)  # every field is in ``data``: the environment must not refill any
         try:
-            # model_validate, not the constructor: the environment must not refill the fields.
             return type(self).model_validate(data)
         except ValidationError as exc:
             raise ConfigError(describe_invalid(exc)) from None
+        finally:
+            _VALUES_ONLY.reset(token)
 
 
 def unknown_settings(values: dict[str, Any]) -> None:

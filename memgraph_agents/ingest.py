@@ -21,11 +21,13 @@ into a new namespace removes the namespace again (when no session of it was comm
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -73,10 +75,17 @@ def validated_conversation(conversation: Any, limits: InputLimits | None = None)
         for turn in session.turns:
             ref = turn.timestamp or session.date
             try:
-                find_time_mentions(turn.text, ref, strict=True)
+                _check_times(turn.text, ref)
             except TimeOutOfRangeError as e:
                 raise InputError(f"conversation {conv.id!r} session {session.id!r} turn {turn.id!r}: {e}") from e
     return conv
+
+
+@functools.lru_cache(maxsize=8192)
+def _check_times(text: str, ref: datetime) -> None:
+    """Raises ``TimeOutOfRangeError`` for a time expression outside the calendar. Cached: a chat
+    writer passes the whole transcript on every write (only successes are cached)."""
+    find_time_mentions(text, ref, strict=True)
 
 
 def plan_ingest(

@@ -79,7 +79,9 @@ class MemoryContext:
     def settings(self, base: Settings | None = None) -> Settings:
         """``base`` (default: the environment) with this context's settings, validated
         (``ConfigError`` naming the field for a bad value such as ``top_k=-5``)."""
-        return (base or Settings.load()).override(**self.overrides())
+        # A context made by ``from_settings`` starts from those settings: every field is in it,
+        # so the environment would change nothing (and reading it costs more than a chat write).
+        return (base or getattr(self, "_origin", None) or Settings.load()).override(**self.overrides())
 
     @classmethod
     def fields_from(cls, s: Settings, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -96,7 +98,9 @@ class MemoryContext:
     def from_settings(cls, s: Settings, **extra: Any) -> MemoryContext:
         fields_ = cls.fields_from(s)
         fields_["extra"] = {**fields_["extra"], **extra}
-        return cls(**fields_)
+        ctx = cls(**fields_)
+        ctx._origin = s  # type: ignore[attr-defined]  # not a field: Studio's form never shows it
+        return ctx
 
 
 _STORES: StoreCache[MemoryStore] = StoreCache(Settings.model_fields["cache_namespaces"].default)

@@ -31,11 +31,13 @@ class Counting:
     def __init__(self, monkeypatch, store) -> None:
         self.embedded: Counter[str] = Counter()
         self.written: Counter[str] = Counter()
+        self.calls = 0  # model calls (each has a fixed cost: a chat write should make one)
         inner = store.embedder.inner
         real = inner.embed_documents
 
         def embed_documents(texts):
             self.embedded.update(texts)
+            self.calls += 1
             return real(texts)
 
         monkeypatch.setattr(inner, "embed_documents", embed_documents)
@@ -58,8 +60,10 @@ def test_a_thread_written_turn_by_turn_builds_each_turn_once(settings, monkeypat
         report = ingest_conversation(chat_thread(n), settings)
         assert (report.sessions_appended, report.sessions_replaced, report.turns) == (1, 0, 1)
 
-    # Each text computed by the model at most once; turns and sentences exactly once each.
+    # Each text computed by the model at most once, in one model call per write (segmenting a
+    # lone turn needs no vector; every other text of the write is embedded together).
     assert max(count.embedded.values()) == 1
+    assert count.calls <= N - 1, count.calls
     turns = nodes(store, "turn")
     assert len(turns) == N
     for i, t in enumerate(chat_thread(N).sessions[0].turns[1:], start=2):

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from memgraph_agents.construct.segment import depth_scores, gap_similarities, segment_by_shift
+from memgraph_agents.construct.segment import depth_scores, gap_similarities, needs_vectors, segment_by_shift
 
 DIM = 64
 
@@ -125,3 +125,20 @@ def test_gap_similarity_and_depth():
     assert s2[2] == pytest.approx(0.0)
     assert s2[1] == pytest.approx(s2[3])
     assert 0 < s2[1] < 1
+
+
+@pytest.mark.parametrize("min_size,max_size", [(1, 1), (1, 4), (2, 8), (3, 4), (3, 12), (4, 4)])
+def test_inputs_that_need_no_vectors_have_one_segmentation(min_size, max_size):
+    # The ingest skips the embedding when needs_vectors says so: the result must not depend on them.
+    rng = np.random.default_rng(min_size * 100 + max_size)
+    for n in range(0, 3 * max_size):
+        if needs_vectors(n, min_size, max_size):
+            continue
+        for _ in range(20):
+            v = rng.normal(size=(n, 8))
+            assert segment_by_shift(v, min_size=min_size, max_size=max_size) == ([(0, n)] if n else [])
+
+
+def test_a_chat_write_of_one_or_two_turns_needs_no_vectors():
+    assert not needs_vectors(1, 2, 8) and not needs_vectors(3, 2, 8)
+    assert needs_vectors(4, 2, 8) and needs_vectors(9, 8, 8)

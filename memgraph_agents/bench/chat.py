@@ -2,11 +2,11 @@
 
 The same synthetic thread (invented, deterministic text) goes into two fresh data dirs:
 once as one session, and once one turn per write, as the chat writer does (each write is the
-whole transcript so far; only its new turn is built). Reported: total seconds of each, their
-ratio (goal: at most 1.5), write latency p50 / max, the size of each Chroma directory
-(deleted vectors left behind by rewrites would show up there), and the texts and characters
-the embedding model computed for each (the part of the cost that does not depend on how
-busy the machine is).
+whole transcript so far; only its new turn is built). Reported: total wall and CPU seconds of
+each (medians over ``repeat`` runs), their ratios (goal: at most 1.5), write latency p50 / p95
+/ max, the size of each Chroma directory (deleted vectors left behind by rewrites would show
+up there), and the model calls, texts and characters the embedding model computed for each
+(the part of the cost that does not depend on how busy the machine is).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import os
 import shutil
 import statistics
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -53,9 +55,10 @@ def synthetic_thread(turns: int, thread: str = "bench") -> Conversation:
 
 
 class _Tally:
-    """Counts what an embedding model computes (texts, characters) below its cache."""
+    """Counts what an embedding model computes (calls, texts, characters) below its cache."""
 
     def __init__(self) -> None:
+        self.calls = 0
         self.texts = 0
         self.chars = 0
 
@@ -66,6 +69,7 @@ class _Tally:
         real = inner.embed_documents
 
         def embed_documents(texts: list[str]) -> list[list[float]]:
+            self.calls += 1
             self.texts += len(texts)
             self.chars += sum(len(t) for t in texts)
             return real(texts)
@@ -77,55 +81,111 @@ def _dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
 
-def run_chat_bench(settings: Settings, turns: int, out: Path, command: str | None = None) -> dict:
-    out.mkdir(parents=True, exist_ok=True)
-    full = synthetic_thread(turns)
-    dirs = {"at_once": out / "data-at-once", "turn_by_turn": out / "data-turn-by-turn"}
-    for d in dirs.values():
-        shutil.rmtree(d, ignore_errors=True)  # fresh data dirs: nothing cached from a previous run
+@dataclass
+class _Run:
+    """One thread written both ways into fresh data dirs: wall and CPU seconds of each."""
 
-    # Warm-up (imports, model load, graph compile) so that neither timing pays for it.
-    warm = out / "data-warm-up"
-    shutil.rmtree(warm, ignore_errors=True)
-    ingest_conversation(
-        synthetic_thread(4, "warm"), settings.model_copy(update={"data_dir": warm, "namespace": "bench"})
-    )
-    shutil.rmtree(warm, ignore_errors=True)
+    at_once: float
+    cpu_at_once: float
+    turn_by_turn: float
+    cpu_turn_by_turn: float
+    writes: list[float]
+    tally_once: _Tally
+    tally_chat: _Tally
 
-    once = settings.model_copy(update={"data_dir": dirs["at_once"], "namespace": "bench"})
+
+def _one_run(settings: Settings, full: Conversation, dirs: dict[str, Path]) -> _Run:
+    once = settings.override(data_dir=dirs["at_once"], namespace="bench")
     tally_once, tally_chat = _Tally(), _Tally()
     tally_once.watch(once)
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     ingest_conversation(full, once)
-    at_once = time.perf_counter() - t0
+    at_once, cpu_once = time.perf_counter() - t0, time.process_time() - c0
 
-    chat = settings.model_copy(update={"data_dir": dirs["turn_by_turn"], "namespace": "bench"})
+    chat = settings.override(data_dir=dirs["turn_by_turn"], namespace="bench")
     tally_chat.watch(chat)
     writes: list[float] = []
     session = full.sessions[0]
-    for n in range(1, turns + 1):
+    c0 = time.process_time()
+    for n in range(1, len(session.turns) + 1):
         part = full.model_copy(update={"sessions": [session.model_copy(update={"turns": session.turns[:n]})]})
         t = time.perf_counter()
         ingest_conversation(part, chat)
         writes.append(time.perf_counter() - t)
-    turn_by_turn = sum(writes)
+    return _Run(at_once, cpu_once, sum(writes), time.process_time() - c0, writes, tally_once, tally_chat)
 
+
+def run_chat_bench(
+    settings: Settings,
+    turns: int,
+    out: Path,
+    command: str | None = None,
+    repeat: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
+    """Write the thread both ways ``repeat`` times; totals are the medians of the runs (the
+    machine's load moves single runs by 2x here: the CPU seconds move less)."""
+    out.mkdir(parents=True, exist_ok=True)
+    full = synthetic_thread(turns)
+
+    # Warm-up (imports, model load, graph compile) so that neither timing pays for it.
+    warm = out / "data-warm-up"
+    shutil.rmtree(warm, ignore_errors=True)
+    ingest_conversation(synthetic_thread(4, "warm"), settings.override(data_dir=warm, namespace="bench"))
+    shutil.rmtree(warm, ignore_errors=True)
+
+    runs: list[_Run] = []
+    for i in range(repeat):
+        # Fresh data dirs per run (nothing cached from a previous one); a deleted dir is never
+        # reused in one process (its embedded Chroma client stays open); the last run's dirs stay.
+        dirs = {"at_once": out / f"data-at-once-{i + 1}", "turn_by_turn": out / f"data-turn-by-turn-{i + 1}"}
+        for d in dirs.values():
+            shutil.rmtree(d, ignore_errors=True)
+        runs.append(_one_run(settings, full, dirs))
+        if i:
+            for d in (out / f"data-at-once-{i}", out / f"data-turn-by-turn-{i}"):
+                shutil.rmtree(d, ignore_errors=True)
+        if progress:
+            progress(i + 1, repeat)
+    median = statistics.median
+    at_once = median(r.at_once for r in runs)
+    by_turn = median(r.turn_by_turn for r in runs)
+    cpu_once = median(r.cpu_at_once for r in runs)
+    cpu_turn = median(r.cpu_turn_by_turn for r in runs)
+    writes = [w for r in runs for w in r.writes]
+    last = runs[-1]
     doc = {
         "command": command,
         "turns": turns,
         "embeddings": settings.embeddings,
+        "repeat": repeat,
         "seconds_at_once": round(at_once, 3),
-        "seconds_turn_by_turn": round(turn_by_turn, 3),
-        "ratio": round(turn_by_turn / at_once, 3) if at_once else None,
+        "seconds_turn_by_turn": round(by_turn, 3),
+        "ratio": round(by_turn / at_once, 3) if at_once else None,
         "goal_ratio": 1.5,
-        "write_p50_ms": round(1000 * statistics.median(writes), 1),
+        "cpu_seconds_at_once": round(cpu_once, 3),
+        "cpu_seconds_turn_by_turn": round(cpu_turn, 3),
+        "cpu_ratio": round(cpu_turn / cpu_once, 3) if cpu_once else None,
+        "runs": [
+            {
+                "seconds_at_once": round(r.at_once, 3),
+                "seconds_turn_by_turn": round(r.turn_by_turn, 3),
+                "cpu_seconds_at_once": round(r.cpu_at_once, 3),
+                "cpu_seconds_turn_by_turn": round(r.cpu_turn_by_turn, 3),
+            }
+            for r in runs
+        ],
+        "write_p50_ms": round(1000 * median(writes), 1),
+        "write_p95_ms": round(1000 * sorted(writes)[int(0.95 * (len(writes) - 1))], 1),
         "write_max_ms": round(1000 * max(writes), 1),
         "chroma_bytes_at_once": _dir_bytes(dirs["at_once"] / "chroma"),
         "chroma_bytes_turn_by_turn": _dir_bytes(dirs["turn_by_turn"] / "chroma"),
-        "texts_embedded_at_once": tally_once.texts,
-        "texts_embedded_turn_by_turn": tally_chat.texts,
-        "chars_embedded_at_once": tally_once.chars,
-        "chars_embedded_turn_by_turn": tally_chat.chars,
+        "model_calls_at_once": last.tally_once.calls,
+        "model_calls_turn_by_turn": last.tally_chat.calls,
+        "texts_embedded_at_once": last.tally_once.texts,
+        "texts_embedded_turn_by_turn": last.tally_chat.texts,
+        "chars_embedded_at_once": last.tally_once.chars,
+        "chars_embedded_turn_by_turn": last.tally_chat.chars,
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
     (out / "chat.json").write_text(json.dumps(doc, indent=2) + "\n")

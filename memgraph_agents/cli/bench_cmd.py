@@ -82,6 +82,7 @@ def add_parser(sub) -> None:
         "Chroma sizes. Writes OUT/chat.json.",
     )
     s.add_argument("--turns", type=int, default=100, help="turns in the thread (default 100)")
+    s.add_argument("--repeat", type=int, default=3, help="runs of both ways; medians reported (default 3)")
     s.add_argument("--out", type=Path, help="output directory (required)")
     s.add_argument(
         "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)"
@@ -308,13 +309,24 @@ def cmd_bench_chat(args: argparse.Namespace, settings: Settings) -> int:
         raise ValueError("bench chat needs --out DIR (where chat.json and the two data dirs go)")
     if args.turns < 2:
         raise ValueError("--turns must be at least 2")
-    doc = run_chat_bench(settings, args.turns, args.out, command=_typed_command())
+    if args.repeat < 1:
+        raise ValueError("--repeat must be at least 1")
+
+    def progress(done: int, total: int) -> None:
+        console.print(f"run {done}/{total} done", markup=False)
+
+    doc = run_chat_bench(
+        settings, args.turns, args.out, command=_typed_command(), repeat=args.repeat, progress=progress
+    )
     console.print(
-        f"{doc['turns']} turns ({doc['embeddings']}): at once {doc['seconds_at_once']:.1f} s, turn by turn "
-        f"{doc['seconds_turn_by_turn']:.1f} s (x{doc['ratio']:.2f}; goal x{doc['goal_ratio']}); write p50 "
-        f"{doc['write_p50_ms']:.0f} ms; Chroma {doc['chroma_bytes_at_once'] / 1e6:.1f} MB vs "
-        f"{doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB; embedded {doc['chars_embedded_at_once']} vs "
-        f"{doc['chars_embedded_turn_by_turn']} characters (load average {doc['load_average_1m']})",
+        f"{doc['turns']} turns ({doc['embeddings']}, median of {doc['repeat']}): at once "
+        f"{doc['seconds_at_once']:.2f} s, turn by turn {doc['seconds_turn_by_turn']:.2f} s "
+        f"(x{doc['ratio']:.2f}; goal x{doc['goal_ratio']}); CPU {doc['cpu_seconds_at_once']:.2f} s vs "
+        f"{doc['cpu_seconds_turn_by_turn']:.2f} s (x{doc['cpu_ratio']:.2f}); write p50 {doc['write_p50_ms']:.0f} ms; "
+        f"model calls {doc['model_calls_at_once']} vs {doc['model_calls_turn_by_turn']}; Chroma "
+        f"{doc['chroma_bytes_at_once'] / 1e6:.1f} MB vs {doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB; embedded "
+        f"{doc['chars_embedded_at_once']} vs {doc['chars_embedded_turn_by_turn']} characters "
+        f"(load average {doc['load_average_1m']})",
         markup=False,
     )
     console.print(f"wrote {args.out / 'chat.json'}", markup=False)

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
 from memgraph_agents.model.conversation import Session, Turn
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
+
+_Item = TypeVar("_Item", Node, Edge)
 
 
 class SessionBuild(BaseModel):
@@ -27,8 +30,26 @@ class SessionBuild(BaseModel):
     def of_kind(self, kind: NodeKind) -> list[Node]:
         return [n for n in self.nodes if n.kind == kind]
 
+    def fork(self) -> SessionBuild:
+        """A copy a step may change freely: new lists, new node and edge objects with their own
+        ``attrs`` and ``turn_ids`` (values inside are shared: steps replace them, never edit them).
+        A deep copy per step cost more than a whole chat-turn append (a topic's centroid is 384 floats)."""
+        return SessionBuild(
+            session_id=self.session_id,
+            nodes=[_own(n) for n in self.nodes],
+            edges=[_own(e) for e in self.edges],
+            replace_nodes=[_own(n) for n in self.replace_nodes],
+            replace_edges=[_own(e) for e in self.replace_edges],
+            replace_all_topics=self.replace_all_topics,
+            notes=list(self.notes),
+        )
+
     def edges_of_kind(self, kind: EdgeKind) -> list[Edge]:
         return [e for e in self.edges if e.kind == kind]
+
+
+def _own(item: _Item) -> _Item:
+    return item.model_copy(update={"attrs": dict(item.attrs), "turn_ids": list(item.turn_ids)})
 
 
 def fallback_note(step: str, exc: BaseException) -> str:

@@ -8,10 +8,14 @@ from typing import Any
 import numpy as np
 
 from memgraph_agents.config import IngestParams
+from memgraph_agents.construct.sentences import turn_sentences
 from memgraph_agents.embeddings import EmbeddingModel
 from memgraph_agents.llm.limits import CallSlot
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.storage.snapshot import GraphSnapshot
+
+# Builds up to this many texts (a chat write) are embedded in one call (``embed_with_build``).
+PREFETCH_MAX = 32
 
 
 @dataclass
@@ -34,6 +38,17 @@ class BuildContext:
     append: bool = False  # an append: the topic layer assigns online, never re-clusters
     context_turns: list = field(default_factory=list)  # earlier turns shown to the LLM (appends)
     _kind_vectors: dict = field(default_factory=dict)
+
+    def embed_with_build(self, texts: list[str], b: Any) -> np.ndarray:
+        """Vectors of ``texts``; for a small build, computed in ONE model call together with every
+        embedded node of ``b`` (cached for the later steps and the commit): a chat write then
+        costs one small model call, not one per step (each call has a fixed cost of its own)."""
+        rest = [n.text for n in b.nodes if n.embed]
+        # The sentence layer comes later; its texts are known from the turns already.
+        rest += [s for n in b.nodes if n.kind == NodeKind.TURN for s in turn_sentences(n.attrs["speaker"], n.text)]
+        if len(rest) + len(texts) > PREFETCH_MAX:  # a large build: calls are few anyway, and mixing
+            return self.embedder.embed(list(texts))  # short and long texts in a batch pads the short
+        return self.embedder.embed(list(texts) + rest)[: len(texts)]
 
     def existing(self, kind: NodeKind, other_sessions: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Indices and vectors of committed nodes of ``kind`` (cached for the session);

@@ -11,7 +11,7 @@ from __future__ import annotations
 from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild, fallback_note
 from memgraph_agents.construct.context import BuildContext
-from memgraph_agents.construct.segment import segment_by_shift
+from memgraph_agents.construct.segment import needs_vectors, segment_by_shift
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
 
@@ -46,11 +46,18 @@ def _event(
 
 def segment_offline(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
     turns = b.of_kind(NodeKind.TURN)
-    vecs = ctx.embedder.embed([t.text for t in turns])
     p = ctx.params
-    spans = segment_by_shift(
-        vecs, min_size=p.segment_min_turns, max_size=p.segment_max_turns, window=p.segment_window, depth=p.segment_depth
-    )
+    if needs_vectors(len(turns), p.segment_min_turns, p.segment_max_turns):
+        vecs = ctx.embedder.embed([t.text for t in turns])
+        spans = segment_by_shift(
+            vecs,
+            min_size=p.segment_min_turns,
+            max_size=p.segment_max_turns,
+            window=p.segment_window,
+            depth=p.segment_depth,
+        )
+    else:  # one possible segmentation: the turns are embedded later, with the rest of the build
+        spans = [(0, len(turns))] if turns else []
     for k, (s, e) in enumerate(spans, start=ctx.first_event):
         group = turns[s:e]
         speakers = list(dict.fromkeys(t.attrs["speaker"] for t in group))

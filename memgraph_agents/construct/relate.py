@@ -57,7 +57,7 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
     idx, old = ctx.existing(NodeKind.EVENT, other_sessions=True)
     if not events or not len(idx) or ctx.params.similar_max == 0:
         return
-    new = ctx.embedder.embed([e.text for e in events])
+    new = ctx.embed_with_build([e.text for e in events], b)
     sims = new @ old.T
     rank = ctx.snapshot.id_rank[idx]
     for r, ev in enumerate(events):
@@ -157,7 +157,7 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
     if not args:
         return
     p = ctx.params
-    vecs = ctx.embedder.embed([a.text for a in args])
+    vecs = ctx.embed_with_build([a.text for a in args], b)
     idx, old = ctx.existing(NodeKind.ARGUMENT)
     by_id = np.argsort(ctx.snapshot.id_rank[idx], kind="stable")  # ties at the cap go by id, not row order
     idx, old = idx[by_id], old[by_id]

@@ -130,6 +130,15 @@ def _merge_short(spans: list[Span], v: np.ndarray, min_size: int, max_size: int)
     return spans
 
 
+def needs_vectors(n: int, min_size: int = 2, max_size: int = 8) -> bool:
+    """Whether ``segment_by_shift`` of ``n`` rows depends on their vectors: fewer than two
+    minimum-size pieces that fit one segment have one segmentation only, ``[(0, n)]`` (a chat
+    write of a turn or two: no embedding needed to segment it)."""
+    min_size = max(1, int(min_size))
+    max_size = max(min_size, int(max_size))
+    return not (n <= max_size and n < 2 * min_size)
+
+
 def segment_by_shift(
     vectors: np.ndarray,
     *,

@@ -10,7 +10,7 @@ import numpy as np
 
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
-from memgraph_agents.construct.sentences import split_sentences
+from memgraph_agents.construct.sentences import turn_sentences
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
 from memgraph_agents.model.ranking import ranks_of, top_k
@@ -19,15 +19,13 @@ from memgraph_agents.model.ranking import ranks_of, top_k
 def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
     new: list[Node] = []
     for t in b.of_kind(NodeKind.TURN):
-        speaker = t.attrs["speaker"]
-        body = t.text.split(": ", 1)[1] if ": " in t.text else t.text
-        for i, s in enumerate(split_sentences(body) or [body], start=1):
+        for i, text in enumerate(turn_sentences(t.attrs["speaker"], t.text), start=1):
             sid = node_id(NodeKind.SENTENCE, t.attrs["turn_id"], str(i))
             new.append(
                 Node(
                     id=sid,
                     kind=NodeKind.SENTENCE,
-                    text=f"{speaker}: {s}",
+                    text=text,
                     session_id=session.id,
                     turn_ids=[t.attrs["turn_id"]],
                     attrs={"turn_id": t.attrs["turn_id"], "index": i},

@@ -164,3 +164,9 @@ def split_sentences(text: str) -> list[str]:
     for line in text.splitlines():
         parts.extend(s.strip() for s in _split_line(line))
     return _merge_short([p for p in parts if p])
+
+
+def turn_sentences(speaker: str, turn_text: str) -> list[str]:
+    """The sentence-node texts of a turn node's text (``"Speaker: body"``): ``"Speaker: sentence"``."""
+    body = turn_text.split(": ", 1)[1] if ": " in turn_text else turn_text
+    return [f"{speaker}: {s}" for s in split_sentences(body) or [body]]

@@ -65,7 +65,7 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
         return _recluster(b, ctx, new_events)
     if not new_events:
         return b
-    vecs = ctx.embedder.embed([e.text for e in new_events])
+    vecs = ctx.embed_with_build([e.text for e in new_events], b)
     centroids = [np.asarray(snap.attrs[i].get("centroid", []), dtype=np.float64) for i in topics]
     sizes = [int(snap.attrs[i].get("size", 0)) for i in topics]
     ids = [snap.ids[i] for i in topics]
@@ -125,7 +125,7 @@ def _recluster(b: SessionBuild, ctx: BuildContext, new_events: list[Node]) -> Se
     snap = ctx.snapshot
     old_idx, old_vecs = ctx.existing(NodeKind.EVENT)
     ids = [snap.ids[i] for i in old_idx] + [e.id for e in new_events]
-    vecs = np.vstack([old_vecs, ctx.embedder.embed([e.text for e in new_events])]) if new_events else old_vecs
+    vecs = np.vstack([old_vecs, ctx.embed_with_build([e.text for e in new_events], b)]) if new_events else old_vecs
     texts = [snap.text[i] for i in old_idx] + [e.text for e in new_events]
     labels, _ = kmeans_topics(vecs, topic_count(len(ids)))
     assignment = [int(x) for x in labels]

@@ -13,6 +13,9 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 MINILM_NAME = "all-MiniLM-L6-v2"
+# Batches up to this size (a chat turn's texts, a question's) run on one thread: a few short
+# texts gain nothing from intra-op threads, and oversubscribed cores make them many times slower.
+SMALL_BATCH = 16
 
 
 class MiniLMEmbeddings(Embeddings):
@@ -56,6 +59,11 @@ class MiniLMEmbeddings(Embeddings):
     def encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) <= SMALL_BATCH:
+            return self.encode_single_threaded(texts)
+        return self._encode(texts)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         model = self._load()
         out = model.encode(
             texts,
@@ -78,12 +86,16 @@ class MiniLMEmbeddings(Embeddings):
         A few short texts gain nothing from intra-op threads, and on a busy 2-core machine
         thread oversubscription makes them 10-30x slower (one text: 24.6 ms vs 688 ms measured).
         """
+        return self.encode_single_threaded(list(texts)).tolist()
+
+    def encode_single_threaded(self, texts: list[str]) -> np.ndarray:
+        """``texts`` with torch pinned to one intra-op thread for the call (see ``embed_queries``)."""
         import torch
 
         with self._encode_lock:
             before = torch.get_num_threads()
             torch.set_num_threads(1)
             try:
-                return self.encode(list(texts)).tolist()
+                return self._encode(texts)
             finally:
                 torch.set_num_threads(before)

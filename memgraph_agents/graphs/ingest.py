@@ -193,7 +193,7 @@ def normalise(state: IngestState) -> dict:
 
 async def segment(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     ctx = await off_loop(_context, state, runtime)
-    b = await segment_events(state["build"].model_copy(deep=True), _work(state), ctx)
+    b = await segment_events(state["build"].fork(), _work(state), ctx)
     plan = _plan(state)
     if plan is not None:  # the window's turns are stored already: later steps see new turns only
         b = strip_window(b, plan)
@@ -202,7 +202,7 @@ async def segment(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
 
 async def relate_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     ctx = await off_loop(_context, state, runtime)
-    b = await relate(state["build"].model_copy(deep=True), _work(state), ctx)
+    b = await relate(state["build"].fork(), _work(state), ctx)
     plan = _plan(state)
     if plan is not None:
         b = link_to_stored(b, state["session"], plan)
@@ -211,18 +211,18 @@ async def relate_step(state: IngestState, runtime: Runtime[MemoryContext]) -> di
 
 async def fuse_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     ctx = await off_loop(_context, state, runtime)
-    b = await fuse(state["build"].model_copy(deep=True), _work(state), ctx)
+    b = await fuse(state["build"].fork(), _work(state), ctx)
     return {"build": b, "usage": _usage(ctx)}
 
 
 def topics(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     ctx = _context(state, runtime)
-    return {"build": update_topics(state["build"].model_copy(deep=True), _work(state), ctx)}
+    return {"build": update_topics(state["build"].fork(), _work(state), ctx)}
 
 
 def sentences(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     ctx = _context(state, runtime)
-    return {"build": add_sentences(state["build"].model_copy(deep=True), _work(state), ctx)}
+    return {"build": add_sentences(state["build"].fork(), _work(state), ctx)}
 
 
 def layer_node(name: str):
@@ -232,7 +232,7 @@ def layer_node(name: str):
         if name not in _layers(run_settings(runtime)):
             return {}
         ctx = await off_loop(_context, state, runtime)
-        b = await LAYER_STEPS[name](state["build"].model_copy(deep=True), _work(state), ctx)
+        b = await LAYER_STEPS[name](state["build"].fork(), _work(state), ctx)
         return {"build": b, "usage": _usage(ctx)}
 
     run.__name__ = name

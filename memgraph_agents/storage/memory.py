@@ -193,7 +193,7 @@ class MemoryStore:
                 snap = self._snapshot
                 if snap is None or snap.generation != self.db.generation():
                     gen, nodes, edges, sessions = self.db.read_graph()  # one consistent read
-                    snap = GraphSnapshot.from_rows(gen, nodes, edges, sessions, self._load_vectors)
+                    snap = GraphSnapshot.from_rows(gen, nodes, edges, sessions, self._load_vectors, self._snapshot)
                     self._snapshot = snap
         return snap
 

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -47,10 +48,33 @@ class GraphSnapshot:
     _derived: dict = field(default_factory=dict)
     _vectors: np.ndarray | None = None
 
+    _json: dict[str, Any] = field(default_factory=dict)  # raw JSON column text -> parsed value
+
     @classmethod
     def from_rows(
-        cls, generation: int, node_rows: list[tuple], edge_rows: list[tuple], sessions: list[dict], vector_loader=None
+        cls,
+        generation: int,
+        node_rows: list[tuple],
+        edge_rows: list[tuple],
+        sessions: list[dict],
+        vector_loader=None,
+        previous: GraphSnapshot | None = None,
     ) -> GraphSnapshot:
+        """The snapshot of these rows. With ``previous`` (the snapshot it replaces), JSON columns
+        whose text is unchanged are not parsed again: a reload after a chat turn parses that
+        turn's rows, not the namespace's. Parsed values are shared, so they are read-only."""
+        known = previous._json if previous is not None else {}
+        memo: dict[str, Any] = {}
+
+        def parse(raw: str) -> Any:
+            value = memo.get(raw)
+            if value is None:
+                value = known.get(raw)
+                if value is None:
+                    value = json.loads(raw)
+                memo[raw] = value
+            return value
+
         ids = [r[0] for r in node_rows]
         index = {n: i for i, n in enumerate(ids)}
         # An edge stated by several sessions is one edge of the graph (the first row wins).
@@ -66,16 +90,17 @@ class GraphSnapshot:
             kind=np.array([KIND_CODE[r[1]] for r in node_rows], dtype=np.int8),
             text=[r[2] for r in node_rows],
             owner=[r[3] for r in node_rows],
-            turn_ids=[json.loads(r[4]) for r in node_rows],
-            attrs=[json.loads(r[5]) for r in node_rows],
+            turn_ids=[parse(r[4]) for r in node_rows],
+            attrs=[parse(r[5]) for r in node_rows],
             src=np.array([index[r[0]] for r in kept], dtype=np.int32),
             dst=np.array([index[r[1]] for r in kept], dtype=np.int32),
             ekind=np.array([EDGE_CODE[r[2]] for r in kept], dtype=np.int8),
             elabel=[r[3] for r in kept],
             eweight=np.array([r[5] for r in kept], dtype=np.float32),
-            eturns=[json.loads(r[6]) for r in kept],
+            eturns=[parse(r[6]) for r in kept],
             sessions={s["id"]: s for s in sessions},
             _vector_loader=vector_loader,
+            _json=memo,
         )
 
     # -- lookups ---------------------------------------------------------------------------
@@ -179,7 +204,14 @@ class GraphSnapshot:
         """``(n_nodes, dim)`` embeddings aligned with ``ids``; zero rows for un-embedded nodes."""
         with self._lock:
             if self._vectors is None:
-                got = self._vector_loader(self.ids, self.text) if self._vector_loader and self.ids else {}
+                # Topics carry their centroid in attrs and have no stored vector: asking the index
+                # for them would miss on every reload.
+                rows = np.flatnonzero(self.kind != KIND_CODE["topic"])
+                got = (
+                    self._vector_loader([self.ids[i] for i in rows], [self.text[i] for i in rows])
+                    if self._vector_loader and len(rows)
+                    else {}
+                )
                 dim = len(next(iter(got.values()))) if got else 1
                 mat = np.zeros((len(self.ids), dim), dtype=np.float32)
                 for nid, v in got.items():
