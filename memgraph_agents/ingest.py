@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from memgraph_agents.aio import run_sync
 from memgraph_agents.config import InputLimits, Settings
+from memgraph_agents.construct.llm.prefetch import SessionPrefetch, reset_prefetch, use_prefetch
 from memgraph_agents.construct.timeparse import TimeOutOfRangeError, find_time_mentions
 from memgraph_agents.datadir import tighten
 from memgraph_agents.loaders.errors import InputError, build
@@ -230,22 +231,71 @@ def _record_conversation(store: Any, conversation_id: str) -> None:
 async def _ingest_sessions(
     conversation: Conversation, run: Settings, store: Any, progress: ProgressFn | None, replace: bool, rebuild: bool
 ) -> IngestReport:
-    from memgraph_agents.graphs.ingest import graph, plan_session
+    from memgraph_agents.graphs.ingest import plan_session
 
     ns = run.namespace
-    if not replace:  # refuse a conflicting conversation before writing any of it (checked again per session)
 
-        def precheck() -> None:
-            for session in conversation.sessions:
-                plan_session(store, session, run, replace=replace, rebuild=rebuild)
+    def precheck() -> list[str]:
+        # A conflicting conversation is refused before any of it is written (checked again per session).
+        return [plan_session(store, s, run, replace=replace, rebuild=rebuild).status for s in conversation.sessions]
 
-        await asyncio.to_thread(precheck)  # SQLite reads: off the event loop
+    statuses = await asyncio.to_thread(precheck)  # SQLite reads: off the event loop
+    # Sessions built whole with an LLM: their memory-independent calls run ahead, a few at once.
+    prefetch = _prefetch(run)
+    ahead = [i for i, st in enumerate(statuses) if st in ("new", "replace")] if prefetch else []
+    token = use_prefetch(prefetch)
     ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
+    try:
+        await _build_sessions(conversation, run, store, progress, replace, rebuild, ctx, report, prefetch, ahead)
+    finally:
+        reset_prefetch(token)
+        if prefetch is not None:
+            unused = (await prefetch.close()).snapshot()
+            if unused["calls"]:  # calls made for sessions whose build did not use them still count
+                for k, v in unused.items():
+                    report.llm_usage[k] = report.llm_usage.get(k, 0) + v
+    report.seconds = time.perf_counter() - t0
+    if report.sessions_new:
+        await asyncio.to_thread(_record_conversation, store, conversation.id)
+    return report
+
+
+def _prefetch(run: Settings) -> SessionPrefetch | None:
+    if run.offline:
+        return None
+    from memgraph_agents.llm.limits import call_limiter
+    from memgraph_agents.llm.loops import model_key
+    from memgraph_agents.runtime import get_chat_model
+
+    llm = get_chat_model(run)
+    if llm is None:
+        return None
+    limiter = call_limiter(model_key(llm), run.llm_max_concurrency)
+    return SessionPrefetch(llm, timeout=run.llm_timeout, semaphore=limiter)
+
+
+async def _build_sessions(
+    conversation: Conversation,
+    run: Settings,
+    store: Any,
+    progress: ProgressFn | None,
+    replace: bool,
+    rebuild: bool,
+    ctx: MemoryContext,
+    report: IngestReport,
+    prefetch: SessionPrefetch | None,
+    ahead: list[int],
+) -> None:
+    from memgraph_agents.graphs.ingest import graph
+
     with store.usage.use():  # an eviction from the store cache waits for this ingest
         total = len(conversation.sessions)
         for i, session in enumerate(conversation.sessions, start=1):
+            if prefetch is not None:  # this session and the next few, as many as the model's limit
+                window = [j for j in ahead if j >= i - 1][: run.llm_max_concurrency]
+                prefetch.ensure([conversation.sessions[j] for j in window])
             async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
                 out = await graph.ainvoke(
                     {
@@ -277,10 +327,6 @@ async def _ingest_sessions(
                     report.llm_usage[k] = report.llm_usage.get(k, 0) + v
             if progress:
                 progress(session.id, i, total)
-    report.seconds = time.perf_counter() - t0
-    if report.sessions_new:
-        await asyncio.to_thread(_record_conversation, store, conversation.id)
-    return report
 
 
 def ingest_conversation(

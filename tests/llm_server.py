@@ -151,6 +151,7 @@ class ScriptedLLMServer:
     behaviour: str = "careful"
     retry_after: float = 1.0
     stall: float = 5.0
+    latency: float = 0.0  # seconds before every successful reply (a slow server)
     fail_first: int | None = None  # None: every request
     reject: set[str] = field(default_factory=set)
     records: list[Record] = field(default_factory=list)
@@ -217,7 +218,7 @@ class ScriptedLLMServer:
         else:
             status = 200
             text = self._content(behaviour, messages)
-            delay = self.stall if behaviour == "stall" else 0.0
+            delay = self.stall if behaviour == "stall" else self.latency
             out = self._completion(body, form, text, tin)
         with self._lock:
             usage = out.get("usage", {})

@@ -380,3 +380,46 @@ def test_bench_judges_with_mem0_criteria_and_a_fixed_judge_model(llm_server, tmp
     assert res["judge"] == {"criteria": "mem0", "llm": "openai:judge-model"}
     out = capsys.readouterr().out
     assert "judge: mem0" in out and "LoCoMo's own numbers" in out
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+def _rows(settings):
+    _, node_rows, edge_rows, _ = get_store(settings).db.read_graph()
+    return sorted(node_rows), sorted(edge_rows)
+
+
+def test_sessions_of_one_ingest_call_the_llm_together_and_build_the_same(llm_server, tmp_path, monkeypatch):
+    """A slow server serves the sessions of one ingest together (their events and relations
+    read nothing but the session), and the memory built is the one built one call at a time."""
+    import memgraph_agents.ingest as ingest_module
+    from memgraph_agents.ingest import ingest_conversation
+
+    conv = make_conversation("chat", 3)
+    llm_server.latency = 0.3
+    ahead = Settings(data_dir=tmp_path / "ahead", embeddings="hash", namespace="chat")
+    report = ingest_conversation(conv, ahead)
+    peak, calls = llm_server.peak, llm_server.count()
+    assert peak >= 2, peak  # several sessions' calls in flight together (1 before: one after another)
+    assert [o.builder for o in report.sessions] == ["llm"] * 3 and not any(o.fallbacks for o in report.sessions)
+    assert report.llm_usage["calls"] == calls  # every call counted once, none lost
+
+    llm_server.peak = 0
+    monkeypatch.setattr(ingest_module, "_prefetch", lambda run: None)  # the one-at-a-time path
+    alone = Settings(data_dir=tmp_path / "alone", embeddings="hash", namespace="chat")
+    again = ingest_conversation(conv, alone)
+    assert llm_server.peak == 1
+    assert again.llm_usage["calls"] == report.llm_usage["calls"]  # nothing asked twice, nothing wasted
+    assert _rows(ahead) == _rows(alone)
+
+
+def test_a_prefetched_failure_falls_back_like_a_call(fast_llm, tmp_path):
+    from memgraph_agents.ingest import ingest_conversation
+
+    fast_llm.set("prose")  # every reply unusable: events and relations fall back, per session
+    s = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="chat")
+    report = ingest_conversation(make_conversation("chat", 3), s)
+    assert [o.status for o in report.sessions] == ["new"] * 3
+    assert all(o.builder == "offline" and any("events" in f for f in o.fallbacks) for o in report.sessions)
+    assert report.llm_usage["calls"] == fast_llm.count()

@@ -78,16 +78,20 @@ def segment_offline(b: SessionBuild, session: Session, ctx: BuildContext) -> Ses
 
 async def segment_llm(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
     from memgraph_agents.construct.llm.extract import extract_events
+    from memgraph_agents.construct.llm.prefetch import current_prefetch
 
+    prefetch = current_prefetch()  # the ingest may have asked already (construct.llm.prefetch)
     try:
-        events = await extract_events(
-            ctx.llm,
-            session,
-            usage=ctx.usage,
-            timeout=ctx.llm_timeout,
-            semaphore=ctx.semaphore,
-            context=ctx.context_turns,
-        )
+        events = await prefetch.events(session, ctx.context_turns, ctx.usage) if prefetch else None
+        if events is None:
+            events = await extract_events(
+                ctx.llm,
+                session,
+                usage=ctx.usage,
+                timeout=ctx.llm_timeout,
+                semaphore=ctx.semaphore,
+                context=ctx.context_turns,
+            )
     except Exception as exc:  # any LLM failure: this session falls back, nothing is lost
         b.notes.append(fallback_note("events", exc))
         return await off_loop(segment_offline, b, session, ctx)

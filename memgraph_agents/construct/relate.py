@@ -78,6 +78,7 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
 
 async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -> bool:
     from memgraph_agents.construct.llm.extract import extract_relations
+    from memgraph_agents.construct.llm.prefetch import current_prefetch
     from memgraph_agents.construct.llm.schemas import ExtractedEvent
 
     events = b.of_kind(NodeKind.EVENT)
@@ -93,10 +94,13 @@ async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -
         )
         for e in events
     ]
+    prefetch = current_prefetch()  # asked ahead when these are the events the ingest expected
     try:
-        rels = await extract_relations(
-            ctx.llm, session, as_schema, usage=ctx.usage, timeout=ctx.llm_timeout, semaphore=ctx.semaphore
-        )
+        rels = await prefetch.relations(session, as_schema, ctx.usage) if prefetch else None
+        if rels is None:
+            rels = await extract_relations(
+                ctx.llm, session, as_schema, usage=ctx.usage, timeout=ctx.llm_timeout, semaphore=ctx.semaphore
+            )
     except Exception as exc:
         b.notes.append(f"relations: LLM failed ({type(exc).__name__}); offline fallback")
         return False
