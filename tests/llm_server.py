@@ -315,8 +315,11 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument("--retry-after", type=float, default=1.0)
     ap.add_argument("--stall", type=float, default=5.0)
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds before every successful reply")
     args = ap.parse_args()
-    srv = ScriptedLLMServer(behaviour=args.behaviour, retry_after=args.retry_after, stall=args.stall).start(args.port)
+    srv = ScriptedLLMServer(
+        behaviour=args.behaviour, retry_after=args.retry_after, stall=args.stall, latency=args.latency
+    ).start(args.port)
     print(
         f"scripted LLM server ({args.behaviour}) on {srv.url}: "
         f"MEMGRAPH_LLM=openai:fixture MEMGRAPH_LLM_BASE_URL={srv.url}",
