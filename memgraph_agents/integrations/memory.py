@@ -34,7 +34,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -43,6 +43,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError, StorageError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import MemoryContext
 from memgraph_agents.storage.namespaces import NamespaceError, user_namespace, validate_stored_name
 
@@ -314,7 +315,7 @@ class AgentMemory:
         self,
         settings: Settings | None = None,
         *,
-        retriever: str | Callable[..., list[Evidence]] = "navigator",
+        retriever: str | Retriever = "navigator",
         k: int = 5,
         user_key: str = "user_id",
         default_namespace: str | None = "",
@@ -371,7 +372,7 @@ class AgentMemory:
             return validate_stored_name(namespace)
         return self.namespace_for(context, config)
 
-    def _run_options(self, context: Any) -> tuple[str | Callable, int]:
+    def _run_options(self, context: Any) -> tuple[str | Retriever, int]:
         name = self.retriever
         if isinstance(context, MemoryContext) and context.retriever:
             name = context.retriever
@@ -426,7 +427,7 @@ class AgentMemory:
 
     def _recall_target(
         self, context: Any, config: dict | None, k: int | None, namespace: str | None
-    ) -> tuple[str, Settings, str | Callable, int]:
+    ) -> tuple[str, Settings, str | Retriever, int]:
         """Whose memory, with which settings, retriever and k: the same for ``recall`` and ``arecall``."""
         context, config = self._resolve(context, config)
         ns = self._explicit_or_run(namespace, context, config)
@@ -434,7 +435,7 @@ class AgentMemory:
         return ns, self.settings_for(context), name, k or default_k
 
     @staticmethod
-    def _name(name: str | Callable) -> str:
+    def _name(name: str | Retriever) -> str:
         return name if isinstance(name, str) else getattr(name, "__name__", "custom")
 
     @staticmethod
@@ -451,7 +452,7 @@ class AgentMemory:
         evidence = nav.ranking[:k] or nav.evidence[:k]
         return RecallResult(ns, "navigator", query, evidence, answer=nav.answer, navigation=nav)
 
-    def _recall(self, query: str, ns: str, settings: Settings, name: str | Callable, k: int) -> RecallResult:
+    def _recall(self, query: str, ns: str, settings: Settings, name: str | Retriever, k: int) -> RecallResult:
         if not query or not query.strip():
             raise ValueError("the recall query is empty")
         store = self._store(settings, ns)

@@ -48,6 +48,8 @@ class MemoryRetriever(BaseRetriever):
 
     settings: Settings | None = None
     namespace: str | None = None
+    # A pydantic field: a typing.Protocol cannot be validated, so the contract of
+    # ``retrieval.protocols.Retriever`` is spelled as the callable it is.
     retriever: str | Callable[..., list[Evidence]] = "ppr"
     k: int = 5
     memory: AgentMemory | None = Field(default=None, exclude=True)

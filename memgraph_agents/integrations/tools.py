@@ -20,7 +20,6 @@ runtime context and the config, and a direct ``tool.invoke(..., config)`` gives 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from langchain.tools import ToolRuntime
@@ -29,7 +28,7 @@ from langchain_core.tools import StructuredTool, ToolException
 
 from memgraph_agents.config import Settings
 from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
-from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.storage.namespaces import NamespaceError
 
 RECALL_DESCRIPTION = (
@@ -90,7 +89,7 @@ def _user_error(exc: Exception) -> ToolException:
 def create_memory_tools(
     settings: Settings | None = None,
     *,
-    retriever: str | Callable[..., list[Evidence]] = "navigator",
+    retriever: str | Retriever = "navigator",
     k: int = 5,
     user_key: str = "user_id",
     default_namespace: str | None = "",
