@@ -234,6 +234,8 @@ def test_the_checks_can_fail(locomo):
     q = json.loads(LOCOMO_DEV.read_text(encoding="utf-8"))[0]["qa"][0]
     assert grams(words(q["question"])) & locomo["grams"]
     assert not {g for g in grams(words("i don't know the")) if content(g)}  # stopwords only: ignored
+    turn = json.loads(LOCOMO_DEV.read_text(encoding="utf-8"))[0]["conversation"]["session_1"][0]["text"]
+    assert {g for g in grams(words(turn)) & locomo["grams"] if content(g)} - ALLOWED_GRAMS  # the repo rule bites
 
 
 def test_repository_shares_no_four_words_with_locomo(locomo):
