@@ -234,7 +234,7 @@ def _group_sizes(n: int) -> list[int]:
 
 def _third_person(speaker: str, text: str) -> str:
     text = re.sub(r"\[image: (.*?)\]", r"(and shared a picture of \1)", text).strip()
-    text = re.sub(r"^(?:[^\s.!?]+\s?){1,3}!\s+", "", text)  # drop an opening "Hey Mel!"
+    text = re.sub(r"^(?:[^\s.!?]+\s?){1,3}!\s+", "", text)  # drop an opening "Hey Tam!"
     text = re.sub(r"\bI'm\b", f"{speaker} is", text)
     text = re.sub(r"\bI've\b", f"{speaker} has", text)
     text = re.sub(r"\bI\b", speaker, text)
@@ -265,7 +265,7 @@ def _events_for(turns: list[dict[str, str]]) -> list[dict[str, Any]]:
         statements = "; ".join(_third_person(t["speaker"].strip(), t["text"]) for t in group)
         entities: list[str] = []
         for t in group:
-            for run in _CAPITALISED_RE.findall(t["text"]):  # "the Pottery Workshop" -> one entity
+            for run in _CAPITALISED_RE.findall(t["text"]):  # "the Glassblowing Studio" -> one entity
                 words = [w.removesuffix("'s") for w in run.split()]
                 while words and words[0] in _NOT_ENTITIES:
                     words.pop(0)
@@ -413,7 +413,7 @@ def malformed_then_valid(responder: Responder, kind: str = "truncated") -> Respo
     return respond
 
 
-_BROKEN = '{"events": [{"text": "Caroline went to the LGBTQ support group on 7 May 2023", "turn_ids": ["D1:'
+_BROKEN = '{"events": [{"text": "Odalys went to the STEM chess club on 7 May 2028", "turn_ids": ["D1:'
 
 
 def always_malformed(responder: Responder | None = None, kind: str = "truncated") -> Responder:
@@ -462,16 +462,16 @@ def slow(responder: Responder, delay: float) -> Responder:
 # --------------------------------------------------------------------------- fixtures
 
 
-def sample_session(session_id: str = "S1", prefix: str = "D1", date: str = "2023-05-08T13:56:00") -> Session:
+def sample_session(session_id: str = "S1", prefix: str = "D1", date: str = "2028-05-08T13:41:00") -> Session:
     """A short LoCoMo-like session (7 turns, one shared image)."""
     lines = [
-        ("Caroline", "Hey Mel! I went to an LGBTQ support group yesterday and it was so powerful.", None),
-        ("Melanie", "That's amazing, Caroline! What happened there?", None),
-        ("Caroline", "People shared their transgender stories. It made me want to study counseling.", None),
-        ("Melanie", "I took my kids to the Pottery Workshop last Friday.", "a bowl painted with sunflowers"),
-        ("Caroline", "So pretty! Did they enjoy it?", None),
-        ("Melanie", "They loved it. We are going camping in Yosemite next month.", None),
-        ("Caroline", "Have fun! I'm applying to a counseling program at Stanford next week.", None),
+        ("Odalys", "Hey Tam! I went to a STEM chess club yesterday and left feeling calm.", None),
+        ("Tamsin", "That's amazing, Odalys! What happened there?", None),
+        ("Odalys", "People shared their opening gambits. It made me want to study nursing.", None),
+        ("Tamsin", "I brought my nephews to the Glassblowing Studio last Friday.", "a bowl painted with lemons"),
+        ("Odalys", "So pretty! Did they enjoy it?", None),
+        ("Tamsin", "They loved it. We are going camping in Glenmoor next month.", None),
+        ("Odalys", "Have fun! I'm applying to a nursing program at Ridgemont next week.", None),
     ]
     turns = [
         Turn(id=f"{prefix}:{i}", speaker=speaker, text=text, image_caption=caption)

@@ -135,7 +135,7 @@ def test_symmetrize_and_seed_weights() -> None:
 
 # ---------------------------------------------------------------- DW-PR
 
-# Five nodes: 0 = argument "Caroline", 1 = argument "LGBTQ group", 2 = turn t0, 3 = turn t1,
+# Five nodes: 0 = argument "Odalys", 1 = argument "STEM group", 2 = turn t0, 3 = turn t1,
 # 4 = session s0. sim(q, node) = [0.8, 0.4, 0.6, 0.2, 0.3].
 # Edges: a0->t0, a1->t0, a1->t1 (ARG_TURN), a0->a1 (RELATION, sim(q, relation) = 0.5),
 # t0->s0, t1->s0 (TURN_SESSION).
@@ -296,8 +296,8 @@ def test_minmax() -> None:
 # ---------------------------------------------------------------- BM25, stemmer
 
 DOCS = [
-    "Caroline went to the LGBTQ support group yesterday",
-    "Melanie painted a sunset by the lake",
+    "Odalys went to the STEM chess club yesterday",
+    "Tamsin painted a sunset by the lake",
     "They talked about pottery classes and painting lessons for kids",
     "",
 ]
@@ -308,15 +308,15 @@ def test_bm25_ranks_obvious_document_first() -> None:
     hits = index.search("Who paints sunsets?", k=10)
     assert hits[0][0] == 1  # "paints"/"painted" and "sunsets"/"sunset" stem together
     assert {i for i, _ in hits} == {1, 2}  # only documents sharing a term
-    top = index.search("support group", k=1)
-    assert len(top) == 1 and top[0][0] == 0 and top[0][1] == pytest.approx(index.scores("support group")[0])
+    top = index.search("chess club", k=1)
+    assert len(top) == 1 and top[0][0] == 0 and top[0][1] == pytest.approx(index.scores("chess club")[0])
 
 
 def test_bm25_edge_cases() -> None:
     index = BM25Index(DOCS)
     assert index.search("the and of", k=5) == []  # stopwords only
     assert index.search("zeppelin", k=5) == []  # unknown word
-    assert len(index.search("lake pottery support", k=100)) == 3  # k beyond corpus size
+    assert len(index.search("lake pottery chess", k=100)) == 3  # k beyond corpus size
     assert index.search("lake", k=0) == []
     assert BM25Index([]).search("anything") == []
     assert BM25Index(["the", "and"]).search("the") == []

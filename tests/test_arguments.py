@@ -7,7 +7,7 @@ from memgraph_agents.construct.arguments import (
     normalise_key,
 )
 
-SPEAKERS = ("Caroline", "Melanie")
+SPEAKERS = ("Odalys", "Tamsin")
 
 
 def by_key(text, speakers=SPEAKERS, **kw):
@@ -15,35 +15,35 @@ def by_key(text, speakers=SPEAKERS, **kw):
 
 
 def test_locomo_style_turn():
-    text = "Caroline: I went to the LGBTQ support group yesterday (7 May 2023). It was so powerful!"
+    text = "Odalys: I went to the STEM chess club yesterday (7 May 2028). It felt so calm!"
     got = by_key(text)
-    assert got["lgbtq support group"].name == "LGBTQ support group"
-    assert got["lgbtq support group"].kind == "keyphrase"
-    assert got["lgbtq support group"].role == "topic"
-    assert got["7 may 2023"].kind == "date" and got["7 may 2023"].role == "time"
-    assert got["caroline"].kind == "person" and got["caroline"].role == "participant"
-    assert got["lgbtq"].kind == "proper"
+    assert got["stem chess club"].name == "STEM chess club"
+    assert got["stem chess club"].kind == "keyphrase"
+    assert got["stem chess club"].role == "topic"
+    assert got["7 may 2028"].kind == "date" and got["7 may 2028"].role == "time"
+    assert got["odalys"].kind == "person" and got["odalys"].role == "participant"
+    assert got["stem"].kind == "proper"
     # filler and stopwords never become arguments
     assert not {"i", "went", "yesterday", "so", "it"} & set(got)
 
 
 def test_speaker_prefix_without_speaker_list():
-    got = by_key("Caroline: Melanie and I painted a sunset.", speakers=())
-    assert got["caroline"].kind == "person"
+    got = by_key("Odalys: Tamsin and I painted a sunset.", speakers=())
+    assert got["odalys"].kind == "person"
 
 
 def test_speakers_mentioned_and_nickname():
-    got = by_key("Hey Mel! Thanks, Caroline, see you soon.")
-    assert got["caroline"].kind == "person"
-    assert got["melanie"].kind == "person" and got["melanie"].name == "Mel"  # nickname keys to the speaker
+    got = by_key("Hey Tam! Thanks, Odalys, see you soon.")
+    assert got["odalys"].kind == "person"
+    assert got["tamsin"].kind == "person" and got["tamsin"].name == "Tam"  # nickname keys to the speaker
     assert "hey" not in got and "thanks" not in got
 
 
 def test_results_in_text_order_and_unique_keys():
-    ms = extract_arguments("Melanie: We went camping at Yosemite with 3 kids in August 2022.", SPEAKERS)
+    ms = extract_arguments("Tamsin: We went camping at Glenmoor with 3 kids in August 2022.", SPEAKERS)
     keys = [m.key for m in ms]
     assert len(keys) == len(set(keys))
-    assert keys.index("melanie") < keys.index("yosemite") < keys.index("3 kids") < keys.index("august 2022")
+    assert keys.index("tamsin") < keys.index("glenmoor") < keys.index("3 kids") < keys.index("august 2022")
     assert all(isinstance(m, ArgumentMention) for m in ms)
 
 
@@ -51,10 +51,10 @@ def test_results_in_text_order_and_unique_keys():
     "text,key,name",
     [
         ("We visited the Museum of Modern Art last week.", "museum of modern art", "Museum of Modern Art"),
-        ("I love The Lord of the Rings books.", "lord of the rings", "Lord of the Rings"),
+        ("I love The Keeper of the Tides books.", "keeper of the tides", "Keeper of the Tides"),
         ("We flew to New York for the show.", "new york", "New York"),
         ("Yesterday we went to The Louvre with friends.", "louvre", "Louvre"),
-        ("I'm reading Harry Potter's books again.", "harry potter", "Harry Potter's"),
+        ("I'm reading Nora Vexley's books again.", "nora vexley", "Nora Vexley's"),
     ],
 )
 def test_proper_nouns(text, key, name):
@@ -72,22 +72,22 @@ def test_sentence_initial_capital_is_not_a_name():
 
 
 def test_days_months_and_pronoun_not_proper():
-    got = by_key("I met Jon on Friday in May. I think I'll go back.")
-    assert got["jon"].kind == "proper"
+    got = by_key("I met Ivo on Friday in May. I think I'll go back.")
+    assert got["ivo"].kind == "proper"
     assert "friday" not in got and "i" not in got and "may" not in got
 
 
 @pytest.mark.parametrize(
     "text,key",
     [
-        ("It happened on 7 May 2023.", "7 may 2023"),
-        ("It happened on May 7th, 2023.", "7 may 2023"),
-        ("It happened on the 7th of May 2023.", "7 may 2023"),
-        ("We met in April 2023 at the fair.", "april 2023"),
+        ("It happened on 7 May 2028.", "7 may 2028"),
+        ("It happened on May 7th, 2028.", "7 may 2028"),
+        ("It happened on the 7th of May 2028.", "7 may 2028"),
+        ("We met in April 2028 at the fair.", "april 2028"),
         ("Back in 2019 I started.", "2019"),
         ("I did it last summer (summer 2022).", "summer 2022"),
-        ("Last week (the week of 1 May 2023) I ran.", "week of 1 may 2023"),
-        ("Last weekend (the weekend of 6 May 2023) we hiked.", "weekend of 6 may 2023"),
+        ("Last week (the week of 1 May 2028) I ran.", "week of 1 may 2028"),
+        ("Last weekend (the weekend of 6 May 2028) we hiked.", "weekend of 6 may 2028"),
         ("My birthday is on 3 March.", "3 march"),
     ],
 )
@@ -104,7 +104,7 @@ def test_dates(text, key):
         ("The ticket cost $500 in total.", "$500", "$500"),
         ("I ran a 10k this morning.", "10k", "10k"),
         ("We adopted two dogs!", "2 dogs", "two dogs"),
-        ("I scored 40 points.", "40 points", "40 points"),
+        ("I scored 37 points.", "37 points", "37 points"),
         ("It dropped 3.5% overnight.", "3.5%", "3.5%"),
     ],
 )
@@ -120,7 +120,7 @@ def test_bare_numbers_and_number_words_skipped():
 
 def test_keyphrases_limit_and_content():
     text = (
-        "Melanie: My pottery class was great. The pottery class teacher showed us glaze techniques, "
+        "Tamsin: My pottery class was great. The pottery class teacher showed us glaze techniques, "
         "and I made a blue ceramic bowl for my kitchen shelf."
     )
     kp = [m for m in extract_arguments(text, SPEAKERS, max_keyphrases=3) if m.kind == "keyphrase"]
@@ -138,11 +138,11 @@ def test_filler_only_text():
 
 
 def test_normalise_key():
-    assert normalise_key("Caroline's") == "caroline"
-    assert normalise_key("  The  LGBTQ   Support-Group! ") == "lgbtq support group"
+    assert normalise_key("Odalys's") == "odalys"
+    assert normalise_key("  The  STEM   Chess-Club! ") == "stem chess club"
     assert normalise_key("$3.50") == "$3.50"
     assert normalise_key("U.S.") == "u s"
-    assert normalise_key("Melanie’s") == "melanie"
+    assert normalise_key("Tamsin’s") == "tamsin"
 
 
 def test_stopword_list_size():

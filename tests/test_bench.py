@@ -45,7 +45,7 @@ S3 = [
 
 QA = [
     # q0: a clean id
-    {"question": "When did Ana adopt Pixel?", "answer": "7 May 2023", "evidence": ["D1:1"], "category": 2},
+    {"question": "When did Ana adopt Pixel?", "answer": "4 May 2028", "evidence": ["D1:1"], "category": 2},
     # q1: two ids in one string
     {
         "question": "Which dog and which race are mentioned?",
@@ -56,7 +56,7 @@ QA = [
     # q2: an extra colon
     {"question": "Where was the course hilly?", "answer": "near the castle", "evidence": ["D:2:3"], "category": 4},
     # q3: an id that does not exist: no resolvable evidence, skipped by the retrieval metrics
-    {"question": "Would Ana like cats?", "answer": "Likely yes", "evidence": ["D9:9"], "category": 3},
+    {"question": "Would Ana like cats?", "answer": "Probably yes", "evidence": ["D9:9"], "category": 3},
     # q4: an int answer
     {"question": "How many minutes did the first half take?", "answer": 52, "evidence": ["D3:2"], "category": 4},
     # q5: adversarial, left out by default
@@ -64,7 +64,7 @@ QA = [
     # q6: a repeated id
     {
         "question": "When did Ana start at the library?",
-        "answer": "the week of 20 August 2023",
+        "answer": "the week of 20 August 2028",
         "evidence": ["D3:1", "D3:1"],
         "category": 2,
     },
@@ -75,18 +75,18 @@ def locomo_fixture() -> list[dict]:
     conv = {
         "speaker_a": "Ana",
         "speaker_b": "Ben",
-        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1_date_time": "1:02 pm on 5 May, 2028",
         "session_1": _turns(1, S1),
-        "session_2_date_time": "10:00 am on 2 June, 2023",
+        "session_2_date_time": "10:00 am on 2 June, 2028",
         "session_2": _turns(2, S2),
-        "session_3_date_time": "6:30 pm on 21 August, 2023",
+        "session_3_date_time": "6:30 am on 21 August, 2028",
         "session_3": _turns(3, S3),
-        "session_4_date_time": "9:00 am on 1 September, 2023",
+        "session_4_date_time": "9:00 am on 1 September, 2028",
     }  # a date key without a session
     other = {
         "speaker_a": "Cy",
         "speaker_b": "Di",
-        "session_1_date_time": "9:00 am on 1 May, 2023",
+        "session_1_date_time": "9:00 am on 1 May, 2028",
         "session_1": _turns(1, [("Cy", "I bought a red bike."), ("Di", "Nice, where do you ride it?")]),
     }
     return [
@@ -109,11 +109,11 @@ def locomo_fixture() -> list[dict]:
 # A fixed ranking for every question: flattened turns D2:1, D2:2, D1:1, D3:1, D3:2, D1:2
 # (D2:2 repeats in E3: first occurrence wins); sessions in order S2, S1, S3.
 SCRIPTED = [
-    ("E1", ["D2:1", "D2:2"], "Ben ran the Lisbon half marathon", ["2023-06-02"]),
-    ("E2", ["D1:1"], "On 7 May 2023 Ana adopted Pixel", ["2023-05-08"]),
-    ("E3", ["D2:2", "D3:1"], "a hilly course and a new job", ["2023-06-02", "2023-08-21"]),
-    ("E4", ["D3:2"], "52 minutes", ["2023-08-21"]),
-    ("E5", ["D1:2"], "Ben congratulates Ana", ["2023-05-08"]),
+    ("E1", ["D2:1", "D2:2"], "Ben ran the Lisbon half marathon", ["2028-06-02"]),
+    ("E2", ["D1:1"], "On 4 May 2028 Ana adopted Pixel", ["2028-05-05"]),
+    ("E3", ["D2:2", "D3:1"], "a hilly course and a new job", ["2028-06-02", "2028-08-21"]),
+    ("E4", ["D3:2"], "52 minutes", ["2028-08-21"]),
+    ("E5", ["D1:2"], "Ben congratulates Ana", ["2028-05-05"]),
 ]
 
 
@@ -230,7 +230,7 @@ def test_bench_files_shape_and_hand_computed_metrics(tmp_path, data_file, script
     rec = {x["qid"]: x for x in _records(tmp_path) if x["retriever"] == "scripted"}
     q0 = rec["conv-t1:q0"]
     assert q0["gold"] == ["D1:1"] and q0["turns"] == ["D2:1", "D2:2", "D1:1", "D3:1", "D3:2"]
-    # "7 May 2023" is in E2 (within the first 3 turns), not in E1
+    # "4 May 2028" is in E2 (within the first 3 turns), not in E1
     assert q0["scores"]["answer_recall@1"] == 0.0 and q0["scores"]["answer_recall@3"] == 1.0
     assert rec["conv-t1:q1"]["gold"] == ["D1:1", "D2:1"] and rec["conv-t1:q2"]["gold"] == ["D2:3"]
     assert rec["conv-t1:q3"]["scores"] is None and rec["conv-t1:q6"]["gold"] == ["D3:1"]
@@ -280,7 +280,7 @@ def qa_responder(messages):
     prompt = task_text(messages)
     if prompt.startswith("TASK: ANSWER FROM MEMORY"):
         question = re.search(r"^Question: (.*)$", prompt, re.M).group(1)
-        answer = {"When did Ana adopt Pixel?": "7 May 2023", "Which dog and which race are mentioned?": "Pixel"}
+        answer = {"When did Ana adopt Pixel?": "4 May 2028", "Which dog and which race are mentioned?": "Pixel"}
         return json.dumps({"answer": answer.get(question, "unknown")})
     if prompt.startswith("TASK: JUDGE ANSWER"):
         gold = re.search(r"^Gold answer: (.*)$", prompt, re.M).group(1)
@@ -325,12 +325,12 @@ def test_bench_qa_with_fake_model(tmp_path, data_file, scripted):
     assert qa["llm"]["calls"] == 12 and qa["llm"]["input_tokens"] > 0  # 6 answers + 6 judgements
     answer_prompts = [p for p in model.prompts if p.startswith("TASK: ANSWER FROM MEMORY")]
     assert len(answer_prompts) == 6
-    assert "[8 May 2023 | D1:1] On 7 May 2023 Ana adopted Pixel" in answer_prompts[0]
+    assert "[5 May 2028 | D1:1] On 4 May 2028 Ana adopted Pixel" in answer_prompts[0]
     assert "Ana and Ben" in answer_prompts[0]
     md = (tmp_path / "out" / "results.md").read_text()
     assert "## QA" in md and "| scripted | all | 6 |" in md
     qa_rows = [x for x in _records(tmp_path) if x.get("qa")]
-    assert {x["qid"]: x["answer"] for x in qa_rows}["conv-t1:q0"] == "7 May 2023"
+    assert {x["qid"]: x["answer"] for x in qa_rows}["conv-t1:q0"] == "4 May 2028"
 
 
 def test_qa_without_llm_is_a_one_line_error(tmp_path, data_file, capsys):
@@ -388,8 +388,8 @@ def test_helpers():
     ev = scripted_retriever("q", None)
     assert [e.node_id for e in evidence_prefix(ev, 3)] == ["event:E1", "event:E2"]
     assert len(evidence_prefix(ev, 99)) == len(ev)
-    assert human_date("2023-05-08") == "8 May 2023"
-    assert evidence_lines(ev, 2).splitlines()[1] == "[8 May 2023 | D1:1] On 7 May 2023 Ana adopted Pixel"
+    assert human_date("2028-05-05") == "5 May 2028"
+    assert evidence_lines(ev, 2).splitlines()[1] == "[5 May 2028 | D1:1] On 4 May 2028 Ana adopted Pixel"
     assert evidence_lines([]) == "(no excerpt was found)"
 
 

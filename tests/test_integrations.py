@@ -240,10 +240,10 @@ def test_turn_writer_writes_every_finished_turn(mem_settings):
     agent = create_agent(
         ScriptedChatModel(responder=lambda m: "Nice, tell me more!"), tools=tools, middleware=[tools.turn_writer()]
     )
-    config = {"configurable": {"user_id": "gina", "thread_id": "t1"}}
+    config = {"configurable": {"user_id": "wren", "thread_id": "t1"}}
     state = agent.invoke({"messages": [HumanMessage("I started learning the cello in May.")]}, config)
     tools.flush(timeout=60)
-    store = get_store(mem_settings, user_namespace("gina"))
+    store = get_store(mem_settings, user_namespace("wren"))
     assert [(s["id"], s["n_turns"]) for s in store.sessions()] == [("t1-s1", 2)]
     # the next turn, with the whole history passed back: the thread's session grows
     agent.invoke({"messages": [*state["messages"], HumanMessage("My teacher is called Ines.")]}, config)

@@ -70,12 +70,12 @@ async def test_events_prompt_lists_every_turn(session):
     model = ScriptedChatModel(responder=realistic_event_responder())
     await extract_events(model, session, **FAST)
     prompt = model.prompts[0]
-    assert "Session date: 2023-05-08 (Monday), 13:56" in prompt
-    assert "Speakers: Caroline, Melanie" in prompt
+    assert "Session date: 2028-05-08 (Monday), 13:41" in prompt
+    assert "Speakers: Odalys, Tamsin" in prompt
     assert format_turns(session) in prompt
     assert (
-        "D1:4 | 2023-05-08 | Melanie: I took my kids to the Pottery Workshop last Friday. "
-        "[image: a bowl painted with sunflowers]" in prompt
+        "D1:4 | 2028-05-08 | Tamsin: I brought my nephews to the Glassblowing Studio last Friday. "
+        "[image: a bowl painted with lemons]" in prompt
     )
     assert [t["id"] for t in parse_turn_lines(prompt)] == [t.id for t in session.turns]
 
@@ -89,12 +89,12 @@ async def test_extract_events_realistic(session):
     events = await extract_events(model, session, usage=usage, **FAST)
     assert [e.turn_ids for e in events] == [["D1:1", "D1:2", "D1:3"], ["D1:4", "D1:5"], ["D1:6", "D1:7"]]
     first = events[0]
-    assert first.text.startswith("On 8 May 2023, Caroline said that Caroline went to an LGBTQ support group")
-    assert "It made Caroline want to study counseling" in first.text
-    assert first.time == "2023-05-08" and first.participants == ["Caroline", "Melanie"]
-    assert RoleArgument(role="entity", value="LGBTQ") in first.arguments
-    assert RoleArgument(role="time", value="2023-05-08") in first.arguments
-    assert "picture of a bowl painted with sunflowers" in events[1].text
+    assert first.text.startswith("On 8 May 2028, Odalys said that Odalys went to a STEM chess club")
+    assert "It made Odalys want to study nursing" in first.text
+    assert first.time == "2028-05-08" and first.participants == ["Odalys", "Tamsin"]
+    assert RoleArgument(role="entity", value="STEM") in first.arguments
+    assert RoleArgument(role="time", value="2028-05-08") in first.arguments
+    assert "picture of a bowl painted with lemons" in events[1].text
     assert usage.calls == 1 and usage.input_tokens > 0 and usage.output_tokens > 0
 
 
@@ -104,20 +104,20 @@ async def test_extract_events_drops_unknown_turn_ids(session):
             {
                 "events": [
                     {
-                        "text": "Caroline went to an LGBTQ support group on 7 May 2023.",
+                        "text": "Odalys went to a STEM chess club on 7 May 2028.",
                         "turn_ids": ["D1:3", "D9:1", " d1:1 "],
-                        "time": "2023-05-07",
-                        "participants": ["Caroline"],
+                        "time": "2028-05-07",
+                        "participants": ["Odalys"],
                         "arguments": [],
                     },
                     {"text": "A hallucinated event.", "turn_ids": ["D7:7", "turn 3"], "time": None},
                     {
-                        "text": "Melanie took her kids to a pottery workshop on 5 May 2023.",
+                        "text": "Tamsin brought her nephews to a glassblowing studio on 5 May 2028.",
                         "turn_ids": "[D1:4]",
-                        "time": "5 May 2023",
-                        "participants": ["Melanie", "kids", "Caroline", "Mel"],
+                        "time": "5 May 2028",
+                        "participants": ["Tamsin", "nephews", "Odalys", "Tam"],
                         "arguments": [
-                            {"role": "Agent", "value": "Melanie"},
+                            {"role": "Agent", "value": "Tamsin"},
                             {"role": "place", "value": "  "},
                             {"role": "object", "value": None},
                         ],
@@ -131,9 +131,9 @@ async def test_extract_events_drops_unknown_turn_ids(session):
     assert [e.turn_ids for e in events] == [["D1:1", "D1:3"], ["D1:4"]]  # resolved, in turn order
     known = {t.id for t in session.turns}
     assert all(set(e.turn_ids) <= known for e in events)
-    assert events[1].time == "2023-05-05"
-    assert events[1].participants == ["Melanie", "kids", "Caroline"]  # capped at 3, not rejected
-    assert events[1].arguments == [RoleArgument(role="agent", value="Melanie")]
+    assert events[1].time == "2028-05-05"
+    assert events[1].participants == ["Tamsin", "nephews", "Odalys"]  # capped at 3, not rejected
+    assert events[1].arguments == [RoleArgument(role="agent", value="Tamsin")]
 
 
 async def test_all_unknown_turn_ids_get_a_repair_turn(session):
@@ -190,13 +190,13 @@ async def test_rate_limited_extraction_recovers(session):
 def _events(session) -> list[ExtractedEvent]:
     return [
         ExtractedEvent(
-            text="Caroline attended an LGBTQ support group on 7 May 2023.", turn_ids=["D1:1", "D1:2"], time="2023-05-07"
+            text="Odalys attended a STEM chess club on 7 May 2028.", turn_ids=["D1:1", "D1:2"], time="2028-05-07"
         ),
-        ExtractedEvent(text="The support group made Caroline want to study counseling.", turn_ids=["D1:3"]),
+        ExtractedEvent(text="The chess club made Odalys want to study nursing.", turn_ids=["D1:3"]),
         ExtractedEvent(
-            text="Caroline will apply to a counseling program at Stanford in May 2023.",
+            text="Odalys will apply to a nursing program at Ridgemont in May 2028.",
             turn_ids=["D1:7"],
-            time="2023-05",
+            time="2028-05",
         ),
     ]
 
@@ -208,7 +208,7 @@ async def test_extract_relations_realistic(session):
     assert [(r.source, r.target, r.type) for r in rels] == [(0, 1, "follow_up"), (1, 2, "follow_up")]
     assert rels[0].turn_ids == ["D1:1", "D1:2", "D1:3"]
     assert format_events(events) in model.prompts[0]
-    assert "[2] (2023-05; D1:7) Caroline will apply" in model.prompts[0]
+    assert "[2] (2028-05; D1:7) Odalys will apply" in model.prompts[0]
     assert "[1] (time unknown; D1:3)" in model.prompts[0]
 
 
@@ -276,14 +276,14 @@ async def test_judge_fusion():
     model = ScriptedChatModel(responder=fusion_responder(same=True))
     verdict = await judge_fusion(
         model,
-        "2023-06-01: Caroline went to the support group again.",
-        "2023-05-07: Caroline went to an LGBTQ support group.",
+        "2028-06-01: Odalys went to the chess club again.",
+        "2028-05-07: Odalys went to a STEM chess club.",
         **FAST,
     )
     assert verdict == FusionVerdict(same_event=True, has_overlap=True, relation_type="elaboration")
     prompt = model.prompts[0]
-    assert "NEW event: 2023-06-01: Caroline went to the support group again." in prompt
-    assert "OLD event: 2023-05-07: Caroline went to an LGBTQ support group." in prompt
+    assert "NEW event: 2028-06-01: Odalys went to the chess club again." in prompt
+    assert "OLD event: 2028-05-07: Odalys went to a STEM chess club." in prompt
 
 
 async def test_judge_fusion_normalises_and_repairs():
@@ -335,17 +335,17 @@ async def test_route_responder_unknown_prompt_fails_loudly():
 @pytest.mark.parametrize(
     "raw,expected",
     [
-        ("2023-05-07", "2023-05-07"),
-        ("2023-05-07T10:00:00", "2023-05-07"),
-        ("2023-05", "2023-05"),
-        ("2023", "2023"),
-        ("7 May 2023", "2023-05-07"),
-        ("May 7, 2023", "2023-05-07"),
-        ("May 2023", "2023-05"),
+        ("2028-05-07", "2028-05-07"),
+        ("2028-05-07T10:00:00", "2028-05-07"),
+        ("2028-05", "2028-05"),
+        ("2028", "2028"),
+        ("7 May 2028", "2028-05-07"),
+        ("May 7, 2028", "2028-05-07"),
+        ("May 2028", "2028-05"),
         ("unknown", None),
         ("", None),
         ("last week", None),
-        ("2023-13", None),
+        ("2028-13", None),
         (None, None),
     ],
 )
@@ -357,18 +357,18 @@ def test_schema_validators():
     assert normalise_label(" Temporal-Before ") == "temporal_before"
     ev = ExtractedEvent.model_validate(
         {
-            "text": "  Caroline met Melanie.  ",
+            "text": "  Odalys met Tamsin.  ",
             "turn_ids": ["D1:1", "D1:1", ""],
-            "time": 2023,
-            "participants": "Caroline",
-            "arguments": {"agent": "Caroline", "patient": "Melanie", "place": ""},
+            "time": 2028,
+            "participants": "Odalys",
+            "arguments": {"agent": "Odalys", "patient": "Tamsin", "place": ""},
         }
     )
-    assert ev.text == "Caroline met Melanie." and ev.turn_ids == ["D1:1"] and ev.time == "2023"
-    assert ev.participants == ["Caroline"]
-    assert [(a.role, a.value) for a in ev.arguments] == [("agent", "Caroline"), ("patient", "Melanie")]
-    ev = ExtractedEvent.model_validate({"text": "x", "turn_ids": ["D1:1"], "arguments": ["Stanford", "Stanford"]})
-    assert ev.arguments == [RoleArgument(role="entity", value="Stanford")]
+    assert ev.text == "Odalys met Tamsin." and ev.turn_ids == ["D1:1"] and ev.time == "2028"
+    assert ev.participants == ["Odalys"]
+    assert [(a.role, a.value) for a in ev.arguments] == [("agent", "Odalys"), ("patient", "Tamsin")]
+    ev = ExtractedEvent.model_validate({"text": "x", "turn_ids": ["D1:1"], "arguments": ["Ridgemont", "Ridgemont"]})
+    assert ev.arguments == [RoleArgument(role="entity", value="Ridgemont")]
     for bad in ({"text": "  ", "turn_ids": ["D1:1"]}, {"text": "x", "turn_ids": []}, {"text": "x"}):
         with pytest.raises(ValueError):
             ExtractedEvent.model_validate(bad)

@@ -54,25 +54,25 @@ def write(tmp_path: Path, name: str, content: Any) -> Path:
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56)),
+        ("1:02 pm on 5 May, 2028", datetime(2028, 5, 5, 13, 2)),
         ("12:05 am on 1 January, 2024", datetime(2024, 1, 1, 0, 5)),
-        ("12:30 PM on 9 Sept, 2023", datetime(2023, 9, 9, 12, 30)),
-        ("2023-05-08", datetime(2023, 5, 8)),
-        ("2023-05-08T13:56:00", datetime(2023, 5, 8, 13, 56)),
-        ("2023-05-08 13:56", datetime(2023, 5, 8, 13, 56)),
-        ("2023-05-08T13:56:00Z", datetime(2023, 5, 8, 13, 56)),
-        ("2023-05-08T13:56:00+02:00", datetime(2023, 5, 8, 11, 56)),
-        ("8 May 2023", datetime(2023, 5, 8)),
-        ("8 May, 2023", datetime(2023, 5, 8)),
-        ("May 8, 2023", datetime(2023, 5, 8)),
-        ("may 8 2023", datetime(2023, 5, 8)),
-        ("2023/05/08", datetime(2023, 5, 8)),
-        ("2023/05/08 13:56", datetime(2023, 5, 8, 13, 56)),
-        (1683554160, datetime(2023, 5, 8, 13, 56)),
-        (1683554160.0, datetime(2023, 5, 8, 13, 56)),
-        ("1683554160", datetime(2023, 5, 8, 13, 56)),
-        (datetime(2023, 5, 8, 8, 56, tzinfo=timezone(timedelta(hours=-5))), datetime(2023, 5, 8, 13, 56)),
-        (datetime(2023, 5, 8, 13, 56), datetime(2023, 5, 8, 13, 56)),
+        ("12:30 PM on 9 Sept, 2028", datetime(2028, 9, 9, 12, 30)),
+        ("2028-05-05", datetime(2028, 5, 5)),
+        ("2028-05-05T13:02:00", datetime(2028, 5, 5, 13, 2)),
+        ("2028-05-05 13:02", datetime(2028, 5, 5, 13, 2)),
+        ("2028-05-05T13:02:00Z", datetime(2028, 5, 5, 13, 2)),
+        ("2028-05-05T13:02:00+02:00", datetime(2028, 5, 5, 11, 2)),
+        ("5 May 2028", datetime(2028, 5, 5)),
+        ("5 May, 2028", datetime(2028, 5, 5)),
+        ("May 5, 2028", datetime(2028, 5, 5)),
+        ("may 5 2028", datetime(2028, 5, 5)),
+        ("2028/05/05", datetime(2028, 5, 5)),
+        ("2028/05/05 13:02", datetime(2028, 5, 5, 13, 2)),
+        (1841144520, datetime(2028, 5, 5, 13, 2)),
+        (1841144520.0, datetime(2028, 5, 5, 13, 2)),
+        ("1841144520", datetime(2028, 5, 5, 13, 2)),
+        (datetime(2028, 5, 5, 8, 2, tzinfo=timezone(timedelta(hours=-5))), datetime(2028, 5, 5, 13, 2)),
+        (datetime(2028, 5, 5, 13, 2), datetime(2028, 5, 5, 13, 2)),
     ],
 )
 def test_parse_session_date_formats(value: Any, expected: datetime) -> None:
@@ -84,16 +84,16 @@ def test_parse_session_date_formats(value: Any, expected: datetime) -> None:
     ("value", "needle"),
     [
         ("yesterday", "unrecognised date 'yesterday'"),
-        ("08/05/2023", "unrecognised date"),
+        ("05/05/2028", "unrecognised date"),
         ("", "empty date"),
         ("2024-02-31", "invalid date '2024-02-31'"),
         ("31 February 2024", "invalid date"),
-        ("13:00 pm on 8 May, 2023", "unrecognised date"),
-        ("8 Mai 2023", "unrecognised date"),
+        ("13:00 pm on 5 May, 2028", "unrecognised date"),
+        ("5 Mai 2028", "unrecognised date"),
         (None, "got null"),
         (True, "got boolean"),
-        ([2023, 5, 8], "got array"),
-        (1683554160000, "milliseconds"),
+        ([2028, 5, 5], "got array"),
+        (1841144520000, "milliseconds"),
         (float("nan"), "invalid unix time"),
     ],
 )
@@ -116,52 +116,52 @@ def locomo_fixture() -> list[dict[str, Any]]:
     conv = {
         "speaker_a": "Ana",
         "speaker_b": "Ben",
-        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1_date_time": "1:02 pm on 5 May, 2028",
         "session_1": [
             {"speaker": "Ana", "dia_id": "D1:1", "text": "I planted tomatoes today."},
             {
                 "speaker": "Ben",
                 "dia_id": "D1:2",
-                "text": "Look at my new kayak!",
+                "text": "Look at my new canoe!",
                 "img_url": ["http://example.invalid/k.jpg"],
-                "blip_caption": "a photo of a red kayak on a lake",
-                "query": "red kayak",
+                "blip_caption": "a picture: a red canoe on a lake",
+                "query": "red canoe",
             },
             {"speaker": "Ana", "dia_id": "D1:3", "text": "Nice!", "re-download": True},
         ],
-        "session_2_date_time": "10:00 am on 9 May, 2023",
+        "session_2_date_time": "10:00 am on 9 May, 2028",
         "session_2": [],  # empty session: skipped
         # session_10 before session_3 in the file: sessions must be sorted numerically
-        "session_10_date_time": "9:15 am on 1 July, 2023",
+        "session_10_date_time": "9:15 am on 1 July, 2028",
         "session_10": [
-            {"speaker": "Ben", "dia_id": "D10:1", "text": "The kayak trip was great."},
+            {"speaker": "Ben", "dia_id": "D10:1", "text": "The canoe trip was great."},
             {"speaker": "Ana", "dia_id": "D10:2", "text": "Tomatoes are ripe."},
         ],
-        "session_3_date_time": "7:00 pm on 20 May, 2023",
+        "session_3_date_time": "7:00 am on 20 May, 2028",
         "session_3": [
             {"speaker": "Ben", "dia_id": "D3:1", "text": "I sold the old canoe."},
             {"speaker": "Ana", "dia_id": "D3:2", "text": "How much did you get?"},
             {"speaker": "Ben", "dia_id": "D3:3", "text": "300 euros."},
         ],
         # more date keys than sessions (as in one real conversation)
-        "session_11_date_time": "1:00 pm on 2 July, 2023",
-        "session_12_date_time": "1:00 pm on 3 July, 2023",
+        "session_11_date_time": "1:01 pm on 2 July, 2028",
+        "session_12_date_time": "9:15 am on 3 July, 2028",
     }
     qa = [
-        {"question": "What did Ben buy?", "answer": "a kayak", "evidence": ["D1:2"], "category": 4},
+        {"question": "What did Ben buy?", "answer": "a canoe", "evidence": ["D1:2"], "category": 4},
         {"question": "How much was the canoe?", "answer": 300, "evidence": ["D3:3"], "category": 2},
         {"question": "Two ids in one string", "answer": "x", "evidence": ["D1:1; D10:2"], "category": 1},
         {"question": "Extra colon", "answer": "x", "evidence": ["D:10:1", "D3:1"], "category": 1},
         {"question": "Space separated + dupes", "answer": "x", "evidence": ["D3:1 D1:1 D3:1", "D1:1"], "category": 3},
         {"question": "Missing ids", "answer": "x", "evidence": ["D99:9", "D", "D1:3", "D2:1"], "category": 1},
         {"question": "No evidence", "answer": "x", "evidence": [], "category": 3},
-        {"question": "Did Ana buy a kayak?", "adversarial_answer": "yes", "evidence": ["D1:2"], "category": 5},
+        {"question": "Did Ana buy a canoe?", "adversarial_answer": "yes", "evidence": ["D1:2"], "category": 5},
         {"question": "Both answers", "adversarial_answer": "Yes", "answer": "No", "evidence": ["D3:1"], "category": 5},
     ]
     sample1 = {
         "qa": qa,
         "conversation": conv,
-        "event_summary": {"events_session_1": {"Ana": [LEAK[0]], "date": "8 May, 2023"}},
+        "event_summary": {"events_session_1": {"Ana": [LEAK[0]], "date": "5 May, 2028"}},
         "observation": {"session_1_observation": {"Ana": [[LEAK[1], "D1:1"]]}},
         "session_summary": {"session_1_summary": LEAK[2]},
         "sample_id": "syn-1",
@@ -193,11 +193,11 @@ def test_locomo_conversation_structure(locomo_file: Path) -> None:
     assert [s.id for s in conv.sessions] == ["S1", "S3", "S10"]
     assert [t.id for t in conv.sessions[0].turns] == ["D1:1", "D1:2", "D1:3"]
     s1 = conv.sessions[0]
-    assert s1.date == datetime(2023, 5, 8, 13, 56)
+    assert s1.date == datetime(2028, 5, 5, 13, 2)
     assert all(t.timestamp == s1.date for t in s1.turns)
-    assert s1.turns[1].image_caption == "a photo of a red kayak on a lake"
+    assert s1.turns[1].image_caption == "a picture: a red canoe on a lake"
     assert s1.turns[0].image_caption is None
-    assert conv.sessions[2].date == datetime(2023, 7, 1, 9, 15)
+    assert conv.sessions[2].date == datetime(2028, 7, 1, 9, 15)
     assert conv.sessions[1].participants == ["Ben", "Ana"]  # order of first appearance
 
 
@@ -588,7 +588,7 @@ def test_messages_basic() -> None:
             response_metadata={"timestamp": datetime(2024, 3, 1, 9, 1, tzinfo=UTC)},
         ),
         HumanMessage("   "),  # empty: skipped
-        HumanMessage("A beagle.", name="Sam"),
+        HumanMessage("A beagle.", name="Pia"),
     ]
     conv = conversation_from_messages(msgs, conversation_id="thread-1")
     [session] = conv.sessions
@@ -596,10 +596,10 @@ def test_messages_basic() -> None:
     assert [(t.id, t.speaker, t.text) for t in session.turns] == [
         ("S1:1", "user", "I got a dog named Rex."),
         ("S1:2", "assistant", "Nice!\nWhat breed?"),
-        ("S1:3", "Sam", "A beagle."),
+        ("S1:3", "Pia", "A beagle."),
     ]
     assert [t.timestamp for t in session.turns] == [datetime(2024, 3, 1, 9), datetime(2024, 3, 1, 9, 1), None]
-    assert conv.speakers == ["user", "assistant", "Sam"]
+    assert conv.speakers == ["user", "assistant", "Pia"]
 
 
 def test_messages_session_gaps_and_names() -> None:

@@ -200,42 +200,42 @@ async def test_llm_turn_ids_are_validated_and_segments_cover_every_turn():
     session = sample_session()  # D1:1 .. D1:7
     reply = {
         "segments": [
-            {"turn_ids": ["d1:2", "D1:3", "D9:9"], "title": "support group", "summary": "First."},
+            {"turn_ids": ["d1:2", "D1:3", "D9:9"], "title": "chess club", "summary": "First."},
             {"turn_ids": "D1:3, [D1:5]", "summary": "Second."},
         ],
         "user_specific": ["[D1:2]", {"turn_id": "D7:7", "reason": "unknown"}, {"turn_id": "D1:5", "reason": "camping"}],
     }
     usage = LLMUsage()
     model = ScriptedChatModel(responder=lambda m: json.dumps(reply))
-    segments, gate = await segment_and_gate(model, session, speakers=["Caroline", "Melanie"], usage=usage)
+    segments, gate = await segment_and_gate(model, session, speakers=["Odalys", "Tamsin"], usage=usage)
     # D1:3 stays in the first segment; orphans join the nearest earlier turn's segment (D1:1 the next's).
     assert [s.turn_ids for s in segments] == [["D1:1", "D1:2", "D1:3", "D1:4"], ["D1:5", "D1:6", "D1:7"]]
-    assert [s.summary for s in segments] == ["First.", "Second."] and segments[0].title == "support group"
+    assert [s.summary for s in segments] == ["First.", "Second."] and segments[0].title == "chess club"
     assert {t for t, v in gate.items() if v.keep} == {"D1:2", "D1:5"} and gate["D1:5"].reason == "camping"
     assert len(gate) == 7 and usage.calls == 1
 
     gated = [
-        TurnView(id=t.id, speaker=t.speaker, text=t.content, body=t.text, date="2023-05-08")
+        TurnView(id=t.id, speaker=t.speaker, text=t.content, body=t.text, date="2028-05-08")
         for t in session.turns
         if t.id in ("D1:2", "D1:5")
     ]
     ent_reply = {
         "entities": [
-            {"name": "Caroline", "description": "asked Melanie", "turn_ids": ["D1:2", "D1:1"]},
-            {"name": "caroline", "description": "again", "turn_ids": "D1:5"},
-            {"name": "Stanford", "description": "not in these turns", "turn_ids": ["D1:7"]},
+            {"name": "Odalys", "description": "asked Tamsin", "turn_ids": ["D1:2", "D1:1"]},
+            {"name": "odalys", "description": "again", "turn_ids": "D1:5"},
+            {"name": "Ridgemont", "description": "not in these turns", "turn_ids": ["D1:7"]},
         ],
         "triples": [
-            {"subject": "Melanie", "predicate": "Is going camping in", "object": "Yosemite", "turn_ids": ["D1:5"]},
-            {"subject": "Caroline", "predicate": "is", "object": "caroline", "turn_ids": ["D1:2"]},
-            {"subject": "Caroline", "predicate": "applies to", "object": "Stanford", "turn_ids": ["D1:7"]},
+            {"subject": "Tamsin", "predicate": "Is going camping in", "object": "Glenmoor", "turn_ids": ["D1:5"]},
+            {"subject": "Odalys", "predicate": "is", "object": "odalys", "turn_ids": ["D1:2"]},
+            {"subject": "Odalys", "predicate": "applies to", "object": "Ridgemont", "turn_ids": ["D1:7"]},
         ],
     }
     model = ScriptedChatModel(responder=lambda m: json.dumps(ent_reply))
-    entities, triples = await entities_and_triples(model, session, gated, segments, speakers=["Caroline", "Melanie"])
-    assert [(e.name, e.description, e.turn_ids) for e in entities] == [("Caroline", "asked Melanie", ["D1:2", "D1:5"])]
+    entities, triples = await entities_and_triples(model, session, gated, segments, speakers=["Odalys", "Tamsin"])
+    assert [(e.name, e.description, e.turn_ids) for e in entities] == [("Odalys", "asked Tamsin", ["D1:2", "D1:5"])]
     assert [(t.subject, t.predicate, t.object, t.turn_ids) for t in triples] == [
-        ("Melanie", "Is going camping in", "Yosemite", ["D1:5"])
+        ("Tamsin", "Is going camping in", "Glenmoor", ["D1:5"])
     ]
     assert [t["id"] for t in parse_turn_lines(task_text(model.calls[0]))] == ["D1:2", "D1:5"]
 

@@ -67,10 +67,10 @@ def test_session_recall_order_of_first_appearance() -> None:
 
 
 def test_answer_recall() -> None:
-    texts = ["Caroline went to the LGBTQ support group on 7 May 2023", "Melanie: nice!"]
-    assert answer_recall_at_k(texts, "7 May, 2023") == 1.0
-    assert answer_recall_at_k(texts, "The support groups") == 1.0  # article dropped, "groups" -> "group"
-    assert answer_recall_at_k(texts, "support meeting") == 0.5
+    texts = ["Odalys went to the STEM chess club on 7 May 2028", "Tamsin: nice!"]
+    assert answer_recall_at_k(texts, "7 May, 2028") == 1.0
+    assert answer_recall_at_k(texts, "The chess clubs") == 1.0  # article dropped, "clubs" -> "club"
+    assert answer_recall_at_k(texts, "chess meeting") == 0.5
     assert answer_recall_at_k(texts, "a Paris trip") == 0.0
     assert answer_recall_at_k([], "Paris") == 0.0
     assert answer_recall_at_k(["in 2022"], 2022) == 1.0  # non-string answers (LoCoMo has ints)
@@ -90,7 +90,7 @@ def test_context_tokens_and_percentile() -> None:
 def test_normalize_answer_official() -> None:
     # LoCoMo's scorer drops commas, punctuation, a/an/the and also "and".
     assert normalize_answer("The Cat, and a DOG!") == "cat dog"
-    assert normalize_answer("  7 May   2023. ") == "7 may 2023"
+    assert normalize_answer("  7 May   2028. ") == "7 may 2028"
     assert normalize_answer("anthem") == "anthem"  # whole words only
 
 
@@ -107,16 +107,16 @@ def test_f1_locomo_tokens_articles_punctuation_stems() -> None:
 def test_f1_locomo_multi_hop_comma_split() -> None:
     # Gold parts: "London" best 1.0 (pred part "London"), "Berlin" best 0.0 -> mean 0.5.
     assert f1_locomo("Paris, London", "London, Berlin", 1) == 0.5
-    # "pottery" -> 1.0; "hiking" vs "hiking in the mountains" = [hike, in, mountain]:
+    # "pottery" -> 1.0; "hiking" vs "hiking in the dunes" = [hike, in, dune]:
     # P = 1/3, R = 1, F1 = 0.5 -> mean 0.75.
-    assert f1_locomo("hiking in the mountains, pottery", "pottery, hiking", 1) == pytest.approx(0.75)
+    assert f1_locomo("hiking in the dunes, pottery", "pottery, hiking", 1) == pytest.approx(0.75)
     # Without the category the commas are simply dropped: one bag of tokens.
     assert f1_locomo("Paris, London", "London, Berlin") == 0.5
 
 
 def test_f1_locomo_other_categories_and_empty() -> None:
-    # Category 3 keeps the gold before ';': "Likely yes" -> [like, ye]; pred [ye]: F1 = 2/3.
-    assert f1_locomo("yes", "Likely yes; because she likes it", 3) == pytest.approx(2 / 3)
+    # Category 3 keeps the gold before ';': "Probably yes" -> [probabl, ye]; pred [ye]: F1 = 2/3.
+    assert f1_locomo("yes", "Probably yes; because she likes it", 3) == pytest.approx(2 / 3)
     assert f1_locomo("No information available.", "anything", 5) == 1.0
     assert f1_locomo("She went to Paris", "anything", 5) == 0.0
     assert f1_locomo("", "Paris", 4) == 0.0
@@ -151,7 +151,7 @@ def test_bleu1() -> None:
 @pytest.mark.parametrize(
     "text,tokens",
     [
-        ("cs:go", ["cs", ":", "go"]),  # a colon before a letter splits, as in NLTK
+        ("mix:up", ["mix", ":", "up"]),  # a colon before a letter splits, as in NLTK
         ("10,000 people", ["10,000", "people"]),  # a comma before a digit does not
         ("she doesn't like it, isn't it?", ["she", "does", "n't", "like", "it", ",", "is", "n't", "it", "?"]),
         ("they're in lisbon, i'd say", ["they", "'re", "in", "lisbon", ",", "i", "'d", "say"]),
@@ -167,7 +167,7 @@ def test_bleu_tokens_follow_nltk_word_tokenize(text, tokens) -> None:
 
 
 def test_bleu1_counts_nltk_tokens() -> None:
-    # CS:GO is 3 tokens (cs : go), not 1: a 1-token answer "cs" has BP exp(1 - 3/1) and precision 1
-    assert bleu1("CS", "CS:GO") == pytest.approx(math.exp(-2))
+    # Mix:Up is 3 tokens (mix : up), not 1: a 1-token answer "mix" has BP exp(1 - 3/1) and precision 1
+    assert bleu1("Mix", "Mix:Up") == pytest.approx(math.exp(-2))
     assert bleu1("10,000", "10,000") == 1.0  # one token, not "10" "," "000"
     assert bleu1("did not", "didn't") == pytest.approx(0.5)  # did|not vs did|n't: one of two tokens

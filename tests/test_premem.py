@@ -82,33 +82,33 @@ def test_link_clusters_threshold_is_inclusive_and_links_are_capped_best_first():
 @pytest.mark.parametrize(
     "value, expected",
     [
-        ("2023-05-07", "on 2023-05-07"),
-        ("Before 2023-05-08", "before 2023-05-08"),
-        ("After 8 May 2023", "after 2023-05-08"),
-        ("May 2023", "on 2023-05"),
+        ("2028-05-07", "on 2028-05-07"),
+        ("Before 2028-05-08", "before 2028-05-08"),
+        ("After 8 May 2028", "after 2028-05-08"),
+        ("May 2028", "on 2028-05"),
         ("around 2021", "on 2021"),
-        ("2023-03-05 to 2023-03-22", "from 2023-03-05 to 2023-03-22"),
-        ("Before 2023-03-05 to 2023-03-22", "from 2023-03-05 to 2023-03-22"),
-        ("yesterday", "on 2023-05-07"),
-        ("next month", "on 2023-06"),
-        (None, "on 2023-05-08"),
-        ("sometime", "on 2023-05-08"),
+        ("2028-03-05 to 2028-03-22", "from 2028-03-05 to 2028-03-22"),
+        ("Before 2028-03-05 to 2028-03-22", "from 2028-03-05 to 2028-03-22"),
+        ("yesterday", "on 2028-05-07"),
+        ("next month", "on 2028-06"),
+        (None, "on 2028-05-08"),
+        ("sometime", "on 2028-05-08"),
     ],
 )
 def test_parse_time_reads_model_times_into_premem_form(value, expected):
-    assert parse_time(value, date(2023, 5, 8)).text == expected
+    assert parse_time(value, date(2028, 5, 8)).text == expected
 
 
 def test_schemas_accept_premem_labels_and_reject_unknown_ones():
     f = ExtractedFragment(
-        category="Factual_Information", key=" pet ", content="Ana owns  a beagle", turn_ids="D1:1, D1:2", time=2023
+        category="Factual_Information", key=" pet ", content="Ana owns  a beagle", turn_ids="D1:1, D1:2", time=2028
     )
     assert (f.category, f.key, f.content, f.turn_ids, f.time) == (
         "factual",
         "pet",
         "Ana owns a beagle",
         ["D1:1", "D1:2"],
-        "2023",
+        "2028",
     )
     r = ReasoningFragment(pair="Pair 2", pattern="Connection/Implication", key="k", content="c")
     assert (r.pair, r.pattern) == (2, "connection")
@@ -151,17 +151,17 @@ def test_offline_fragments_of_the_fixture_session():
 def test_offline_fragments_keep_shared_pictures_and_resolve_dates_per_turn():
     from tests.fakes import sample_session
 
-    frags = offline_fragments(sample_session(), ["Caroline", "Melanie"])
+    frags = offline_fragments(sample_session(), ["Odalys", "Tamsin"])
     picture = [f for f in frags if "shared a picture" in f.content]
     assert [(f.content, f.turn_ids, f.category, f.time.text) for f in picture] == [
-        ("Melanie shared a picture: a bowl painted with sunflowers", ["D1:4"], "experiential", "on 2023-05-08")
+        ("Tamsin shared a picture: a bowl painted with lemons", ["D1:4"], "experiential", "on 2028-05-08")
     ]
-    group = next(f for f in frags if "support group" in f.content)
-    assert (group.turn_ids, group.time.text, group.category) == (["D1:1"], "on 2023-05-07", "experiential")
-    counseling = next(f for f in frags if "study counseling" in f.content)
-    assert (counseling.category, counseling.time.text) == ("subjective", "after 2023-05-08")  # a wish: after
+    group = next(f for f in frags if "chess club" in f.content)
+    assert (group.turn_ids, group.time.text, group.category) == (["D1:1"], "on 2028-05-07", "experiential")
+    nursing = next(f for f in frags if "study nursing" in f.content)
+    assert (nursing.category, nursing.time.text) == ("subjective", "after 2028-05-08")  # a wish: after
     camping = next(f for f in frags if "camping" in f.content)
-    assert camping.time.text == "on 2023-06" and camping.category == "subjective"  # "next month": a plan
+    assert camping.time.text == "on 2028-06" and camping.category == "subjective"  # "next month": a plan
 
 
 # --------------------------------------------------------------------------- offline ingest

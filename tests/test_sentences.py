@@ -3,10 +3,10 @@ import pytest
 from memgraph_agents.construct.sentences import split_sentences
 
 CASES = [
-    ("Hey Mel! Good to see you! How have you been?", ["Hey Mel!", "Good to see you!", "How have you been?"]),
+    ("Hey Tam! Good to see you! How have you been?", ["Hey Tam!", "Good to see you!", "How have you been?"]),
     (
-        "I went to a LGBTQ support group yesterday and it was so powerful.",
-        ["I went to a LGBTQ support group yesterday and it was so powerful."],
+        "I went to a STEM chess club yesterday and left feeling calm.",
+        ["I went to a STEM chess club yesterday and left feeling calm."],
     ),
     # abbreviations
     ("I met Dr. Smith and Mrs. Jones. They were nice.", ["I met Dr. Smith and Mrs. Jones.", "They were nice."]),
@@ -17,7 +17,7 @@ CASES = [
     ("The show ends at 9 p.m. It was long.", ["The show ends at 9 p.m.", "It was long."]),
     ("I live in the U.S. It is great.", ["I live in the U.S.", "It is great."]),
     ("Books, pens, etc. They were all there.", ["Books, pens, etc.", "They were all there."]),
-    ("J. K. Rowling wrote it. Yes.", ["J. K. Rowling wrote it.", "Yes."]),
+    ("R. L. Okafor wrote it. Yes.", ["R. L. Okafor wrote it.", "Yes."]),
     # decimals, digits, URLs
     ("It cost $3.50 today. Cheap!", ["It cost $3.50 today.", "Cheap!"]),
     ("I was born in 1990. 2020 was hard.", ["I was born in 1990.", "2020 was hard."]),
@@ -30,9 +30,9 @@ CASES = [
     ('He said "Stop." Then he left.', ['He said "Stop."', "Then he left."]),
     ('She asked: "Why?" "Because," I said.', ['She asked: "Why?"', '"Because," I said.']),
     # emoticons and emoji stay with the sentence they close
-    ("Great! :) See you soon.", ["Great! :)", "See you soon."]),
+    ("Great! :) See you later.", ["Great! :)", "See you later."]),
     ("Love it! 😍 Thanks!", ["Love it! 😍", "Thanks!"]),
-    ("So proud of you!❤️ Keep going.", ["So proud of you!❤️", "Keep going."]),
+    ("So glad for you!❤️ Keep going.", ["So glad for you!❤️", "Keep going."]),
     # lower case after a stop is not a boundary (chat style)
     ("ok. sure thing", ["ok. sure thing"]),
     # newlines split; blanks and whitespace dropped

@@ -198,7 +198,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 def word_tokens(text: str) -> list[str]:
     """Tokens as NLTK's ``word_tokenize`` gives them: its Treebank-style word tokenizer (which
-    needs no data) on each sentence. ``CS:GO`` -> ``cs : go``, ``10,000`` stays whole,
+    needs no data) on each sentence. ``Mix:Up`` -> ``mix : up``, ``10,000`` stays whole,
     ``don't`` -> ``do n't``, ``"x"`` -> ````` x ''``. The sentence split is a plain one at
     ``.!?`` + space (NLTK's punkt model is a download), which only matters for a period
     inside a multi-sentence answer."""

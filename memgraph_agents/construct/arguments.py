@@ -10,9 +10,9 @@ Offline (DESIGN §5) we take what a statistical pass can find reliably in chat t
   "the", "de", "&" inside, without a leading "The"/filler; a lone capitalised word at a
   sentence start only counts if it is a known name, an acronym ("NASA"), or is capitalised
   elsewhere mid-sentence;
-* **date** - "7 May 2023", "May 7th, 2023", "7th of May", "April 2023", "summer 2022", years
-  19xx/20xx, and the labels :mod:`timeparse` writes ("the week of 1 May 2023"); keys are
-  canonical ("May 7, 2023" and "7 May 2023" both key ``7 may 2023``);
+* **date** - "13 March 2027", "March 13th, 2027", "13th of March", "April 2027", "summer 2026", years
+  19xx/20xx, and the labels :mod:`timeparse` writes ("the week of 8 March 2027"); keys are
+  canonical ("March 13, 2027" and "13 March 2027" both key ``13 march 2027``);
 * **number** - a quantity with its unit noun ("3 kids", "$500", "10k", "two dogs" -> key
   ``2 dogs``);
 * **keyphrase** - RAKE-style (Rose et al. 2010, "Automatic keyword extraction from individual

@@ -1,7 +1,7 @@
 """Step 1: a session's turns -> session and turn nodes, ``contains`` and ``next`` edges.
 
 Relative time expressions in each turn are resolved against the session date and written
-into the stored text ("yesterday (7 May 2023)"), so both retrieval and the answering LLM
+into the stored text ("yesterday (13 March 2027)"), so both retrieval and the answering LLM
 see absolute dates (PREMem's temporal normalisation, done without an LLM).
 """
 

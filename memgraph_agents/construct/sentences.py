@@ -9,7 +9,7 @@ handful of rules does the job:
   whitespace and then an upper-case letter, an opening quote or bracket, or a digit, or when
   the text ends;
 * no split after a title or Latin abbreviation (Mr., Dr., St., vs., e.g., i.e.) or a single
-  initial ("J. K. Rowling"); after etc., a.m., p.m., U.S. only when the next word is a common
+  initial ("R. L. Okafor"); after etc., a.m., p.m., U.S. only when the next word is a common
   sentence opener ("It", "I", "The"...), because those often do end sentences;
 * decimals, URLs and e-mail addresses need no rule: their dots are not followed by space;
 * pieces with fewer than 2 word characters (":)", "A.") join the previous sentence (or the
@@ -117,7 +117,7 @@ def _is_abbreviation_stop(line: str, cut: int, punct: str) -> bool:
     if low in _NEVER_END:
         return True
     if len(word) == 1 and word.isupper():
-        return True  # an initial: "J. K. Rowling"
+        return True  # an initial: "R. L. Okafor"
     if low in _MAYBE_END:
         nxt = re.match(r"\s+([A-Za-z']+)", line[cut:])
         return not (nxt and nxt.group(1).lower() in _OPENERS)

@@ -348,7 +348,7 @@ def find_time_mentions(text: str, ref: datetime | date, *, strict: bool = False)
 
 
 def annotate_times(text: str, ref: datetime | date) -> str:
-    """Insert each mention's absolute label after it: "yesterday" -> "yesterday (7 May 2023)".
+    """Insert each mention's absolute label after it: "yesterday" -> "yesterday (13 March 2027)".
 
     A mention already followed by its own label in parentheses is left alone, so annotating
     twice gives the same text.

@@ -1,6 +1,6 @@
 """Answer a question from ranked evidence with a chat model (``Memory.ask``; the benchmark too).
 
-The evidence is shown as ``[8 May 2023 | S1:3,S1:4] text`` lines, best first. The prompt is a
+The evidence is shown as ``[14 March 2027 | S1:3,S1:4] text`` lines, best first. The prompt is a
 file: the library's (``prompts/answer_question.txt``) writes a full answer with dates and turn
 citations for an agent user; the benchmark passes its own short-answer prompt.
 """
@@ -28,7 +28,7 @@ class WrittenAnswer(BaseModel):
 
 
 def human_date(iso: str) -> str:
-    """``2023-05-08`` -> ``8 May 2023``; unparsable text is kept."""
+    """``2027-03-14`` -> ``14 March 2027``; unparsable text is kept."""
     try:
         d = date.fromisoformat(iso[:10])
     except ValueError:
@@ -37,7 +37,7 @@ def human_date(iso: str) -> str:
 
 
 def evidence_lines(evidence: Sequence[Evidence], limit: int = ANSWER_EVIDENCE) -> str:
-    """``[8 May 2023 | D1:3,D1:4] text`` lines, best first."""
+    """``[14 March 2027 | D1:3,D1:4] text`` lines, best first."""
     lines = []
     for ev in evidence[:limit]:
         dates = ", ".join(human_date(d) for d in sorted(set(ev.session_dates)) if d) or "date unknown"

@@ -6,12 +6,12 @@ parsing: a value that fits none of the formats below is an ``InputError``, never
 
 Accepted:
 
-- LoCoMo: ``"1:56 pm on 8 May, 2023"``
-- ISO 8601: ``"2023-05-08"``, ``"2023-05-08T13:56:00"``, ``"2023-05-08 13:56"``,
-  with ``Z`` or an offset (``"2023-05-08T13:56:00+02:00"`` -> 11:56 naive UTC)
-- ``"8 May 2023"``, ``"8 May, 2023"``, ``"May 8, 2023"``, ``"May 8 2023"`` (full or 3-letter
-  English month names, any case)
-- ``"2023/05/08"``, optionally followed by ``" 13:56"`` or ``" 13:56:00"``
+- LoCoMo: ``"7:43 pm on 2 February, 2027"``
+- ISO 8601: ``"2027-02-02"``, ``"2027-02-02T19:43:00"``, ``"2027-02-02 19:43"``,
+  with ``Z`` or an offset (``"2027-02-02T19:43:00+02:00"`` -> 17:43 naive UTC)
+- ``"2 February 2027"``, ``"2 February, 2027"``, ``"February 2, 2027"``, ``"February 2 2027"``
+  (full or 3-letter English month names, any case)
+- ``"2027/02/02"``, optionally followed by ``" 19:43"`` or ``" 19:43:00"``
 - unix seconds: an ``int``/``float``, or a string of at least 9 digits
 - a ``datetime`` (aware -> naive UTC); a ``date`` -> midnight
 """
@@ -94,12 +94,12 @@ def parse_session_date(value: str | int | float | datetime, *, where: str) -> da
         return _from_unix(float(text), where)
     try:
         parsed = _parse_text(text)
-    except ValueError as e:  # a known shape with impossible parts, e.g. "31 February 2024"
+    except ValueError as e:  # a known shape with impossible parts, e.g. "31 February 2027"
         raise InputError(f"{where}: invalid date {_show(value)}: {e}") from e
     if parsed is None:
         raise InputError(
             f"{where}: unrecognised date {_show(value)} (use ISO 8601 such as '2024-03-01T18:30:00', "
-            "'1:56 pm on 8 May, 2023', '8 May 2023', 'May 8, 2023', '2023/05/08' or unix seconds)"
+            "'7:43 pm on 2 February, 2027', '2 February 2027', 'February 2, 2027', '2027/02/02' or unix seconds)"
         )
     return parsed
 

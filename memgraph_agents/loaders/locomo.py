@@ -10,7 +10,7 @@ Quirks handled:
   only looked up for those sessions, since one conversation has more date keys than sessions;
 - an empty session (a list without turns) is skipped; a session without a date is an error;
 - answers may be ints (cast to str); category 5 items carry ``adversarial_answer``;
-- evidence strings may hold several ids (``"D8:6; D9:17"``, ``"D9:1 D4:4"``), a stray colon
+- evidence strings may hold several ids (``"D3:12; D5:2"``, ``"D6:7 D2:10"``), a stray colon
   (``"D:11:26"``) or ids that do not exist: they are split, repaired, filtered, deduplicated.
 """
 

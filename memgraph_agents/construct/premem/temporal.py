@@ -82,8 +82,8 @@ def _date_part(text: str) -> str | None:
 
 
 def parse_time(value: str | None, message_date: date | datetime) -> FragmentTime:
-    """Read a model-written time ("2023-05-07", "Before 2023-05-08", "After 8 May 2023",
-    "2023-03-05 to 2023-03-22", even "yesterday") into a ``FragmentTime``; unreadable or
+    """Read a model-written time ("2027-03-13", "Before 2027-03-14", "After 14 March 2027",
+    "2027-02-05 to 2027-02-22", even "yesterday") into a ``FragmentTime``; unreadable or
     missing -> the message date (pattern 1): the content still carries what the model said."""
     fallback = FragmentTime(relation="on", value=day(message_date))
     text = " ".join((value or "").split())
