@@ -54,6 +54,9 @@ class NavigatorContext(MemoryContext):
     support_cap: Annotated[
         float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")
     ] = 3.0
+    redundancy: Annotated[
+        float, Field(description="ranking: MMR weight of a turn's cosine to better-ranked turns (navigator.diverse)")
+    ] = 0.1
     keep_os: Annotated[
         float, Field(description="offline keep: one-shot score relative to the best (question subgoal)")
     ] = 0.25
@@ -88,6 +91,8 @@ class NavigatorContext(MemoryContext):
                 raise ConfigError(f"navigator {name} must be >= 1")
         if self.support < 0 or self.support_cap <= 0:
             raise ConfigError("navigator support must be >= 0 and support_cap > 0")
+        if self.redundancy < 0:
+            raise ConfigError("navigator redundancy must be >= 0")
         for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"navigator {name} must be >= 0")

@@ -25,6 +25,8 @@ from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.storage.protocols import StoreReader
 
+MMR_DEPTH = 50  # the turns MMR may reorder: the seed pool's size (``NavigatorContext.seed_pool``)
+
 
 class NavigationResult(BaseModel):
     question: str
@@ -82,7 +84,8 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
     paths = {snap.index[it["node"]]: list(it.get("path") or [it["node"]]) for it in items if it["node"] in snap.index}
     out: list[Evidence] = []
     kept_only: list[Evidence] = []
-    for r in rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap):
+    ranked = rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap)
+    for r in diversified(snap, ranked, ctx.redundancy, k):
         tid = snap.attrs[r.node]["turn_id"]
         path = [*paths[r.event], f"turn:{tid}"] if r.event is not None else [f"turn:{tid}"]
         item = turn_evidence(snap, tid, r.score, retriever="navigator", path=path)
@@ -92,6 +95,19 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
         if r.event is not None:
             kept_only.append(item)
     return out, kept_only
+
+
+def diversified(snap, ranked: list, lam: float, k: int) -> list:
+    """``ranked`` (``RankedTurn``s) with its first ``max(k, MMR_DEPTH)`` turns reordered by MMR
+    (``navigator.diverse``): paraphrases of a turn already ranked give way to different turns."""
+    from memgraph_agents.navigator.diverse import mmr_order
+
+    vecs = snap.vectors()
+    head = ranked[: max(k, MMR_DEPTH)]
+    if lam <= 0 or len(head) < 2 or vecs.ndim != 2 or vecs.shape[0] <= max(r.node for r in head):
+        return ranked
+    order = mmr_order([r.score for r in head], vecs[[r.node for r in head]], lam, picks=k)
+    return [head[i] for i in order] + ranked[len(head) :]
 
 
 def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
