@@ -54,6 +54,13 @@ class NavigatorContext(MemoryContext):
     support_cap: Annotated[
         float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")
     ] = 3.0
+    informative: Annotated[
+        float, Field(description="ranking: bonus of a substantive turn, × min(1, words / informative_words)")
+    ] = 0.2
+    informative_words: Annotated[int, Field(description="ranking: a turn this long earns the full bonus")] = 40
+    answer_type: Annotated[
+        float, Field(description="ranking: bonus of a turn carrying what the question asks (a date for 'when')")
+    ] = 0.2
     redundancy: Annotated[
         float, Field(description="ranking: MMR weight of a turn's cosine to better-ranked turns (navigator.diverse)")
     ] = 0.1
@@ -91,8 +98,9 @@ class NavigatorContext(MemoryContext):
                 raise ConfigError(f"navigator {name} must be >= 1")
         if self.support < 0 or self.support_cap <= 0:
             raise ConfigError("navigator support must be >= 0 and support_cap > 0")
-        if self.redundancy < 0:
-            raise ConfigError("navigator redundancy must be >= 0")
+        for name in ("redundancy", "informative", "answer_type"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"navigator {name} must be >= 0")
         for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"navigator {name} must be >= 0")

@@ -18,28 +18,33 @@ from __future__ import annotations
 import numpy as np
 
 
-def mmr_order(scores: list[float], vectors: np.ndarray, lam: float, picks: int) -> list[int]:
-    """Positions ``0..len(scores)-1`` reordered: the first ``picks`` greedily by MMR, the rest
-    in their input order.
+def mmr_order(scores: list[float], vectors: np.ndarray, lam: float, picks: int) -> tuple[list[int], list[float]]:
+    """``(order, values)``: positions ``0..len(scores)-1`` reordered, the first ``picks`` greedily
+    by MMR, the rest by their marginal value once those are picked; ``values`` are the marginal
+    values in that order (non-increasing: a pick's value is the best left, and picking only lowers
+    the others'), usable as the ranking's scores.
 
-    ``scores`` are in ranking order (best first) and ``vectors`` are their unit vectors (one row
-    each). Ties keep the input order, which the caller makes deterministic (score, seed rank,
-    node id), so the result is deterministic too. ``lam <= 0`` returns the input order.
+    ``scores`` are in ranking order and ``vectors`` are their unit vectors (one row each). Ties
+    keep the input order, which the caller makes deterministic (score, seed rank, node id), so
+    the result is deterministic too. ``lam <= 0`` returns the input order and scores.
     """
     n = len(scores)
-    if lam <= 0 or n < 2 or picks <= 0:
-        return list(range(n))
-    v = np.asarray(vectors, dtype=np.float32)
     base = np.asarray(scores, dtype=np.float64)
+    if lam <= 0 or n < 2 or picks <= 0:
+        return list(range(n)), [float(x) for x in base]
+    v = np.asarray(vectors, dtype=np.float32)
     if v.ndim != 2 or v.shape[0] != n:
         raise ValueError(f"mmr_order: {n} scores but vectors of shape {v.shape}")
     nearest = np.zeros(n)  # max(0, cosine) to the turns picked so far
     left = np.ones(n, dtype=bool)
     out: list[int] = []
+    vals: list[float] = []
     for _ in range(min(picks, n)):
         value = np.where(left, base - lam * nearest, -np.inf)
         j = int(np.argmax(value))  # argmax returns the first maximum: ties keep input order
         out.append(j)
+        vals.append(float(value[j]))
         left[j] = False
         nearest = np.maximum(nearest, v @ v[j])
-    return out + [i for i in range(n) if left[i]]
+    rest = sorted(np.flatnonzero(left).tolist(), key=lambda i: (-(base[i] - lam * nearest[i]), i))
+    return out + rest, vals + [float(base[i] - lam * nearest[i]) for i in rest]

@@ -25,8 +25,6 @@ from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.storage.protocols import StoreReader
 
-MMR_DEPTH = 50  # the turns MMR may reorder: the seed pool's size (``NavigatorContext.seed_pool``)
-
 
 class NavigationResult(BaseModel):
     question: str
@@ -84,7 +82,7 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
     paths = {snap.index[it["node"]]: list(it.get("path") or [it["node"]]) for it in items if it["node"] in snap.index}
     out: list[Evidence] = []
     kept_only: list[Evidence] = []
-    ranked = rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap)
+    ranked = with_priors(snap, rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap), state, ctx)
     for r in diversified(snap, ranked, ctx.redundancy, k):
         tid = snap.attrs[r.node]["turn_id"]
         path = [*paths[r.event], f"turn:{tid}"] if r.event is not None else [f"turn:{tid}"]
@@ -97,17 +95,50 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
     return out, kept_only
 
 
+def with_priors(snap, ranked: list, state: dict, ctx: NavigatorContext) -> list:
+    """``ranked`` (``RankedTurn``s) re-scored by the turn priors (``navigator.priors``:
+    informativeness, a date for a question asking "when") and re-sorted; ties keep the order."""
+    from dataclasses import replace
+
+    from memgraph_agents.navigator.priors import asks_for, prior
+
+    if ctx.informative <= 0 and ctx.answer_type <= 0:
+        return ranked
+    kind = asks_for(state.get("question") or "")
+    scored = [
+        replace(
+            r,
+            score=round(
+                r.score
+                + prior(
+                    snap.text[r.node],
+                    snap.attrs[r.node],
+                    kind,
+                    informative=ctx.informative,
+                    full=ctx.informative_words,
+                    typed=ctx.answer_type,
+                ),
+                6,
+            ),
+        )
+        for r in ranked
+    ]
+    return [scored[i] for i in sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))]
+
+
 def diversified(snap, ranked: list, lam: float, k: int) -> list:
-    """``ranked`` (``RankedTurn``s) with its first ``max(k, MMR_DEPTH)`` turns reordered by MMR
-    (``navigator.diverse``): paraphrases of a turn already ranked give way to different turns."""
+    """``ranked`` (``RankedTurn``s) reordered by MMR (``navigator.diverse``): paraphrases of a turn
+    already ranked give way to different turns. Each turn's score becomes its marginal value, so
+    the scores still decrease down the ranking."""
+    from dataclasses import replace
+
     from memgraph_agents.navigator.diverse import mmr_order
 
     vecs = snap.vectors()
-    head = ranked[: max(k, MMR_DEPTH)]
-    if lam <= 0 or len(head) < 2 or vecs.ndim != 2 or vecs.shape[0] <= max(r.node for r in head):
+    if lam <= 0 or len(ranked) < 2 or vecs.ndim != 2 or vecs.shape[0] <= max(r.node for r in ranked):
         return ranked
-    order = mmr_order([r.score for r in head], vecs[[r.node for r in head]], lam, picks=k)
-    return [head[i] for i in order] + ranked[len(head) :]
+    order, values = mmr_order([r.score for r in ranked], vecs[[r.node for r in ranked]], lam, picks=k)
+    return [replace(ranked[i], score=round(v, 6)) for i, v in zip(order, values)]
 
 
 def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
