@@ -3,9 +3,10 @@
 It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
 LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where
 the paper gives one (k = 5, p = 5 topics, 3 explorers, one refinement round). The offline
-thresholds, the seed fusion and the ranking knobs (``support``, ``support_cap``) were chosen on
-the LoCoMo development split (the ranking knobs on two of its conversations), so they may
-flatter it.
+thresholds, the seed fusion and the ranking knobs (``support``, ``support_cap``,
+``informative``, ``informative_words``, ``answer_type``, ``redundancy``) were chosen on the
+LoCoMo development split (the ranking knobs on two of its conversations, conv-26 and conv-30,
+and checked on the other five), so they may flatter it.
 
 ``top_k`` keeps its name from the issue but here means the *localisation* k (events), not the
 number of evidence items returned; ``navigate(..., k=)`` sets that.

@@ -4,7 +4,9 @@
 returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
 (``k`` items), the trace and the counters. The ``navigator`` retriever (registered for
 ``memgraph bench``) ranks turns: the seed pool and the kept events' turns, each scored by its
-seed score plus its corroboration by kept neighbours (``navigator.rank``).
+seed score plus its corroboration by kept neighbours (``navigator.rank``) plus the turn priors
+(``navigator.priors``: informativeness, a date for a "when" question), then reordered so that
+paraphrases of better-ranked turns give way (MMR, ``navigator.diverse``).
 """
 
 from __future__ import annotations
