@@ -96,9 +96,7 @@ def test_prior_adds_the_date_bonus_only_for_date_questions():
 
 
 def test_with_priors_resorts_and_keeps_the_order_of_ties():
-    from memgraph_agents.navigator.config import NavigatorContext
-    from memgraph_agents.navigator.rank import RankedTurn
-    from memgraph_agents.navigator.run import with_priors
+    from memgraph_agents.navigator.rank import RankedTurn, with_priors
 
     class Snap:
         text = ["Ana: ok", "Ben: " + " ".join(["w"] * 40), "Ana: fine", "Ben: ok"]
@@ -110,11 +108,27 @@ def test_with_priors_resorts_and_keeps_the_order_of_ties():
         ]
 
     ranked = [RankedTurn(0, 1.0, None), RankedTurn(3, 1.0, None), RankedTurn(1, 0.9, 7), RankedTurn(2, 0.82, None)]
-    ctx = NavigatorContext(policy="offline")
-    out = with_priors(Snap(), ranked, {"question": "What did Ben say?"}, ctx)
+    knobs = {"informative": 0.2, "full": 40, "typed": 0.2}
+    out = with_priors(Snap(), ranked, "What did Ben say?", **knobs)  # type: ignore[arg-type]
     assert [r.node for r in out] == [1, 0, 3, 2]  # the long turn wins; 0 and 3 tie and keep their order
     assert out[0].event == 7 and out[0].score == pytest.approx(1.1)
-    out = with_priors(Snap(), ranked, {"question": "When did Ana say it?"}, ctx)
+    out = with_priors(Snap(), ranked, "When did Ana say it?", **knobs)  # type: ignore[arg-type]
     assert [r.node for r in out] == [1, 2, 0, 3]  # the turn with a date passes the two short ones
-    off = NavigatorContext(policy="offline", informative=0.0, answer_type=0.0)
-    assert with_priors(Snap(), ranked, {"question": "When?"}, off) == ranked
+    off = {"informative": 0.0, "full": 40, "typed": 0.0}
+    assert with_priors(Snap(), ranked, "When?", **off) == ranked  # type: ignore[arg-type]
+
+
+def test_diversified_demotes_a_paraphrase_and_keeps_scores_decreasing():
+    from memgraph_agents.navigator.rank import RankedTurn, diversified
+
+    class Snap:
+        @staticmethod
+        def vectors():
+            return _unit([1, 0, 0], [1, 0.02, 0], [0, 1, 0], [0, 0, 1])
+
+    ranked = [RankedTurn(0, 1.0, None), RankedTurn(1, 0.98, 5), RankedTurn(2, 0.95, None), RankedTurn(3, 0.5, None)]
+    out = diversified(Snap(), ranked, 0.1, 3)  # type: ignore[arg-type]
+    assert [r.node for r in out] == [0, 2, 1, 3] and out[2].event == 5
+    scores = [r.score for r in out]
+    assert scores == sorted(scores, reverse=True)
+    assert diversified(Snap(), ranked, 0.0, 3) == ranked  # type: ignore[arg-type]

@@ -73,7 +73,7 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
     Turns are the seed pool and the kept events' turns, re-scored by the kept evidence
     (``navigator.rank``); a turn of a kept event carries that event's path.
     """
-    from memgraph_agents.navigator.rank import rank_turns
+    from memgraph_agents.navigator.rank import diversified, rank_turns, with_priors
     from memgraph_agents.navigator.view import event_view
 
     snap = store.snapshot()
@@ -84,7 +84,15 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
     paths = {snap.index[it["node"]]: list(it.get("path") or [it["node"]]) for it in items if it["node"] in snap.index}
     out: list[Evidence] = []
     kept_only: list[Evidence] = []
-    ranked = with_priors(snap, rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap), state, ctx)
+    ranked = rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap)
+    ranked = with_priors(
+        snap,
+        ranked,
+        state.get("question") or "",
+        informative=ctx.informative,
+        full=ctx.informative_words,
+        typed=ctx.answer_type,
+    )
     for r in diversified(snap, ranked, ctx.redundancy, k):
         tid = snap.attrs[r.node]["turn_id"]
         path = [*paths[r.event], f"turn:{tid}"] if r.event is not None else [f"turn:{tid}"]
@@ -95,52 +103,6 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
         if r.event is not None:
             kept_only.append(item)
     return out, kept_only
-
-
-def with_priors(snap, ranked: list, state: dict, ctx: NavigatorContext) -> list:
-    """``ranked`` (``RankedTurn``s) re-scored by the turn priors (``navigator.priors``:
-    informativeness, a date for a question asking "when") and re-sorted; ties keep the order."""
-    from dataclasses import replace
-
-    from memgraph_agents.navigator.priors import asks_for, prior
-
-    if ctx.informative <= 0 and ctx.answer_type <= 0:
-        return ranked
-    kind = asks_for(state.get("question") or "")
-    scored = [
-        replace(
-            r,
-            score=round(
-                r.score
-                + prior(
-                    snap.text[r.node],
-                    snap.attrs[r.node],
-                    kind,
-                    informative=ctx.informative,
-                    full=ctx.informative_words,
-                    typed=ctx.answer_type,
-                ),
-                6,
-            ),
-        )
-        for r in ranked
-    ]
-    return [scored[i] for i in sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))]
-
-
-def diversified(snap, ranked: list, lam: float, k: int) -> list:
-    """``ranked`` (``RankedTurn``s) reordered by MMR (``navigator.diverse``): paraphrases of a turn
-    already ranked give way to different turns. Each turn's score becomes its marginal value, so
-    the scores still decrease down the ranking."""
-    from dataclasses import replace
-
-    from memgraph_agents.navigator.diverse import mmr_order
-
-    vecs = snap.vectors()
-    if lam <= 0 or len(ranked) < 2 or vecs.ndim != 2 or vecs.shape[0] <= max(r.node for r in ranked):
-        return ranked
-    order, values = mmr_order([r.score for r in ranked], vecs[[r.node for r in ranked]], lam, picks=k)
-    return [replace(ranked[i], score=round(v, 6)) for i, v in zip(order, values)]
 
 
 def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
