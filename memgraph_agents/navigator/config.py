@@ -3,9 +3,10 @@
 It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
 LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where
 the paper gives one (k = 5, p = 5 topics, 3 explorers, one refinement round). The offline
-thresholds, the seed fusion and the ranking knobs (``support``, ``support_cap``) were chosen on
-the LoCoMo development split (the ranking knobs on two of its conversations), so they may
-flatter it.
+thresholds, the seed fusion and the ranking knobs (``support``, ``support_cap``,
+``informative``, ``informative_words``, ``answer_type``, ``redundancy``) were chosen on the
+LoCoMo development split (the ranking knobs on two of its conversations, conv-26 and conv-30,
+and checked on the other five), so they may flatter it.
 
 ``top_k`` keeps its name from the issue but here means the *localisation* k (events), not the
 number of evidence items returned; ``navigate(..., k=)`` sets that.
@@ -54,6 +55,16 @@ class NavigatorContext(MemoryContext):
     support_cap: Annotated[
         float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")
     ] = 3.0
+    informative: Annotated[
+        float, Field(description="ranking: bonus of a substantive turn, × min(1, words / informative_words)")
+    ] = 0.2
+    informative_words: Annotated[int, Field(description="ranking: a turn this long earns the full bonus")] = 40
+    answer_type: Annotated[
+        float, Field(description="ranking: bonus of a turn carrying what the question asks (a date for 'when')")
+    ] = 0.2
+    redundancy: Annotated[
+        float, Field(description="ranking: MMR weight of a turn's cosine to better-ranked turns (navigator.diverse)")
+    ] = 0.1
     keep_os: Annotated[
         float, Field(description="offline keep: one-shot score relative to the best (question subgoal)")
     ] = 0.25
@@ -88,6 +99,9 @@ class NavigatorContext(MemoryContext):
                 raise ConfigError(f"navigator {name} must be >= 1")
         if self.support < 0 or self.support_cap <= 0:
             raise ConfigError("navigator support must be >= 0 and support_cap > 0")
+        for name in ("redundancy", "informative", "answer_type"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"navigator {name} must be >= 0")
         for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"navigator {name} must be >= 0")

@@ -10,13 +10,19 @@ kept is corroborated by them. Each turn scores::
 with ``seed`` normalised by the best seed score (an event's seed is its best turn's). The
 candidates are the seed pool plus every turn of a kept event (a neighbour the seed never
 reached can enter). Ties: the seed order, then node order, so the ranking is deterministic.
+
+Then ``with_priors`` adds the turn priors (``navigator.priors``) and ``diversified`` reorders by
+MMR (``navigator.diverse``); ``navigator.run.ranking`` chains the three.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from memgraph_agents.navigator.diverse import mmr_order
+from memgraph_agents.navigator.priors import asks_for, prior
 from memgraph_agents.navigator.view import EventView
+from memgraph_agents.storage.snapshot import GraphSnapshot
 
 
 @dataclass(frozen=True)
@@ -59,3 +65,36 @@ def rank_turns(
     scored = [(seed_score.get(t, 0.0) + support * boost.get(t, 0.0), t) for t in cands]
     scored.sort(key=lambda x: (-x[0], order.get(x[1], len(order)), x[1]))
     return [RankedTurn(t, round(s, 6), owner.get(t)) for s, t in scored]
+
+
+def with_priors(
+    snap: GraphSnapshot, ranked: list[RankedTurn], question: str, *, informative: float, full: int, typed: float
+) -> list[RankedTurn]:
+    """``ranked`` re-scored by the turn priors (informativeness, a date for a question asking
+    "when"; ``navigator.priors``) and re-sorted; ties keep their order."""
+    if informative <= 0 and typed <= 0:
+        return ranked
+    kind = asks_for(question)
+    scored = [
+        replace(
+            r,
+            score=round(
+                r.score
+                + prior(snap.text[r.node], snap.attrs[r.node], kind, informative=informative, full=full, typed=typed),
+                6,
+            ),
+        )
+        for r in ranked
+    ]
+    return [scored[i] for i in sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))]
+
+
+def diversified(snap: GraphSnapshot, ranked: list[RankedTurn], lam: float, k: int) -> list[RankedTurn]:
+    """``ranked`` reordered by MMR (``navigator.diverse``): paraphrases of a turn already ranked
+    give way to different turns. Each turn's score becomes its marginal value, so the scores
+    still decrease down the ranking. Without turn vectors (or ``lam <= 0``) it is unchanged."""
+    vecs = snap.vectors()
+    if lam <= 0 or len(ranked) < 2 or vecs.ndim != 2 or vecs.shape[0] <= max(r.node for r in ranked):
+        return ranked
+    order, values = mmr_order([r.score for r in ranked], vecs[[r.node for r in ranked]], lam, picks=k)
+    return [replace(ranked[i], score=round(v, 6)) for i, v in zip(order, values)]

@@ -4,7 +4,9 @@
 returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
 (``k`` items), the trace and the counters. The ``navigator`` retriever (registered for
 ``memgraph bench``) ranks turns: the seed pool and the kept events' turns, each scored by its
-seed score plus its corroboration by kept neighbours (``navigator.rank``).
+seed score plus its corroboration by kept neighbours (``navigator.rank``) plus the turn priors
+(``navigator.priors``: informativeness, a date for a "when" question), then reordered so that
+paraphrases of better-ranked turns give way (MMR, ``navigator.diverse``).
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
     Turns are the seed pool and the kept events' turns, re-scored by the kept evidence
     (``navigator.rank``); a turn of a kept event carries that event's path.
     """
-    from memgraph_agents.navigator.rank import rank_turns
+    from memgraph_agents.navigator.rank import diversified, rank_turns, with_priors
     from memgraph_agents.navigator.view import event_view
 
     snap = store.snapshot()
@@ -82,7 +84,16 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
     paths = {snap.index[it["node"]]: list(it.get("path") or [it["node"]]) for it in items if it["node"] in snap.index}
     out: list[Evidence] = []
     kept_only: list[Evidence] = []
-    for r in rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap):
+    ranked = rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap)
+    ranked = with_priors(
+        snap,
+        ranked,
+        state.get("question") or "",
+        informative=ctx.informative,
+        full=ctx.informative_words,
+        typed=ctx.answer_type,
+    )
+    for r in diversified(snap, ranked, ctx.redundancy, k):
         tid = snap.attrs[r.node]["turn_id"]
         path = [*paths[r.event], f"turn:{tid}"] if r.event is not None else [f"turn:{tid}"]
         item = turn_evidence(snap, tid, r.score, retriever="navigator", path=path)

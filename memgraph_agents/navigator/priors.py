@@ -1,0 +1,60 @@
+"""Query-independent and answer-type priors on the navigator's turn ranking.
+
+Two things similarity alone does not see, both measured on the LoCoMo development split
+(turn R@10, offline; BENCHMARKS.md, issue 13):
+
+- **Informativeness.** Chat is full of short acknowledgements ("Go for it!", "How was it?")
+  that share the question's names and topic, so dense and lexical seeds rank them high, while
+  the turn that carries the fact is longer. A turn earns ``informative · min(1, words / L)``
+  (L = ``informative_words``), so a one-liner is not ruled out but a substantive turn wins a
+  near-tie. Questions that need several facts (multi-hop) gain most.
+- **Answer type.** A subgoal is only answered by evidence that carries what it asks: a "when"
+  question needs a date. Ingest resolves dates in turns ("last Friday" → an absolute date,
+  ``attrs["dates"]``); for a question asking for a date, a turn carrying one earns
+  ``answer_type`` more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+_WORD = re.compile(r"[A-Za-z0-9']+")
+# A question asking for a point in time. "How long" (a duration) is not one.
+_ASKS_DATE = re.compile(
+    r"^\s*(?:when|how long ago)\b|\b(?:what|which)\s+(?:date|day|year|month|week|weekend|time of year)\b"
+    r"|\bsince when\b|\bin what (?:year|month)\b",
+    re.I,
+)
+
+
+def asks_for(question: str) -> str | None:
+    """The kind of value the question asks for: ``"date"`` or ``None`` (no type we check)."""
+    return "date" if _ASKS_DATE.search(question) else None
+
+
+def content_words(text: str, speaker: str | None = None) -> int:
+    """Words in a turn's text, without its ``"speaker: "`` prefix (the name says nothing new)."""
+    body = text
+    if speaker and body.startswith(f"{speaker}:"):
+        body = body[len(speaker) + 1 :]
+    return len(_WORD.findall(body))
+
+
+def informativeness(words: int, full: int) -> float:
+    """``min(1, words / full)`` in [0, 1]; ``full <= 0`` counts every turn as full."""
+    return 1.0 if full <= 0 else min(1.0, max(words, 0) / full)
+
+
+def carries(attrs: Mapping[str, Any], kind: str | None) -> bool:
+    """Whether a turn carries a value of ``kind`` (a resolved date for ``"date"``)."""
+    return kind == "date" and bool(attrs.get("dates"))
+
+
+def prior(
+    text: str, attrs: Mapping[str, Any], kind: str | None, *, informative: float, full: int, typed: float
+) -> float:
+    """The score a turn adds to its ranking score: informativeness plus the answer-type bonus."""
+    words = content_words(text, attrs.get("speaker"))
+    return informative * informativeness(words, full) + (typed if carries(attrs, kind) else 0.0)
