@@ -12,7 +12,9 @@ either one. ``turns`` keeps each session's input turns (with a digest per turn) 
 grown session is recognised as an append. ``vector_garbage`` lists vectors whose rows a commit
 removed; they are deleted from Chroma after the commit (again by ``recover`` after a crash).
 
-All SQL of the graph store lives in this module (a PostgreSQL twin mirrors it).
+All SQL of the embedded graph store lives here and in ``storage.sqlite_writer`` (the write
+transaction of the ``GraphStore`` interface, ``storage.graph_store``); ``storage.pg_graph``
+is its PostgreSQL twin.
 
 Connections: one writer connection (``conn``, used only under the store's write locks) and
 one reader connection per thread. Reads never run on the writer connection, so a reader
@@ -31,9 +33,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from filelock import FileLock
+
 from memgraph_agents.datadir import create_private_file
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.sqlite_wal import enable_wal
+from memgraph_agents.storage.sqlite_writer import SqliteWriter
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -87,6 +92,21 @@ INSERT OR IGNORE INTO node_owners
     SELECT n.id, e.session_id FROM nodes n JOIN edges e ON (e.src = n.id OR e.dst = n.id)
     WHERE n.kind = 'argument' AND e.session_id != '';
 """
+
+
+# The columns of a session row, in table order (both stores).
+SESSION_KEYS = (
+    "id",
+    "date",
+    "status",
+    "seq",
+    "participants",
+    "n_turns",
+    "content_hash",
+    "builder",
+    "ingested_at",
+    "info",
+)
 
 
 def _node_row(n: Node) -> tuple:
@@ -218,6 +238,28 @@ class GraphDB:
             self.conn.execute("ROLLBACK")
             raise
 
+    @contextmanager
+    def write(self) -> Iterator[SqliteWriter]:
+        """``transaction`` behind the ``GraphWrite`` interface (``storage.graph_store``)."""
+        with self.transaction() as c:
+            yield SqliteWriter(c, GraphDB)
+
+    def writer_lock(self) -> FileLock:
+        """Held by a writer from a session's first row to its commit: one writer per namespace
+        across the threads and processes of this machine (the file sits beside the graph)."""
+        return FileLock(str(self.path.parent / "write.lock"), mode=0o600)
+
+    def remote_ingest_lock(self) -> None:
+        """No cross-machine half: the ingest lock's flock already covers every process that
+        can open this file (SQLite is never shared across machines)."""
+        return None
+
+    def init_meta(self, key: str, value: str) -> str:
+        """Set ``key`` unless it is set; returns the stored value (the first writer wins)."""
+        with self.transaction() as c:
+            c.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, value))
+            return str(c.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()[0])
+
     def generation(self) -> int:
         return int(self.reader.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
 
@@ -230,18 +272,7 @@ class GraphDB:
             c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # -- reads ---------------------------------------------------------------------------
-    _SESSION_KEYS = (
-        "id",
-        "date",
-        "status",
-        "seq",
-        "participants",
-        "n_turns",
-        "content_hash",
-        "builder",
-        "ingested_at",
-        "info",
-    )
+    _SESSION_KEYS = SESSION_KEYS
 
     def _session_rows(self, where: str, params: tuple) -> list[dict]:
         rows = self.reader.execute(f"SELECT {', '.join(self._SESSION_KEYS)} FROM sessions{where} ORDER BY seq", params)
@@ -270,6 +301,16 @@ class GraphDB:
             q = f"SELECT id FROM nodes WHERE id IN ({','.join('?' * len(chunk))})"
             found.update(r[0] for r in self.reader.execute(q, chunk))
         return found
+
+    def node_kinds(self, ids: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(ids)):
+            q = f"SELECT id, kind FROM nodes WHERE id IN ({','.join('?' * len(chunk))})"
+            out.update(dict(self.reader.execute(q, chunk).fetchall()))
+        return out
+
+    def embedded_count(self) -> int:
+        return int(self.reader.execute("SELECT COUNT(*) FROM nodes WHERE embed=1").fetchone()[0])
 
     def nodes(self, where: str = "", params: tuple = ()) -> list[Node]:
         q = "SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes " + where
@@ -432,6 +473,18 @@ class GraphDB:
             conn, self._conn = self._conn, None
             if conn is not None:
                 conn.close()
+
+
+def read_meta(path: Path, key: str) -> str | None:
+    """One meta value of a graph file, read-only (never creates or migrates it)."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    return row[0] if row else None
 
 
 def _chunks(ids: list[str], size: int = 450) -> Iterator[list[str]]:

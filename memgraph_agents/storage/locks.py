@@ -21,6 +21,7 @@ import threading
 import time
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Protocol
 
 from memgraph_agents.datadir import ensure_private_dir
 from memgraph_agents.errors import StorageError
@@ -52,11 +53,21 @@ def _try_flock(fd: int) -> bool:
         return False
 
 
-class NamespaceIngestLock:
-    """Mutual exclusion of ingests into one namespace: threads, tasks and processes."""
+class RemoteLock(Protocol):
+    """A lock that workers on other machines take too (the PostgreSQL store's advisory lock)."""
 
-    def __init__(self, path: Path) -> None:
+    def try_acquire(self) -> bool: ...
+
+    def release(self) -> None: ...
+
+
+class NamespaceIngestLock:
+    """Mutual exclusion of ingests into one namespace: threads, tasks, processes and, with a
+    ``remote`` half (graph in PostgreSQL), workers on other machines that share no folder."""
+
+    def __init__(self, path: Path, remote: RemoteLock | None = None) -> None:
         self.path = Path(path)
+        self.remote = remote
         self._mutex = threading.Lock()
         self._fd: int | None = None
 
@@ -70,13 +81,22 @@ class NamespaceIngestLock:
             self._mutex.release()
             raise
         if _try_flock(fd):
-            self._fd = fd
-            return True
+            try:  # the remote half last: it is the slowest (a round trip to the server)
+                remote_ok = self.remote is None or self.remote.try_acquire()
+            except BaseException:
+                os.close(fd)
+                self._mutex.release()
+                raise
+            if remote_ok:
+                self._fd = fd
+                return True
         os.close(fd)
         self._mutex.release()
         return False
 
     def release(self) -> None:
+        if self.remote is not None:
+            self.remote.release()
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)  # closing the descriptor drops the flock
@@ -124,12 +144,15 @@ _INGEST_LOCKS: dict[str, NamespaceIngestLock] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
-def namespace_ingest_lock(namespace_dir: Path) -> NamespaceIngestLock:
-    """The process-wide ingest lock of a namespace directory (one object per directory)."""
+def namespace_ingest_lock(namespace_dir: Path, remote: RemoteLock | None = None) -> NamespaceIngestLock:
+    """The process-wide ingest lock of a namespace directory (one object per directory);
+    ``remote``: its cross-machine half (the same namespace in PostgreSQL)."""
     key = str(Path(namespace_dir).resolve())
     with _REGISTRY_LOCK:
         if key not in _INGEST_LOCKS:
-            _INGEST_LOCKS[key] = NamespaceIngestLock(Path(key) / "ingest.lock")
+            _INGEST_LOCKS[key] = NamespaceIngestLock(Path(key) / "ingest.lock", remote)
+        elif remote is not None and _INGEST_LOCKS[key].remote is None:
+            _INGEST_LOCKS[key].remote = remote
         return _INGEST_LOCKS[key]
 
 
