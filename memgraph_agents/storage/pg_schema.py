@@ -1,0 +1,146 @@
+"""The PostgreSQL graph schema, its version, and the process's connection pools.
+
+Every table holds every namespace of every store; the first two columns of every key are
+``(store_id, namespace)``, so every statement of ``storage.pg_graph`` is scoped by them and
+served by an index. Text columns use the ``"C"`` collation: ids compare and sort byte-wise,
+as in SQLite, so both stores order rows (and pick "the first owner") the same way.
+
+``mg_schema`` records the version. ``migrate`` brings an older database up, one version at a
+time under a transaction-level advisory lock (workers starting together migrate once); a
+database written by a newer memgraph-agents is refused with a clear error. To change the
+schema: add ``MIGRATIONS[SCHEMA_VERSION + 1]`` (statements from the previous version) and
+bump ``SCHEMA_VERSION``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from memgraph_agents.errors import StorageError
+
+_T = 'TEXT COLLATE "C" NOT NULL'
+_SCOPE = f"store_id {_T}, namespace {_T}"
+
+SCHEMA_VERSION = 1
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        f"CREATE TABLE mg_meta ({_SCOPE}, key {_T}, value TEXT NOT NULL, PRIMARY KEY (store_id, namespace, key))",
+        f"""CREATE TABLE mg_sessions ({_SCOPE}, id {_T}, date {_T}, status {_T}, seq INTEGER NOT NULL,
+            participants TEXT NOT NULL, n_turns INTEGER NOT NULL, content_hash {_T}, builder {_T},
+            ingested_at {_T}, info TEXT NOT NULL DEFAULT '{{}}', PRIMARY KEY (store_id, namespace, id))""",
+        # ``rid``: insertion order, as SQLite's rowid (snapshots read rows in that order).
+        f"""CREATE TABLE mg_nodes ({_SCOPE}, id {_T}, kind {_T}, text TEXT NOT NULL, session_id {_T},
+            turn_ids TEXT NOT NULL, attrs TEXT NOT NULL, embed INTEGER NOT NULL, rid BIGSERIAL,
+            PRIMARY KEY (store_id, namespace, id))""",
+        f"""CREATE TABLE mg_edges ({_SCOPE}, src {_T}, dst {_T}, kind {_T}, label {_T}, session_id {_T},
+            weight DOUBLE PRECISION NOT NULL, turn_ids TEXT NOT NULL, attrs TEXT NOT NULL, rid BIGSERIAL,
+            PRIMARY KEY (store_id, namespace, src, dst, kind, label, session_id))""",
+        f"""CREATE TABLE mg_node_owners ({_SCOPE}, node_id {_T}, session_id {_T},
+            PRIMARY KEY (store_id, namespace, node_id, session_id))""",
+        f"""CREATE TABLE mg_turns ({_SCOPE}, session_id {_T}, idx INTEGER NOT NULL, turn_id {_T}, digest {_T},
+            data TEXT NOT NULL, PRIMARY KEY (store_id, namespace, session_id, idx))""",
+        f"""CREATE TABLE mg_writes ({_SCOPE}, session_id {_T}, kind {_T}, started_at {_T},
+            PRIMARY KEY (store_id, namespace, session_id))""",
+        f"CREATE TABLE mg_vector_garbage ({_SCOPE}, id {_T}, PRIMARY KEY (store_id, namespace, id))",
+        "CREATE INDEX mg_nodes_order ON mg_nodes (store_id, namespace, rid)",
+        "CREATE INDEX mg_nodes_session ON mg_nodes (store_id, namespace, session_id)",
+        "CREATE INDEX mg_edges_order ON mg_edges (store_id, namespace, rid)",
+        "CREATE INDEX mg_edges_session ON mg_edges (store_id, namespace, session_id)",
+        "CREATE INDEX mg_edges_src ON mg_edges (store_id, namespace, src)",
+        "CREATE INDEX mg_edges_dst ON mg_edges (store_id, namespace, dst)",
+        "CREATE INDEX mg_owners_session ON mg_node_owners (store_id, namespace, session_id)",
+    ],
+}
+TABLES = (
+    "mg_edges",
+    "mg_nodes",
+    "mg_node_owners",
+    "mg_turns",
+    "mg_writes",
+    "mg_vector_garbage",
+    "mg_sessions",
+    "mg_meta",
+)
+
+_POOLS: dict[str, Any] = {}
+_POOLS_LOCK = threading.Lock()
+POOL_MAX = 10  # per process and database, shared by every namespace (ten thousand tenants, few connections)
+
+
+class SchemaVersionError(StorageError):
+    """The database was written by a newer memgraph-agents."""
+
+
+class GraphServerError(StorageError):
+    """The PostgreSQL server cannot be reached, or a statement failed on it."""
+
+
+def pool_for(url: str) -> Any:
+    """The process's connection pool for ``url`` (schema migrated on first use).
+
+    ``check``: a connection is tested on checkout and replaced if the server dropped it (a
+    restart), so the first query after a restart does not fail on a stale connection."""
+    from psycopg_pool import ConnectionPool
+
+    with _POOLS_LOCK:
+        pool = _POOLS.get(url)
+        if pool is None:
+            pool = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=POOL_MAX,
+                open=False,
+                timeout=60,
+                check=ConnectionPool.check_connection,
+                name="memgraph",
+            )
+            try:
+                pool.open(wait=True, timeout=30)
+                migrate(pool)
+            except Exception as e:
+                pool.close()
+                if isinstance(e, StorageError):
+                    raise
+                raise GraphServerError(f"cannot use the PostgreSQL graph store at {redact(url)}: {e}") from e
+            _POOLS[url] = pool
+        return pool
+
+
+def redact(url: str) -> str:
+    """``url`` without its password (error messages end up in logs)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def migrate(pool: Any) -> int:
+    """Bring the schema to ``SCHEMA_VERSION``; returns the version found before."""
+    with pool.connection() as c, c.transaction():
+        c.execute("SELECT pg_advisory_xact_lock(hashtext('memgraph-schema'))")
+        c.execute("CREATE TABLE IF NOT EXISTS mg_schema (version INTEGER NOT NULL)")
+        row = c.execute("SELECT MAX(version) FROM mg_schema").fetchone()
+        found = int(row[0]) if row and row[0] is not None else 0
+        if found > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"the PostgreSQL graph schema is version {found}, newer than this memgraph-agents "
+                f"(version {SCHEMA_VERSION}): upgrade memgraph-agents"
+            )
+        for v in range(found + 1, SCHEMA_VERSION + 1):
+            for stmt in MIGRATIONS[v]:
+                c.execute(stmt)
+            c.execute("INSERT INTO mg_schema VALUES (%s)", (v,))
+        return found
+
+
+def close_pools() -> None:
+    """Close every pool of this process (tests; a worker that exits closes them anyway)."""
+    with _POOLS_LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+    for p in pools:
+        p.close()

@@ -1,0 +1,248 @@
+"""The PostgreSQL graph store (issue 15.1-2) on a real, throwaway PostgreSQL cluster, with the
+vectors on a real Chroma server (workers share no folder).
+
+* The same ingests (new, replace, append, delete) into SQLite and into PostgreSQL give the
+  same rows and the same answers.
+* Commit protocol: a crash between the vectors and the graph commit leaves a pending write;
+  another worker (its own empty data dir) opening the namespace rolls it back.
+* Generation: another worker's snapshot reloads after a commit.
+* Hard isolation: another store id and another namespace never read each other's rows; every
+  read of one scope is tried with the other's ids.
+* Schema version: recorded, migrated from nothing, a newer one refused.
+* The ingest lock spans workers; `forget`, `stats` and the namespace list use the server.
+* Acceptance: `memgraph ingest` from one data dir and `memgraph ask` from another, through the
+  servers, give the evidence the embedded default gives.
+"""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from memgraph_agents.cli.main import main
+from memgraph_agents.config import Settings
+from memgraph_agents.ingest import ingest_conversation
+from memgraph_agents.retrievers import retrieve
+from memgraph_agents.runtime import forget_store, get_store
+from memgraph_agents.storage import MemoryStore, StoreFault, WriterBusyError
+from memgraph_agents.storage.pg_schema import SCHEMA_VERSION, SchemaVersionError, migrate, pool_for
+from tests.chroma_server import ChromaServer, chroma_executable
+from tests.pg_server import PostgresServer, unusable
+from tests.workloads import chat_thread, conversation
+
+pytestmark = [
+    pytest.mark.skipif(unusable() is not None, reason=f"no PostgreSQL: {unusable()}"),
+    pytest.mark.skipif(chroma_executable() is None, reason="the `chroma` CLI (installed with chromadb) is missing"),
+]
+
+
+@pytest.fixture(scope="module")
+def pg():
+    srv = PostgresServer().start()
+    yield srv
+    srv.cleanup()
+
+
+@pytest.fixture(scope="module")
+def chroma(tmp_path_factory):
+    srv = ChromaServer(tmp_path_factory.mktemp("pg-chroma") / "chroma").start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def worker(tmp_path, pg, chroma):
+    """``worker(name, store_id)``: the settings of a worker with its own empty data dir."""
+
+    def make(name: str, store_id: str) -> Settings:
+        return Settings(
+            data_dir=tmp_path / name,
+            embeddings="hash",
+            graph_url=pg.url,
+            store_id=store_id,
+            chroma_host=chroma.host,
+            chroma_port=chroma.port,
+        )
+
+    return make
+
+
+def answer(store, q: str = "Where did they go for the weekend?") -> list[tuple[str, float]]:
+    return [(e.node_id, round(e.score, 6)) for e in retrieve("ppr", q, store, k=8)]
+
+
+def rows(store) -> tuple:
+    sessions = [{k: v for k, v in s.items() if k != "ingested_at"} for s in store.db.sessions(None)]
+    return store.db.raw_nodes(), store.db.raw_edges(), sessions
+
+
+def test_same_rows_and_answers_as_sqlite(tmp_path, worker):
+    lite, srv = Settings(data_dir=tmp_path / "lite", embeddings="hash"), worker("srv", "same")
+    conv = conversation("same", 4, turns=5)
+    edited = conversation("same", 4, turns=5, tag="edited")
+    for s in (lite, srv):
+        ingest_conversation(conv, s, namespace="u1")
+    a, b = get_store(lite, "u1", create=False), get_store(srv, "u1", create=False)
+    assert rows(a) == rows(b) and answer(a) == answer(b)
+    for s in (lite, srv):  # replace every session, then grow a chat thread turn by turn (append)
+        ingest_conversation(edited, s, namespace="u1", replace=True)
+        for n in (3, 4, 5):
+            ingest_conversation(chat_thread(n), s, namespace="u1")
+    assert rows(a) == rows(b) and answer(a) == answer(b)
+    assert sorted(a.vectors.all_ids()) == sorted(b.vectors.all_ids())
+    for store in (a, b):
+        store.delete_session(edited.sessions[1].id)
+    assert rows(a) == rows(b) and answer(a) == answer(b)
+    assert a.db.vector_garbage() == b.db.vector_garbage() == []
+
+
+def test_crash_mid_commit_is_rolled_back_by_another_worker(worker):
+    s = worker("crash-a", "crash")
+    conv = conversation("crash", 2, turns=4)
+    ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:1]}), s, namespace="c")
+    store = get_store(s, "c", create=False)
+    before = rows(store), sorted(store.vectors.all_ids())
+
+    def crash(stage: str) -> None:
+        raise StoreFault(stage)
+
+    store.fault_hook = crash
+    with pytest.raises(StoreFault):
+        ingest_conversation(conv, s, namespace="c")
+    assert [x["status"] for x in store.db.sessions(None)] == ["committed", "pending"]
+    assert len(store.vectors.all_ids()) > len(before[1])  # the vectors were written
+    other = MemoryStore.open(worker("crash-b", "crash"), "c", create=False)  # no shared folder
+    assert (rows(other), sorted(other.vectors.all_ids())) == before
+    store.fault_hook = None
+    ingest_conversation(conv, s, namespace="c")  # the same worker, store still open: writes it again
+    assert [x["id"] for x in other.sessions()] == [x.id for x in conv.sessions]
+
+
+def test_generation_tells_another_worker_to_reload(worker):
+    conv = conversation("gen", 2, turns=4)
+    a_set = worker("gen-a", "gen")
+    ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:1]}), a_set, namespace="g")
+    b = MemoryStore.open(worker("gen-b", "gen"), "g", create=False)
+    first = b.snapshot()
+    assert len(first.sessions) == 1 and b.snapshot() is first  # nothing changed: no reload
+    ingest_conversation(conv, a_set, namespace="g")
+    again = b.snapshot()
+    assert again.generation > first.generation and len(again.sessions) == 2
+    assert again.ids == get_store(a_set, "g", create=False).snapshot().ids
+    assert answer(b) == answer(get_store(a_set, "g", create=False))
+
+
+def test_namespaces_and_stores_are_isolated(worker, pg):
+    specs = {"a": ("store-a", "shared", "x"), "b": ("store-b", "shared", "y"), "c": ("store-a", "other", "z")}
+    stores = {}
+    for name, (sid, ns, tag) in specs.items():
+        ingest_conversation(conversation(tag, 2, tag=tag, turns=4), worker(f"iso-{name}", sid), namespace=ns)
+        stores[name] = get_store(worker(f"iso-{name}", sid), ns, create=False)
+    for name, store in stores.items():
+        own = specs[name][2]
+        texts = " ".join(r[2] for r in store.db.raw_nodes())
+        assert f"({own})" in texts and not any(f"({specs[o][2]})" in texts for o in specs if o != name)
+        hits = retrieve("ppr", "Yesterday I went to Kyoto", store, k=20)
+        assert hits and all(h.node_id in store.snapshot() for h in hits)
+        # Try to read across: every other scope's ids, through every read that takes ids.
+        for other_name, other in stores.items():
+            if other_name == name:
+                continue
+            foreign = [r[0] for r in other.db.raw_nodes()]
+            mine = {r[0] for r in store.db.raw_nodes()}
+            only_theirs = [i for i in foreign if i not in mine]
+            assert only_theirs, "the workloads must differ"
+            assert store.db.node_texts(only_theirs) == {} and store.db.node_ids(only_theirs) == set()
+            assert store.db.node_kinds(only_theirs) == {}
+            for s in other.db.sessions(None):
+                assert store.db.session(s["id"]) is None or specs[name][2] in s["id"]
+                assert store.db.session_turns(s["id"]) == [] or specs[name][2] in s["id"]
+    # Reading across by hand: one table holds every scope; each store counts only its own.
+    with psycopg.connect(pg.url) as conn:
+        per_scope = {
+            (r[0], r[1]): r[2]
+            for r in conn.execute("SELECT store_id, namespace, COUNT(*) FROM mg_nodes GROUP BY 1, 2").fetchall()
+        }
+    for name, (sid, ns, _) in specs.items():
+        assert per_scope[(sid, ns)] == len(stores[name].db.raw_nodes())
+    with pytest.raises(Exception, match="does not exist"):
+        MemoryStore.open(worker("iso-d", "store-b"), "other", create=False)
+
+
+def test_schema_version_recorded_migrated_and_newer_refused(pg):
+    pool = pool_for(pg.url)
+    assert migrate(pool) == SCHEMA_VERSION  # already current: nothing to do
+    with psycopg.connect(pg.url, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE mg_fresh")
+    fresh = pg.url.rsplit("/", 1)[0] + "/mg_fresh"
+    assert migrate(pool_for(fresh)) == SCHEMA_VERSION  # pool_for migrated it from nothing already
+    with psycopg.connect(fresh) as conn:
+        assert conn.execute("SELECT MAX(version) FROM mg_schema").fetchone()[0] == SCHEMA_VERSION
+    with psycopg.connect(pg.url, autocommit=True) as conn:
+        conn.execute("INSERT INTO mg_schema VALUES (%s)", (SCHEMA_VERSION + 1,))
+        try:
+            with pytest.raises(SchemaVersionError, match="newer than this memgraph-agents"):
+                migrate(pool)
+        finally:
+            conn.execute("DELETE FROM mg_schema WHERE version > %s", (SCHEMA_VERSION,))
+
+
+def test_ingest_lock_spans_workers_without_a_shared_folder(worker):
+    a = MemoryStore.open(worker("lock-a", "lock"), "n")
+    b = MemoryStore.open(worker("lock-b", "lock"), "n")  # another data dir: only the server is shared
+    other = MemoryStore.open(worker("lock-c", "lock"), "m")
+    with a.ingest_lock.hold(timeout=5):
+        with pytest.raises(WriterBusyError):
+            with b.ingest_lock.hold(timeout=0.3):
+                pass
+        with other.ingest_lock.hold(timeout=5):  # another namespace is free
+            pass
+    with b.ingest_lock.hold(timeout=5):  # released
+        pass
+
+
+def test_forget_stats_and_list_use_the_server(worker, monkeypatch, capsys):
+    s = worker("ops-a", "ops")
+    ingest_conversation(conversation("ops", 2, turns=4), s, namespace="gone")
+    ingest_conversation(conversation("ops", 1, turns=4), s, namespace="kept")
+    view = worker("ops-b", "ops")  # an empty data dir sees both
+    for k, v in (("GRAPH_URL", view.graph_url), ("STORE_ID", "ops"), ("CHROMA_HOST", view.chroma_host)):
+        monkeypatch.setenv(f"MEMGRAPH_{k}", str(v))
+    monkeypatch.setenv("MEMGRAPH_CHROMA_PORT", str(view.chroma_port))
+    argv = ["--embeddings", "hash", "--data-dir", str(view.data_dir)]
+    assert main([*argv, "stats"]) == 0
+    out = capsys.readouterr().out
+    assert "gone" in out and "kept" in out
+    assert main([*argv, "forget", "--namespace", "gone"]) == 0
+    capsys.readouterr()
+    forget_store(s, "gone")
+    assert [x["id"] for x in get_store(s, "kept", create=False).sessions()] == ["S1"]
+    with pytest.raises(Exception, match="does not exist"):
+        MemoryStore.open(s, "gone", create=False)
+
+
+def test_cli_ingest_on_one_worker_ask_on_another_same_evidence_as_embedded(tmp_path, worker, monkeypatch, capsys):
+    from importlib import resources
+
+    example = str(resources.files("memgraph_agents.examples") / "conversation.json")
+    question = "Where did Jonas travel?"
+    ask = ["ask", question, "--namespace", "demo", "--retriever", "ppr", "-k", "5"]
+
+    def run(data_dir, *cmd: str) -> str:
+        assert main(["--embeddings", "hash", "--data-dir", str(data_dir), *cmd]) == 0
+        return capsys.readouterr().out
+
+    run(tmp_path / "embedded", "ingest", example, "--namespace", "demo")
+    embedded = run(tmp_path / "embedded", *ask)
+    srv = worker("unused", "accept")
+    monkeypatch.setenv("MEMGRAPH_GRAPH_URL", str(srv.graph_url))
+    monkeypatch.setenv("MEMGRAPH_STORE_ID", "accept")
+    monkeypatch.setenv("MEMGRAPH_CHROMA_HOST", str(srv.chroma_host))
+    monkeypatch.setenv("MEMGRAPH_CHROMA_PORT", str(srv.chroma_port))
+    run(tmp_path / "machine-a", "ingest", example, "--namespace", "demo")
+    served = run(tmp_path / "machine-b", *ask)
+
+    def evidence(out: str) -> list[str]:
+        return [line for line in out.splitlines() if line.lstrip()[:1].isdigit() or line.lstrip().startswith("[")]
+
+    assert evidence(embedded) and evidence(served) == evidence(embedded)
