@@ -10,13 +10,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real names, for type checkers
+    from memgraph_agents.storage.drop import delete_namespace
     from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
     from memgraph_agents.storage.memory import (
         MemoryStore,
         SessionRecord,
         SessionWrite,
         StoreFault,
-        delete_namespace,
     )
     from memgraph_agents.storage.namespaces import (
         NamespaceError,
@@ -30,7 +30,7 @@ _WHERE = {
     "SessionRecord": "memory",
     "SessionWrite": "memory",
     "StoreFault": "memory",
-    "delete_namespace": "memory",
+    "delete_namespace": "drop",
     "NamespaceError": "namespaces",
     "list_namespaces": "namespaces",
     "validate_namespace": "namespaces",

@@ -30,7 +30,6 @@ this module speaks only its interface (``GraphStore``, ``GraphWrite``), never SQ
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -39,7 +38,6 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from filelock import FileLock
 from pydantic import BaseModel, Field
 
 from memgraph_agents.datadir import check_data_dir, ensure_private_dir
@@ -47,8 +45,7 @@ from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node
 from memgraph_agents.model.ranking import sort_pairs
-from memgraph_agents.storage.graph_db import GraphDB
-from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, is_server_url, open_graph_store
+from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, open_graph_store
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
@@ -302,10 +299,14 @@ class MemoryStore:
             self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
 
     def _check_mode(self, w: SessionWrite) -> None:
+        # What a writer that died left of this session (we hold the writer lock, so none is
+        # running) is rolled back first, as ``recover`` would: a worker sharing the graph
+        # server writes the session again without reopening the namespace.
+        left = dict(self.db.pending_writes()).get(w.record.id)
+        if left is not None:
+            self._undo_write(w.record.id, left)
         row = self.db.session(w.record.id, status=None)
         if row is not None and row["status"] in ("pending", "deleting"):
-            # Left by a writer that died (we hold the writer lock, so none is running): another
-            # worker sharing the graph server need not reopen the namespace to write it again.
             self._finish_delete(w.record.id)
             row = None
         if w.mode == "new" and row is not None:
@@ -457,100 +458,3 @@ class MemoryStore:
 
     def close(self) -> None:
         self.db.close()
-
-
-def delete_namespace(
-    data_dir: Path,
-    namespace: str,
-    *,
-    chroma_host: str | None = None,
-    chroma_port: int = 8000,
-    if_empty: bool = False,
-    graph_url: str | None = None,
-    store_id: str = "default",
-) -> bool:
-    """Drop a namespace's collection and files (its rows, in PostgreSQL); other namespaces
-    are untouched.
-
-    ``if_empty``: only when it holds no session at all (checked under the locks), so a failed
-    first ingest leaves no empty namespace behind. Returns whether it was dropped.
-    """
-    d = namespace_dir(Path(data_dir), namespace)
-    if is_server_url(graph_url):
-        return _delete_server_namespace(
-            data_dir, namespace, chroma_host, chroma_port, if_empty, str(graph_url), store_id
-        )
-    if not (d / "graph.sqlite").exists():
-        from memgraph_agents.storage.stats import missing_namespace
-
-        raise missing_namespace(data_dir, namespace)
-    # Wait for a running ingest to finish its session, then for any other writer.
-    with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock"), mode=0o600):
-        if if_empty and _has_sessions(d / "graph.sqlite"):
-            return False
-        name = legacy_collection_name(namespace)  # namespaces from before store ids
-        if (d / "graph.sqlite").exists():
-            db = GraphDB(d / "graph.sqlite")
-            try:  # this data dir's collection (scoped by its store id), never another's
-                name = db.get_meta("collection") or name
-            finally:
-                db.close()
-        try:
-            client = chroma_client(Path(data_dir), chroma_host, chroma_port)
-        except Exception:
-            if not if_empty:
-                raise
-            client = None  # never held a session, so no vectors: the files can go regardless
-        try:
-            if client is not None:
-                client.delete_collection(name)
-        except Exception:  # no vectors were ever written
-            pass
-    shutil.rmtree(d)
-    return True
-
-
-def _delete_server_namespace(
-    data_dir: Path, namespace: str, chroma_host: str | None, chroma_port: int, if_empty: bool, url: str, sid: str
-) -> bool:
-    from memgraph_agents.storage.pg_graph import PgGraphDB
-
-    if not PgGraphDB.exists(url, sid, namespace):
-        from memgraph_agents.storage.stats import missing_namespace
-
-        raise missing_namespace(data_dir, namespace, url, sid)
-    d = namespace_dir(Path(data_dir), namespace)
-    db = PgGraphDB(url, sid, namespace)
-    # The same two locks as a writer takes, both with their cross-machine half.
-    with namespace_ingest_lock(d, db.remote_ingest_lock()).hold(timeout=600), db.writer_lock():
-        if if_empty and db.sessions(None):
-            return False
-        name = db.get_meta("collection")
-        if name is not None:
-            try:
-                chroma_client(Path(data_dir), chroma_host, chroma_port).delete_collection(name)
-            except Exception:  # no vectors were ever written (or the collection is gone already)
-                if (
-                    not if_empty
-                    and chroma_host is not None
-                    and not _collection_gone(data_dir, chroma_host, chroma_port, name)
-                ):
-                    raise
-        db.drop()
-    shutil.rmtree(d, ignore_errors=True)  # this worker's lock files
-    return True
-
-
-def _collection_gone(data_dir: Path, host: str, port: int, name: str) -> bool:
-    try:
-        return name not in {c.name for c in chroma_client(Path(data_dir), host, port).list_collections()}
-    except Exception:
-        return False
-
-
-def _has_sessions(db: Path) -> bool:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] > 0
-    finally:
-        con.close()

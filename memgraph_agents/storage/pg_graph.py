@@ -47,14 +47,22 @@ class _AdvisoryLock:
     ``blocking``: the writer lock (waits; re-entrant per thread, as ``FileLock``). Else the
     ingest lock's remote half (``try_acquire``/``release``, ``storage.locks.RemoteLock``)."""
 
-    def __init__(self, db: PgGraphDB, kind: str) -> None:
+    def __init__(self, db: PgGraphDB, kind: str, purpose: str) -> None:
         self.db, self.keys = db, (kind, f"{db.store_id}/{db.namespace}")
+        self.pool = pool_for(db.url, purpose)
         self._local = threading.local()
         self._conn: Any = None  # the try-lock's connection (one holder: the ingest lock's mutex)
 
     def _take(self, sql: str) -> Any:
-        pool = self.db.pool
-        conn = pool.getconn()
+        from psycopg_pool import PoolTimeout
+
+        pool = self.pool
+        try:
+            conn = pool.getconn(timeout=None if sql == "pg_advisory_lock" else 1.0)
+        except PoolTimeout as e:
+            if sql != "pg_advisory_lock":
+                return None  # every lock connection busy: not acquired now, the caller polls again
+            raise self.db.server_error(e) from e
         try:
             got = conn.execute(f"SELECT {sql}(hashtext(%s), hashtext(%s))", self.keys).fetchone()[0]
             conn.commit()  # a session-level lock outlives the transaction
@@ -75,7 +83,7 @@ class _AdvisoryLock:
         except Exception:  # the server went away: the lock went with the connection
             conn.close()
         finally:
-            self.db.pool.putconn(conn)
+            self.pool.putconn(conn)
 
     def __enter__(self) -> _AdvisoryLock:
         depth = getattr(self._local, "depth", 0)
@@ -123,16 +131,13 @@ class PgGraphDB:
         self.url, self.store_id, self.namespace = url, store_id, namespace
         self.scope = (store_id, namespace)
         self.pool = pool_for(url)
-        self._writer = _AdvisoryLock(self, "memgraph-writer")
+        self._writer = _AdvisoryLock(self, "memgraph-writer", "writer")
         with self._conn() as c:  # the namespace exists from here on (``exists``)
             c.execute("INSERT INTO mg_meta VALUES (%s, %s, 'generation', '0') ON CONFLICT DO NOTHING", self.scope)
 
     # -- connections -----------------------------------------------------------------------
     def server_error(self, e: BaseException) -> GraphServerError:
-        return GraphServerError(
-            f"the PostgreSQL graph store at {redact(self.url)} failed ({type(e).__name__}: "
-            f"{' '.join(str(e).split())[:300]}): is the server up? (MEMGRAPH_GRAPH_URL)"
-        )
+        return _server_error(self.url, e)
 
     @contextmanager
     def _conn(self) -> Iterator[Any]:
@@ -155,17 +160,14 @@ class PgGraphDB:
 
     @staticmethod
     def read_meta(url: str, store_id: str, namespace: str, key: str) -> str | None:
-        with pool_for(url).connection() as c:
-            r = c.execute(f"SELECT value FROM mg_meta WHERE {SCOPED} AND key=%s", (store_id, namespace, key)).fetchone()
-        return r[0] if r else None
+        q = f"SELECT value FROM mg_meta WHERE {SCOPED} AND key=%s"
+        r = _query(url, q, (store_id, namespace, key))
+        return r[0][0] if r else None
 
     @staticmethod
     def namespaces(url: str, store_id: str) -> list[str]:
-        with pool_for(url).connection() as c:
-            rows = c.execute(
-                "SELECT namespace FROM mg_meta WHERE store_id=%s AND key='generation' ORDER BY namespace", (store_id,)
-            )
-            return [r[0] for r in rows]
+        q = "SELECT namespace FROM mg_meta WHERE store_id=%s AND key='generation' ORDER BY namespace"
+        return [r[0] for r in _query(url, q, (store_id,))]
 
     # -- writes ----------------------------------------------------------------------------
     @contextmanager
@@ -182,7 +184,7 @@ class PgGraphDB:
         return self._writer
 
     def remote_ingest_lock(self) -> _AdvisoryLock:
-        return _AdvisoryLock(self, "memgraph-ingest")
+        return _AdvisoryLock(self, "memgraph-ingest", "ingest")
 
     def set_meta(self, key: str, value: str) -> None:
         with self.write() as t:
@@ -275,6 +277,22 @@ class PgGraphDB:
 
     def close(self) -> None:
         """Nothing per namespace to close: connections belong to the process's pool."""
+
+
+def _query(url: str, sql: str, params: tuple) -> list[tuple]:
+    """A read outside any namespace's store (existence, listing), errors said as for a store."""
+    try:
+        with pool_for(url).connection() as c:
+            return c.execute(sql, params).fetchall()
+    except _psycopg_errors() as e:
+        raise _server_error(url, e) from e
+
+
+def _server_error(url: str, e: BaseException) -> GraphServerError:
+    return GraphServerError(
+        f"the PostgreSQL graph store at {redact(url)} failed ({type(e).__name__}: "
+        f"{' '.join(str(e).split())[:300]}): is the server up? (MEMGRAPH_GRAPH_URL)"
+    )
 
 
 def _session_dicts(rows: list[tuple]) -> list[dict]:

@@ -63,9 +63,10 @@ TABLES = (
     "mg_meta",
 )
 
-_POOLS: dict[str, Any] = {}
+_POOLS: dict[tuple[str, str], Any] = {}
 _POOLS_LOCK = threading.Lock()
-POOL_MAX = 10  # per process and database, shared by every namespace (ten thousand tenants, few connections)
+# Per process and database, shared by every namespace (ten thousand tenants, few connections).
+POOL_MAX = {"query": 10, "writer": 16, "ingest": 16}
 
 
 class SchemaVersionError(StorageError):
@@ -76,34 +77,42 @@ class GraphServerError(StorageError):
     """The PostgreSQL server cannot be reached, or a statement failed on it."""
 
 
-def pool_for(url: str) -> Any:
+def pool_for(url: str, purpose: str = "query") -> Any:
     """The process's connection pool for ``url`` (schema migrated on first use).
 
+    Three pools per database, so that holding a lock never starves what the holder needs
+    next: ``query`` (reads and write transactions), ``writer`` (connections that hold a
+    writer lock) and ``ingest`` (ingest locks: an ingest holds one, then takes a writer lock,
+    then a query connection). Lock pools keep no idle connection.
     ``check``: a connection is tested on checkout and replaced if the server dropped it (a
     restart), so the first query after a restart does not fail on a stale connection."""
     from psycopg_pool import ConnectionPool
 
+    if purpose != "query":
+        pool_for(url)  # the query pool first: it migrates the schema
     with _POOLS_LOCK:
-        pool = _POOLS.get(url)
+        pool = _POOLS.get((url, purpose))
         if pool is None:
             pool = ConnectionPool(
                 url,
-                min_size=1,
-                max_size=POOL_MAX,
+                min_size=1 if purpose == "query" else 0,
+                max_size=POOL_MAX[purpose],
                 open=False,
-                timeout=60,
+                # Long enough to ride out a server restart, short enough to fail clearly.
+                timeout=30,
                 check=ConnectionPool.check_connection,
-                name="memgraph",
+                name=f"memgraph-{purpose}",
             )
             try:
-                pool.open(wait=True, timeout=30)
-                migrate(pool)
+                pool.open(wait=purpose == "query", timeout=15)
+                if purpose == "query":
+                    migrate(pool)
             except Exception as e:
                 pool.close()
                 if isinstance(e, StorageError):
                     raise
                 raise GraphServerError(f"cannot use the PostgreSQL graph store at {redact(url)}: {e}") from e
-            _POOLS[url] = pool
+            _POOLS[(url, purpose)] = pool
         return pool
 
 
