@@ -89,10 +89,12 @@ class PostgresServer:
         return f"postgresql://postgres@{self.host}:{self.port}/postgres"
 
     def start(self) -> PostgresServer:
-        # fsync off: a throwaway cluster; a restart in the tests is a clean (immediate) one.
+        # fsync off: the tests kill the server, never the machine, and a commit's WAL is still
+        # written before it returns (synchronous_commit stays on: an immediate stop, as a
+        # crash, must not lose a commit a client saw).
         opts = (
             f"-p {self.port} -k {self.sock} -c listen_addresses={self.host} -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+            "-c full_page_writes=off -c max_connections=100"
         )
         self._run(
             [str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "pg.log"), "-o", opts, "-w"]

@@ -246,3 +246,87 @@ def test_cli_ingest_on_one_worker_ask_on_another_same_evidence_as_embedded(tmp_p
         return [line for line in out.splitlines() if line.lstrip()[:1].isdigit() or line.lstrip().startswith("[")]
 
     assert evidence(embedded) and evidence(served) == evidence(embedded)
+
+
+def test_a_dead_writers_leftover_is_rolled_back_by_the_next_write_of_the_session(tmp_path, worker):
+    """No reopen, no ``recover``: the next commit of the session (same process, store open)
+    undoes the unfinished write first, and the result is what a clean ingest gives."""
+    s, clean = worker("left-a", "left"), worker("left-b", "left-clean")
+    conv = conversation("left", 3, turns=4)
+    ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:2]}), s, namespace="l")
+    store = get_store(s, "l", create=False)
+    edited = conversation("left", 3, turns=4, tag="e")
+    edited = edited.model_copy(
+        update={"sessions": [x.model_copy(update={"id": y.id}) for x, y in zip(edited.sessions, conv.sessions)]}
+    )
+
+    def crash(stage: str) -> None:
+        raise StoreFault(stage)
+
+    store.fault_hook = crash
+    with pytest.raises(StoreFault):  # a replacement dies after its vectors
+        ingest_conversation(
+            edited.model_copy(update={"sessions": edited.sessions[1:2]}), s, namespace="l", replace=True
+        )
+    with pytest.raises(StoreFault):  # and a new session too
+        ingest_conversation(conv, s, namespace="l")
+    assert [w[1] for w in store.db.pending_writes()] == ["replace", "new"]
+    store.fault_hook = None
+    last, second = (
+        conv.model_copy(update={"sessions": conv.sessions[2:]}),
+        edited.model_copy(update={"sessions": edited.sessions[1:2]}),
+    )
+    ingest_conversation(second, s, namespace="l", replace=True)
+    ingest_conversation(last, s, namespace="l")
+    ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:2]}), clean, namespace="l")
+    ingest_conversation(second, clean, namespace="l", replace=True)
+    ingest_conversation(last, clean, namespace="l")
+    other = get_store(clean, "l", create=False)
+    assert store.db.pending_writes() == [] and rows(store) == rows(other)
+    assert sorted(store.vectors.all_ids()) == sorted(other.vectors.all_ids())
+    assert answer(store) == answer(other)
+
+
+def test_more_concurrent_ingests_than_pooled_connections(worker):
+    """Each ingest holds an ingest lock, then a writer lock, then a query connection: with
+    more ingests at once than any pool's size, none may starve (one pool per purpose)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from memgraph_agents.storage.pg_schema import POOL_MAX
+
+    n = max(POOL_MAX.values()) + 4
+    s = worker("many-ns", "many-ns")
+    conv = conversation("pool", 2, turns=3)
+    with ThreadPoolExecutor(n) as ex:
+        reports = list(ex.map(lambda i: ingest_conversation(conv, s, namespace=f"t{i}"), range(n), timeout=240))
+    assert [r.sessions_new for r in reports] == [2] * n
+
+
+def test_server_down_is_one_clear_error(tmp_path, chroma, monkeypatch, capsys):
+    monkeypatch.setattr("memgraph_agents.storage.pg_schema.POOL_WAIT", 2.0)  # the pools made here wait 2 s
+    own = PostgresServer().start()
+    try:
+        s = Settings(
+            data_dir=tmp_path / "down",
+            embeddings="hash",
+            graph_url=own.url,
+            store_id="down",
+            chroma_host=chroma.host,
+            chroma_port=chroma.port,
+        )
+        ingest_conversation(conversation("down", 1, turns=3), s, namespace="d")
+        own.stop("immediate")
+        monkeypatch.setenv("MEMGRAPH_GRAPH_URL", own.url)
+        monkeypatch.setenv("MEMGRAPH_STORE_ID", "down")
+        monkeypatch.setenv("MEMGRAPH_CHROMA_HOST", chroma.host)
+        monkeypatch.setenv("MEMGRAPH_CHROMA_PORT", str(chroma.port))
+        forget_store(s, "d")
+        ask = ["ask", "Where did they go for the weekend?", "--namespace", "d", "--retriever", "dense"]
+        argv = ["--embeddings", "hash", "--data-dir", str(tmp_path / "other"), *ask]
+        assert main(argv) == 2
+        err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+        assert len(err) == 1 and "PostgreSQL graph store" in err[0] and "is the server up?" in err[0], err
+        own.start()
+        assert main(argv) == 0  # the pool reconnects by itself
+    finally:
+        own.cleanup()

@@ -67,6 +67,7 @@ _POOLS: dict[tuple[str, str], Any] = {}
 _POOLS_LOCK = threading.Lock()
 # Per process and database, shared by every namespace (ten thousand tenants, few connections).
 POOL_MAX = {"query": 10, "writer": 16, "ingest": 16}
+POOL_WAIT = 30.0  # seconds a call waits for a connection: rides out a server restart, then fails clearly
 
 
 class SchemaVersionError(StorageError):
@@ -86,7 +87,13 @@ def pool_for(url: str, purpose: str = "query") -> Any:
     then a query connection). Lock pools keep no idle connection.
     ``check``: a connection is tested on checkout and replaced if the server dropped it (a
     restart), so the first query after a restart does not fail on a stale connection."""
-    from psycopg_pool import ConnectionPool
+    try:
+        from psycopg_pool import ConnectionPool
+    except ImportError as e:  # the optional dependency (README "Running on servers")
+        raise StorageError(
+            f"MEMGRAPH_GRAPH_URL is a PostgreSQL URL but psycopg is not installed ({e}): "
+            'pip install "memgraph-agents[postgres]"'
+        ) from e
 
     if purpose != "query":
         pool_for(url)  # the query pool first: it migrates the schema
@@ -98,8 +105,7 @@ def pool_for(url: str, purpose: str = "query") -> Any:
                 min_size=1 if purpose == "query" else 0,
                 max_size=POOL_MAX[purpose],
                 open=False,
-                # Long enough to ride out a server restart, short enough to fail clearly.
-                timeout=30,
+                timeout=POOL_WAIT,
                 check=ConnectionPool.check_connection,
                 name=f"memgraph-{purpose}",
             )
