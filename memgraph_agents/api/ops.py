@@ -32,7 +32,7 @@ def open_store(settings: Settings, namespace: str):
     if not exists(settings, namespace):
         from memgraph_agents.storage.stats import missing_namespace
 
-        raise missing_namespace(settings.data_dir, namespace)
+        raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
     return get_store(settings, namespace, create=False)
 
 
