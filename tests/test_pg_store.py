@@ -330,3 +330,31 @@ def test_server_down_is_one_clear_error(tmp_path, chroma, monkeypatch, capsys):
         assert main(argv) == 0  # the pool reconnects by itself
     finally:
         own.cleanup()
+
+
+def test_migrate_an_embedded_data_dir_to_the_servers_exactly(tmp_path, worker, monkeypatch, capsys):
+    """``memgraph migrate --to``: the copy has the same rows in the same order, the same vectors
+    and the same answers, read by a worker with another (empty) data dir; nothing is rebuilt."""
+    lite = Settings(data_dir=tmp_path / "lite", embeddings="hash")
+    conv = conversation("move", 3, turns=4)
+    ingest_conversation(conv, lite, namespace="m1")
+    ingest_conversation(chat_thread(4), lite, namespace="m2")
+    get_store(lite, "m1").delete_session(conv.sessions[0].id)  # gaps and reassigned owners copy too
+    before = {ns: get_store(lite, ns, create=False) for ns in ("m1", "m2")}
+    srv = worker("unused", "moved")
+    monkeypatch.setenv("MEMGRAPH_CHROMA_HOST", str(srv.chroma_host))
+    monkeypatch.setenv("MEMGRAPH_CHROMA_PORT", str(srv.chroma_port))
+    for ns in before:
+        forget_store(lite, ns)  # the CLI opens the source itself (as another process would)
+    argv = ["--embeddings", "hash", "--data-dir", str(lite.data_dir), "migrate", "--to", str(srv.graph_url)]
+    assert main([*argv, "--store-id", "moved"]) == 0
+    out = capsys.readouterr().out
+    assert "m1: 2 sessions" in out and "m2: 1 sessions" in out
+    assert main([*argv, "--store-id", "moved"]) == 2  # never over a namespace that holds sessions
+    assert "already holds sessions" in capsys.readouterr().err
+    for ns, old in before.items():
+        new = MemoryStore.open(worker(f"reader-{ns}", "moved"), ns, create=False)
+        assert rows(new) == rows(old) and new.db.raw_owners() == old.db.raw_owners()
+        assert sorted(new.vectors.all_ids()) == sorted(old.vectors.all_ids())
+        assert answer(new) == answer(old)
+        assert new.db.get_meta("conversations") == old.db.get_meta("conversations")

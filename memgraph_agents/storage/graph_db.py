@@ -277,6 +277,12 @@ class GraphDB:
             "SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid"
         ).fetchall()
 
+    def raw_owners(self) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.reader.execute("SELECT node_id, session_id FROM node_owners ORDER BY 1, 2")]
+
+    def all_meta(self) -> dict[str, str]:
+        return dict(self.reader.execute("SELECT key, value FROM meta").fetchall())
+
     def session_turns(self, session_id: str) -> list[tuple[str, str, dict]]:
         """The stored input turns of a session: ``(turn id, digest, data)`` in order."""
         rows = self.reader.execute(

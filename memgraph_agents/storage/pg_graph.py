@@ -253,6 +253,13 @@ class PgGraphDB:
     def edges(self) -> list[Edge]:
         return [row_to_edge(r) for r in self.raw_edges()]
 
+    def raw_owners(self) -> list[tuple[str, str]]:
+        q = f"SELECT node_id, session_id FROM mg_node_owners WHERE {SCOPED} ORDER BY 1, 2"
+        return [(r[0], r[1]) for r in self._q(q)]
+
+    def all_meta(self) -> dict[str, str]:
+        return dict(self._q(f"SELECT key, value FROM mg_meta WHERE {SCOPED}"))
+
     def session_turns(self, session_id: str) -> list[tuple[str, str, dict]]:
         q = f"SELECT turn_id, digest, data FROM mg_turns WHERE {SCOPED} AND session_id=%s ORDER BY idx"
         return [(r[0], r[1], json.loads(r[2])) for r in self._q(q, (session_id,))]

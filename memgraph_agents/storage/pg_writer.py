@@ -64,6 +64,13 @@ class PgWriter:
             (session_id, *self.s, list(node_ids)),
         )
 
+    def add_owner_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """``(node id, session id)`` ownership rows as they are (a copy of another store's)."""
+        self._many(
+            "INSERT INTO mg_node_owners VALUES (%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+            [(*self.s, n, s) for n, s in pairs],
+        )
+
     def insert_edges(self, edges: Iterable[Edge], replace: bool = False) -> None:
         if replace:
             sql = _EDGE_INSERT + (
@@ -158,7 +165,11 @@ class PgWriter:
         self.c.execute(f"DELETE FROM mg_writes WHERE {S} AND session_id=%s", (*self.s, session_id))
 
     def add_pending_session(self, v: dict[str, Any]) -> None:
-        seq = self.c.execute(f"SELECT COALESCE(MAX(seq), 0) + 1 FROM mg_sessions WHERE {S}", self.s).fetchone()[0]
+        # The next number, unless given (a copy keeps the original's).
+        seq = (
+            v.get("seq")
+            or self.c.execute(f"SELECT COALESCE(MAX(seq), 0) + 1 FROM mg_sessions WHERE {S}", self.s).fetchone()[0]
+        )
         self.c.execute(
             "INSERT INTO mg_sessions VALUES (%s,%s,%s,%s,'pending',%s,%s,%s,%s,%s,%s,%s)",
             (

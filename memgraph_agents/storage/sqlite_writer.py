@@ -26,6 +26,10 @@ class SqliteWriter:
     def add_owner(self, node_ids: Iterable[str], session_id: str) -> None:
         self.ops.add_owner(self.c, node_ids, session_id)
 
+    def add_owner_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """``(node id, session id)`` ownership rows as they are (a copy of another store's)."""
+        self.c.executemany("INSERT OR IGNORE INTO node_owners VALUES (?, ?)", list(pairs))
+
     def insert_edges(self, edges: Iterable[Edge], replace: bool = False) -> None:
         self.ops.insert_edges(self.c, edges, replace)
 
@@ -55,7 +59,8 @@ class SqliteWriter:
         self.c.execute("DELETE FROM writes WHERE session_id=?", (session_id,))
 
     def add_pending_session(self, v: dict[str, Any]) -> None:
-        seq = int(self.c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
+        # The next number, unless given (a copy keeps the original's).
+        seq = v.get("seq") or int(self.c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
         self.c.execute(
             "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
             (
