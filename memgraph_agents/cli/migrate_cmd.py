@@ -44,6 +44,9 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
         src = MemoryStore.open(source, ns, create=False)
         dst = MemoryStore.open(target, ns)
         try:
+            if dst.db.sessions(None):  # copied by an earlier run (a re-run resumes the others)
+                console.print(f"{ns}: already holds sessions in the target, skipped", markup=False)
+                continue
             out = copy_namespace(src, dst)
         finally:
             src.close()
