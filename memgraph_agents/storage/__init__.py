@@ -1,4 +1,5 @@
-"""Storage: Chroma vectors + SQLite graph per namespace, committed atomically per session.
+"""Storage: Chroma vectors + a graph store per namespace (SQLite in the data dir, or
+PostgreSQL: ``storage.graph_store``), committed atomically per session.
 
 Names load lazily (PEP 562): ``memgraph stats`` and the namespace helpers must not pay for
 importing Chroma.

@@ -12,9 +12,9 @@ either one. ``turns`` keeps each session's input turns (with a digest per turn) 
 grown session is recognised as an append. ``vector_garbage`` lists vectors whose rows a commit
 removed; they are deleted from Chroma after the commit (again by ``recover`` after a crash).
 
-All SQL of the embedded graph store lives here and in ``storage.sqlite_writer`` (the write
-transaction of the ``GraphStore`` interface, ``storage.graph_store``); ``storage.pg_graph``
-is its PostgreSQL twin.
+All SQL of the embedded graph store lives here, in ``storage.sqlite_writer`` (the write
+transaction of the ``GraphStore`` interface, ``storage.graph_store``) and in
+``storage.sqlite_schema``; ``storage.pg_graph`` is its PostgreSQL twin.
 
 Connections: one writer connection (``conn``, used only under the store's write locks) and
 one reader connection per thread. Reads never run on the writer connection, so a reader
