@@ -358,3 +358,46 @@ def test_migrate_an_embedded_data_dir_to_the_servers_exactly(tmp_path, worker, m
         assert sorted(new.vectors.all_ids()) == sorted(old.vectors.all_ids())
         assert answer(new) == answer(old)
         assert new.db.get_meta("conversations") == old.db.get_meta("conversations")
+
+
+def test_every_statement_is_scoped_by_store_and_namespace(worker, pg, monkeypatch):
+    """Every statement the store runs on a data table binds this store id and namespace, and
+    names ``store_id`` once per table it reads or changes (joins and subqueries included)."""
+    import re
+
+    pool_for(pg.url)  # the schema exists before statements are watched
+    seen: list[tuple[str, object]] = []
+    for name in ("execute", "executemany"):
+        real = getattr(psycopg.Cursor, name)
+
+        def spy(self, query, params=None, *a, _real=real, **kw):
+            seen.append((str(query), params))
+            return _real(self, query, params, *a, **kw)
+
+        monkeypatch.setattr(psycopg.Cursor, name, spy)
+    s = worker("scoped", "scoped-store")
+    conv = conversation("scoped", 3, turns=4)
+    ingest_conversation(conv, s, namespace="sc")
+    ingest_conversation(chat_thread(3), s, namespace="sc")
+    ingest_conversation(chat_thread(4), s, namespace="sc")  # an append
+    edited = conversation("scoped", 3, turns=4, tag="e").sessions[1].model_copy(update={"id": conv.sessions[1].id})
+    ingest_conversation(conv.model_copy(update={"sessions": [edited]}), s, namespace="sc", replace=True)
+    store = get_store(s, "sc", create=False)
+    store.delete_session(conv.sessions[0].id)
+    answer(store)
+    table = re.compile(r"\bmg_(?!schema\b)[a-z_]+\b")
+    checked = 0
+    for query, params in seen:
+        tables = table.findall(query)
+        if not tables or "pg_advisory" in query:
+            continue
+        rows = params if isinstance(params, list) else [params]
+        for p in rows:
+            values = list(p or ())
+            assert "scoped-store" in values, query
+            if not query.lstrip().startswith("SELECT namespace FROM mg_meta WHERE store_id=%s AND key"):
+                assert "sc" in values, query
+        if not re.match(r"\s*INSERT INTO mg_\w+ (\(store_id, namespace|VALUES)", query):
+            assert query.count("store_id") >= len(tables), query
+        checked += 1
+    assert checked > 50

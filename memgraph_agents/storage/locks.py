@@ -71,6 +71,11 @@ class NamespaceIngestLock:
         self._mutex = threading.Lock()
         self._fd: int | None = None
 
+    @property
+    def _max_delay(self) -> float:
+        """Polling interval cap: a remote half costs a round trip to the server per try."""
+        return 0.02 if self.remote is None else 0.1
+
     def _try(self) -> bool:
         if not self._mutex.acquire(blocking=False):
             return False
@@ -110,7 +115,7 @@ class NamespaceIngestLock:
             if deadline is not None and time.monotonic() > deadline:
                 raise WriterBusyError(f"another writer holds {self.path} (waited {timeout:g} s)")
             time.sleep(delay)
-            delay = min(2 * delay, 0.02)
+            delay = min(2 * delay, self._max_delay)
         try:
             yield self
         finally:
@@ -133,7 +138,7 @@ class NamespaceIngestLock:
         delay = 0.001
         while not await self._atry():
             await asyncio.sleep(delay)
-            delay = min(2 * delay, 0.02)
+            delay = min(2 * delay, self._max_delay)
         try:
             yield self
         finally:

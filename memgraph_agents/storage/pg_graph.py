@@ -42,10 +42,11 @@ def _psycopg_errors() -> tuple[type[BaseException], ...]:
 
 
 class _AdvisoryLock:
-    """A session-level advisory lock on a pooled connection kept while held.
+    """A session-level advisory lock on a pooled connection kept while held (``purpose``: the
+    pool it takes that connection from).
 
-    ``blocking``: the writer lock (waits; re-entrant per thread, as ``FileLock``). Else the
-    ingest lock's remote half (``try_acquire``/``release``, ``storage.locks.RemoteLock``)."""
+    As a context manager it is the writer lock (waits; re-entrant per thread, as ``FileLock``);
+    ``try_acquire``/``release`` make it the ingest lock's remote half (``locks.RemoteLock``)."""
 
     def __init__(self, db: PgGraphDB, kind: str, purpose: str) -> None:
         self.db, self.keys = db, (kind, f"{db.store_id}/{db.namespace}")
@@ -57,11 +58,9 @@ class _AdvisoryLock:
         from psycopg_pool import PoolTimeout
 
         pool = self.pool
-        try:
-            conn = pool.getconn(timeout=None if sql == "pg_advisory_lock" else 1.0)
+        try:  # waits for a connection (a server restart), then fails clearly (a server gone)
+            conn = pool.getconn()
         except PoolTimeout as e:
-            if sql != "pg_advisory_lock":
-                return None  # every lock connection busy: not acquired now, the caller polls again
             raise self.db.server_error(e) from e
         try:
             got = conn.execute(f"SELECT {sql}(hashtext(%s), hashtext(%s))", self.keys).fetchone()[0]
