@@ -25,7 +25,7 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.retrievers import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore, StoreFault, WriterBusyError
-from memgraph_agents.storage.pg_schema import SCHEMA_VERSION, SchemaVersionError, migrate, pool_for
+from memgraph_agents.storage.pg_schema import SCHEMA_VERSION, SchemaVersionError, close_pools, migrate, pool_for
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.pg_server import PostgresServer, unusable
 from tests.workloads import chat_thread, conversation
@@ -40,6 +40,7 @@ pytestmark = [
 def pg():
     srv = PostgresServer().start()
     yield srv
+    close_pools()  # this module's databases (the cluster's and the one a test creates) go with it
     srv.cleanup()
 
 
@@ -329,6 +330,7 @@ def test_server_down_is_one_clear_error(tmp_path, chroma, monkeypatch, capsys):
         own.start()
         assert main(argv) == 0  # the pool reconnects by itself
     finally:
+        close_pools(own.url)
         own.cleanup()
 
 

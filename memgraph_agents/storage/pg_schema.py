@@ -152,10 +152,11 @@ def migrate(pool: Any) -> int:
         return found
 
 
-def close_pools() -> None:
-    """Close every pool of this process (tests; a worker that exits closes them anyway)."""
+def close_pools(url: str | None = None) -> None:
+    """Close this process's pools (of ``url`` only, if given): a server taken down for good
+    (tests), whose pools would otherwise keep trying to reconnect."""
     with _POOLS_LOCK:
-        pools = list(_POOLS.values())
-        _POOLS.clear()
+        keys = [k for k in _POOLS if url is None or k[0] == url]
+        pools = [_POOLS.pop(k) for k in keys]
     for p in pools:
         p.close()
