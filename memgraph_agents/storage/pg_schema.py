@@ -14,6 +14,7 @@ bump ``SCHEMA_VERSION``.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -63,6 +64,11 @@ TABLES = (
     "mg_meta",
 )
 
+# The pool logs each failed reconnection as a warning. An application that configures logging
+# still gets them; without a handler they would reach stderr through logging's last resort and
+# bury the one clear error of a server that is down (CLI: ``error: …``).
+logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
+
 _POOLS: dict[tuple[str, str], Any] = {}
 _POOLS_LOCK = threading.Lock()
 # Per process and database, shared by every namespace (ten thousand tenants, few connections).
@@ -100,6 +106,8 @@ def pool_for(url: str, purpose: str = "query") -> Any:
     with _POOLS_LOCK:
         pool = _POOLS.get((url, purpose))
         if pool is None:
+            if purpose == "query":
+                _probe(url)
             pool = ConnectionPool(
                 url,
                 min_size=1 if purpose == "query" else 0,
@@ -120,6 +128,21 @@ def pool_for(url: str, purpose: str = "query") -> Any:
                 raise GraphServerError(f"cannot use the PostgreSQL graph store at {redact(url)}: {e}") from e
             _POOLS[(url, purpose)] = pool
         return pool
+
+
+def _probe(url: str) -> None:
+    """One direct connection first: a pool that cannot connect only says it timed out, this
+    says why (refused, unknown host or database, authentication), at once."""
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=10).close()
+    except psycopg.Error as e:
+        reason = " ".join(str(e).split())[:300]
+        raise GraphServerError(
+            f"cannot connect to the PostgreSQL graph store at {redact(url)}: {reason} "
+            "(is the server up, and MEMGRAPH_GRAPH_URL right?)"
+        ) from e
 
 
 def redact(url: str) -> str:
