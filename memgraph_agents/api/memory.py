@@ -212,7 +212,8 @@ class Memory:
         return await asyncio.to_thread(ops.stats, self.settings, self._ns(namespace))
 
     def namespaces(self) -> list[str]:
-        """The namespaces stored in ``data_dir``, sorted."""
+        """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in
+        PostgreSQL (``graph_url``)."""
         from memgraph_agents.storage.graph_store import stored_namespaces
 
         return stored_namespaces(self.settings.data_dir, self.settings.graph_url, self.settings.store_id)
