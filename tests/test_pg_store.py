@@ -214,6 +214,10 @@ def test_forget_stats_and_list_use_the_server(worker, monkeypatch, capsys):
     assert main([*argv, "stats"]) == 0
     out = capsys.readouterr().out
     assert "gone" in out and "kept" in out
+    from memgraph_agents.storage.stats import namespace_stats
+
+    kept = namespace_stats(view.data_dir, "kept", view.graph_url, "ops")
+    assert kept["sessions"] == 1 and kept["vectors"] > 0 and kept["graph_bytes"] > 0  # the rows' size in the database
     assert main([*argv, "forget", "--namespace", "gone"]) == 0
     capsys.readouterr()
     forget_store(s, "gone")

@@ -256,6 +256,10 @@ class GraphDB:
             out.update(dict(self.reader.execute(q, chunk).fetchall()))
         return out
 
+    def stored_bytes(self) -> int:
+        """Bytes on disk of the namespace's folder (the graph file, its WAL, the lock files)."""
+        return sum(p.stat().st_size for p in self.path.parent.rglob("*") if p.is_file())
+
     def embedded_count(self) -> int:
         return int(self.reader.execute("SELECT COUNT(*) FROM nodes WHERE embed=1").fetchone()[0])
 

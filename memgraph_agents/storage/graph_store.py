@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.model.graph import Edge, Node
 from memgraph_agents.storage.locks import RemoteLock
-from memgraph_agents.storage.namespaces import list_namespaces, namespace_dir, scan_namespaces
+from memgraph_agents.storage.namespaces import list_namespaces, namespace_dir, scan_namespaces, validate_stored_name
 
 
 class GraphWrite(Protocol):
@@ -80,6 +80,7 @@ class GraphStore(Protocol):
     def owned_node_ids(self, session_id: str) -> list[str]: ...
     def counts(self) -> tuple[dict[str, int], dict[str, int]]: ...
     def embedded_count(self) -> int: ...
+    def stored_bytes(self) -> int: ...
     def close(self) -> None: ...
 
 
@@ -98,6 +99,7 @@ def check_graph_url(graph_url: str | None) -> None:
 def open_graph_store(data_dir: Path, namespace: str, graph_url: str | None, store_id: str) -> GraphStore:
     """The namespace's graph store: PostgreSQL when ``graph_url`` is one, else SQLite in the data dir."""
     check_graph_url(graph_url)
+    validate_stored_name(namespace)  # refused the same way whichever store runs
     if is_server_url(graph_url):
         from memgraph_agents.storage.pg_graph import PgGraphDB
 
@@ -110,6 +112,7 @@ def open_graph_store(data_dir: Path, namespace: str, graph_url: str | None, stor
 def graph_exists(data_dir: Path, namespace: str, graph_url: str | None = None, store_id: str = "default") -> bool:
     """Whether the namespace is stored (never creates it)."""
     check_graph_url(graph_url)
+    validate_stored_name(namespace)
     if is_server_url(graph_url):
         from memgraph_agents.storage.pg_graph import PgGraphDB
 

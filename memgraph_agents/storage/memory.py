@@ -246,14 +246,13 @@ class MemoryStore:
     @in_use
     def stats(self) -> dict:
         nodes, edges = self.db.counts()
-        size = sum(p.stat().st_size for p in self.dir.rglob("*") if p.is_file())
         return {
             "namespace": self.namespace,
             "sessions": len(self.sessions()),
             "nodes": nodes,
             "edges": edges,
             "vectors": self.vectors.count(),
-            "graph_bytes": size,
+            "graph_bytes": self.db.stored_bytes(),
         }
 
     # -- writes ----------------------------------------------------------------------------

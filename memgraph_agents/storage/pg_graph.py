@@ -278,6 +278,13 @@ class PgGraphDB:
         e = dict(self._q(f"SELECT kind, COUNT(*) FROM mg_edges WHERE {SCOPED} GROUP BY kind"))
         return n, e
 
+    def stored_bytes(self) -> int:
+        """Bytes of the namespace's rows in the database (``pg_column_size``; indexes not counted)."""
+        return sum(
+            int(self._q(f"SELECT COALESCE(SUM(pg_column_size(t.*)), 0) FROM {table} t WHERE {SCOPED}")[0][0])
+            for table in TABLES
+        )
+
     def embedded_count(self) -> int:
         return int(self._q(f"SELECT COUNT(*) FROM mg_nodes WHERE {SCOPED} AND embed=1")[0][0])
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from memgraph_agents.errors import NamespaceNotFoundError
 from memgraph_agents.storage.graph_store import graph_exists, is_server_url, open_graph_store, stored_namespaces
-from memgraph_agents.storage.namespaces import namespace_dir
 
 
 def missing_namespace(
@@ -27,7 +26,6 @@ def missing_namespace(
 
 def namespace_stats(data_dir: Path, namespace: str, graph_url: str | None = None, store_id: str = "default") -> dict:
     """Sessions, presets, nodes and edges by kind, vectors and bytes on disk of one namespace."""
-    d = namespace_dir(Path(data_dir), namespace)
     if not graph_exists(Path(data_dir), namespace, graph_url, store_id):
         raise missing_namespace(data_dir, namespace, graph_url, store_id)
     db = open_graph_store(Path(data_dir), namespace, graph_url, store_id)
@@ -37,8 +35,8 @@ def namespace_stats(data_dir: Path, namespace: str, graph_url: str | None = None
         vectors = db.embedded_count()
     finally:
         db.close()
+    size = db.stored_bytes()  # closed: SQLite's WAL is folded back into the file first
     presets = sorted({(s.get("info") or {}).get("preset") or "default" for s in sessions})
-    size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file()) if d.is_dir() else 0
     return {
         "namespace": namespace,
         "sessions": len(sessions),
