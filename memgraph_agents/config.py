@@ -107,6 +107,16 @@ class Settings(_EnvSettings):
     llm_max_concurrency: int = Field(4, ge=1)
     chroma_host: str | None = Field(None, description="Chroma server host; embedded when unset")
     chroma_port: int = Field(8000, ge=1, le=65535)
+    graph_url: str | None = Field(
+        None,
+        description="postgresql://user@host:port/database to keep the graph in PostgreSQL "
+        "(README 'Running on servers'); embedded SQLite in the data dir when unset",
+    )
+    store_id: str = Field(
+        "default",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+        description="which memory in a shared PostgreSQL database: workers that set the same one share it",
+    )
     cache_namespaces: int = Field(
         32,
         ge=1,
@@ -135,6 +145,19 @@ class Settings(_EnvSettings):
             return "none"
         if ":" not in v:
             raise ValueError(f"MEMGRAPH_LLM={v!r}: expected 'none' or 'provider:model' (e.g. openai:gpt-4o-mini)")
+        return v
+
+    @field_validator("graph_url")
+    @classmethod
+    def _graph_url(cls, v: str | None) -> str | None:
+        v = (v or "").strip()
+        if not v:
+            return None
+        if not v.startswith(("postgresql://", "postgres://")):
+            raise ValueError(
+                f"MEMGRAPH_GRAPH_URL={v!r}: expected postgresql://user@host:port/database "
+                "(or unset for the embedded SQLite store)"
+            )
         return v
 
     @field_validator("embeddings")

@@ -24,7 +24,6 @@ import asyncio
 import functools
 import json
 import re
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -44,7 +43,7 @@ from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.outcome import SessionOutcome
 from memgraph_agents.runtime import MemoryContext, get_store
-from memgraph_agents.storage.namespaces import namespace_dir, namespace_for_id, validate_stored_name
+from memgraph_agents.storage.namespaces import namespace_for_id, validate_stored_name
 
 
 class IngestReport(BaseModel):
@@ -128,17 +127,13 @@ def plan_ingest(
 def stored_conversations(settings: Settings, namespace: str) -> set[str] | None:
     """The conversation ids recorded in a stored namespace; ``None`` when it does not exist
     (read-only: never creates anything)."""
-    db = namespace_dir(Path(settings.data_dir), namespace) / "graph.sqlite"
-    if not db.exists():
+    from memgraph_agents.storage.graph_store import graph_exists, namespace_meta
+
+    where = (Path(settings.data_dir), namespace)
+    if not graph_exists(*where, settings.graph_url, settings.store_id):
         return None
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        row = con.execute("SELECT value FROM meta WHERE key='conversations'").fetchone()
-    except sqlite3.Error:
-        return set()
-    finally:
-        con.close()
-    return set(json.loads(row[0])) if row else set()
+    value = namespace_meta(*where, "conversations", settings.graph_url, settings.store_id)
+    return set(json.loads(value)) if value else set()
 
 
 def checked_conversation(conversation: Any) -> Conversation:
@@ -195,7 +190,7 @@ async def aingest_conversation(
     conversation = validated_conversation(conversation, settings.limits)  # before anything is written
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
     run = settings.override(namespace=ns)
-    created = not (namespace_dir(Path(run.data_dir), ns) / "graph.sqlite").exists()
+    created = not await asyncio.to_thread(_stored, run, ns)
     try:
         store = await asyncio.to_thread(get_store, run)  # may wait for a lock
         return await _ingest_sessions(conversation, run, store, progress, replace, rebuild)
@@ -208,6 +203,12 @@ async def aingest_conversation(
             await asyncio.to_thread(tighten, Path(run.data_dir) / "chroma")
 
 
+def _stored(settings: Settings, ns: str) -> bool:
+    from memgraph_agents.storage.graph_store import graph_exists
+
+    return graph_exists(Path(settings.data_dir), ns, settings.graph_url, settings.store_id)
+
+
 def _drop_if_empty(settings: Settings, ns: str) -> None:
     from memgraph_agents.runtime import forget_store
     from memgraph_agents.storage import delete_namespace
@@ -215,7 +216,13 @@ def _drop_if_empty(settings: Settings, ns: str) -> None:
     try:
         forget_store(settings, ns)  # close it first; reopened on next use if it is kept
         delete_namespace(
-            settings.data_dir, ns, chroma_host=settings.chroma_host, chroma_port=settings.chroma_port, if_empty=True
+            settings.data_dir,
+            ns,
+            chroma_host=settings.chroma_host,
+            chroma_port=settings.chroma_port,
+            if_empty=True,
+            graph_url=settings.graph_url,
+            store_id=settings.store_id,
         )
     except Exception:  # best effort: the original error is the one to report
         pass

@@ -115,6 +115,8 @@ def _store_key(settings: Settings, namespace: str) -> tuple:
         settings.embeddings,
         settings.chroma_host,
         settings.chroma_port,
+        settings.graph_url,
+        settings.store_id,
     )
 
 

@@ -29,7 +29,7 @@ from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.storage.namespaces import list_namespaces, validate_stored_name
+from memgraph_agents.storage.namespaces import validate_stored_name
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
 
@@ -212,5 +212,8 @@ class Memory:
         return await asyncio.to_thread(ops.stats, self.settings, self._ns(namespace))
 
     def namespaces(self) -> list[str]:
-        """The namespaces stored in ``data_dir``, sorted."""
-        return list_namespaces(self.settings.data_dir)
+        """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in
+        PostgreSQL (``graph_url``)."""
+        from memgraph_agents.storage.graph_store import stored_namespaces
+
+        return stored_namespaces(self.settings.data_dir, self.settings.graph_url, self.settings.store_id)

@@ -17,11 +17,13 @@ from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
-from memgraph_agents.storage.namespaces import namespace_dir, validate_stored_name
+from memgraph_agents.storage.namespaces import validate_stored_name
 
 
 def exists(settings: Settings, namespace: str) -> bool:
-    return (namespace_dir(settings.data_dir, validate_stored_name(namespace)) / "graph.sqlite").exists()
+    from memgraph_agents.storage.graph_store import graph_exists
+
+    return graph_exists(settings.data_dir, validate_stored_name(namespace), settings.graph_url, settings.store_id)
 
 
 def open_store(settings: Settings, namespace: str):
@@ -30,7 +32,7 @@ def open_store(settings: Settings, namespace: str):
     if not exists(settings, namespace):
         from memgraph_agents.storage.stats import missing_namespace
 
-        raise missing_namespace(settings.data_dir, namespace)
+        raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
     return get_store(settings, namespace, create=False)
 
 
@@ -118,7 +120,12 @@ def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetRep
         names = [s["id"] for s in store.sessions()]
         forget_store(settings, namespace)
         delete_namespace(
-            settings.data_dir, namespace, chroma_host=settings.chroma_host, chroma_port=settings.chroma_port
+            settings.data_dir,
+            namespace,
+            chroma_host=settings.chroma_host,
+            chroma_port=settings.chroma_port,
+            graph_url=settings.graph_url,
+            store_id=settings.store_id,
         )
         return ForgetReport(namespace=namespace, sessions=names, namespace_deleted=True)
     stored = {s["id"] for s in store.sessions()}
@@ -133,7 +140,7 @@ def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetRep
 
 def stats(settings: Settings, namespace: str) -> dict:
     """Sessions, nodes and edges by kind, vectors and bytes on disk, and the presets used.
-    Read from the SQLite graph alone (``storage.stats``): no Chroma, no embedding model."""
+    Read from the graph store alone (``storage.stats``): no Chroma, no embedding model."""
     from memgraph_agents.storage.stats import namespace_stats
 
-    return namespace_stats(settings.data_dir, validate_stored_name(namespace))
+    return namespace_stats(settings.data_dir, validate_stored_name(namespace), settings.graph_url, settings.store_id)

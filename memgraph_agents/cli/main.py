@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace")
     s.add_argument("--session")
 
+    from memgraph_agents.cli import migrate_cmd
+
+    migrate_cmd.add_parser(command)
+
     s = command("ask", help="retrieve evidence for a question")
     s.add_argument("question")
     s.add_argument("--namespace")
@@ -107,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     args = build_parser().parse_args(argv)
-    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, mcp_cmd, memory_cmds, trace_cmd
+    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, mcp_cmd, memory_cmds, migrate_cmd, trace_cmd
     from memgraph_agents.cli.output import err_console
 
     commands = {
@@ -115,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         "stats": memory_cmds.cmd_stats,
         "show": memory_cmds.cmd_show,
         "forget": memory_cmds.cmd_forget,
+        "migrate": migrate_cmd.cmd_migrate,
         "ask": ask_cmd.cmd_ask,
         "demo": ask_cmd.cmd_demo,
         "bench": bench_cmd.cmd_bench,

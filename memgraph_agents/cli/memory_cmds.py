@@ -59,7 +59,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api import ops
     from memgraph_agents.datadir import check_data_dir
     from memgraph_agents.errors import StorageError
-    from memgraph_agents.storage.namespaces import scan_namespaces
+    from memgraph_agents.storage.graph_store import scan_stored_namespaces
 
     check_data_dir(settings.data_dir)  # a file, under a file, read-only: one clear error
     skipped: list[str] = []
@@ -67,7 +67,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     if only is not None:
         names = [only]
     else:
-        names, skipped = scan_namespaces(settings.data_dir)
+        names, skipped = scan_stored_namespaces(settings.data_dir, settings.graph_url, settings.store_id)
     for name in skipped:  # a leftover folder must not hide every other namespace
         err_console.print(
             f"warning: skipping {name!r} in {settings.data_dir}/namespaces: not a namespace name", markup=False

@@ -1,4 +1,5 @@
-"""Storage: Chroma vectors + SQLite graph per namespace, committed atomically per session.
+"""Storage: Chroma vectors + a graph store per namespace (SQLite in the data dir, or
+PostgreSQL: ``storage.graph_store``), committed atomically per session.
 
 Names load lazily (PEP 562): ``memgraph stats`` and the namespace helpers must not pay for
 importing Chroma.
@@ -10,13 +11,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real names, for type checkers
+    from memgraph_agents.storage.drop import delete_namespace
     from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
     from memgraph_agents.storage.memory import (
         MemoryStore,
         SessionRecord,
         SessionWrite,
         StoreFault,
-        delete_namespace,
     )
     from memgraph_agents.storage.namespaces import (
         NamespaceError,
@@ -30,7 +31,7 @@ _WHERE = {
     "SessionRecord": "memory",
     "SessionWrite": "memory",
     "StoreFault": "memory",
-    "delete_namespace": "memory",
+    "delete_namespace": "drop",
     "NamespaceError": "namespaces",
     "list_namespaces": "namespaces",
     "validate_namespace": "namespaces",

@@ -12,7 +12,9 @@ either one. ``turns`` keeps each session's input turns (with a digest per turn) 
 grown session is recognised as an append. ``vector_garbage`` lists vectors whose rows a commit
 removed; they are deleted from Chroma after the commit (again by ``recover`` after a crash).
 
-All SQL of the graph store lives in this module (a PostgreSQL twin mirrors it).
+All SQL of the embedded graph store lives here, in ``storage.sqlite_writer`` (the write
+transaction of the ``GraphStore`` interface, ``storage.graph_store``) and in
+``storage.sqlite_schema``; ``storage.pg_graph`` is its PostgreSQL twin.
 
 Connections: one writer connection (``conn``, used only under the store's write locks) and
 one reader connection per thread. Reads never run on the writer connection, so a reader
@@ -31,62 +33,27 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from filelock import FileLock
+
 from memgraph_agents.datadir import create_private_file
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.sqlite_wal import enable_wal
+from memgraph_agents.storage.sqlite_schema import MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
+from memgraph_agents.storage.sqlite_writer import SqliteWriter
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY, date TEXT NOT NULL, status TEXT NOT NULL, seq INTEGER NOT NULL,
-    participants TEXT NOT NULL, n_turns INTEGER NOT NULL, content_hash TEXT NOT NULL,
-    builder TEXT NOT NULL, ingested_at TEXT NOT NULL, info TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TABLE IF NOT EXISTS nodes (
-    id TEXT PRIMARY KEY, kind TEXT NOT NULL, text TEXT NOT NULL, session_id TEXT NOT NULL,
-    turn_ids TEXT NOT NULL, attrs TEXT NOT NULL, embed INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS edges (
-    src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, label TEXT NOT NULL,
-    session_id TEXT NOT NULL, weight REAL NOT NULL, turn_ids TEXT NOT NULL, attrs TEXT NOT NULL,
-    PRIMARY KEY (src, dst, kind, label, session_id)
-);
-CREATE TABLE IF NOT EXISTS node_owners (
-    node_id TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (node_id, session_id)
-);
-CREATE TABLE IF NOT EXISTS turns (
-    session_id TEXT NOT NULL, idx INTEGER NOT NULL, turn_id TEXT NOT NULL, digest TEXT NOT NULL,
-    data TEXT NOT NULL, PRIMARY KEY (session_id, idx)
-);
-CREATE TABLE IF NOT EXISTS writes (session_id TEXT PRIMARY KEY, kind TEXT NOT NULL, started_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS vector_garbage (id TEXT PRIMARY KEY);
-CREATE INDEX IF NOT EXISTS owners_session ON node_owners(session_id);
-CREATE INDEX IF NOT EXISTS nodes_session ON nodes(session_id);
-CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
-CREATE INDEX IF NOT EXISTS edges_session ON edges(session_id);
-CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
-"""
-SCHEMA_VERSION = "2"
-
-# Version 1 (no ownership table, edge keys without the session): rebuild the edge table with
-# the session in its key and derive owners as deletion used to (a node's owner, plus every
-# session with an edge to an argument it shares).
-MIGRATE_1_TO_2 = """
-CREATE TABLE edges_v2 (
-    src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, label TEXT NOT NULL,
-    session_id TEXT NOT NULL, weight REAL NOT NULL, turn_ids TEXT NOT NULL, attrs TEXT NOT NULL,
-    PRIMARY KEY (src, dst, kind, label, session_id)
-);
-INSERT INTO edges_v2 SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid;
-DROP TABLE edges;
-ALTER TABLE edges_v2 RENAME TO edges;
-CREATE INDEX IF NOT EXISTS edges_session ON edges(session_id);
-CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
-INSERT OR IGNORE INTO node_owners SELECT id, session_id FROM nodes WHERE session_id != '';
-INSERT OR IGNORE INTO node_owners
-    SELECT n.id, e.session_id FROM nodes n JOIN edges e ON (e.src = n.id OR e.dst = n.id)
-    WHERE n.kind = 'argument' AND e.session_id != '';
-"""
+# The columns of a session row, in table order (both stores).
+SESSION_KEYS = (
+    "id",
+    "date",
+    "status",
+    "seq",
+    "participants",
+    "n_turns",
+    "content_hash",
+    "builder",
+    "ingested_at",
+    "info",
+)
 
 
 def _node_row(n: Node) -> tuple:
@@ -218,6 +185,28 @@ class GraphDB:
             self.conn.execute("ROLLBACK")
             raise
 
+    @contextmanager
+    def write(self) -> Iterator[SqliteWriter]:
+        """``transaction`` behind the ``GraphWrite`` interface (``storage.graph_store``)."""
+        with self.transaction() as c:
+            yield SqliteWriter(c, GraphDB)
+
+    def writer_lock(self) -> FileLock:
+        """Held by a writer from a session's first row to its commit: one writer per namespace
+        across the threads and processes of this machine (the file sits beside the graph)."""
+        return FileLock(str(self.path.parent / "write.lock"), mode=0o600)
+
+    def remote_ingest_lock(self) -> None:
+        """No cross-machine half: the ingest lock's flock already covers every process that
+        can open this file (SQLite is never shared across machines)."""
+        return None
+
+    def init_meta(self, key: str, value: str) -> str:
+        """Set ``key`` unless it is set; returns the stored value (the first writer wins)."""
+        with self.transaction() as c:
+            c.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, value))
+            return str(c.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()[0])
+
     def generation(self) -> int:
         return int(self.reader.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
 
@@ -230,18 +219,7 @@ class GraphDB:
             c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # -- reads ---------------------------------------------------------------------------
-    _SESSION_KEYS = (
-        "id",
-        "date",
-        "status",
-        "seq",
-        "participants",
-        "n_turns",
-        "content_hash",
-        "builder",
-        "ingested_at",
-        "info",
-    )
+    _SESSION_KEYS = SESSION_KEYS
 
     def _session_rows(self, where: str, params: tuple) -> list[dict]:
         rows = self.reader.execute(f"SELECT {', '.join(self._SESSION_KEYS)} FROM sessions{where} ORDER BY seq", params)
@@ -271,6 +249,20 @@ class GraphDB:
             found.update(r[0] for r in self.reader.execute(q, chunk))
         return found
 
+    def node_kinds(self, ids: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(ids)):
+            q = f"SELECT id, kind FROM nodes WHERE id IN ({','.join('?' * len(chunk))})"
+            out.update(dict(self.reader.execute(q, chunk).fetchall()))
+        return out
+
+    def stored_bytes(self) -> int:
+        """Bytes on disk of the namespace's folder (the graph file, its WAL, the lock files)."""
+        return sum(p.stat().st_size for p in self.path.parent.rglob("*") if p.is_file())
+
+    def embedded_count(self) -> int:
+        return int(self.reader.execute("SELECT COUNT(*) FROM nodes WHERE embed=1").fetchone()[0])
+
     def nodes(self, where: str = "", params: tuple = ()) -> list[Node]:
         q = "SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes " + where
         return [row_to_node(r) for r in self.reader.execute(q, params)]
@@ -288,6 +280,12 @@ class GraphDB:
         return self.reader.execute(
             "SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid"
         ).fetchall()
+
+    def raw_owners(self) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.reader.execute("SELECT node_id, session_id FROM node_owners ORDER BY 1, 2")]
+
+    def all_meta(self) -> dict[str, str]:
+        return dict(self.reader.execute("SELECT key, value FROM meta").fetchall())
 
     def session_turns(self, session_id: str) -> list[tuple[str, str, dict]]:
         """The stored input turns of a session: ``(turn id, digest, data)`` in order."""
@@ -432,6 +430,18 @@ class GraphDB:
             conn, self._conn = self._conn, None
             if conn is not None:
                 conn.close()
+
+
+def read_meta(path: Path, key: str) -> str | None:
+    """One meta value of a graph file, read-only (never creates or migrates it)."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    return row[0] if row else None
 
 
 def _chunks(ids: list[str], size: int = 450) -> Iterator[list[str]]:

@@ -21,6 +21,7 @@ import threading
 import time
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Protocol
 
 from memgraph_agents.datadir import ensure_private_dir
 from memgraph_agents.errors import StorageError
@@ -52,13 +53,28 @@ def _try_flock(fd: int) -> bool:
         return False
 
 
-class NamespaceIngestLock:
-    """Mutual exclusion of ingests into one namespace: threads, tasks and processes."""
+class RemoteLock(Protocol):
+    """A lock that workers on other machines take too (the PostgreSQL store's advisory lock)."""
 
-    def __init__(self, path: Path) -> None:
+    def try_acquire(self) -> bool: ...
+
+    def release(self) -> None: ...
+
+
+class NamespaceIngestLock:
+    """Mutual exclusion of ingests into one namespace: threads, tasks, processes and, with a
+    ``remote`` half (graph in PostgreSQL), workers on other machines that share no folder."""
+
+    def __init__(self, path: Path, remote: RemoteLock | None = None) -> None:
         self.path = Path(path)
+        self.remote = remote
         self._mutex = threading.Lock()
         self._fd: int | None = None
+
+    @property
+    def _max_delay(self) -> float:
+        """Polling interval cap: a remote half costs a round trip to the server per try."""
+        return 0.02 if self.remote is None else 0.1
 
     def _try(self) -> bool:
         if not self._mutex.acquire(blocking=False):
@@ -70,13 +86,22 @@ class NamespaceIngestLock:
             self._mutex.release()
             raise
         if _try_flock(fd):
-            self._fd = fd
-            return True
+            try:  # the remote half last: it is the slowest (a round trip to the server)
+                remote_ok = self.remote is None or self.remote.try_acquire()
+            except BaseException:
+                os.close(fd)
+                self._mutex.release()
+                raise
+            if remote_ok:
+                self._fd = fd
+                return True
         os.close(fd)
         self._mutex.release()
         return False
 
     def release(self) -> None:
+        if self.remote is not None:
+            self.remote.release()
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)  # closing the descriptor drops the flock
@@ -90,7 +115,7 @@ class NamespaceIngestLock:
             if deadline is not None and time.monotonic() > deadline:
                 raise WriterBusyError(f"another writer holds {self.path} (waited {timeout:g} s)")
             time.sleep(delay)
-            delay = min(2 * delay, 0.02)
+            delay = min(2 * delay, self._max_delay)
         try:
             yield self
         finally:
@@ -113,7 +138,7 @@ class NamespaceIngestLock:
         delay = 0.001
         while not await self._atry():
             await asyncio.sleep(delay)
-            delay = min(2 * delay, 0.02)
+            delay = min(2 * delay, self._max_delay)
         try:
             yield self
         finally:
@@ -124,12 +149,15 @@ _INGEST_LOCKS: dict[str, NamespaceIngestLock] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
-def namespace_ingest_lock(namespace_dir: Path) -> NamespaceIngestLock:
-    """The process-wide ingest lock of a namespace directory (one object per directory)."""
+def namespace_ingest_lock(namespace_dir: Path, remote: RemoteLock | None = None) -> NamespaceIngestLock:
+    """The process-wide ingest lock of a namespace directory (one object per directory);
+    ``remote``: its cross-machine half (the same namespace in PostgreSQL)."""
     key = str(Path(namespace_dir).resolve())
     with _REGISTRY_LOCK:
         if key not in _INGEST_LOCKS:
-            _INGEST_LOCKS[key] = NamespaceIngestLock(Path(key) / "ingest.lock")
+            _INGEST_LOCKS[key] = NamespaceIngestLock(Path(key) / "ingest.lock", remote)
+        elif remote is not None and _INGEST_LOCKS[key].remote is None:
+            _INGEST_LOCKS[key].remote = remote
         return _INGEST_LOCKS[key]
 
 

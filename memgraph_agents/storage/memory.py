@@ -4,31 +4,32 @@ Commit protocol (README "Consistency"; DESIGN §4). A write adds a session (``ne
 a stored one (``replace``: an edited session, or a rebuild with another builder or preset) or
 extends it with new turns (``append``: a chat thread that grew):
 
-1. SQLite: record the write in ``writes``; a new session also gets its row as ``pending``.
+1. Graph store: record the write in ``writes``; a new session also gets its row as ``pending``.
 2. Chroma: upsert the vectors of the write's nodes that have none yet: new ids, and the
    session's own nodes whose text changed (metadata ``session_id`` = the writing session).
-3. SQLite, ONE transaction: the old version's rows out (all of them for ``replace``, the
+3. Graph store, ONE transaction: the old version's rows out (all of them for ``replace``, the
    reopened tail for ``append``), the new rows in, the input turns, the session row
    ``committed``, the ``writes`` row gone, the vectors of removed rows listed as garbage.
 4. Chroma: delete the garbage vectors, then their garbage rows.
 
 Readers see the old version until step 3 commits and the new one after it: snapshots read
-committed SQLite rows, and a vector is used only when its stored document is the text of the
+committed rows, and a vector is used only when its stored document is the text of the
 committed node (an unfinished replacement may already hold the next text under the same id).
 Crash recovery on open (and at once after a failure the process survives): an unfinished
 new session is removed; for an unfinished replacement or append, vectors the write stored
 for ids that no committed node has are deleted and vectors stored for another text are
 computed again from the committed text, so the old version is whole; a ``deleting`` session
 is finished; garbage vectors are deleted. Every step is idempotent.
-Writers hold a per-namespace file lock; ingests also hold the namespace's ingest lock
-(``storage.locks``) from a session's check to its commit. Snapshots are read in one SQLite
-read transaction on a per-thread connection (README "Concurrency model").
+Writers hold the namespace's writer lock; ingests also hold the namespace's ingest lock
+(``storage.locks``) from a session's check to its commit. Snapshots are read in one read
+transaction (README "Concurrency model").
+
+The graph store is SQLite in the data dir or PostgreSQL (``storage.graph_store`` picks it);
+this module speaks only its interface (``GraphStore``, ``GraphWrite``), never SQL.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -37,7 +38,6 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from filelock import FileLock
 from pydantic import BaseModel, Field
 
 from memgraph_agents.datadir import check_data_dir, ensure_private_dir
@@ -45,7 +45,7 @@ from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node
 from memgraph_agents.model.ranking import sort_pairs
-from memgraph_agents.storage.graph_db import GraphDB
+from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, open_graph_store
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
@@ -107,25 +107,33 @@ class MemoryStore:
         chroma_host: str | None = None,
         chroma_port: int = 8000,
         create: bool = True,
+        graph_url: str | None = None,
+        store_id: str = "default",
     ) -> None:
         self.namespace = validate_stored_name(namespace)
         self.data_dir = Path(data_dir)
+        # Locks and, for the embedded store, the graph file. With the graph in PostgreSQL the
+        # data dir holds nothing shared: every worker may have its own.
         self.dir = namespace_dir(self.data_dir, namespace)
+        self.graph_url, self.store_id = graph_url, store_id
         check_data_dir(self.data_dir)
-        if not create and not (self.dir / "graph.sqlite").exists():
+        if not create and not graph_exists(self.data_dir, namespace, graph_url, store_id):
             from memgraph_agents.storage.stats import missing_namespace
 
-            raise missing_namespace(self.data_dir, namespace)
+            raise missing_namespace(self.data_dir, namespace, graph_url, store_id)
         try:
             ensure_private_dir(self.dir)  # 0700: memory is private (memgraph_agents.datadir)
-            self.db = GraphDB(self.dir / "graph.sqlite")  # WAL switch retried: see sqlite_wal
+            self.db: GraphStore = open_graph_store(self.data_dir, namespace, graph_url, store_id)
         except (OSError, sqlite3.Error) as e:
             raise NamespaceUnusableError(f"cannot open namespace {namespace!r} in {self.data_dir}: {e}") from e
         self.embedder = embedder
         stored_model = self.db.get_meta("embedding_model")  # None: a namespace created just now
+        existed = stored_model is not None
         if stored_model is None:
-            self.db.set_meta("embedding_model", embedder.name)
-        elif stored_model != embedder.name:
+            # The first writer records the model; a worker creating the same namespace at the
+            # same time reads that one back (``init_meta``) instead of writing its own over it.
+            stored_model = self.db.init_meta("embedding_model", embedder.name)
+        if stored_model != embedder.name:
             raise ValueError(
                 f"namespace {namespace!r} was built with embeddings {stored_model!r}, not {embedder.name!r}: "
                 "use the same embeddings or `memgraph forget --namespace` and re-ingest"
@@ -134,14 +142,15 @@ class MemoryStore:
             chroma_client(self.data_dir, chroma_host, chroma_port),
             namespace,
             embedder.name,
-            self._collection(legacy=stored_model is not None),
+            self._collection(legacy=existed),
         )
-        self.lock = FileLock(str(self.dir / "write.lock"), mode=0o600)
+        self.lock = self.db.writer_lock()
         self._thread_lock = threading.RLock()
         self._snap_lock = threading.Lock()
         # One ingest (check -> ... -> commit of a session) at a time per namespace, across
         # threads, event loops and processes; see ``ingest_lock``.
-        self.ingest_lock = namespace_ingest_lock(self.dir)
+        # With PostgreSQL it has a cross-machine half (workers sharing no folder).
+        self.ingest_lock = namespace_ingest_lock(self.dir, self.db.remote_ingest_lock())
         self._snapshot: GraphSnapshot | None = None
         # (node id, text) -> vector. Keyed by text too, so a node deleted and re-created with
         # other text (here or by another process) never gets a stale vector.
@@ -156,9 +165,9 @@ class MemoryStore:
         (``storage.identity``); a namespace from before store ids keeps its legacy name."""
         store_id(self.data_dir)  # written at the data dir's first open, whatever the namespace
         name = self.db.get_meta("collection")
-        if name is None:
+        if name is None:  # the first worker's name wins (``init_meta``): all share one collection
             name = legacy_collection_name(self.namespace) if legacy else collection_name(self.data_dir, self.namespace)
-            self.db.set_meta("collection", name)
+            name = self.db.init_meta("collection", name)
         return name
 
     @classmethod
@@ -176,11 +185,13 @@ class MemoryStore:
             chroma_host=settings.chroma_host,
             chroma_port=settings.chroma_port,
             create=create,
+            graph_url=settings.graph_url,
+            store_id=settings.store_id,
         )
 
     def exists(self) -> bool:
         """Whether the namespace is still stored (not deleted by another process)."""
-        return (self.dir / "graph.sqlite").exists()
+        return graph_exists(self.data_dir, self.namespace, self.graph_url, self.store_id)
 
     # -- reads -----------------------------------------------------------------------------
     @in_use
@@ -235,14 +246,13 @@ class MemoryStore:
     @in_use
     def stats(self) -> dict:
         nodes, edges = self.db.counts()
-        size = sum(p.stat().st_size for p in self.dir.rglob("*") if p.is_file())
         return {
             "namespace": self.namespace,
             "sessions": len(self.sessions()),
             "nodes": nodes,
             "edges": edges,
             "vectors": self.vectors.count(),
-            "graph_bytes": size,
+            "graph_bytes": self.db.stored_bytes(),
         }
 
     # -- writes ----------------------------------------------------------------------------
@@ -253,25 +263,10 @@ class MemoryStore:
             r = w.record
             self._check_mode(w)
             now = datetime.now(UTC).isoformat(timespec="seconds")
-            with self.db.transaction() as c:  # 1. the write is recorded before any vector
-                c.execute("INSERT OR REPLACE INTO writes VALUES (?,?,?)", (r.id, w.mode, now))
+            with self.db.write() as t:  # 1. the write is recorded before any vector
+                t.begin_write(r.id, w.mode, now)
                 if w.mode == "new":
-                    seq = int(c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
-                    c.execute(
-                        "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
-                        (
-                            r.id,
-                            r.date,
-                            "pending",
-                            seq,
-                            json.dumps(r.participants),
-                            r.n_turns,
-                            r.content_hash,
-                            r.builder,
-                            now,
-                            json.dumps(r.info),
-                        ),
-                    )
+                    t.add_pending_session({**r.model_dump(), "ingested_at": now})
             try:
                 fresh = self._vectors_to_write(w)
                 if fresh:  # 2. vectors (a committed node's own vector is never touched for another text)
@@ -284,10 +279,9 @@ class MemoryStore:
                     )
                 if self.fault_hook is not None:
                     self.fault_hook("after_vectors")
-                with self.db.transaction() as c:  # 3. one transaction: old rows out, new rows in, committed
-                    garbage = self._write_rows(c, w)
-                    c.executemany("INSERT OR IGNORE INTO vector_garbage VALUES (?)", [(g,) for g in garbage])
-                    c.execute("DELETE FROM writes WHERE session_id=?", (r.id,))
+                with self.db.write() as t:  # 3. one transaction: old rows out, new rows in, committed
+                    t.add_garbage(self._write_rows(t, w))
+                    t.end_write(r.id)
             except StoreFault:  # a simulated crash: leave the unfinished write for ``recover``
                 raise
             except BaseException:
@@ -304,7 +298,16 @@ class MemoryStore:
             self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
 
     def _check_mode(self, w: SessionWrite) -> None:
+        # What a writer that died left of this session (we hold the writer lock, so none is
+        # running) is rolled back first, as ``recover`` would: a worker sharing the graph
+        # server writes the session again without reopening the namespace.
+        left = dict(self.db.pending_writes()).get(w.record.id)
+        if left is not None:
+            self._undo_write(w.record.id, left)
         row = self.db.session(w.record.id, status=None)
+        if row is not None and row["status"] in ("pending", "deleting"):
+            self._finish_delete(w.record.id)
+            row = None
         if w.mode == "new" and row is not None:
             raise SessionConflictError(f"session {w.record.id!r} already exists in namespace {self.namespace!r}")
         if w.mode != "new" and (row is None or row["status"] != "committed"):
@@ -325,25 +328,21 @@ class MemoryStore:
                 out.append(n)
         return out
 
-    def _write_rows(self, c, w: SessionWrite) -> list[str]:
+    def _write_rows(self, t: GraphWrite, w: SessionWrite) -> list[str]:
         r = w.record
         keep = {n.id for n in w.nodes} | {e.src for e in w.edges} | {e.dst for e in w.edges}
         garbage: list[str] = []
         if w.mode == "replace":
-            garbage = GraphDB.drop_rows(c, r.id, None, keep)[1]
+            garbage = t.drop_rows(r.id, None, keep)[1]
         elif w.mode == "append" and w.drop_nodes:
-            garbage = GraphDB.drop_rows(c, r.id, list(w.drop_nodes))[1]
-        GraphDB.insert_nodes(c, w.nodes)
-        GraphDB.add_owner(c, sorted({e.dst for e in w.edges} | {e.src for e in w.edges}), r.id)
-        GraphDB.insert_edges(c, w.edges)
+            garbage = t.drop_rows(r.id, list(w.drop_nodes))[1]
+        t.insert_nodes(w.nodes)
+        t.add_owner(sorted({e.dst for e in w.edges} | {e.src for e in w.edges}), r.id)
+        t.insert_edges(w.edges)
         if w.replace_kinds or w.replace_nodes or w.replace_edges:  # topics: all rewritten, or those touched
-            self._replace_derived(c, w)
-        GraphDB.write_turns(c, r.id, w.turns_start, w.turns, replace=w.mode != "append")
-        c.execute(
-            "UPDATE sessions SET date=?, status='committed', participants=?, n_turns=?, content_hash=?, "
-            "builder=?, info=? WHERE id=?",
-            (r.date, json.dumps(r.participants), r.n_turns, r.content_hash, r.builder, json.dumps(r.info), r.id),
-        )
+            self._replace_derived(t, w)
+        t.write_turns(r.id, w.turns_start, w.turns, replace=w.mode != "append")
+        t.commit_session_row(r.model_dump())
         # A removed id written again by this commit keeps its (new) vector; a node of this
         # session that the new version no longer embeds (e.g. an event now fused) loses it.
         rewritten = {n.id for n in w.nodes if n.embed}
@@ -351,29 +350,23 @@ class MemoryStore:
         if w.mode != "new":
             unembedded = [n.id for n in w.nodes if not n.embed]
             garbage += [
-                i
-                for i, (_, owner, embedded) in GraphDB.node_texts_in(c, unembedded).items()
-                if owner == r.id and not embedded
+                i for i, (_, owner, embedded) in t.node_texts(unembedded).items() if owner == r.id and not embedded
             ]
         return garbage
 
-    def _replace_derived(self, c, w: SessionWrite) -> None:
+    def _replace_derived(self, t: GraphWrite, w: SessionWrite) -> None:
         for kind in w.replace_kinds:
-            c.execute(
-                "DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE kind=? AND session_id=?)",
-                (kind, TOPIC_OWNER),
-            )
-            c.execute("DELETE FROM nodes WHERE kind=? AND session_id=?", (kind, TOPIC_OWNER))
-        GraphDB.insert_nodes(c, w.replace_nodes or [], replace=True)
-        GraphDB.insert_edges(c, w.replace_edges or [], replace=True)
+            t.drop_derived(kind, TOPIC_OWNER)
+        t.insert_nodes(w.replace_nodes or [], replace=True)
+        t.insert_edges(w.replace_edges or [], replace=True)
 
     def _collect_garbage(self) -> None:
         ids = self.db.vector_garbage()
         if not ids:
             return
         self.vectors.delete(ids)
-        with self.db.transaction() as c:
-            c.executemany("DELETE FROM vector_garbage WHERE id=?", [(i,) for i in ids])
+        with self.db.write() as t:
+            t.remove_garbage(ids)
 
     def _repair_vectors(self, session_id: str) -> None:
         """Make Chroma agree with the committed rows for what ``session_id``'s writes stored:
@@ -399,11 +392,7 @@ class MemoryStore:
             )
 
     def _kinds(self, ids: list[str]) -> list[str]:
-        kind = (
-            {n.id: n.kind.value for n in self.db.nodes(f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))}
-            if ids
-            else {}
-        )
+        kind = self.db.node_kinds(ids)
         return [kind[i] for i in ids]
 
     def _undo_write(self, session_id: str, mode: str) -> None:
@@ -411,8 +400,8 @@ class MemoryStore:
             self._finish_delete(session_id)
         else:
             self._repair_vectors(session_id)
-        with self.db.transaction() as c:
-            c.execute("DELETE FROM writes WHERE session_id=?", (session_id,))
+        with self.db.write() as t:
+            t.end_write(session_id)
 
     @in_use
     def delete_session(self, session_id: str) -> dict:
@@ -420,18 +409,16 @@ class MemoryStore:
         with self._thread_lock, self.lock:
             if self.db.session(session_id, status=None) is None:
                 raise KeyError(f"no session {session_id!r} in namespace {self.namespace!r}")
-            with self.db.transaction() as c:
-                c.execute("UPDATE sessions SET status='deleting' WHERE id=?", (session_id,))
+            with self.db.write() as t:
+                t.set_session_status(session_id, "deleting")
             return self._finish_delete(session_id)
 
     def _finish_delete(self, session_id: str) -> dict:
         owned = set(self.db.owned_node_ids(session_id))
-        with self.db.transaction() as t:  # rows first: readers never see a row without its vector
-            removed, garbage = GraphDB.drop_rows(t, session_id, None)
-            t.executemany("INSERT OR IGNORE INTO vector_garbage VALUES (?)", [(g,) for g in garbage])
-            t.execute("DELETE FROM turns WHERE session_id=?", (session_id,))
-            t.execute("DELETE FROM writes WHERE session_id=?", (session_id,))
-            t.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+        with self.db.write() as t:  # rows first: readers never see a row without its vector
+            removed, garbage = t.drop_rows(session_id, None)
+            t.add_garbage(garbage)
+            t.remove_session(session_id)
         self._collect_garbage()
         self._repair_vectors(session_id)  # leftovers of an unfinished write of this session
         return {"session": session_id, "nodes_removed": len(removed), "nodes_kept": len(owned - set(removed))}
@@ -470,50 +457,3 @@ class MemoryStore:
 
     def close(self) -> None:
         self.db.close()
-
-
-def delete_namespace(
-    data_dir: Path, namespace: str, *, chroma_host: str | None = None, chroma_port: int = 8000, if_empty: bool = False
-) -> bool:
-    """Drop a namespace's collection and files; other namespaces are untouched.
-
-    ``if_empty``: only when it holds no session at all (checked under the locks), so a failed
-    first ingest leaves no empty namespace behind. Returns whether it was dropped.
-    """
-    d = namespace_dir(Path(data_dir), namespace)
-    if not (d / "graph.sqlite").exists():
-        from memgraph_agents.storage.stats import missing_namespace
-
-        raise missing_namespace(data_dir, namespace)
-    # Wait for a running ingest to finish its session, then for any other writer.
-    with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock"), mode=0o600):
-        if if_empty and _has_sessions(d / "graph.sqlite"):
-            return False
-        name = legacy_collection_name(namespace)  # namespaces from before store ids
-        if (d / "graph.sqlite").exists():
-            db = GraphDB(d / "graph.sqlite")
-            try:  # this data dir's collection (scoped by its store id), never another's
-                name = db.get_meta("collection") or name
-            finally:
-                db.close()
-        try:
-            client = chroma_client(Path(data_dir), chroma_host, chroma_port)
-        except Exception:
-            if not if_empty:
-                raise
-            client = None  # never held a session, so no vectors: the files can go regardless
-        try:
-            if client is not None:
-                client.delete_collection(name)
-        except Exception:  # no vectors were ever written
-            pass
-    shutil.rmtree(d)
-    return True
-
-
-def _has_sessions(db: Path) -> bool:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        return con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] > 0
-    finally:
-        con.close()

@@ -1,6 +1,6 @@
-"""Namespace statistics read from the SQLite graph alone.
+"""Namespace statistics read from the graph store alone (SQLite file or PostgreSQL).
 
-``memgraph stats`` needs no embeddings and no vector store: counting from the graph file
+``memgraph stats`` needs no embeddings and no vector store: counting from the graph rows
 keeps it free of Chroma, torch and the embedding model (it starts in well under a second).
 Vectors are counted as the committed embedded nodes, which is what the commit protocol puts
 in Chroma (``storage.memory``).
@@ -11,31 +11,32 @@ from __future__ import annotations
 from pathlib import Path
 
 from memgraph_agents.errors import NamespaceNotFoundError
-from memgraph_agents.storage.graph_db import GraphDB
-from memgraph_agents.storage.namespaces import list_namespaces, namespace_dir
+from memgraph_agents.storage.graph_store import graph_exists, is_server_url, open_graph_store, stored_namespaces
 
 
-def missing_namespace(data_dir: Path, namespace: str) -> NamespaceNotFoundError:
+def missing_namespace(
+    data_dir: Path, namespace: str, graph_url: str | None = None, store_id: str = "default"
+) -> NamespaceNotFoundError:
     """The error for a namespace that does not exist, naming the ones that do."""
-    names = list_namespaces(Path(data_dir))
+    names = stored_namespaces(Path(data_dir), graph_url, store_id)
     have = f"existing: {', '.join(names)}" if names else "no namespace yet: run `memgraph ingest FILE` first"
-    return NamespaceNotFoundError(f"namespace {namespace!r} does not exist in {data_dir} ({have})")
+    where = f"store {store_id!r} of the graph database" if is_server_url(graph_url) else str(data_dir)
+    return NamespaceNotFoundError(f"namespace {namespace!r} does not exist in {where} ({have})")
 
 
-def namespace_stats(data_dir: Path, namespace: str) -> dict:
+def namespace_stats(data_dir: Path, namespace: str, graph_url: str | None = None, store_id: str = "default") -> dict:
     """Sessions, presets, nodes and edges by kind, vectors and bytes on disk of one namespace."""
-    d = namespace_dir(Path(data_dir), namespace)
-    if not (d / "graph.sqlite").exists():
-        raise missing_namespace(data_dir, namespace)
-    db = GraphDB(d / "graph.sqlite")
+    if not graph_exists(Path(data_dir), namespace, graph_url, store_id):
+        raise missing_namespace(data_dir, namespace, graph_url, store_id)
+    db = open_graph_store(Path(data_dir), namespace, graph_url, store_id)
     try:
         nodes, edges = db.counts()
         sessions = db.sessions("committed")
-        vectors = int(db.reader.execute("SELECT COUNT(*) FROM nodes WHERE embed=1").fetchone()[0])
+        vectors = db.embedded_count()
     finally:
         db.close()
+    size = db.stored_bytes()  # closed: SQLite's WAL is folded back into the file first
     presets = sorted({(s.get("info") or {}).get("preset") or "default" for s in sessions})
-    size = sum(p.stat().st_size for p in d.rglob("*") if p.is_file())
     return {
         "namespace": namespace,
         "sessions": len(sessions),

@@ -1,0 +1,118 @@
+"""Dropping a whole namespace: its vectors' collection, its graph rows or file, its folder.
+
+Taken under the same two locks a writer takes (the ingest lock, then the writer lock), with
+their cross-machine halves when the graph is in PostgreSQL, so a running ingest finishes its
+session first and no writer sees the namespace half-dropped.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from filelock import FileLock
+
+from memgraph_agents.storage.graph_db import GraphDB
+from memgraph_agents.storage.graph_store import is_server_url
+from memgraph_agents.storage.identity import legacy_collection_name
+from memgraph_agents.storage.locks import namespace_ingest_lock
+from memgraph_agents.storage.namespaces import namespace_dir
+from memgraph_agents.storage.vectors import chroma_client
+
+
+def delete_namespace(
+    data_dir: Path,
+    namespace: str,
+    *,
+    chroma_host: str | None = None,
+    chroma_port: int = 8000,
+    if_empty: bool = False,
+    graph_url: str | None = None,
+    store_id: str = "default",
+) -> bool:
+    """Drop a namespace's collection and files (its rows, in PostgreSQL); other namespaces
+    are untouched.
+
+    ``if_empty``: only when it holds no session at all (checked under the locks), so a failed
+    first ingest leaves no empty namespace behind. Returns whether it was dropped.
+    """
+    d = namespace_dir(Path(data_dir), namespace)
+    if is_server_url(graph_url):
+        return _delete_server_namespace(
+            data_dir, namespace, chroma_host, chroma_port, if_empty, str(graph_url), store_id
+        )
+    if not (d / "graph.sqlite").exists():
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(data_dir, namespace)
+    # Wait for a running ingest to finish its session, then for any other writer.
+    with namespace_ingest_lock(d).hold(timeout=600), FileLock(str(d / "write.lock"), mode=0o600):
+        if if_empty and _has_sessions(d / "graph.sqlite"):
+            return False
+        name = legacy_collection_name(namespace)  # namespaces from before store ids
+        if (d / "graph.sqlite").exists():
+            db = GraphDB(d / "graph.sqlite")
+            try:  # this data dir's collection (scoped by its store id), never another's
+                name = db.get_meta("collection") or name
+            finally:
+                db.close()
+        try:
+            client = chroma_client(Path(data_dir), chroma_host, chroma_port)
+        except Exception:
+            if not if_empty:
+                raise
+            client = None  # never held a session, so no vectors: the files can go regardless
+        try:
+            if client is not None:
+                client.delete_collection(name)
+        except Exception:  # no vectors were ever written
+            pass
+    shutil.rmtree(d)
+    return True
+
+
+def _delete_server_namespace(
+    data_dir: Path, namespace: str, chroma_host: str | None, chroma_port: int, if_empty: bool, url: str, sid: str
+) -> bool:
+    from memgraph_agents.storage.pg_graph import PgGraphDB
+
+    if not PgGraphDB.exists(url, sid, namespace):
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(data_dir, namespace, url, sid)
+    d = namespace_dir(Path(data_dir), namespace)
+    db = PgGraphDB(url, sid, namespace)
+    # The same two locks as a writer takes, both with their cross-machine half.
+    with namespace_ingest_lock(d, db.remote_ingest_lock()).hold(timeout=600), db.writer_lock():
+        if if_empty and db.sessions(None):
+            return False
+        name = db.get_meta("collection")
+        if name is not None:
+            try:
+                chroma_client(Path(data_dir), chroma_host, chroma_port).delete_collection(name)
+            except Exception:  # no vectors were ever written (or the collection is gone already)
+                if (
+                    not if_empty
+                    and chroma_host is not None
+                    and not _collection_gone(data_dir, chroma_host, chroma_port, name)
+                ):
+                    raise
+        db.drop()
+    shutil.rmtree(d, ignore_errors=True)  # this worker's lock files
+    return True
+
+
+def _collection_gone(data_dir: Path, host: str, port: int, name: str) -> bool:
+    try:
+        return name not in {c.name for c in chroma_client(Path(data_dir), host, port).list_collections()}
+    except Exception:
+        return False
+
+
+def _has_sessions(db: Path) -> bool:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] > 0
+    finally:
+        con.close()

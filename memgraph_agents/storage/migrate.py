@@ -1,0 +1,74 @@
+"""Copy a namespace from one store to another, exactly: ``memgraph migrate --to postgresql://…``.
+
+Moves an embedded data dir's memory to the servers (README "Running on servers") without
+building anything again: sessions built with an LLM stay as they are, and the copy answers
+exactly as the original (same rows in the same order, same vectors). It works between any two
+stores (``GraphStore``), so a memory can move back from the servers to a data dir too.
+
+The copy follows the commit protocol: vectors first, then ONE transaction with every row and
+the sessions committed, so a copy that dies half-way leaves the target's namespace without any
+visible session, and running it again finishes it (vectors are upserts; the rows are written
+only into a namespace that holds no session yet). The source is read under its writer lock
+(no commit in between); the target is written under its ingest and writer locks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memgraph_agents.errors import StorageError
+from memgraph_agents.storage.graph_db import row_to_edge, row_to_node
+
+if TYPE_CHECKING:
+    from memgraph_agents.storage.memory import MemoryStore
+
+# Meta a store keeps about itself (not copied): its generation, schema and collection name.
+_OWN_META = {"generation", "schema", "collection"}
+
+
+def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
+    """Copy ``src``'s committed memory into ``dst`` (an empty namespace); returns counts."""
+    with src._thread_lock, src.lock:  # no commit into the source while it is read
+        src.recover()
+        gen, nodes, edges, sessions = src.db.read_graph()
+        owners = src.db.raw_owners()
+        turns = {s["id"]: src.db.session_turns(s["id"]) for s in sessions}
+        meta = {k: v for k, v in src.db.all_meta().items() if k not in _OWN_META}
+        text = {r[0]: r[2] for r in nodes if r[6]}
+        got = src.vectors.get_vectors(list(text), list(text.values()))
+    missing = sorted(set(text) - set(got))
+    if missing:
+        raise StorageError(
+            f"namespace {src.namespace!r}: {len(missing)} vectors missing in the source (e.g. {missing[0]!r})"
+        )
+    kinds = {r[0]: r[1] for r in nodes}
+    with dst.ingest_lock.hold(timeout=600), dst._thread_lock, dst.lock:
+        if dst.db.sessions(None):
+            raise StorageError(
+                f"namespace {dst.namespace!r} already holds sessions in the target: "
+                "migrate into an empty namespace (or forget it there first)"
+            )
+        ids = list(got)
+        if ids:  # 1. vectors (owner: the node's primary owner, as a commit would record it)
+            owner = {r[0]: r[3] for r in nodes}
+            dst.vectors.upsert(
+                ids,
+                np.stack([got[i] for i in ids]),
+                [kinds[i] for i in ids],
+                [owner[i] for i in ids],
+                [text[i] for i in ids],
+            )
+        with dst.db.write() as t:  # 2. every row, the sessions committed, in one transaction
+            for s in sessions:
+                t.add_pending_session(s)
+            t.insert_nodes(row_to_node(r) for r in nodes)
+            t.add_owner_pairs(owners)
+            t.insert_edges(row_to_edge(r) for r in edges)
+            for s in sessions:
+                t.write_turns(s["id"], 0, turns[s["id"]], replace=True)
+                t.commit_session_row(s)
+            for k, v in meta.items():
+                t.set_meta(k, v)
+    return {"namespace": src.namespace, "sessions": len(sessions), "nodes": len(nodes), "vectors": len(ids)}

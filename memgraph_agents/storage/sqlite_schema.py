@@ -1,0 +1,58 @@
+"""The embedded graph store's SQLite schema (one file per namespace), its version and migrations.
+
+``GraphDB`` creates or migrates a file on open, in one ``BEGIN IMMEDIATE`` transaction (one
+process migrates; the others then see it done). ``storage.pg_schema`` is the PostgreSQL twin.
+"""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY, date TEXT NOT NULL, status TEXT NOT NULL, seq INTEGER NOT NULL,
+    participants TEXT NOT NULL, n_turns INTEGER NOT NULL, content_hash TEXT NOT NULL,
+    builder TEXT NOT NULL, ingested_at TEXT NOT NULL, info TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS nodes (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, text TEXT NOT NULL, session_id TEXT NOT NULL,
+    turn_ids TEXT NOT NULL, attrs TEXT NOT NULL, embed INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS edges (
+    src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, label TEXT NOT NULL,
+    session_id TEXT NOT NULL, weight REAL NOT NULL, turn_ids TEXT NOT NULL, attrs TEXT NOT NULL,
+    PRIMARY KEY (src, dst, kind, label, session_id)
+);
+CREATE TABLE IF NOT EXISTS node_owners (
+    node_id TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (node_id, session_id)
+);
+CREATE TABLE IF NOT EXISTS turns (
+    session_id TEXT NOT NULL, idx INTEGER NOT NULL, turn_id TEXT NOT NULL, digest TEXT NOT NULL,
+    data TEXT NOT NULL, PRIMARY KEY (session_id, idx)
+);
+CREATE TABLE IF NOT EXISTS writes (session_id TEXT PRIMARY KEY, kind TEXT NOT NULL, started_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vector_garbage (id TEXT PRIMARY KEY);
+CREATE INDEX IF NOT EXISTS owners_session ON node_owners(session_id);
+CREATE INDEX IF NOT EXISTS nodes_session ON nodes(session_id);
+CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
+CREATE INDEX IF NOT EXISTS edges_session ON edges(session_id);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+"""
+SCHEMA_VERSION = "2"
+
+# Version 1 (no ownership table, edge keys without the session): rebuild the edge table with
+# the session in its key and derive owners as deletion used to (a node's owner, plus every
+# session with an edge to an argument it shares).
+MIGRATE_1_TO_2 = """
+CREATE TABLE edges_v2 (
+    src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, label TEXT NOT NULL,
+    session_id TEXT NOT NULL, weight REAL NOT NULL, turn_ids TEXT NOT NULL, attrs TEXT NOT NULL,
+    PRIMARY KEY (src, dst, kind, label, session_id)
+);
+INSERT INTO edges_v2 SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid;
+DROP TABLE edges;
+ALTER TABLE edges_v2 RENAME TO edges;
+CREATE INDEX IF NOT EXISTS edges_session ON edges(session_id);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+INSERT OR IGNORE INTO node_owners SELECT id, session_id FROM nodes WHERE session_id != '';
+INSERT OR IGNORE INTO node_owners
+    SELECT n.id, e.session_id FROM nodes n JOIN edges e ON (e.src = n.id OR e.dst = n.id)
+    WHERE n.kind = 'argument' AND e.session_id != '';
+"""
