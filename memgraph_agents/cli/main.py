@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--retriever",
         help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator, or a preset's "
-        "name (its retriever); default: the preset's, else ppr",
+        "name (its retriever); default: the preset's, else MEMGRAPH_RETRIEVER (navigator)",
     )
     s.add_argument("--preset", help=PRESET_HELP)
     s.add_argument(

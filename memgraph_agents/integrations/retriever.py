@@ -18,7 +18,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
-from memgraph_agents.config import Settings
+from memgraph_agents.config import DEFAULT_RETRIEVER, Settings
 from memgraph_agents.integrations.memory import AgentMemory, current_config, current_context
 from memgraph_agents.model.evidence import Evidence
 
@@ -50,7 +50,7 @@ class MemoryRetriever(BaseRetriever):
     namespace: str | None = None
     # A pydantic field: a typing.Protocol cannot be validated, so the contract of
     # ``retrieval.protocols.Retriever`` is spelled as the callable it is.
-    retriever: str | Callable[..., list[Evidence]] = "ppr"
+    retriever: str | Callable[..., list[Evidence]] = DEFAULT_RETRIEVER  # as AgentMemory and the tools
     k: int = 5
     memory: AgentMemory | None = Field(default=None, exclude=True)
 
