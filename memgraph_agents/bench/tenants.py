@@ -63,7 +63,9 @@ def tenant_name(i: int) -> str:
 def _settings(data_dir: Path, cache: int, chroma: tuple[str, int] | None, graph_url: str | None = None):
     from memgraph_agents.config import Settings
 
-    extra: dict = {"graph_url": graph_url}
+    # Every backend field explicit: a MEMGRAPH_CHROMA_HOST / MEMGRAPH_GRAPH_URL in the environment
+    # must not turn the embedded backend into a server one.
+    extra: dict = {"graph_url": graph_url, "chroma_host": None}
     if graph_url:  # a memory of its own in the shared database: one run never reuses another's rows
         extra["store_id"] = bench_store_id(data_dir)
     if chroma:
@@ -187,13 +189,15 @@ def pg_store_bytes(graph_url: str, sid: str) -> dict:
             ).fetchall()
         ]
         for t in tables:
-            (size,) = c.execute("SELECT pg_total_relation_size(%s::regclass)", (t,)).fetchone()
-            (all_b, own_b, own_n) = c.execute(
+            size_row = c.execute("SELECT pg_total_relation_size(%s::regclass)", (t,)).fetchone()
+            row = c.execute(
                 f"SELECT coalesce(sum(pg_column_size(x.*)), 0), "  # noqa: S608 - names from pg_tables
                 f"coalesce(sum(pg_column_size(x.*)) FILTER (WHERE x.store_id = %s), 0), "
                 f"count(*) FILTER (WHERE x.store_id = %s) FROM {t} x",
                 (sid, sid),
             ).fetchone()
+            assert size_row is not None and row is not None
+            size, (all_b, own_b, own_n) = size_row[0], row
             total += size
             mine += round(size * own_b / all_b) if all_b else 0
             rows += own_n
