@@ -1,6 +1,7 @@
 """``memgraph bench scale --tenants N``: N small namespaces in one process, bounded memory (issue 15.4).
 
-    memgraph bench scale --tenants 10000 --out DIR [--cache-namespaces 32] [--tenant-data DIR]
+    memgraph bench scale --tenants 10000 --out DIR [--cache-namespaces 32]
+        [--tenant-backends sqlite,sqlite+chroma-server,postgres]
 
 Embeddings are the deterministic hash embedding (``hash``): what is measured is the store, not
 the model. Every namespace holds the first session of the packaged demo conversation

@@ -12,7 +12,11 @@ Writes ``OUT/results.json``, ``OUT/results.md``, ``OUT/recall.png`` and
 ``--tenants N [--cache-namespaces C]``: N small namespaces in one process
 (``memgraph_agents.bench.tenants``); writes ``OUT/tenants.json``. With ``--growth TURNS``: ingest
 cost per session against what is stored (``memgraph_agents.bench.growth``); writes
-``OUT/growth.json`` and ``OUT/growth.png``.
+``OUT/growth.json`` and ``OUT/growth.png``. With ``--real-stores [--nodes 1e4,1e5]``: the real
+stores of each ``--tenant-backends`` backend on the same synthetic graphs
+(``memgraph_agents.bench.real_stores``); writes ``OUT/real_stores.json``. ``--tenant-backends``
+(``sqlite``, ``sqlite+chroma-server``, ``postgres``) takes the servers from ``MEMGRAPH_GRAPH_URL``
+/ ``MEMGRAPH_CHROMA_HOST`` / ``MEMGRAPH_CHROMA_PORT``; the bench starts none.
 
 ``memgraph bench chat --turns N --out DIR``: a chat thread written turn by turn vs ingested at
 once (``memgraph_agents.bench.chat``); writes ``OUT/chat.json``.
