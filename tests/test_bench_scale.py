@@ -11,6 +11,8 @@ import pytest
 from memgraph_agents.bench.scale import RETRIEVERS, parse_sizes
 from memgraph_agents.bench.synthetic import synthetic_graph
 from memgraph_agents.cli.main import main
+from tests.chroma_server import ChromaServer, chroma_executable
+from tests.pg_server import PostgresServer, unusable
 
 
 def test_synthetic_graph_has_every_kind_skewed_degrees_and_unit_vectors():
@@ -99,16 +101,21 @@ def test_synthetic_store_search_is_exact_cosine_over_the_asked_kinds():
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["--tenants", "2", "--tenant-backends", "postgres"], "PostgreSQL backend not available in this build"),
+        (["--tenants", "2", "--tenant-backends", "postgres"], "needs a running PostgreSQL and Chroma server"),
+        (["--real-stores", "--tenant-backends", "postgres"], "needs a running PostgreSQL and Chroma server"),
         (["--tenants", "2", "--tenant-backends", "mysql"], "unknown backend 'mysql'"),
+        (["--real-stores", "--tenant-backends", ","], "name at least one backend"),
         (["--tenants", "2", "--cache-namespaces", "0"], "at least 1"),
         (["--growth", "50"], "at least 100 turns"),
     ],
 )
-def test_tenants_and_growth_refuse_bad_options(tmp_path, capsys, args, message):
+def test_tenants_and_growth_refuse_bad_options(tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.delenv("MEMGRAPH_GRAPH_URL", raising=False)
+    monkeypatch.delenv("MEMGRAPH_CHROMA_HOST", raising=False)
     assert main(["bench", "scale", *args, "--out", str(tmp_path / "out")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out" / "tenants.json").exists()
+    assert not (tmp_path / "out" / "real_stores.json").exists()
 
 
 def test_bench_growth_records_each_session(tmp_path):
@@ -118,3 +125,68 @@ def test_bench_growth_records_each_session(tmp_path):
     assert [r["stored_turns"] for r in doc["sessions"]] == [0, 22, 44, 66, 88]
     assert all(r["seconds"] > 0 for r in doc["sessions"]) and (out / "growth.png").stat().st_size > 1000
     assert doc["summary"]["total_seconds"] > 0
+
+
+# --------------------------------------------------------------------------- real servers (issue 15.4, 15.6)
+
+NO_SERVERS = unusable() or (None if chroma_executable() else "the `chroma` CLI (installed with chromadb) is missing")
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    """One throwaway PostgreSQL cluster and one ``chroma run`` server, started here as an operator
+    would; the bench itself only reads MEMGRAPH_GRAPH_URL / MEMGRAPH_CHROMA_HOST."""
+    pg = PostgresServer().start()
+    chroma = ChromaServer(tmp_path_factory.mktemp("chroma")).start()
+    try:
+        yield pg, chroma
+    finally:
+        chroma.stop()
+        pg.cleanup()
+
+
+def _backend_env(request, monkeypatch, backend: str) -> None:
+    monkeypatch.delenv("MEMGRAPH_GRAPH_URL", raising=False)
+    monkeypatch.delenv("MEMGRAPH_CHROMA_HOST", raising=False)
+    if backend == "postgres":
+        if NO_SERVERS:
+            pytest.skip(f"no servers for the postgres backend: {NO_SERVERS}")
+        pg, chroma = request.getfixturevalue("servers")
+        monkeypatch.setenv("MEMGRAPH_GRAPH_URL", pg.url)
+        monkeypatch.setenv("MEMGRAPH_CHROMA_HOST", chroma.host)
+        monkeypatch.setenv("MEMGRAPH_CHROMA_PORT", str(chroma.port))
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_bench_tenants_writes_one_object_per_backend(tmp_path, request, monkeypatch, backend):
+    _backend_env(request, monkeypatch, backend)
+    out = tmp_path / "out"
+    args = ["bench", "scale", "--tenants", "3", "--cache-namespaces", "2", "--tenant-backends", backend]
+    assert main([*args, "--out", str(out)]) == 0
+    (r,) = json.loads((out / "tenants.json").read_text())
+    assert r["backend"] == backend and r["tenants"] == 3 and r["embeddings"] == "hash"
+    assert r["graph"] == ("postgresql" if backend == "postgres" else "sqlite")
+    assert r["rss_mb_end"] > 0 and r["rss_mb_start"] > 0 and r["cached_stores_end"] == 2
+    assert 0 < r["warm_query_ms"]["p50"] and 0 < r["cold_query_ms"]["p50"] <= r["cold_query_ms"]["p95"]
+    assert r["disk_bytes_per_namespace"] > 1000  # a namespace's rows (postgres: in the database)
+    if backend == "postgres":
+        assert r["pg_rows_per_namespace"] > 10 and "pg_total_relation_size" in r["disk_how"]
+        assert r["open_fds_end"] - r["open_fds_start"] < 10  # no file per namespace
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_bench_real_stores_ingests_and_loads_cold(tmp_path, request, monkeypatch, backend):
+    _backend_env(request, monkeypatch, backend)
+    out = tmp_path / "out"
+    args = ["bench", "scale", "--real-stores", "--nodes", "300", "--queries", "3", "--tenant-backends", backend]
+    assert main([*args, "--out", str(out)]) == 0
+    doc = json.loads((out / "real_stores.json").read_text())
+    assert doc["embeddings"] == "hash" and doc["namespace"] == "scale"
+    (r,) = doc["runs"]
+    assert r["backend"] == backend and r["nodes"] > 150 and r["edges"] > r["nodes"] and r["sessions"] >= 2
+    assert r["ingest_seconds"] > 0 and r["nodes_per_second"] > 0
+    assert r["vectors_loaded"] >= 0.9 * r["nodes"]  # the vectors came back from Chroma, cold (a few are 0)
+    assert r["cold_load_seconds"] >= r["snapshot_rows_seconds"] > 0
+    assert r["first_query_ms"] > 0 and r["warm_query_ms"]["queries"] == 3
+    assert r["rss_mb"]["end"] > 0 and r["peak_rss_mb"] >= r["rss_mb"]["end"]
+    assert (r.get("pg_bytes") if backend == "postgres" else r.get("disk_bytes")) > 10_000

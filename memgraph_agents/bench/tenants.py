@@ -1,6 +1,7 @@
 """``memgraph bench scale --tenants N``: N small namespaces in one process, bounded memory (issue 15.4).
 
-    memgraph bench scale --tenants 10000 --out DIR [--cache-namespaces 32] [--tenant-data DIR]
+    memgraph bench scale --tenants 10000 --out DIR [--cache-namespaces 32]
+        [--tenant-backends sqlite,sqlite+chroma-server,postgres]
 
 Embeddings are the deterministic hash embedding (``hash``): what is measured is the store, not
 the model. Every namespace holds the first session of the packaged demo conversation
@@ -13,8 +14,16 @@ the measuring process should start clean); then a fresh process opens each names
 question (cold: first query on a namespace not in the cache), asks it again (warm), and reports
 RSS before and after touching all N and the open descriptors.
 
-Backend: embedded SQLite (graph) + Chroma (embedded, or a ``chroma run`` server). There is no
-PostgreSQL graph store in this build.
+Backends: ``sqlite`` (the graph in one SQLite file per namespace, vectors in embedded Chroma),
+``sqlite+chroma-server`` (the same with the vectors in the ``MEMGRAPH_CHROMA_HOST`` server) and
+``postgres`` (the graph in
+PostgreSQL, ``MEMGRAPH_GRAPH_URL``, vectors in the Chroma server of ``MEMGRAPH_CHROMA_HOST``; the
+servers are started beforehand, as in production; each run gets a store id of its own,
+``bench-<data dir id>``). Disk per namespace: for ``sqlite`` the bytes
+under the data dir / (N + 1); for ``postgres`` the bytes PostgreSQL holds for this run's store id
+(``pg_total_relation_size`` of the ``mg_*`` tables, indexes and TOAST included, times this
+store id's share of the tables' row bytes, ``sum(pg_column_size(t.*))``) / (N + 1): the vectors
+in the Chroma server are not in that figure (the bench cannot see the server's disk).
 
 Writes ``DIR/tenants.json``: a list with one object per backend.
 """
@@ -52,13 +61,24 @@ def tenant_name(i: int) -> str:
     return f"t{i:06d}"
 
 
-def _settings(data_dir: Path, cache: int, chroma: tuple[str, int] | None):
+def _settings(data_dir: Path, cache: int, chroma: tuple[str, int] | None, graph_url: str | None = None):
     from memgraph_agents.config import Settings
 
-    extra: dict = {}
+    # Every backend field explicit: a MEMGRAPH_CHROMA_HOST / MEMGRAPH_GRAPH_URL in the environment
+    # must not turn the embedded backend into a server one.
+    extra: dict = {"graph_url": graph_url, "chroma_host": None}
+    if graph_url:  # a memory of its own in the shared database: one run never reuses another's rows
+        extra["store_id"] = bench_store_id(data_dir)
     if chroma:
         extra.update(chroma_host=chroma[0], chroma_port=chroma[1])
     return Settings(data_dir=data_dir, embeddings="hash", cache_namespaces=cache, **extra)
+
+
+def bench_store_id(data_dir: Path) -> str:
+    """The PostgreSQL store id of a bench data dir: ``bench-`` + the data dir's random id."""
+    from memgraph_agents.storage.identity import store_id
+
+    return f"bench-{store_id(data_dir)}"
 
 
 def _template(settings):
@@ -81,11 +101,11 @@ def _template(settings):
     return lambda: SessionWrite(record=rec, nodes=nodes, edges=edges, vectors=vectors)
 
 
-def _create(data_dir: Path, first: int, last: int, cache: int, chroma, conn) -> None:
+def _create(data_dir: Path, first: int, last: int, cache: int, chroma, graph_url, conn) -> None:
     try:
         from memgraph_agents.runtime import get_store
 
-        settings = _settings(data_dir, cache, chroma)
+        settings = _settings(data_dir, cache, chroma, graph_url)
         make = _template(settings)
         for i in range(first, last):
             store = get_store(settings, tenant_name(i))
@@ -96,21 +116,21 @@ def _create(data_dir: Path, first: int, last: int, cache: int, chroma, conn) -> 
         conn.send(("error", f"{type(e).__name__}: {e}"))
 
 
-def _measure(data_dir: Path, n: int, cache: int, chroma, conn) -> None:
+def _measure(data_dir: Path, n: int, cache: int, chroma, graph_url, conn) -> None:
     try:
-        conn.send(("ok", measure(data_dir, n, cache=cache, chroma=chroma)))
+        conn.send(("ok", measure(data_dir, n, cache=cache, chroma=chroma, graph_url=graph_url)))
     except BaseException as e:  # noqa: BLE001
         import traceback
 
         conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
 
 
-def measure(data_dir: Path, n: int, *, cache: int, chroma=None) -> dict:
+def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str | None = None) -> dict:
     """Touch ``n`` tenants once each (cold query, then warm query): latency, RSS, descriptors."""
     from memgraph_agents.retrievers import get_retriever
     from memgraph_agents.runtime import cached_stores, get_store
 
-    settings = _settings(data_dir, cache, chroma)
+    settings = _settings(data_dir, cache, chroma, graph_url)
     ppr = get_retriever("ppr")
     ppr(QUESTION, get_store(settings, "template", create=False), k=10)  # imports, model, numba-free warm-up
     rss_start, fds_start = _rss_mb(), _open_fds()
@@ -155,24 +175,80 @@ def _disk_bytes(data_dir: Path) -> int:
     return sum(p.stat().st_size for p in data_dir.rglob("*") if p.is_file())
 
 
-def run_backend(backend: str, n: int, data_dir: Path, *, cache: int, chroma=None, progress=print) -> dict:
+def pg_store_bytes(graph_url: str, sid: str) -> dict:
+    """Bytes PostgreSQL holds for store id ``sid``: the ``mg_*`` tables' total relation size
+    (heap, indexes, TOAST) times ``sid``'s share of their row bytes (``pg_column_size``)."""
+    import psycopg
+
+    total = mine = rows = 0
+    with psycopg.connect(graph_url, autocommit=True) as c:
+        tables = [
+            r[0]
+            for r in c.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'mg\\_%' "
+                "AND tablename <> 'mg_schema'"
+            ).fetchall()
+        ]
+        for t in tables:
+            size_row = c.execute("SELECT pg_total_relation_size(%s::regclass)", (t,)).fetchone()
+            row = c.execute(
+                f"SELECT coalesce(sum(pg_column_size(x.*)), 0), "  # noqa: S608 - names from pg_tables
+                f"coalesce(sum(pg_column_size(x.*)) FILTER (WHERE x.store_id = %s), 0), "
+                f"count(*) FILTER (WHERE x.store_id = %s) FROM {t} x",
+                (sid, sid),
+            ).fetchone()
+            assert size_row is not None and row is not None
+            size, (all_b, own_b, own_n) = size_row[0], row
+            total += size
+            mine += round(size * own_b / all_b) if all_b else 0
+            rows += own_n
+    return {"bytes": mine, "all_stores_bytes": total, "rows": rows, "tables": len(tables)}
+
+
+def run_backend(
+    backend: str,
+    n: int,
+    data_dir: Path,
+    *,
+    cache: int,
+    chroma=None,
+    graph_url: str | None = None,
+    progress=print,
+) -> dict:
     data_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     for first in range(0, n, CREATE_CHUNK):
-        _in_child(_create, data_dir, first, min(n, first + CREATE_CHUNK), cache, chroma)
+        _in_child(_create, data_dir, first, min(n, first + CREATE_CHUNK), cache, chroma, graph_url)
         progress(f"tenants[{backend}]: {min(n, first + CREATE_CHUNK):,}/{n:,} created")
     create_s = time.perf_counter() - t0
     disk = _disk_bytes(data_dir)
+    pg: dict | None = None
+    if graph_url:
+        pg = pg_store_bytes(graph_url, bench_store_id(data_dir))
     out: dict[str, Any] = {
         "backend": backend,
         "tenants": n,
         "embeddings": "hash",
         "cache_namespaces": cache,
         "create_seconds": round(create_s, 1),
+        "create_per_second": round(n / create_s, 1) if create_s else None,
+        "graph": "postgresql" if graph_url else "sqlite",
+        "vectors": f"chroma server {chroma[0]}:{chroma[1]}" if chroma else "embedded chroma",
     }
-    out.update(_in_child(_measure, data_dir, n, cache, chroma))
+    out.update(_in_child(_measure, data_dir, n, cache, chroma, graph_url))
     out["rss_growth_mb"] = round(out["rss_mb_end"] - out["rss_mb_start"], 1)
-    out["disk_bytes_per_namespace"] = round(disk / (n + 1))  # the template namespace included
+    if pg is None:
+        out["disk_bytes_per_namespace"] = round(disk / (n + 1))  # the template namespace included
+        out["disk_how"] = "bytes of every file under the data dir / (tenants + 1 template)"
+    else:
+        out["disk_bytes_per_namespace"] = round(pg["bytes"] / (n + 1))
+        out["disk_how"] = (
+            "PostgreSQL: pg_total_relation_size of the mg_* tables (heap, indexes, TOAST) times this "
+            "store id's share of their row bytes (pg_column_size), / (tenants + 1 template); vectors in "
+            "the Chroma server not included"
+        )
+        out["pg_rows_per_namespace"] = round(pg["rows"] / (n + 1), 1)
+        out["local_disk_bytes_per_namespace"] = round(disk / (n + 1))  # embedding cache, store id
     return out
 
 
@@ -197,6 +273,7 @@ def run_tenants(
             b.get("data_dir") or out_dir / f"tenants-{name}",
             cache=cache,
             chroma=b.get("chroma"),
+            graph_url=b.get("graph_url"),
             progress=progress,
         )
         r["command"] = command or f"memgraph bench scale --tenants {n} --out {out_dir}"

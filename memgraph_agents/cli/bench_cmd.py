@@ -12,7 +12,11 @@ Writes ``OUT/results.json``, ``OUT/results.md``, ``OUT/recall.png`` and
 ``--tenants N [--cache-namespaces C]``: N small namespaces in one process
 (``memgraph_agents.bench.tenants``); writes ``OUT/tenants.json``. With ``--growth TURNS``: ingest
 cost per session against what is stored (``memgraph_agents.bench.growth``); writes
-``OUT/growth.json`` and ``OUT/growth.png``.
+``OUT/growth.json`` and ``OUT/growth.png``. With ``--real-stores [--nodes 1e4,1e5]``: the real
+stores of each ``--tenant-backends`` backend on the same synthetic graphs
+(``memgraph_agents.bench.real_stores``); writes ``OUT/real_stores.json``. ``--tenant-backends``
+(``sqlite``, ``sqlite+chroma-server``, ``postgres``) takes the servers from ``MEMGRAPH_GRAPH_URL``
+/ ``MEMGRAPH_CHROMA_HOST`` / ``MEMGRAPH_CHROMA_PORT``; the bench starts none.
 
 ``memgraph bench chat --turns N --out DIR``: a chat thread written turn by turn vs ingested at
 once (``memgraph_agents.bench.chat``); writes ``OUT/chat.json``.
@@ -94,7 +98,9 @@ def add_parser(sub) -> None:
         "p50/p95 latency of ppr, dwpr, sentence_hop and the offline navigator, and the "
         "PPR core against networkx / igraph. Writes OUT/scale.json and OUT/scale.png.",
     )
-    s.add_argument("--nodes", default="1e3,1e4,1e5,1e6", help="comma-separated sizes (default 1e3,1e4,1e5,1e6)")
+    s.add_argument(
+        "--nodes", default=None, help="comma-separated sizes (default 1e3,1e4,1e5,1e6; with --real-stores 1e4,1e5)"
+    )
     s.add_argument("--out", type=Path, help="output directory (required)")
     s.add_argument("--queries", type=int, default=30, help="timed questions per retriever (default 30)")
     s.add_argument("--nav-queries", type=int, default=10, help="timed questions for the navigator (default 10)")
@@ -118,12 +124,21 @@ def add_parser(sub) -> None:
         help="instead: ingest synthetic sessions one by one until N turns are stored (hash embeddings); "
         "per-session time vs stored turns in OUT/growth.json and OUT/growth.png",
     )
+    s.add_argument(
+        "--real-stores",
+        action="store_true",
+        help="instead: write the synthetic graph of each --nodes size into the real stores of each "
+        "--tenant-backends (hash embeddings): ingest throughput, cold load, first and warm query, RSS; "
+        "writes OUT/real_stores.json",
+    )
     s.add_argument("--cache-namespaces", type=int, default=32, help="--tenants: stores kept open (LRU, default 32)")
     s.add_argument(
         "--tenant-backends",
         default="sqlite",
-        help="--tenants: 'sqlite' (the graph in SQLite, vectors in Chroma: a server when "
-        "MEMGRAPH_CHROMA_HOST is set, else embedded)",
+        help="--tenants, --real-stores: comma-separated; 'sqlite' (the graph in SQLite, vectors in "
+        "embedded Chroma), 'sqlite+chroma-server' (vectors in the MEMGRAPH_CHROMA_HOST server), "
+        "'postgres' (the graph in MEMGRAPH_GRAPH_URL, vectors in the MEMGRAPH_CHROMA_HOST server; "
+        "both servers already running)",
     )
 
 
@@ -345,10 +360,12 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
         return _bench_tenants(args)
     if args.growth:
         return _bench_growth(args)
+    if args.real_stores:
+        return _bench_real_stores(args)
     for name in ("queries", "nav_queries", "baseline_queries", "dim"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
-    sizes = parse_sizes(args.nodes)
+    sizes = parse_sizes(args.nodes or "1e3,1e4,1e5,1e6")
     doc = run_scale(
         sizes,
         args.out,
@@ -376,9 +393,41 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench_tenants(args: argparse.Namespace) -> int:
+BACKENDS = ("sqlite", "sqlite+chroma-server", "postgres")
+
+
+def bench_backend(name: str, option: str) -> dict[str, Any]:
+    """One ``--tenant-backends`` name: ``sqlite`` (SQLite + embedded Chroma), ``sqlite+chroma-server``
+    (SQLite + the ``MEMGRAPH_CHROMA_HOST`` server), ``postgres`` (``MEMGRAPH_GRAPH_URL`` + the server)."""
+    if name not in BACKENDS:
+        raise ValueError(f"{option}: unknown backend {name!r} ({', '.join(BACKENDS)})")
+    if name == "sqlite":
+        return {"backend": name}
+    server = server_backend(f"{option} {name}")
+    if name == "sqlite+chroma-server":
+        server.pop("graph_url")
+    return {"backend": name, **server}
+
+
+def server_backend(option: str) -> dict[str, Any]:
+    """The PostgreSQL graph and Chroma server a bench backend uses, from the environment
+    (``MEMGRAPH_GRAPH_URL``, ``MEMGRAPH_CHROMA_HOST``, ``MEMGRAPH_CHROMA_PORT``), as the package
+    reads them; a clear error when either is unset. The bench never starts servers itself."""
     import os
 
+    from memgraph_agents.config import Settings
+
+    url, host = os.environ.get("MEMGRAPH_GRAPH_URL"), os.environ.get("MEMGRAPH_CHROMA_HOST")
+    if not host or (not url and "postgres" in option):
+        raise ValueError(
+            f"{option}: needs a running PostgreSQL and Chroma server: set MEMGRAPH_GRAPH_URL=postgresql://... "
+            "and MEMGRAPH_CHROMA_HOST (and MEMGRAPH_CHROMA_PORT, default 8000)"
+        )
+    url = Settings(graph_url=url).graph_url if url else None  # the same validation as everywhere else
+    return {"graph_url": url, "chroma": (host, int(os.environ.get("MEMGRAPH_CHROMA_PORT", "8000")))}
+
+
+def _bench_tenants(args: argparse.Namespace) -> int:
     from memgraph_agents.bench.tenants import run_tenants
     from memgraph_agents.cli.output import console
 
@@ -386,15 +435,9 @@ def _bench_tenants(args: argparse.Namespace) -> int:
         raise ValueError("--tenants and --cache-namespaces must be at least 1")
     backends: list[dict[str, Any]] = []
     for name in [b.strip() for b in args.tenant_backends.split(",") if b.strip()]:
-        if name == "postgres":
-            raise ValueError("--tenant-backends postgres: PostgreSQL backend not available in this build")
-        if name != "sqlite":
-            raise ValueError(f"--tenant-backends: unknown backend {name!r} (sqlite)")
-        host = os.environ.get("MEMGRAPH_CHROMA_HOST")
-        chroma = (host, int(os.environ.get("MEMGRAPH_CHROMA_PORT", "8000"))) if host else None
-        backends.append({"backend": "sqlite" if chroma is None else "sqlite+chroma-server", "chroma": chroma})
+        backends.append(bench_backend(name, "--tenant-backends"))
     if not backends:
-        raise ValueError("--tenant-backends: name at least one backend (sqlite)")
+        raise ValueError(f"--tenant-backends: name at least one backend ({', '.join(BACKENDS)})")
     run_tenants(
         args.tenants,
         args.out,
@@ -404,6 +447,31 @@ def _bench_tenants(args: argparse.Namespace) -> int:
         command=_typed_command(),
     )
     console.print(f"wrote {args.out / 'tenants.json'}", markup=False)
+    return 0
+
+
+def _bench_real_stores(args: argparse.Namespace) -> int:
+    from memgraph_agents.bench.real_stores import run_real_stores
+    from memgraph_agents.bench.scale import parse_sizes
+    from memgraph_agents.cli.output import console
+
+    if args.queries < 1:
+        raise ValueError("--queries must be at least 1")
+    sizes = parse_sizes(args.nodes or "1e4,1e5")
+    names = [b.strip() for b in args.tenant_backends.split(",") if b.strip()]
+    if not names:
+        raise ValueError(f"--tenant-backends: name at least one backend ({', '.join(BACKENDS)})")
+    backends = [bench_backend(name, "--tenant-backends") for name in names]
+    run_real_stores(
+        sizes,
+        args.out,
+        backends=backends,
+        queries=args.queries,
+        seed=args.seed,
+        progress=lambda m: console.print(m, markup=False),
+        command=_typed_command(),
+    )
+    console.print(f"wrote {args.out / 'real_stores.json'}", markup=False)
     return 0
 
 
