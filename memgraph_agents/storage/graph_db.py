@@ -173,6 +173,44 @@ class GraphDB:
         finally:
             c.execute("COMMIT")
 
+    def read_graph_keyed(self) -> tuple[int, list[tuple], list[tuple], list[dict]]:
+        """``read_graph`` with each node and edge row's rowid appended (its order key): the
+        rows ``MemoryStore`` keeps to update its snapshot after its own commits (``read_delta``)."""
+        c = self.reader
+        c.execute("BEGIN")
+        try:
+            nodes = c.execute(f"SELECT {_NODE_COLS}, rowid FROM nodes ORDER BY rowid").fetchall()
+            edges = c.execute(f"SELECT {_EDGE_COLS}, rowid FROM edges ORDER BY rowid").fetchall()
+            return self.generation(), nodes, edges, self.sessions("committed")
+        finally:
+            c.execute("COMMIT")
+
+    def read_delta(
+        self, node_ids: Iterable[str], edge_sessions: Iterable[str]
+    ) -> tuple[int, list[tuple], list[tuple], list[dict]]:
+        """In one read transaction, with rowids appended as in ``read_graph_keyed``: the node
+        rows of ``node_ids``, the edge rows of ``edge_sessions`` or with an endpoint in
+        ``node_ids`` (in rowid order), and the committed sessions."""
+        ids, sessions = sorted(set(node_ids)), sorted(set(edge_sessions))
+        c = self.reader
+        c.execute("BEGIN")
+        try:
+            nodes: list[tuple] = []
+            edges: dict[int, tuple] = {}
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                nodes += c.execute(f"SELECT {_NODE_COLS}, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall()
+                q = f"SELECT {_EDGE_COLS}, rowid FROM edges WHERE src IN ({marks}) OR dst IN ({marks})"
+                edges.update((r[-1], r) for r in c.execute(q, chunk + chunk))
+            for chunk in _chunks(sessions):
+                marks = ",".join("?" * len(chunk))
+                q = f"SELECT {_EDGE_COLS}, rowid FROM edges WHERE session_id IN ({marks})"
+                edges.update((r[-1], r) for r in c.execute(q, chunk))
+            nodes.sort(key=lambda r: r[-1])
+            return self.generation(), nodes, [edges[k] for k in sorted(edges)], self.sessions("committed")
+        finally:
+            c.execute("COMMIT")
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One atomic write; bumps the generation so every reader reloads."""
@@ -442,6 +480,10 @@ def read_meta(path: Path, key: str) -> str | None:
     finally:
         con.close()
     return row[0] if row else None
+
+
+_NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
+_EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
 
 
 def _chunks(ids: list[str], size: int = 450) -> Iterator[list[str]]:
