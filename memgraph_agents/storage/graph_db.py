@@ -186,28 +186,31 @@ class GraphDB:
             c.execute("COMMIT")
 
     def read_delta(
-        self, node_ids: Iterable[str], edge_sessions: Iterable[str]
+        self, node_ids: Iterable[str], edge_sessions: Iterable[str], edge_keys: Iterable[tuple]
     ) -> tuple[int, list[tuple], list[tuple], list[dict]]:
         """In one read transaction, with rowids appended as in ``read_graph_keyed``: the node
-        rows of ``node_ids``, the edge rows of ``edge_sessions`` or with an endpoint in
-        ``node_ids`` (in rowid order), and the committed sessions."""
-        ids, sessions = sorted(set(node_ids)), sorted(set(edge_sessions))
+        rows of ``node_ids``; every edge row whose (src, dst, kind, label) is in ``edge_keys``
+        or is that of an edge row of ``edge_sessions`` or with an endpoint in ``node_ids`` (in
+        rowid order); the committed sessions."""
+        ids, sessions, keys = sorted(set(node_ids)), sorted(set(edge_sessions)), set(edge_keys)
         c = self.reader
         c.execute("BEGIN")
         try:
             nodes: list[tuple] = []
-            edges: dict[int, tuple] = {}
             for chunk in _chunks(ids):
                 marks = ",".join("?" * len(chunk))
                 nodes += c.execute(f"SELECT {_NODE_COLS}, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall()
-                q = f"SELECT {_EDGE_COLS}, rowid FROM edges WHERE src IN ({marks}) OR dst IN ({marks})"
-                edges.update((r[-1], r) for r in c.execute(q, chunk + chunk))
+                q = f"SELECT src, dst, kind, label FROM edges WHERE src IN ({marks}) OR dst IN ({marks})"
+                keys.update(c.execute(q, chunk + chunk).fetchall())
             for chunk in _chunks(sessions):
                 marks = ",".join("?" * len(chunk))
-                q = f"SELECT {_EDGE_COLS}, rowid FROM edges WHERE session_id IN ({marks})"
-                edges.update((r[-1], r) for r in c.execute(q, chunk))
+                q = f"SELECT src, dst, kind, label FROM edges WHERE session_id IN ({marks})"
+                keys.update(c.execute(q, chunk).fetchall())
+            q = f"SELECT {_EDGE_COLS}, rowid FROM edges WHERE src=? AND dst=? AND kind=? AND label=?"
+            edges = [r for k in sorted(keys) for r in c.execute(q, k).fetchall()]
             nodes.sort(key=lambda r: r[-1])
-            return self.generation(), nodes, [edges[k] for k in sorted(edges)], self.sessions("committed")
+            edges.sort(key=lambda r: r[-1])
+            return self.generation(), nodes, edges, self.sessions("committed")
         finally:
             c.execute("COMMIT")
 

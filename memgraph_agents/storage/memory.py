@@ -49,7 +49,7 @@ from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_ex
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
-from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot
+from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot, kept_edge_rows
 from memgraph_agents.storage.usage import UseCounter, in_use
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
@@ -87,6 +87,34 @@ class SessionWrite:
     drop_nodes: tuple[str, ...] = ()
     turns: list[tuple[str, str, dict]] = field(default_factory=list)
     turns_start: int = 0
+
+
+@dataclass
+class Keyed:
+    """The cached snapshot with what ``MemoryStore._delta`` needs of its rows: the node rows
+    (rowid last), and the key (src, dst, kind, label) -> rowid and the rowid of each edge."""
+
+    snap: GraphSnapshot
+    nodes: list[tuple]
+    edge_keys: dict[tuple, int]
+    edge_rowid: np.ndarray
+
+    @classmethod
+    def of(cls, snap: GraphSnapshot, nodes: list[tuple]) -> Keyed:
+        rows = snap._edge_rows
+        return cls(snap, nodes, {r[:4]: r[-1] for r in rows}, np.array([r[-1] for r in rows], dtype=np.int64))
+
+
+@dataclass
+class Delta:
+    """What ``MemoryStore._delta`` read after our own commit (rows with rowid last)."""
+
+    generation: int
+    nodes: list[tuple]  # every node row, in rowid order
+    edge_rows: list[tuple]  # every edge row under ``keys``, in rowid order
+    keys: set[tuple]  # the (src, dst, kind, label) whose edge can have changed
+    sessions: list[dict]
+    touched: set[str]
 
 
 class NamespaceUnusableError(StorageError):
@@ -154,7 +182,7 @@ class MemoryStore:
         self._snapshot: GraphSnapshot | None = None
         # The cached snapshot with the rows it was built from (rowid appended: their order),
         # when the graph store can read them so: the base of ``_delta`` after our own commit.
-        self._keyed: tuple[GraphSnapshot, list[tuple], list[tuple]] | None = None
+        self._keyed: Keyed | None = None
         # (node id, text) -> vector. Keyed by text too, so a node deleted and re-created with
         # other text (here or by another process) never gets a stale vector.
         self._vec_cache: dict[tuple[str, str], np.ndarray] = {}
@@ -211,27 +239,26 @@ class MemoryStore:
                     gen, nodes, edges, sessions = keyed() if keyed is not None else self.db.read_graph()
                     snap = GraphSnapshot.from_rows(gen, nodes, edges, sessions, self._load_vectors, self._snapshot)
                     self._snapshot = snap
-                    self._keyed = (snap, nodes, edges) if keyed is not None else None
+                    self._keyed = Keyed.of(snap, nodes) if keyed is not None else None
         return snap
 
-    def _delta(
-        self, base: tuple[GraphSnapshot, list[tuple], list[tuple]] | None, gen: int, w: SessionWrite, removed: list[str]
-    ) -> tuple[int, list[tuple], list[tuple], list[dict], set[str]] | None:
-        """The rows of the graph after our own commit, from the cached ones and a read of only
-        what the commit can have changed; None (a full reload later) unless the cached rows
-        were those of generation ``gen - 2`` and the commit produced ``gen`` with nothing else
-        written between (``gen - 1``: our ``begin_write``).
+    def _delta(self, base: Keyed | None, gen: int, w: SessionWrite, removed: list[str]) -> Delta | None:
+        """What our own commit changed, read without reading the namespace; None (a full
+        reload later) unless the cached snapshot was that of generation ``gen - 2`` and the
+        commit produced ``gen`` with nothing else written between (``gen - 1``: our
+        ``begin_write``).
 
         What a commit changes (``_write_rows``): rows of the write's nodes and edge endpoints,
         of the derived rows it rewrites, of ``drop_nodes`` and what ``drop_rows`` removed; nodes
         whose primary owner was the session (re-owned when it drops them); namespace-level
         topic rows (dropped when their members went); edge rows of the sessions it writes or
-        drops. Those node ids and sessions are read again; every other row is as cached. Rows
-        are merged by rowid: the order of a full reload."""
+        drops. Those node rows are read again, and every edge row sharing its (src, dst, kind,
+        label) with an edge row that is or was among those: which row is the graph's edge
+        (``kept_edge_rows``) can change only for those keys."""
         read = getattr(self.db, "read_delta", None)
-        if base is None or read is None or base[0].generation != gen - 2:
+        if base is None or read is None or base.snap.generation != gen - 2:
             return None
-        snap, nodes, edges = base
+        old = base.snap
         sid = w.record.id
         touched = {n.id for n in w.nodes} | set(w.drop_nodes) | set(removed)
         sessions = {sid, TOPIC_OWNER}
@@ -240,33 +267,45 @@ class MemoryStore:
             sessions.add(e.session_id)
         touched.update(n.id for n in w.replace_nodes or [])
         derived = {"topic", *w.replace_kinds}
-        touched.update(r[0] for r in nodes if r[3] == sid or (r[3] == TOPIC_OWNER and r[1] in derived))
-        got_gen, new_nodes, new_edges, committed = read(touched, sessions)
+        touched.update(r[0] for r in base.nodes if r[3] == sid or (r[3] == TOPIC_OWNER and r[1] in derived))
+        at = np.array(sorted(old.index[i] for i in touched if i in old.index), dtype=np.int64)
+        scope = np.isin(old.src, at) | np.isin(old.dst, at)
+        scope[[j for j, r in enumerate(old._edge_rows) if r[4] in sessions]] = True
+        old_keys = {old._edge_rows[j][:4] for j in np.flatnonzero(scope)}
+        got_gen, new_nodes, key_rows, committed = read(touched, sessions, old_keys)
         if got_gen != gen:
             return None
-        merged_nodes = [r for r in nodes if r[0] not in touched] + new_nodes
-        merged_nodes.sort(key=lambda r: r[-1])
-        merged_edges = [r for r in edges if not (r[4] in sessions or r[0] in touched or r[1] in touched)]
-        merged_edges += new_edges
-        merged_edges.sort(key=lambda r: r[-1])
-        return got_gen, merged_nodes, merged_edges, committed, touched
+        merged = [r for r in base.nodes if r[0] not in touched] + new_nodes
+        merged.sort(key=lambda r: r[-1])
+        return Delta(got_gen, merged, key_rows, old_keys | {r[:4] for r in key_rows}, committed, touched)
 
-    def _install_delta(
-        self,
-        base: tuple[GraphSnapshot, list[tuple], list[tuple]],
-        delta: tuple[int, list[tuple], list[tuple], list[dict], set[str]],
-        gen: int,
-    ) -> None:
-        """Make the rows of ``_delta`` the cached snapshot (generation ``gen``), with the
-        vectors matrix carried over: rows not touched keep their row, touched ones are loaded."""
-        old = base[0]
-        _, nodes, edges, sessions, touched = delta
-        snap = GraphSnapshot.from_rows(gen, nodes, edges, sessions, self._load_vectors, old)
+    def _install_delta(self, base: Keyed, d: Delta, gen: int) -> None:
+        """Make the delta the cached snapshot (generation ``gen``): node columns from the merged
+        rows, edges not under the delta's keys carried over, those under them decided again
+        (``kept_edge_rows``), the vectors matrix carried over (touched rows loaded)."""
+        old = base.snap
+        snap = GraphSnapshot.from_rows(gen, d.nodes, [], d.sessions, self._load_vectors, old)
+        index = snap.index
+        remap = np.array([index.get(i, -1) for i in old.ids], dtype=np.int64)
+        drop = np.zeros(len(old.src), dtype=bool)
+        for k in d.keys:
+            rowid = base.edge_keys.get(k)
+            if rowid is not None:
+                drop[int(np.searchsorted(base.edge_rowid, rowid))] = True
+        keep = np.flatnonzero(~drop)
+        if len(keep) and (remap[old.src[keep]].min() < 0 or remap[old.dst[keep]].min() < 0):
+            return  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
+        winners = kept_edge_rows(index, d.edge_rows)
+        rowid = snap.with_edges(old, keep, remap, winners, base.edge_rowid)
+        edge_keys = dict(base.edge_keys)
+        for k in d.keys:
+            edge_keys.pop(k, None)
+        edge_keys.update((r[:4], r[-1]) for r in winners)
         if old._vectors is not None:
-            snap._vectors = self._carry_vectors(old, snap, touched)
+            snap._vectors = self._carry_vectors(old, snap, d.touched)
         with self._snap_lock:
             if self._keyed is base and self._snapshot is old:
-                self._snapshot, self._keyed = snap, (snap, nodes, edges)
+                self._snapshot, self._keyed = snap, Keyed(snap, d.nodes, edge_keys, rowid)
 
     def _carry_vectors(self, old: GraphSnapshot, snap: GraphSnapshot, touched: set[str]) -> np.ndarray | None:
         """``snap.vectors()`` as a full computation would give it, from ``old``'s matrix; None
@@ -386,8 +425,8 @@ class MemoryStore:
             # The snapshot after our own commit, from the cached one (no reload of the namespace).
             delta = self._delta(base, began + 1, w, removed)
             collected = self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
-            if delta is not None and base is not None and self.db.generation() == delta[0] + collected:
-                self._install_delta(base, delta, delta[0] + collected)
+            if delta is not None and base is not None and self.db.generation() == delta.generation + collected:
+                self._install_delta(base, delta, delta.generation + collected)
 
     def _check_mode(self, w: SessionWrite) -> None:
         # What a writer that died left of this session (we hold the writer lock, so none is
