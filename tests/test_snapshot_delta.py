@@ -94,7 +94,7 @@ def test_delta_snapshot_equals_a_full_reload(settings, monkeypatch, seed):
     checker = Checker(store, monkeypatch)
     stored: dict[str, tuple[Conversation, Session]] = {}
     thread_len, n = 0, 0
-    for step in range(26):
+    for _ in range(26):
         op = rng.choice(["new", "new", "append", "append", "replace", "delete", "note"])
         n += 1
         if op == "new" or not stored:
@@ -130,24 +130,32 @@ def test_delta_snapshot_equals_a_full_reload(settings, monkeypatch, seed):
 def test_a_commit_by_someone_else_forces_a_full_reload(settings):
     store = get_store(settings, "other")
     ingest_conversation(conversation("a", 2, tag="a"), settings, namespace="other")
-    store.snapshot().vectors()
+    before = store.snapshot()
+    before.vectors()
+    # A second store object of the namespace writes, as another process would.
     other = MemoryStore(settings.data_dir, "other", store.embedder)
     try:
-        ingest_store_write = conversation("b", 1, tag="b")
-        before = store.snapshot()
-        from memgraph_agents import runtime
-
-        # A second store object of the same namespace writes (as another process would).
-        runtime_store = runtime.get_store
-        assert runtime_store is not None
         gen = other.db.generation()
         with other.db.write() as t:
             t.set_meta("probe", "1")
-        assert other.db.generation() == gen + 1
         snap = store.snapshot()
         assert snap is not before and snap.generation == gen + 1
-        ingest_conversation(ingest_store_write, settings, namespace="other")
-        fresh = GraphSnapshot.from_rows(*store.db.read_graph(), store._load_vectors)
-        assert_same_snapshot(store.snapshot(), fresh)
+        # Someone else's write between our snapshot and our commit: no delta, a full reload.
+        calls: list = []
+        original = store._install_delta
+        store._install_delta = lambda *a: calls.append(a) or original(*a)  # type: ignore[method-assign]
+
+        def foreign_write(stage: str) -> None:
+            with other.db.write() as t:
+                t.set_meta("probe", stage)
+
+        store.fault_hook = foreign_write  # runs between our vectors and our graph commit
+        ingest_conversation(conversation("b", 1, tag="b"), settings, namespace="other")
+        assert calls == []
+        assert_same_snapshot(store.snapshot(), GraphSnapshot.from_rows(*store.db.read_graph(), store._load_vectors))
+        store.fault_hook = None
+        ingest_conversation(conversation("c", 1, tag="c"), settings, namespace="other")
+        assert len(calls) == 1  # our own commit alone: the delta
+        assert_same_snapshot(store.snapshot(), GraphSnapshot.from_rows(*store.db.read_graph(), store._load_vectors))
     finally:
         other.close()

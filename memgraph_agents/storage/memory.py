@@ -289,9 +289,9 @@ class MemoryStore:
         remap = np.array([index.get(i, -1) for i in old.ids], dtype=np.int64)
         drop = np.zeros(len(old.src), dtype=bool)
         for k in d.keys:
-            rowid = base.edge_keys.get(k)
-            if rowid is not None:
-                drop[int(np.searchsorted(base.edge_rowid, rowid))] = True
+            was = base.edge_keys.get(k)
+            if was is not None:
+                drop[int(np.searchsorted(base.edge_rowid, was))] = True
         keep = np.flatnonzero(~drop)
         if len(keep) and (remap[old.src[keep]].min() < 0 or remap[old.dst[keep]].min() < 0):
             return  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
