@@ -85,7 +85,7 @@ def edited(session: Session, n: int) -> Session:
     return session.model_copy(update={"turns": turns})
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
 def test_delta_snapshot_equals_a_full_reload(settings, monkeypatch, seed):
     rng = random.Random(seed)
     settings = settings.model_copy(update={"topic_recluster_every": 2})

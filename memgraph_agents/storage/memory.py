@@ -251,8 +251,9 @@ class MemoryStore:
         What a commit changes (``_write_rows``): rows of the write's nodes and edge endpoints,
         of the derived rows it rewrites, of ``drop_nodes`` and what ``drop_rows`` removed; nodes
         whose primary owner was the session (re-owned when it drops them); namespace-level
-        topic rows (dropped when their members went); edge rows of the sessions it writes or
-        drops. Those node rows are read again, and every edge row sharing its (src, dst, kind,
+        topic rows when ``drop_rows`` runs (it drops those left without members); edge rows of
+        the session (``drop_rows``) or with an endpoint among those nodes. Those node rows are
+        read again, and every edge row sharing its (src, dst, kind,
         label) with an edge row that is or was among those: which row is the graph's edge
         (``kept_edge_rows``) can change only for those keys."""
         read = getattr(self.db, "read_delta", None)
@@ -261,12 +262,15 @@ class MemoryStore:
         old = base.snap
         sid = w.record.id
         touched = {n.id for n in w.nodes} | set(w.drop_nodes) | set(removed)
-        sessions = {sid, TOPIC_OWNER}
+        # Edge rows are removed by session only for the writing session (``drop_rows``); the
+        # rows the commit inserts have their endpoints in ``touched``.
+        sessions = {sid}
         for e in list(w.edges) + list(w.replace_edges or []):
             touched.update((e.src, e.dst))
-            sessions.add(e.session_id)
         touched.update(n.id for n in w.replace_nodes or [])
-        derived = {"topic", *w.replace_kinds}
+        derived = set(w.replace_kinds)
+        if w.mode == "replace" or (w.mode == "append" and w.drop_nodes):
+            derived.add("topic")  # ``drop_rows`` drops the topics left without members
         touched.update(r[0] for r in base.nodes if r[3] == sid or (r[3] == TOPIC_OWNER and r[1] in derived))
         at = np.array(sorted(old.index[i] for i in touched if i in old.index), dtype=np.int64)
         scope = np.isin(old.src, at) | np.isin(old.dst, at)
