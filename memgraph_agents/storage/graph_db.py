@@ -173,6 +173,47 @@ class GraphDB:
         finally:
             c.execute("COMMIT")
 
+    def read_graph_keyed(self) -> tuple[int, list[tuple], list[tuple], list[dict]]:
+        """``read_graph`` with each node and edge row's rowid appended (its order key): the
+        rows ``MemoryStore`` keeps to update its snapshot after its own commits (``read_delta``)."""
+        c = self.reader
+        c.execute("BEGIN")
+        try:
+            nodes = c.execute(f"SELECT {_NODE_COLS}, rowid FROM nodes ORDER BY rowid").fetchall()
+            edges = c.execute(f"SELECT {_EDGE_COLS}, rowid FROM edges ORDER BY rowid").fetchall()
+            return self.generation(), nodes, edges, self.sessions("committed")
+        finally:
+            c.execute("COMMIT")
+
+    def read_delta(
+        self, node_ids: Iterable[str], edge_sessions: Iterable[str], edge_keys: Iterable[tuple]
+    ) -> tuple[int, list[tuple], list[tuple], list[dict]]:
+        """In one read transaction, with rowids appended as in ``read_graph_keyed``: the node
+        rows of ``node_ids``; every edge row whose (src, dst, kind, label) is in ``edge_keys``
+        or is that of an edge row of ``edge_sessions`` or with an endpoint in ``node_ids`` (in
+        rowid order); the committed sessions."""
+        ids, sessions, keys = sorted(set(node_ids)), sorted(set(edge_sessions)), set(edge_keys)
+        c = self.reader
+        c.execute("BEGIN")
+        try:
+            nodes: list[tuple] = []
+            for chunk in _chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                nodes += c.execute(f"SELECT {_NODE_COLS}, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall()
+                q = f"SELECT src, dst, kind, label FROM edges WHERE src IN ({marks}) OR dst IN ({marks})"
+                keys.update(c.execute(q, chunk + chunk).fetchall())
+            for chunk in _chunks(sessions):
+                marks = ",".join("?" * len(chunk))
+                q = f"SELECT src, dst, kind, label FROM edges WHERE session_id IN ({marks})"
+                keys.update(c.execute(q, chunk).fetchall())
+            q = f"SELECT {_EDGE_COLS}, rowid FROM edges WHERE src=? AND dst=? AND kind=? AND label=?"
+            edges = [r for k in sorted(keys) for r in c.execute(q, k).fetchall()]
+            nodes.sort(key=lambda r: r[-1])
+            edges.sort(key=lambda r: r[-1])
+            return self.generation(), nodes, edges, self.sessions("committed")
+        finally:
+            c.execute("COMMIT")
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One atomic write; bumps the generation so every reader reloads."""
@@ -442,6 +483,10 @@ def read_meta(path: Path, key: str) -> str | None:
     finally:
         con.close()
     return row[0] if row else None
+
+
+_NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
+_EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
 
 
 def _chunks(ids: list[str], size: int = 450) -> Iterator[list[str]]:

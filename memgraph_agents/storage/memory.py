@@ -49,7 +49,7 @@ from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_ex
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
-from memgraph_agents.storage.snapshot import GraphSnapshot
+from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot, kept_edge_rows
 from memgraph_agents.storage.usage import UseCounter, in_use
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
@@ -87,6 +87,34 @@ class SessionWrite:
     drop_nodes: tuple[str, ...] = ()
     turns: list[tuple[str, str, dict]] = field(default_factory=list)
     turns_start: int = 0
+
+
+@dataclass
+class Keyed:
+    """The cached snapshot with what ``MemoryStore._delta`` needs of its rows: the node rows
+    (rowid last), and the key (src, dst, kind, label) -> rowid and the rowid of each edge."""
+
+    snap: GraphSnapshot
+    nodes: list[tuple]
+    edge_keys: dict[tuple, int]
+    edge_rowid: np.ndarray
+
+    @classmethod
+    def of(cls, snap: GraphSnapshot, nodes: list[tuple]) -> Keyed:
+        rows = snap._edge_rows
+        return cls(snap, nodes, {r[:4]: r[-1] for r in rows}, np.array([r[-1] for r in rows], dtype=np.int64))
+
+
+@dataclass
+class Delta:
+    """What ``MemoryStore._delta`` read after our own commit (rows with rowid last)."""
+
+    generation: int
+    nodes: list[tuple]  # every node row, in rowid order
+    edge_rows: list[tuple]  # every edge row under ``keys``, in rowid order
+    keys: set[tuple]  # the (src, dst, kind, label) whose edge can have changed
+    sessions: list[dict]
+    touched: set[str]
 
 
 class NamespaceUnusableError(StorageError):
@@ -152,6 +180,9 @@ class MemoryStore:
         # With PostgreSQL it has a cross-machine half (workers sharing no folder).
         self.ingest_lock = namespace_ingest_lock(self.dir, self.db.remote_ingest_lock())
         self._snapshot: GraphSnapshot | None = None
+        # The cached snapshot with the rows it was built from (rowid appended: their order),
+        # when the graph store can read them so: the base of ``_delta`` after our own commit.
+        self._keyed: Keyed | None = None
         # (node id, text) -> vector. Keyed by text too, so a node deleted and re-created with
         # other text (here or by another process) never gets a stale vector.
         self._vec_cache: dict[tuple[str, str], np.ndarray] = {}
@@ -203,10 +234,107 @@ class MemoryStore:
             with self._snap_lock:  # not the write lock: readers never wait for a commit
                 snap = self._snapshot
                 if snap is None or snap.generation != self.db.generation():
-                    gen, nodes, edges, sessions = self.db.read_graph()  # one consistent read
+                    keyed = getattr(self.db, "read_graph_keyed", None)
+                    # one consistent read
+                    gen, nodes, edges, sessions = keyed() if keyed is not None else self.db.read_graph()
                     snap = GraphSnapshot.from_rows(gen, nodes, edges, sessions, self._load_vectors, self._snapshot)
                     self._snapshot = snap
+                    self._keyed = Keyed.of(snap, nodes) if keyed is not None else None
         return snap
+
+    def _delta(self, base: Keyed | None, gen: int, w: SessionWrite, removed: list[str]) -> Delta | None:
+        """What our own commit changed, read without reading the namespace; None (a full
+        reload later) unless the cached snapshot was that of generation ``gen - 2`` and the
+        commit produced ``gen`` with nothing else written between (``gen - 1``: our
+        ``begin_write``).
+
+        What a commit changes (``_write_rows``): rows of the write's nodes and edge endpoints,
+        of the derived rows it rewrites, of ``drop_nodes`` and what ``drop_rows`` removed; nodes
+        whose primary owner was the session (re-owned when it drops them); namespace-level
+        topic rows when ``drop_rows`` runs (it drops those left without members); edge rows of
+        the session (``drop_rows``) or with an endpoint among those nodes. Those node rows are
+        read again, and every edge row sharing its (src, dst, kind,
+        label) with an edge row that is or was among those: which row is the graph's edge
+        (``kept_edge_rows``) can change only for those keys."""
+        read = getattr(self.db, "read_delta", None)
+        if base is None or read is None or base.snap.generation != gen - 2:
+            return None
+        old = base.snap
+        sid = w.record.id
+        touched = {n.id for n in w.nodes} | set(w.drop_nodes) | set(removed)
+        # Edge rows are removed by session only for the writing session (``drop_rows``); the
+        # rows the commit inserts have their endpoints in ``touched``.
+        sessions = {sid}
+        for e in list(w.edges) + list(w.replace_edges or []):
+            touched.update((e.src, e.dst))
+        touched.update(n.id for n in w.replace_nodes or [])
+        derived = set(w.replace_kinds)
+        if w.mode == "replace" or (w.mode == "append" and w.drop_nodes):
+            derived.add("topic")  # ``drop_rows`` drops the topics left without members
+        touched.update(r[0] for r in base.nodes if r[3] == sid or (r[3] == TOPIC_OWNER and r[1] in derived))
+        at = np.array(sorted(old.index[i] for i in touched if i in old.index), dtype=np.int64)
+        scope = np.isin(old.src, at) | np.isin(old.dst, at)
+        scope[[j for j, r in enumerate(old._edge_rows) if r[4] in sessions]] = True
+        old_keys = {old._edge_rows[j][:4] for j in np.flatnonzero(scope)}
+        got_gen, new_nodes, key_rows, committed = read(touched, sessions, old_keys)
+        if got_gen != gen:
+            return None
+        merged = [r for r in base.nodes if r[0] not in touched] + new_nodes
+        merged.sort(key=lambda r: r[-1])
+        return Delta(got_gen, merged, key_rows, old_keys | {r[:4] for r in key_rows}, committed, touched)
+
+    def _install_delta(self, base: Keyed, d: Delta, gen: int) -> None:
+        """Make the delta the cached snapshot (generation ``gen``): node columns from the merged
+        rows, edges not under the delta's keys carried over, those under them decided again
+        (``kept_edge_rows``), the vectors matrix carried over (touched rows loaded)."""
+        old = base.snap
+        snap = GraphSnapshot.from_rows(gen, d.nodes, [], d.sessions, self._load_vectors, old)
+        index = snap.index
+        remap = np.array([index.get(i, -1) for i in old.ids], dtype=np.int64)
+        drop = np.zeros(len(old.src), dtype=bool)
+        for k in d.keys:
+            was = base.edge_keys.get(k)
+            if was is not None:
+                drop[int(np.searchsorted(base.edge_rowid, was))] = True
+        keep = np.flatnonzero(~drop)
+        if len(keep) and (remap[old.src[keep]].min() < 0 or remap[old.dst[keep]].min() < 0):
+            return  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
+        winners = kept_edge_rows(index, d.edge_rows)
+        rowid = snap.with_edges(old, keep, remap, winners, base.edge_rowid)
+        edge_keys = dict(base.edge_keys)
+        for k in d.keys:
+            edge_keys.pop(k, None)
+        edge_keys.update((r[:4], r[-1]) for r in winners)
+        if old._vectors is not None:
+            snap._vectors = self._carry_vectors(old, snap, d.touched)
+        with self._snap_lock:
+            if self._keyed is base and self._snapshot is old:
+                self._snapshot, self._keyed = snap, Keyed(snap, d.nodes, edge_keys, rowid)
+
+    def _carry_vectors(self, old: GraphSnapshot, snap: GraphSnapshot, touched: set[str]) -> np.ndarray | None:
+        """``snap.vectors()`` as a full computation would give it, from ``old``'s matrix; None
+        (computed when asked) when the dimension cannot be told from the touched rows alone."""
+        topic = KIND_CODE["topic"]
+        fresh = [i for i, n in enumerate(snap.ids) if n in touched]
+        load = [i for i in fresh if snap.kind[i] != topic]
+        got = self._load_vectors([snap.ids[i] for i in load], [snap.text[i] for i in load]) if load else {}
+        assert old._vectors is not None
+        dim = old._vectors.shape[1]
+        if not got or any(len(v) != dim for v in got.values()):
+            return None
+        old_index = old.index
+        src = np.array([old_index.get(n, -1) for n in snap.ids], dtype=np.int64)
+        src[fresh] = -1
+        mat = np.zeros((len(snap.ids), dim), dtype=np.float32)
+        keep = src >= 0
+        mat[keep] = old._vectors[src[keep]]
+        for nid, v in got.items():
+            mat[snap.index[nid]] = v
+        for i in fresh:
+            a = snap.attrs[i]
+            if "centroid" in a and len(a["centroid"]) == dim:
+                mat[i] = np.asarray(a["centroid"], dtype=np.float32)
+        return mat
 
     @in_use
     def _load_vectors(self, ids: list[str], texts: list[str]) -> dict[str, np.ndarray]:
@@ -263,10 +391,12 @@ class MemoryStore:
             r = w.record
             self._check_mode(w)
             now = datetime.now(UTC).isoformat(timespec="seconds")
+            base = self._keyed
             with self.db.write() as t:  # 1. the write is recorded before any vector
                 t.begin_write(r.id, w.mode, now)
                 if w.mode == "new":
                     t.add_pending_session({**r.model_dump(), "ingested_at": now})
+            began = self.db.generation()
             try:
                 fresh = self._vectors_to_write(w)
                 if fresh:  # 2. vectors (a committed node's own vector is never touched for another text)
@@ -280,7 +410,8 @@ class MemoryStore:
                 if self.fault_hook is not None:
                     self.fault_hook("after_vectors")
                 with self.db.write() as t:  # 3. one transaction: old rows out, new rows in, committed
-                    t.add_garbage(self._write_rows(t, w))
+                    garbage, removed = self._write_rows(t, w)
+                    t.add_garbage(garbage)
                     t.end_write(r.id)
             except StoreFault:  # a simulated crash: leave the unfinished write for ``recover``
                 raise
@@ -295,7 +426,11 @@ class MemoryStore:
                 raise
             for n in fresh:
                 self._vec_cache[(n.id, n.text)] = np.asarray(w.vectors[n.id], dtype=np.float32)
-            self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
+            # The snapshot after our own commit, from the cached one (no reload of the namespace).
+            delta = self._delta(base, began + 1, w, removed)
+            collected = self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
+            if delta is not None and base is not None and self.db.generation() == delta.generation + collected:
+                self._install_delta(base, delta, delta.generation + collected)
 
     def _check_mode(self, w: SessionWrite) -> None:
         # What a writer that died left of this session (we hold the writer lock, so none is
@@ -328,14 +463,16 @@ class MemoryStore:
                 out.append(n)
         return out
 
-    def _write_rows(self, t: GraphWrite, w: SessionWrite) -> list[str]:
+    def _write_rows(self, t: GraphWrite, w: SessionWrite) -> tuple[list[str], list[str]]:
+        """The rows of the write; returns (vectors to collect, node ids ``drop_rows`` removed)."""
         r = w.record
         keep = {n.id for n in w.nodes} | {e.src for e in w.edges} | {e.dst for e in w.edges}
         garbage: list[str] = []
+        removed: list[str] = []
         if w.mode == "replace":
-            garbage = t.drop_rows(r.id, None, keep)[1]
+            removed, garbage = t.drop_rows(r.id, None, keep)
         elif w.mode == "append" and w.drop_nodes:
-            garbage = t.drop_rows(r.id, list(w.drop_nodes))[1]
+            removed, garbage = t.drop_rows(r.id, list(w.drop_nodes))
         t.insert_nodes(w.nodes)
         t.add_owner(sorted({e.dst for e in w.edges} | {e.src for e in w.edges}), r.id)
         t.insert_edges(w.edges)
@@ -352,7 +489,7 @@ class MemoryStore:
             garbage += [
                 i for i, (_, owner, embedded) in t.node_texts(unembedded).items() if owner == r.id and not embedded
             ]
-        return garbage
+        return garbage, removed
 
     def _replace_derived(self, t: GraphWrite, w: SessionWrite) -> None:
         for kind in w.replace_kinds:
@@ -360,13 +497,15 @@ class MemoryStore:
         t.insert_nodes(w.replace_nodes or [], replace=True)
         t.insert_edges(w.replace_edges or [], replace=True)
 
-    def _collect_garbage(self) -> None:
+    def _collect_garbage(self) -> int:
+        """Delete the vectors of removed rows; the number of graph transactions it made (0, 1)."""
         ids = self.db.vector_garbage()
         if not ids:
-            return
+            return 0
         self.vectors.delete(ids)
         with self.db.write() as t:
             t.remove_garbage(ids)
+        return 1
 
     def _repair_vectors(self, session_id: str) -> None:
         """Make Chroma agree with the committed rows for what ``session_id``'s writes stored:
@@ -453,6 +592,7 @@ class MemoryStore:
     def _free(self) -> None:
         self.db.close()
         self._snapshot = None
+        self._keyed = None
         self._vec_cache = {}
 
     def close(self) -> None:

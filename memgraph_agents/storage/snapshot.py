@@ -49,6 +49,7 @@ class GraphSnapshot:
     _vectors: np.ndarray | None = None
 
     _json: dict[str, Any] = field(default_factory=dict)  # raw JSON column text -> parsed value
+    _edge_rows: list[tuple] = field(default_factory=list)  # the edge row behind each edge (dedup winner)
 
     @classmethod
     def from_rows(
@@ -77,13 +78,7 @@ class GraphSnapshot:
 
         ids = [r[0] for r in node_rows]
         index = {n: i for i, n in enumerate(ids)}
-        # An edge stated by several sessions is one edge of the graph (the first row wins).
-        seen: set[tuple] = set()
-        kept = []
-        for r in edge_rows:
-            if r[0] in index and r[1] in index and r[:4] not in seen:
-                seen.add(r[:4])
-                kept.append(r)
+        kept = kept_edge_rows(index, edge_rows)
         return cls(
             generation=generation,
             ids=ids,
@@ -101,7 +96,42 @@ class GraphSnapshot:
             sessions={s["id"]: s for s in sessions},
             _vector_loader=vector_loader,
             _json=memo,
+            _edge_rows=kept,
         )
+
+    def with_edges(
+        self, old: GraphSnapshot, keep: np.ndarray, remap: np.ndarray, winners: list[tuple], old_rowid: np.ndarray
+    ) -> np.ndarray:
+        """Set this snapshot's (empty) edge columns from ``old``'s edges at positions ``keep``
+        (node indices mapped by ``remap``) and the edge rows ``winners`` (rowid last), all in
+        rowid order (``old_rowid``: the rowid of each of ``old``'s edges). Returns the rowids
+        of the new edges."""
+        index = self.index
+        rowid = np.concatenate([old_rowid[keep], np.array([w[-1] for w in winners], dtype=np.int64)])
+        order = np.argsort(rowid, kind="stable")
+        known = old._json
+
+        def parse(raw: str) -> Any:
+            value = known.get(raw)
+            return json.loads(raw) if value is None else value
+
+        def ordered(items: list) -> list:
+            return [items[i] for i in order]
+
+        self.src = np.concatenate(
+            [remap[old.src[keep]], np.array([index[w[0]] for w in winners], dtype=np.int64)]
+        ).astype(np.int32)[order]
+        self.dst = np.concatenate(
+            [remap[old.dst[keep]], np.array([index[w[1]] for w in winners], dtype=np.int64)]
+        ).astype(np.int32)[order]
+        self.ekind = np.concatenate([old.ekind[keep], np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8)])[
+            order
+        ]
+        self.eweight = np.concatenate([old.eweight[keep], np.array([w[5] for w in winners], dtype=np.float32)])[order]
+        self.elabel = ordered([old.elabel[j] for j in keep] + [w[3] for w in winners])
+        self.eturns = ordered([old.eturns[j] for j in keep] + [parse(w[6]) for w in winners])
+        self._edge_rows = ordered([old._edge_rows[j] for j in keep] + winners)
+        return np.asarray(rowid[order], dtype=np.int64)
 
     # -- lookups ---------------------------------------------------------------------------
     @cached_property
@@ -243,3 +273,15 @@ class GraphSnapshot:
                 weight=float(self.eweight[j]),
             )
         return g
+
+
+def kept_edge_rows(index: dict[str, int], edge_rows: Iterable[tuple]) -> list[tuple]:
+    """The rows that are edges of the graph: both endpoints stored, and an edge stated by
+    several sessions is one edge (the first row of its (src, dst, kind, label) wins)."""
+    seen: set[tuple] = set()
+    kept = []
+    for r in edge_rows:
+        if r[0] in index and r[1] in index and r[:4] not in seen:
+            seen.add(r[:4])
+            kept.append(r)
+    return kept
