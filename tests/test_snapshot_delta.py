@@ -47,19 +47,19 @@ class Checker:
 
     def __init__(self, store: MemoryStore, monkeypatch) -> None:
         self.store, self.writes, self.deltas = store, 0, 0
-        commit, install = store.commit_session, store._install_delta
+        commit, install = store.commit_session, store._install
 
         def checked_commit(w):
             store.snapshot().vectors()  # a reader had the snapshot and its matrix (as ingest does)
             commit(w)
             self.check()
 
-        def counted_install(*a, **k):
-            install(*a, **k)
-            self.deltas += 1
+        def counted_install(base, result):
+            install(base, result)
+            self.deltas += result is not None
 
         monkeypatch.setattr(store, "commit_session", checked_commit)
-        monkeypatch.setattr(store, "_install_delta", counted_install)
+        monkeypatch.setattr(store, "_install", counted_install)
 
     def check(self) -> None:
         self.writes += 1
@@ -142,8 +142,8 @@ def test_a_commit_by_someone_else_forces_a_full_reload(settings):
         assert snap is not before and snap.generation == gen + 1
         # Someone else's write between our snapshot and our commit: no delta, a full reload.
         calls: list = []
-        original = store._install_delta
-        store._install_delta = lambda *a: calls.append(a) or original(*a)  # type: ignore[method-assign]
+        original = store._install
+        store._install = lambda *a: calls.append(a) or original(*a)  # type: ignore[method-assign]
 
         def foreign_write(stage: str) -> None:
             with other.db.write() as t:

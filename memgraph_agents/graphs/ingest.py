@@ -48,7 +48,7 @@ from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.presets import get_preset
 from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
 from memgraph_agents.storage import SessionRecord, SessionWrite
-from memgraph_agents.storage.memory import WriteMode
+from memgraph_agents.storage.session_write import WriteMode
 
 
 def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:

@@ -13,23 +13,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the real names, for type checkers
     from memgraph_agents.storage.drop import delete_namespace
     from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
-    from memgraph_agents.storage.memory import (
-        MemoryStore,
-        SessionRecord,
-        SessionWrite,
-        StoreFault,
-    )
+    from memgraph_agents.storage.memory import MemoryStore, StoreFault
     from memgraph_agents.storage.namespaces import (
         NamespaceError,
         list_namespaces,
         validate_namespace,
     )
+    from memgraph_agents.storage.session_write import SessionRecord, SessionWrite
     from memgraph_agents.storage.snapshot import GraphSnapshot
 
 _WHERE = {
     "MemoryStore": "memory",
-    "SessionRecord": "memory",
-    "SessionWrite": "memory",
+    "SessionRecord": "session_write",
+    "SessionWrite": "session_write",
     "StoreFault": "memory",
     "delete_namespace": "drop",
     "NamespaceError": "namespaces",

@@ -32,89 +32,25 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from memgraph_agents.datadir import check_data_dir, ensure_private_dir
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
-from memgraph_agents.model.graph import TOPIC_OWNER, Edge, Node
+from memgraph_agents.model.graph import TOPIC_OWNER, Node
 from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, open_graph_store
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
-from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot, kept_edge_rows
+from memgraph_agents.storage.session_write import SessionWrite
+from memgraph_agents.storage.snapshot import GraphSnapshot
+from memgraph_agents.storage.snapshot_delta import Keyed, apply_delta, read_own_commit
 from memgraph_agents.storage.usage import UseCounter, in_use
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
-
-
-class SessionRecord(BaseModel):
-    id: str
-    date: str  # ISO datetime
-    participants: list[str] = Field(default_factory=list)
-    n_turns: int = 0
-    content_hash: str = ""
-    builder: str = "offline"
-    info: dict = Field(default_factory=dict)
-
-
-WriteMode = Literal["new", "replace", "append"]
-
-
-@dataclass
-class SessionWrite:
-    """Everything one ingested session adds, plus namespace-level rows it replaces (topics).
-
-    ``mode``: ``new``; ``replace`` (the stored version's rows go in the same commit); ``append``
-    (``nodes``/``edges`` are only what the new turns add, ``drop_nodes`` the session's nodes
-    the append rebuilt, e.g. the reopened last event). ``turns``: the input turns to store,
-    ``(turn id, digest, data)``, from position ``turns_start``."""
-
-    record: SessionRecord
-    nodes: list[Node]
-    edges: list[Edge]
-    vectors: dict[str, np.ndarray]  # node id -> embedding, for new embedded nodes
-    replace_nodes: list[Node] | None = None  # derived rows rewritten wholesale (topic layer)
-    replace_edges: list[Edge] | None = None
-    replace_kinds: tuple[str, ...] = ()  # kinds whose old namespace-level rows are dropped first
-    mode: WriteMode = "new"
-    drop_nodes: tuple[str, ...] = ()
-    turns: list[tuple[str, str, dict]] = field(default_factory=list)
-    turns_start: int = 0
-
-
-@dataclass
-class Keyed:
-    """The cached snapshot with what ``MemoryStore._delta`` needs of its rows: the node rows
-    (rowid last), and the key (src, dst, kind, label) -> rowid and the rowid of each edge."""
-
-    snap: GraphSnapshot
-    nodes: list[tuple]
-    edge_keys: dict[tuple, int]
-    edge_rowid: np.ndarray
-
-    @classmethod
-    def of(cls, snap: GraphSnapshot, nodes: list[tuple]) -> Keyed:
-        rows = snap._edge_rows
-        return cls(snap, nodes, {r[:4]: r[-1] for r in rows}, np.array([r[-1] for r in rows], dtype=np.int64))
-
-
-@dataclass
-class Delta:
-    """What ``MemoryStore._delta`` read after our own commit (rows with rowid last)."""
-
-    generation: int
-    nodes: list[tuple]  # every node row, in rowid order
-    edge_rows: list[tuple]  # every edge row under ``keys``, in rowid order
-    keys: set[tuple]  # the (src, dst, kind, label) whose edge can have changed
-    sessions: list[dict]
-    touched: set[str]
 
 
 class NamespaceUnusableError(StorageError):
@@ -181,7 +117,7 @@ class MemoryStore:
         self.ingest_lock = namespace_ingest_lock(self.dir, self.db.remote_ingest_lock())
         self._snapshot: GraphSnapshot | None = None
         # The cached snapshot with the rows it was built from (rowid appended: their order),
-        # when the graph store can read them so: the base of ``_delta`` after our own commit.
+        # when the graph store can read them so: the base of ``read_own_commit`` after our own commit.
         self._keyed: Keyed | None = None
         # (node id, text) -> vector. Keyed by text too, so a node deleted and re-created with
         # other text (here or by another process) never gets a stale vector.
@@ -241,100 +177,6 @@ class MemoryStore:
                     self._snapshot = snap
                     self._keyed = Keyed.of(snap, nodes) if keyed is not None else None
         return snap
-
-    def _delta(self, base: Keyed | None, gen: int, w: SessionWrite, removed: list[str]) -> Delta | None:
-        """What our own commit changed, read without reading the namespace; None (a full
-        reload later) unless the cached snapshot was that of generation ``gen - 2`` and the
-        commit produced ``gen`` with nothing else written between (``gen - 1``: our
-        ``begin_write``).
-
-        What a commit changes (``_write_rows``): rows of the write's nodes and edge endpoints,
-        of the derived rows it rewrites, of ``drop_nodes`` and what ``drop_rows`` removed; nodes
-        whose primary owner was the session (re-owned when it drops them); namespace-level
-        topic rows when ``drop_rows`` runs (it drops those left without members); edge rows of
-        the session (``drop_rows``) or with an endpoint among those nodes. Those node rows are
-        read again, and every edge row sharing its (src, dst, kind,
-        label) with an edge row that is or was among those: which row is the graph's edge
-        (``kept_edge_rows``) can change only for those keys."""
-        read = getattr(self.db, "read_delta", None)
-        if base is None or read is None or base.snap.generation != gen - 2:
-            return None
-        old = base.snap
-        sid = w.record.id
-        touched = {n.id for n in w.nodes} | set(w.drop_nodes) | set(removed)
-        # Edge rows are removed by session only for the writing session (``drop_rows``); the
-        # rows the commit inserts have their endpoints in ``touched``.
-        sessions = {sid}
-        for e in list(w.edges) + list(w.replace_edges or []):
-            touched.update((e.src, e.dst))
-        touched.update(n.id for n in w.replace_nodes or [])
-        derived = set(w.replace_kinds)
-        if w.mode == "replace" or (w.mode == "append" and w.drop_nodes):
-            derived.add("topic")  # ``drop_rows`` drops the topics left without members
-        touched.update(r[0] for r in base.nodes if r[3] == sid or (r[3] == TOPIC_OWNER and r[1] in derived))
-        at = np.array(sorted(old.index[i] for i in touched if i in old.index), dtype=np.int64)
-        scope = np.isin(old.src, at) | np.isin(old.dst, at)
-        scope[[j for j, r in enumerate(old._edge_rows) if r[4] in sessions]] = True
-        old_keys = {old._edge_rows[j][:4] for j in np.flatnonzero(scope)}
-        got_gen, new_nodes, key_rows, committed = read(touched, sessions, old_keys)
-        if got_gen != gen:
-            return None
-        merged = [r for r in base.nodes if r[0] not in touched] + new_nodes
-        merged.sort(key=lambda r: r[-1])
-        return Delta(got_gen, merged, key_rows, old_keys | {r[:4] for r in key_rows}, committed, touched)
-
-    def _install_delta(self, base: Keyed, d: Delta, gen: int) -> None:
-        """Make the delta the cached snapshot (generation ``gen``): node columns from the merged
-        rows, edges not under the delta's keys carried over, those under them decided again
-        (``kept_edge_rows``), the vectors matrix carried over (touched rows loaded)."""
-        old = base.snap
-        snap = GraphSnapshot.from_rows(gen, d.nodes, [], d.sessions, self._load_vectors, old)
-        index = snap.index
-        remap = np.array([index.get(i, -1) for i in old.ids], dtype=np.int64)
-        drop = np.zeros(len(old.src), dtype=bool)
-        for k in d.keys:
-            was = base.edge_keys.get(k)
-            if was is not None:
-                drop[int(np.searchsorted(base.edge_rowid, was))] = True
-        keep = np.flatnonzero(~drop)
-        if len(keep) and (remap[old.src[keep]].min() < 0 or remap[old.dst[keep]].min() < 0):
-            return  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
-        winners = kept_edge_rows(index, d.edge_rows)
-        rowid = snap.with_edges(old, keep, remap, winners, base.edge_rowid)
-        edge_keys = dict(base.edge_keys)
-        for k in d.keys:
-            edge_keys.pop(k, None)
-        edge_keys.update((r[:4], r[-1]) for r in winners)
-        if old._vectors is not None:
-            snap._vectors = self._carry_vectors(old, snap, d.touched)
-        with self._snap_lock:
-            if self._keyed is base and self._snapshot is old:
-                self._snapshot, self._keyed = snap, Keyed(snap, d.nodes, edge_keys, rowid)
-
-    def _carry_vectors(self, old: GraphSnapshot, snap: GraphSnapshot, touched: set[str]) -> np.ndarray | None:
-        """``snap.vectors()`` as a full computation would give it, from ``old``'s matrix; None
-        (computed when asked) when the dimension cannot be told from the touched rows alone."""
-        topic = KIND_CODE["topic"]
-        fresh = [i for i, n in enumerate(snap.ids) if n in touched]
-        load = [i for i in fresh if snap.kind[i] != topic]
-        got = self._load_vectors([snap.ids[i] for i in load], [snap.text[i] for i in load]) if load else {}
-        assert old._vectors is not None
-        dim = old._vectors.shape[1]
-        if not got or any(len(v) != dim for v in got.values()):
-            return None
-        old_index = old.index
-        src = np.array([old_index.get(n, -1) for n in snap.ids], dtype=np.int64)
-        src[fresh] = -1
-        mat = np.zeros((len(snap.ids), dim), dtype=np.float32)
-        keep = src >= 0
-        mat[keep] = old._vectors[src[keep]]
-        for nid, v in got.items():
-            mat[snap.index[nid]] = v
-        for i in fresh:
-            a = snap.attrs[i]
-            if "centroid" in a and len(a["centroid"]) == dim:
-                mat[i] = np.asarray(a["centroid"], dtype=np.float32)
-        return mat
 
     @in_use
     def _load_vectors(self, ids: list[str], texts: list[str]) -> dict[str, np.ndarray]:
@@ -427,10 +269,18 @@ class MemoryStore:
             for n in fresh:
                 self._vec_cache[(n.id, n.text)] = np.asarray(w.vectors[n.id], dtype=np.float32)
             # The snapshot after our own commit, from the cached one (no reload of the namespace).
-            delta = self._delta(base, began + 1, w, removed)
+            delta = read_own_commit(self.db, base, began + 1, w, removed)
             collected = self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
             if delta is not None and base is not None and self.db.generation() == delta.generation + collected:
-                self._install_delta(base, delta, delta.generation + collected)
+                self._install(base, apply_delta(base, delta, delta.generation + collected, self._load_vectors))
+
+    def _install(self, base: Keyed, result: tuple[GraphSnapshot, Keyed] | None) -> None:
+        """Make a delta's snapshot the cached one, unless a reader reloaded meanwhile."""
+        if result is None:
+            return
+        with self._snap_lock:
+            if self._keyed is base and self._snapshot is base.snap:
+                self._snapshot, self._keyed = result
 
     def _check_mode(self, w: SessionWrite) -> None:
         # What a writer that died left of this session (we hold the writer lock, so none is

@@ -1,0 +1,46 @@
+"""What one ingested session writes: its record and rows (``SessionWrite``), as the store commits them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from memgraph_agents.model.graph import Edge, Node
+
+
+class SessionRecord(BaseModel):
+    id: str
+    date: str  # ISO datetime
+    participants: list[str] = Field(default_factory=list)
+    n_turns: int = 0
+    content_hash: str = ""
+    builder: str = "offline"
+    info: dict = Field(default_factory=dict)
+
+
+WriteMode = Literal["new", "replace", "append"]
+
+
+@dataclass
+class SessionWrite:
+    """Everything one ingested session adds, plus namespace-level rows it replaces (topics).
+
+    ``mode``: ``new``; ``replace`` (the stored version's rows go in the same commit); ``append``
+    (``nodes``/``edges`` are only what the new turns add, ``drop_nodes`` the session's nodes
+    the append rebuilt, e.g. the reopened last event). ``turns``: the input turns to store,
+    ``(turn id, digest, data)``, from position ``turns_start``."""
+
+    record: SessionRecord
+    nodes: list[Node]
+    edges: list[Edge]
+    vectors: dict[str, np.ndarray]  # node id -> embedding, for new embedded nodes
+    replace_nodes: list[Node] | None = None  # derived rows rewritten wholesale (topic layer)
+    replace_edges: list[Edge] | None = None
+    replace_kinds: tuple[str, ...] = ()  # kinds whose old namespace-level rows are dropped first
+    mode: WriteMode = "new"
+    drop_nodes: tuple[str, ...] = ()
+    turns: list[tuple[str, str, dict]] = field(default_factory=list)
+    turns_start: int = 0
