@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from memgraph_agents.bench.process import dir_bytes
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model.conversation import Conversation, Session, Turn
@@ -75,10 +76,6 @@ class _Tally:
             return real(texts)
 
         inner.embed_documents = embed_documents  # type: ignore[method-assign]
-
-
-def _dir_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
 
 
 @dataclass
@@ -178,8 +175,8 @@ def run_chat_bench(
         "write_p50_ms": round(1000 * median(writes), 1),
         "write_p95_ms": round(1000 * sorted(writes)[int(0.95 * (len(writes) - 1))], 1),
         "write_max_ms": round(1000 * max(writes), 1),
-        "chroma_bytes_at_once": _dir_bytes(dirs["at_once"] / "chroma"),
-        "chroma_bytes_turn_by_turn": _dir_bytes(dirs["turn_by_turn"] / "chroma"),
+        "chroma_bytes_at_once": dir_bytes(dirs["at_once"] / "chroma"),
+        "chroma_bytes_turn_by_turn": dir_bytes(dirs["turn_by_turn"] / "chroma"),
         "model_calls_at_once": last.tally_once.calls,
         "model_calls_turn_by_turn": last.tally_chat.calls,
         "texts_embedded_at_once": last.tally_once.texts,

@@ -37,16 +37,10 @@ from typing import Any
 
 from memgraph_agents.bench.machine import machine_info
 from memgraph_agents.bench.metrics import percentile
-from memgraph_agents.bench.tenants import _in_child, _open_fds, _rss_mb, _settings
+from memgraph_agents.bench.process import dir_bytes, in_child, open_fds, rss_mb
+from memgraph_agents.bench.tenants import _settings
 
 NAMESPACE = "scale"
-
-
-def _peak_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _commits(g) -> list[tuple[dict, list[tuple], list[tuple]]]:
@@ -78,7 +72,7 @@ def ingest(data_dir: Path, n_nodes: int, *, seed: int, n_questions: int, chroma,
     vector_of = {r[0]: vecs[i] for i, r in enumerate(g.node_rows)}
     embed_s = time.perf_counter() - t
     commits = _commits(g)
-    rss0 = _rss_mb()
+    rss0 = rss_mb()[0]
     t0 = time.perf_counter()
     for s, node_rows, edge_rows in commits:
         rec = SessionRecord(id=s["id"], date=s["date"], participants=s["participants"], n_turns=s["n_turns"])
@@ -99,8 +93,8 @@ def ingest(data_dir: Path, n_nodes: int, *, seed: int, n_questions: int, chroma,
         "ingest_seconds": round(ingest_s, 2),
         "nodes_per_second": round(len(g.node_rows) / ingest_s, 1),
         "ingest_rss_mb_start": round(rss0, 1),
-        "ingest_rss_mb_end": round(_rss_mb(), 1),
-        "ingest_peak_rss_mb": round(_peak_mb(), 1),
+        "ingest_rss_mb_end": round(rss_mb()[0], 1),
+        "ingest_peak_rss_mb": round(rss_mb()[1], 1),
         "questions": [q for q, _ in g.questions],
     }
 
@@ -117,18 +111,18 @@ def cold_start(data_dir: Path, questions: list[str], *, chroma, graph_url) -> di
     from memgraph_agents.storage import MemoryStore  # noqa: F401
 
     imports_s = time.perf_counter() - t
-    rss: dict[str, float] = {"start": _rss_mb()}
+    rss: dict[str, float] = {"start": rss_mb()[0]}
     t = time.perf_counter()
     store = get_store(settings, NAMESPACE, create=False)
     open_s = time.perf_counter() - t
     t = time.perf_counter()
     snap = store.snapshot()
     rows_s = time.perf_counter() - t
-    rss["after_rows"] = _rss_mb()
+    rss["after_rows"] = rss_mb()[0]
     t = time.perf_counter()
     n_vec = int((snap.vectors().any(axis=1)).sum())
     vec_s = time.perf_counter() - t
-    rss["after_vectors"] = _rss_mb()
+    rss["after_vectors"] = rss_mb()[0]
     t = time.perf_counter()
     got = ppr(questions[0], store, k=10)
     first_s = time.perf_counter() - t
@@ -139,7 +133,7 @@ def cold_start(data_dir: Path, questions: list[str], *, chroma, graph_url) -> di
         t = time.perf_counter()
         ppr(q, store, k=10)
         warm.append(time.perf_counter() - t)
-    rss["end"] = _rss_mb()
+    rss["end"] = rss_mb()[0]
     return {
         "imports_seconds": round(imports_s, 3),
         "open_ms": round(1000 * open_s, 1),
@@ -154,26 +148,9 @@ def cold_start(data_dir: Path, questions: list[str], *, chroma, graph_url) -> di
             "queries": len(warm),
         },
         "rss_mb": {k: round(v, 1) for k, v in rss.items()},
-        "peak_rss_mb": round(_peak_mb(), 1),
-        "open_fds": _open_fds(),
+        "peak_rss_mb": round(rss_mb()[1], 1),
+        "open_fds": open_fds(),
     }
-
-
-def _ingest_child(data_dir, n_nodes, seed, n_questions, chroma, graph_url, conn) -> None:
-    _report(conn, ingest, data_dir, n_nodes, seed=seed, n_questions=n_questions, chroma=chroma, graph_url=graph_url)
-
-
-def _cold_child(data_dir, questions, chroma, graph_url, conn) -> None:
-    _report(conn, cold_start, data_dir, questions, chroma=chroma, graph_url=graph_url)
-
-
-def _report(conn, fn, *args, **kwargs) -> None:
-    try:
-        conn.send(("ok", fn(*args, **kwargs)))
-    except BaseException as e:  # noqa: BLE001 - reported by the parent
-        import traceback
-
-        conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
 
 
 def run_real_stores(
@@ -212,15 +189,15 @@ def run_real_stores(
                 "vectors": f"chroma server {chroma[0]}:{chroma[1]}" if chroma else "embedded chroma",
                 "target_nodes": n,
             }
-            r.update(_in_child(_ingest_child, data_dir, n, seed, queries + 1, chroma, url))
+            r.update(in_child(ingest, data_dir, n, seed=seed, n_questions=queries + 1, chroma=chroma, graph_url=url))
             questions = r.pop("questions")
             progress(
                 f"  ingest {r['nodes']:,} nodes / {r['edges']:,} edges in {r['sessions']} commits: "
                 f"{r['ingest_seconds']:.1f}s ({r['nodes_per_second']:,.0f} nodes/s); cold start ..."
             )
-            r.update(_in_child(_cold_child, data_dir, questions, chroma, url))
+            r.update(in_child(cold_start, data_dir, questions, chroma=chroma, graph_url=url))
             if not url:
-                r["disk_bytes"] = sum(p.stat().st_size for p in data_dir.rglob("*") if p.is_file())
+                r["disk_bytes"] = dir_bytes(data_dir)
             else:
                 from memgraph_agents.bench.tenants import bench_store_id, pg_store_bytes
 

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
-import resource
 import time
 from pathlib import Path
 
@@ -36,6 +34,7 @@ import numpy as np
 
 from memgraph_agents.bench.machine import machine_info
 from memgraph_agents.bench.metrics import percentile
+from memgraph_agents.bench.process import in_child, rss_mb
 from memgraph_agents.bench.synthetic import (
     SyntheticEmbedder,
     SyntheticStore,
@@ -47,20 +46,6 @@ RETRIEVERS = ("ppr", "dwpr", "sentence_hop", "navigator")
 
 
 # --------------------------------------------------------------------------- one size
-
-
-def _rss_mb() -> tuple[float, float]:
-    """(current, peak) resident set size in MB, from /proc (Linux) or getrusage."""
-    cur = peak = 0.0
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                cur = int(line.split()[1]) / 1024
-            elif line.startswith("VmHWM:"):
-                peak = int(line.split()[1]) / 1024
-    except OSError:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return cur, peak
 
 
 def _ppr_seed(store, query: str) -> tuple:
@@ -201,10 +186,10 @@ def run_size(
         }
     out["build_seconds"] = round(load_s + sum(max(0.0, first[r] - lat[r]["p50_ms"] / 1000) for r in RETRIEVERS), 3)
     out["latency"] = lat
-    out["rss_mb_after_build"], _ = _rss_mb()
+    out["rss_mb_after_build"], _ = rss_mb()
     if baselines:
         out["baselines"] = _baselines(store, g.questions, baseline_queries)
-    out["rss_mb_now"], out["peak_rss_mb"] = _rss_mb()
+    out["rss_mb_now"], out["peak_rss_mb"] = rss_mb()
     return out
 
 
@@ -213,17 +198,6 @@ def _kind_counts(snap) -> dict[str, int]:
 
     counts = np.bincount(snap.kind.astype(np.int64), minlength=len(NODE_KINDS))
     return {NODE_KINDS[i].value: int(c) for i, c in enumerate(counts) if c}
-
-
-def _child(n_nodes: int, kwargs: dict, conn) -> None:
-    try:
-        conn.send(("ok", run_size(n_nodes, **kwargs)))
-    except BaseException as e:  # noqa: BLE001 - reported by the parent
-        import traceback
-
-        conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
-    finally:
-        conn.close()
 
 
 def run_scale(
@@ -243,7 +217,6 @@ def run_scale(
 
     ``command``: the command line to record (the CLI passes the one typed)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    ctx = multiprocessing.get_context("spawn")
     results = []
     for n in sizes:
         kwargs = dict(
@@ -255,15 +228,11 @@ def run_scale(
             baselines=n <= baseline_max_nodes,
         )
         progress(f"scale: {n:,} nodes ...")
-        recv, send = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_child, args=(n, kwargs, send))
         t0 = time.perf_counter()
-        p.start()
-        send.close()
-        status, payload = recv.recv()
-        p.join()
-        if status != "ok":
-            raise RuntimeError(f"bench scale at {n:,} nodes failed: {payload}")
+        try:
+            payload = in_child(run_size, n, **kwargs)
+        except RuntimeError as e:
+            raise RuntimeError(f"bench scale at {n:,} nodes failed: {e}") from None
         payload["wall_seconds"] = round(time.perf_counter() - t0, 1)
         results.append(payload)
         lat = payload["latency"]

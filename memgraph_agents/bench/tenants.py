@@ -31,30 +31,15 @@ Writes ``DIR/tenants.json``: a list with one object per backend.
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 from memgraph_agents.bench.metrics import percentile
+from memgraph_agents.bench.process import dir_bytes, in_child, open_fds, rss_mb
 
 QUESTION = "what did they plan for the weekend"
 CREATE_CHUNK = 500
-
-
-def _rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def _open_fds() -> int:
-    try:
-        return len(os.listdir("/proc/self/fd"))
-    except OSError:  # pragma: no cover - not Linux
-        return -1
 
 
 def tenant_name(i: int) -> str:
@@ -101,28 +86,16 @@ def _template(settings):
     return lambda: SessionWrite(record=rec, nodes=nodes, edges=edges, vectors=vectors)
 
 
-def _create(data_dir: Path, first: int, last: int, cache: int, chroma, graph_url, conn) -> None:
-    try:
-        from memgraph_agents.runtime import get_store
+def create_tenants(data_dir: Path, first: int, last: int, cache: int, chroma, graph_url) -> None:
+    """Tenants ``first`` to ``last - 1``, each a copy of the template's session rows."""
+    from memgraph_agents.runtime import get_store
 
-        settings = _settings(data_dir, cache, chroma, graph_url)
-        make = _template(settings)
-        for i in range(first, last):
-            store = get_store(settings, tenant_name(i))
-            if not store.sessions():
-                store.commit_session(make())
-        conn.send(("ok", None))
-    except BaseException as e:  # noqa: BLE001 - reported by the parent
-        conn.send(("error", f"{type(e).__name__}: {e}"))
-
-
-def _measure(data_dir: Path, n: int, cache: int, chroma, graph_url, conn) -> None:
-    try:
-        conn.send(("ok", measure(data_dir, n, cache=cache, chroma=chroma, graph_url=graph_url)))
-    except BaseException as e:  # noqa: BLE001
-        import traceback
-
-        conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
+    settings = _settings(data_dir, cache, chroma, graph_url)
+    make = _template(settings)
+    for i in range(first, last):
+        store = get_store(settings, tenant_name(i))
+        if not store.sessions():
+            store.commit_session(make())
 
 
 def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str | None = None) -> dict:
@@ -133,7 +106,7 @@ def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str |
     settings = _settings(data_dir, cache, chroma, graph_url)
     ppr = get_retriever("ppr")
     ppr(QUESTION, get_store(settings, "template", create=False), k=10)  # imports, model, numba-free warm-up
-    rss_start, fds_start = _rss_mb(), _open_fds()
+    rss_start, fds_start = rss_mb()[0], open_fds()
     cold, warm, rss_curve = [], [], []
     for i in range(n):
         t = time.perf_counter()
@@ -145,34 +118,17 @@ def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str |
         ppr(QUESTION, get_store(settings, tenant_name(i), create=False), k=10)
         warm.append(time.perf_counter() - t)
         if (i + 1) % max(1, n // 10) == 0:
-            rss_curve.append({"tenants": i + 1, "rss_mb": round(_rss_mb(), 1), "open_fds": _open_fds()})
+            rss_curve.append({"tenants": i + 1, "rss_mb": round(rss_mb()[0], 1), "open_fds": open_fds()})
     return {
         "rss_mb_start": round(rss_start, 1),
-        "rss_mb_end": round(_rss_mb(), 1),
+        "rss_mb_end": round(rss_mb()[0], 1),
         "open_fds_start": fds_start,
-        "open_fds_end": _open_fds(),
+        "open_fds_end": open_fds(),
         "cached_stores_end": cached_stores(),
         "rss_curve": rss_curve,
         "cold_query_ms": {"p50": round(1000 * percentile(cold, 50), 2), "p95": round(1000 * percentile(cold, 95), 2)},
         "warm_query_ms": {"p50": round(1000 * percentile(warm, 50), 2), "p95": round(1000 * percentile(warm, 95), 2)},
     }
-
-
-def _in_child(target, *args):
-    ctx = multiprocessing.get_context("spawn")
-    recv, send = ctx.Pipe(duplex=False)
-    p = ctx.Process(target=target, args=(*args, send))
-    p.start()
-    send.close()
-    status, payload = recv.recv()
-    p.join()
-    if status != "ok":
-        raise RuntimeError(payload)
-    return payload
-
-
-def _disk_bytes(data_dir: Path) -> int:
-    return sum(p.stat().st_size for p in data_dir.rglob("*") if p.is_file())
 
 
 def pg_store_bytes(graph_url: str, sid: str) -> dict:
@@ -218,10 +174,10 @@ def run_backend(
     data_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     for first in range(0, n, CREATE_CHUNK):
-        _in_child(_create, data_dir, first, min(n, first + CREATE_CHUNK), cache, chroma, graph_url)
+        in_child(create_tenants, data_dir, first, min(n, first + CREATE_CHUNK), cache, chroma, graph_url)
         progress(f"tenants[{backend}]: {min(n, first + CREATE_CHUNK):,}/{n:,} created")
     create_s = time.perf_counter() - t0
-    disk = _disk_bytes(data_dir)
+    disk = dir_bytes(data_dir)
     pg: dict | None = None
     if graph_url:
         pg = pg_store_bytes(graph_url, bench_store_id(data_dir))
@@ -235,7 +191,7 @@ def run_backend(
         "graph": "postgresql" if graph_url else "sqlite",
         "vectors": f"chroma server {chroma[0]}:{chroma[1]}" if chroma else "embedded chroma",
     }
-    out.update(_in_child(_measure, data_dir, n, cache, chroma, graph_url))
+    out.update(in_child(measure, data_dir, n, cache=cache, chroma=chroma, graph_url=graph_url))
     out["rss_growth_mb"] = round(out["rss_mb_end"] - out["rss_mb_start"], 1)
     if pg is None:
         out["disk_bytes_per_namespace"] = round(disk / (n + 1))  # the template namespace included
