@@ -169,5 +169,15 @@ def get_chat_model(settings: Settings):
         return _CHAT[settings.llm]
 
 
+def chat_limiter(settings: Settings, llm: Any):
+    """The process-wide bound on ``llm``'s calls (one per chat model, whoever calls), or None offline."""
+    if llm is None:
+        return None
+    from memgraph_agents.llm.limits import call_limiter
+    from memgraph_agents.llm.loops import model_key
+
+    return call_limiter(model_key(llm), settings.llm_max_concurrency)
+
+
 def ingest_params(settings: Settings) -> IngestParams:
     return settings.ingest

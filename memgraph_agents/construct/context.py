@@ -44,10 +44,15 @@ class BuildContext:
         embedded node of ``b`` (cached for the later steps and the commit): a chat write then
         costs one small model call, not one per step (each call has a fixed cost of its own)."""
         rest = [n.text for n in b.nodes if n.embed]
+        turns = [n for n in b.nodes if n.kind == NodeKind.TURN]
+        # A large build (each turn has at least one sentence): calls are few anyway, and mixing
+        # short and long texts in one batch pads the short ones. Checked before splitting sentences.
+        if len(texts) + len(rest) + len(turns) > PREFETCH_MAX:
+            return self.embedder.embed(list(texts))
         # The sentence layer comes later; its texts are known from the turns already.
-        rest += [s for n in b.nodes if n.kind == NodeKind.TURN for s in turn_sentences(n.attrs["speaker"], n.text)]
-        if len(rest) + len(texts) > PREFETCH_MAX:  # a large build: calls are few anyway, and mixing
-            return self.embedder.embed(list(texts))  # short and long texts in a batch pads the short
+        rest += [s for n in turns for s in turn_sentences(n.attrs["speaker"], n.text)]
+        if len(texts) + len(rest) > PREFETCH_MAX:
+            return self.embedder.embed(list(texts))
         return self.embedder.embed(list(texts) + rest)[: len(texts)]
 
     def existing(self, kind: NodeKind, other_sessions: bool = False) -> tuple[np.ndarray, np.ndarray]:

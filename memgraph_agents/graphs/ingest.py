@@ -41,12 +41,10 @@ from memgraph_agents.construct.relate import relate
 from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.session_plan import build_identity, plan_write
 from memgraph_agents.construct.topic_layer import update_topics
-from memgraph_agents.llm.limits import call_limiter
-from memgraph_agents.llm.loops import model_key
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.presets import get_preset
-from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
+from memgraph_agents.runtime import MemoryContext, chat_limiter, get_chat_model, get_store
 from memgraph_agents.storage import SessionRecord, SessionWrite
 from memgraph_agents.storage.session_write import WriteMode
 
@@ -130,7 +128,7 @@ def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContex
         usage=LLMUsage() if llm else None,
         llm_timeout=settings.llm_timeout,
         # one bound per chat model for the whole process, not per step or session
-        semaphore=call_limiter(model_key(llm), settings.llm_max_concurrency) if llm else None,
+        semaphore=chat_limiter(settings, llm),
         session_id=session.id,
         exclude=exclude,
         first_event=plan.first_event if plan else 1,

@@ -5,18 +5,21 @@ committed (fusion, cross-session links, topics). Two LLM calls of a session read
 the session: its events, then the relations among those events. An ingest starts them for
 the next few sessions at once (``SessionPrefetch.ensure``), under the model's limiter, so a
 slow server serves several sessions together; each build then awaits its own results
-(``prefetched_events`` / ``prefetched_relations``) instead of calling the LLM in turn.
+(``SessionPrefetch.events`` / ``.relations``, found through ``current_prefetch``) instead of
+calling the LLM in turn.
 
 Nothing changes in what is built: a build uses a prefetched result only when it asks for
 exactly what was prefetched (the same session; relations over the same events), and a
 prefetched failure raises in the build as the call would have, so the session falls back
 exactly as before. Calls are counted once: a result's usage joins the build's when it is
-used; calls never used are reported by ``close`` (``unused_usage``).
+used; the usage of calls never used is what ``close`` returns.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,10 +161,11 @@ def current_prefetch() -> SessionPrefetch | None:
     return _CURRENT.get()
 
 
-def use_prefetch(prefetch: SessionPrefetch | None):
-    """Make ``prefetch`` the current one for this context (returns the reset token)."""
-    return _CURRENT.set(prefetch)
-
-
-def reset_prefetch(token) -> None:
-    _CURRENT.reset(token)
+@contextmanager
+def prefetching(prefetch: SessionPrefetch | None) -> Iterator[SessionPrefetch | None]:
+    """``prefetch`` is the current one for the builds run inside (tasks copy the context)."""
+    token = _CURRENT.set(prefetch)
+    try:
+        yield prefetch
+    finally:
+        _CURRENT.reset(token)
