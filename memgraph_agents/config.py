@@ -76,6 +76,14 @@ class IngestParams(_EnvSettings):
     memorai_keyphrases: int = Field(2, ge=0, description="MemORAI offline: keyphrase entities per gated turn")
 
 
+GRAPH_URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def graph_url_problem(url: str) -> str:
+    """What is wrong with a graph URL that is not a PostgreSQL one (Settings and the storage layer)."""
+    return f"MEMGRAPH_GRAPH_URL={url!r}: expected postgresql://user@host:port/database (or unset for the embedded SQLite store)"
+
+
 # The retriever the LoCoMo bench shows best for its cost (BENCHMARKS.md): the offline navigator.
 DEFAULT_RETRIEVER = "navigator"
 
@@ -153,11 +161,8 @@ class Settings(_EnvSettings):
         v = (v or "").strip()
         if not v:
             return None
-        if not v.startswith(("postgresql://", "postgres://")):
-            raise ValueError(
-                f"MEMGRAPH_GRAPH_URL={v!r}: expected postgresql://user@host:port/database "
-                "(or unset for the embedded SQLite store)"
-            )
+        if not v.startswith(GRAPH_URL_SCHEMES):
+            raise ValueError(graph_url_problem(v))
         return v
 
     @field_validator("embeddings")

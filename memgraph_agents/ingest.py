@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from memgraph_agents.aio import run_sync
 from memgraph_agents.config import InputLimits, Settings
-from memgraph_agents.construct.llm.prefetch import SessionPrefetch, reset_prefetch, use_prefetch
+from memgraph_agents.construct.llm.prefetch import SessionPrefetch, prefetching
 from memgraph_agents.construct.timeparse import TimeOutOfRangeError, find_time_mentions
 from memgraph_agents.datadir import tighten
 from memgraph_agents.loaders.errors import InputError, build
@@ -43,6 +43,7 @@ from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.outcome import SessionOutcome
 from memgraph_agents.runtime import MemoryContext, get_store
+from memgraph_agents.storage.graph_store import namespace_exists, namespace_meta
 from memgraph_agents.storage.namespaces import namespace_for_id, validate_stored_name
 
 
@@ -127,12 +128,9 @@ def plan_ingest(
 def stored_conversations(settings: Settings, namespace: str) -> set[str] | None:
     """The conversation ids recorded in a stored namespace; ``None`` when it does not exist
     (read-only: never creates anything)."""
-    from memgraph_agents.storage.graph_store import graph_exists, namespace_meta
-
-    where = (Path(settings.data_dir), namespace)
-    if not graph_exists(*where, settings.graph_url, settings.store_id):
+    if not namespace_exists(settings, namespace):
         return None
-    value = namespace_meta(*where, "conversations", settings.graph_url, settings.store_id)
+    value = namespace_meta(Path(settings.data_dir), namespace, "conversations", settings.graph_url, settings.store_id)
     return set(json.loads(value)) if value else set()
 
 
@@ -190,7 +188,7 @@ async def aingest_conversation(
     conversation = validated_conversation(conversation, settings.limits)  # before anything is written
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
     run = settings.override(namespace=ns)
-    created = not await asyncio.to_thread(_stored, run, ns)
+    created = not await asyncio.to_thread(namespace_exists, run, ns)
     try:
         store = await asyncio.to_thread(get_store, run)  # may wait for a lock
         return await _ingest_sessions(conversation, run, store, progress, replace, rebuild)
@@ -203,27 +201,13 @@ async def aingest_conversation(
             await asyncio.to_thread(tighten, Path(run.data_dir) / "chroma")
 
 
-def _stored(settings: Settings, ns: str) -> bool:
-    from memgraph_agents.storage.graph_store import graph_exists
-
-    return graph_exists(Path(settings.data_dir), ns, settings.graph_url, settings.store_id)
-
-
 def _drop_if_empty(settings: Settings, ns: str) -> None:
     from memgraph_agents.runtime import forget_store
-    from memgraph_agents.storage import delete_namespace
+    from memgraph_agents.storage.drop import drop_namespace
 
     try:
         forget_store(settings, ns)  # close it first; reopened on next use if it is kept
-        delete_namespace(
-            settings.data_dir,
-            ns,
-            chroma_host=settings.chroma_host,
-            chroma_port=settings.chroma_port,
-            if_empty=True,
-            graph_url=settings.graph_url,
-            store_id=settings.store_id,
-        )
+        drop_namespace(settings, ns, if_empty=True)
     except Exception:  # best effort: the original error is the one to report
         pass
 
@@ -250,14 +234,13 @@ async def _ingest_sessions(
     # Sessions built whole with an LLM: their memory-independent calls run ahead, a few at once.
     prefetch = _prefetch(run)
     ahead = [i for i, st in enumerate(statuses) if st in ("new", "replace")] if prefetch else []
-    token = use_prefetch(prefetch)
     ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)
     t0 = time.perf_counter()
     try:
-        await _build_sessions(conversation, run, store, progress, replace, rebuild, ctx, report, prefetch, ahead)
+        with prefetching(prefetch):
+            await _build_sessions(conversation, run, store, progress, replace, rebuild, ctx, report, prefetch, ahead)
     finally:
-        reset_prefetch(token)
         if prefetch is not None:
             unused = (await prefetch.close()).snapshot()
             if unused["calls"]:  # calls made for sessions whose build did not use them still count
@@ -270,17 +253,10 @@ async def _ingest_sessions(
 
 
 def _prefetch(run: Settings) -> SessionPrefetch | None:
-    if run.offline:
-        return None
-    from memgraph_agents.llm.limits import call_limiter
-    from memgraph_agents.llm.loops import model_key
-    from memgraph_agents.runtime import get_chat_model
+    from memgraph_agents.runtime import chat_limiter, get_chat_model
 
-    llm = get_chat_model(run)
-    if llm is None:
-        return None
-    limiter = call_limiter(model_key(llm), run.llm_max_concurrency)
-    return SessionPrefetch(llm, timeout=run.llm_timeout, semaphore=limiter)
+    llm = get_chat_model(run)  # None offline
+    return SessionPrefetch(llm, timeout=run.llm_timeout, semaphore=chat_limiter(run, llm)) if llm else None
 
 
 async def _build_sessions(

@@ -21,9 +21,9 @@ from memgraph_agents.storage.namespaces import validate_stored_name
 
 
 def exists(settings: Settings, namespace: str) -> bool:
-    from memgraph_agents.storage.graph_store import graph_exists
+    from memgraph_agents.storage.graph_store import namespace_exists
 
-    return graph_exists(settings.data_dir, validate_stored_name(namespace), settings.graph_url, settings.store_id)
+    return namespace_exists(settings, validate_stored_name(namespace))
 
 
 def open_store(settings: Settings, namespace: str):
@@ -113,20 +113,13 @@ def cited_in(answer: str, evidence: list[Evidence]) -> list[str]:
 def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetReport:
     """Delete ``sessions`` of ``namespace`` (each exactly: what it produced), or, with no
     session named, the whole namespace."""
-    from memgraph_agents.storage import delete_namespace
+    from memgraph_agents.storage.drop import drop_namespace
 
     store = open_store(settings, namespace)
     if not sessions:
         names = [s["id"] for s in store.sessions()]
         forget_store(settings, namespace)
-        delete_namespace(
-            settings.data_dir,
-            namespace,
-            chroma_host=settings.chroma_host,
-            chroma_port=settings.chroma_port,
-            graph_url=settings.graph_url,
-            store_id=settings.store_id,
-        )
+        drop_namespace(settings, namespace)
         return ForgetReport(namespace=namespace, sessions=names, namespace_deleted=True)
     stored = {s["id"] for s in store.sessions()}
     missing = [s for s in sessions if s not in stored]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from filelock import FileLock
 
@@ -19,6 +20,9 @@ from memgraph_agents.storage.identity import legacy_collection_name
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import namespace_dir
 from memgraph_agents.storage.vectors import chroma_client
+
+if TYPE_CHECKING:
+    from memgraph_agents.config import Settings
 
 
 def delete_namespace(
@@ -70,6 +74,19 @@ def delete_namespace(
             pass
     shutil.rmtree(d)
     return True
+
+
+def drop_namespace(settings: Settings, namespace: str, *, if_empty: bool = False) -> bool:
+    """``delete_namespace`` in the memory ``settings`` point at (data dir, Chroma, graph store)."""
+    return delete_namespace(
+        Path(settings.data_dir),
+        namespace,
+        chroma_host=settings.chroma_host,
+        chroma_port=settings.chroma_port,
+        if_empty=if_empty,
+        graph_url=settings.graph_url,
+        store_id=settings.store_id,
+    )
 
 
 def _delete_server_namespace(

@@ -475,7 +475,10 @@ class GraphDB:
 
 def read_meta(path: Path, key: str) -> str | None:
     """One meta value of a graph file, read-only (never creates or migrates it)."""
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)  # no file: an error, not a new file
+    except sqlite3.Error:
+        return None
     try:
         row = con.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
     except sqlite3.Error:

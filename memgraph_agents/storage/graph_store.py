@@ -21,12 +21,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from memgraph_agents.config import GRAPH_URL_SCHEMES, graph_url_problem
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.model.graph import Edge, Node
 from memgraph_agents.storage.locks import RemoteLock
 from memgraph_agents.storage.namespaces import list_namespaces, namespace_dir, scan_namespaces, validate_stored_name
+
+if TYPE_CHECKING:
+    from memgraph_agents.config import Settings
 
 
 class GraphWrite(Protocol):
@@ -85,15 +89,12 @@ class GraphStore(Protocol):
 
 
 def is_server_url(graph_url: str | None) -> bool:
-    return bool(graph_url) and str(graph_url).startswith(("postgresql://", "postgres://"))
+    return bool(graph_url) and str(graph_url).startswith(GRAPH_URL_SCHEMES)
 
 
 def check_graph_url(graph_url: str | None) -> None:
     if graph_url and not is_server_url(graph_url):
-        raise ConfigError(
-            f"MEMGRAPH_GRAPH_URL={graph_url!r}: expected postgresql://user@host:port/database "
-            "(or unset for the embedded SQLite store)"
-        )
+        raise ConfigError(graph_url_problem(graph_url))
 
 
 def open_graph_store(data_dir: Path, namespace: str, graph_url: str | None, store_id: str) -> GraphStore:
@@ -120,6 +121,11 @@ def graph_exists(data_dir: Path, namespace: str, graph_url: str | None = None, s
     return (namespace_dir(Path(data_dir), namespace) / "graph.sqlite").exists()
 
 
+def namespace_exists(settings: Settings, namespace: str) -> bool:
+    """``graph_exists`` for the memory ``settings`` point at (data dir, or PostgreSQL store id)."""
+    return graph_exists(Path(settings.data_dir), namespace, settings.graph_url, settings.store_id)
+
+
 def stored_namespaces(data_dir: Path, graph_url: str | None = None, store_id: str = "default") -> list[str]:
     """The namespaces of this memory (the data dir's, or the store id's in PostgreSQL)."""
     check_graph_url(graph_url)
@@ -143,8 +149,8 @@ def namespace_meta(
     data_dir: Path, namespace: str, key: str, graph_url: str | None = None, store_id: str = "default"
 ) -> str | None:
     """One meta value of a stored namespace, read-only (``None``: no such namespace or key)."""
-    if not graph_exists(data_dir, namespace, graph_url, store_id):
-        return None
+    check_graph_url(graph_url)
+    validate_stored_name(namespace)
     if is_server_url(graph_url):
         from memgraph_agents.storage.pg_graph import PgGraphDB
 

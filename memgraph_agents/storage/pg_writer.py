@@ -15,6 +15,7 @@ from typing import Any
 
 from memgraph_agents.model.graph import Edge, Node
 from memgraph_agents.storage.graph_db import _edge_row, _node_row
+from memgraph_agents.storage.session_write import session_row, session_update
 
 S = "store_id=%s AND namespace=%s"
 _NODE_INSERT = (
@@ -171,35 +172,15 @@ class PgWriter:
             or self.c.execute(f"SELECT COALESCE(MAX(seq), 0) + 1 FROM mg_sessions WHERE {S}", self.s).fetchone()[0]
         )
         self.c.execute(
-            "INSERT INTO mg_sessions VALUES (%s,%s,%s,%s,'pending',%s,%s,%s,%s,%s,%s,%s)",
-            (
-                *self.s,
-                v["id"],
-                v["date"],
-                int(seq),
-                json.dumps(v["participants"]),
-                v["n_turns"],
-                v["content_hash"],
-                v["builder"],
-                v["ingested_at"],
-                json.dumps(v["info"]),
-            ),
+            "INSERT INTO mg_sessions VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+            (*self.s, *session_row(v, "pending", seq)),
         )
 
     def commit_session_row(self, v: dict[str, Any]) -> None:
         self.c.execute(
             "UPDATE mg_sessions SET date=%s, status='committed', participants=%s, n_turns=%s, content_hash=%s, "
             f"builder=%s, info=%s WHERE {S} AND id=%s",
-            (
-                v["date"],
-                json.dumps(v["participants"]),
-                v["n_turns"],
-                v["content_hash"],
-                v["builder"],
-                json.dumps(v["info"]),
-                *self.s,
-                v["id"],
-            ),
+            (*session_update(v), *self.s, v["id"]),
         )
 
     def set_session_status(self, session_id: str, status: str) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -44,3 +45,32 @@ class SessionWrite:
     drop_nodes: tuple[str, ...] = ()
     turns: list[tuple[str, str, dict]] = field(default_factory=list)
     turns_start: int = 0
+
+
+def session_row(v: dict[str, Any], status: str, seq: int) -> tuple:
+    """A session's values in the sessions table's column order (id, date, status, seq,
+    participants, n_turns, content_hash, builder, ingested_at, info): one encoding for both stores."""
+    return (
+        v["id"],
+        v["date"],
+        status,
+        int(seq),
+        json.dumps(v["participants"]),
+        v["n_turns"],
+        v["content_hash"],
+        v["builder"],
+        v["ingested_at"],
+        json.dumps(v["info"]),
+    )
+
+
+def session_update(v: dict[str, Any]) -> tuple:
+    """What committing a session rewrites: date, participants, n_turns, content_hash, builder, info."""
+    return (
+        v["date"],
+        json.dumps(v["participants"]),
+        v["n_turns"],
+        v["content_hash"],
+        v["builder"],
+        json.dumps(v["info"]),
+    )

@@ -8,12 +8,12 @@ count what a commit writes).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from memgraph_agents.model.graph import Edge, Node
+from memgraph_agents.storage.session_write import session_row, session_update
 
 
 class SqliteWriter:
@@ -61,35 +61,13 @@ class SqliteWriter:
     def add_pending_session(self, v: dict[str, Any]) -> None:
         # The next number, unless given (a copy keeps the original's).
         seq = v.get("seq") or int(self.c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
-        self.c.execute(
-            "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (
-                v["id"],
-                v["date"],
-                "pending",
-                seq,
-                json.dumps(v["participants"]),
-                v["n_turns"],
-                v["content_hash"],
-                v["builder"],
-                v["ingested_at"],
-                json.dumps(v["info"]),
-            ),
-        )
+        self.c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)", session_row(v, "pending", seq))
 
     def commit_session_row(self, v: dict[str, Any]) -> None:
         self.c.execute(
             "UPDATE sessions SET date=?, status='committed', participants=?, n_turns=?, content_hash=?, "
             "builder=?, info=? WHERE id=?",
-            (
-                v["date"],
-                json.dumps(v["participants"]),
-                v["n_turns"],
-                v["content_hash"],
-                v["builder"],
-                json.dumps(v["info"]),
-                v["id"],
-            ),
+            (*session_update(v), v["id"]),
         )
 
     def set_session_status(self, session_id: str, status: str) -> None:
