@@ -173,7 +173,9 @@ class MemoryStore:
                     keyed = getattr(self.db, "read_graph_keyed", None)
                     # one consistent read
                     gen, nodes, edges, sessions = keyed() if keyed is not None else self.db.read_graph()
-                    snap = GraphSnapshot.from_rows(gen, nodes, edges, sessions, self._load_vectors, self._snapshot)
+                    snap = GraphSnapshot.from_rows(
+                        gen, nodes, edges, sessions, self._load_vectors, self._snapshot, keyed=keyed is not None
+                    )
                     self._snapshot = snap
                     self._keyed = Keyed.of(snap, nodes) if keyed is not None else None
         return snap

@@ -49,7 +49,9 @@ class GraphSnapshot:
     _vectors: np.ndarray | None = None
 
     _json: dict[str, Any] = field(default_factory=dict)  # raw JSON column text -> parsed value
-    _edge_rows: list[tuple] = field(default_factory=list)  # the edge row behind each edge (dedup winner)
+    # Keyed snapshots (rows with their rowid last): per edge, what the snapshot delta reads of
+    # the row behind it (``snapshot_delta``): (src, dst, kind, label, session_id, rowid).
+    _edge_rows: list[tuple] = field(default_factory=list)
 
     @classmethod
     def from_rows(
@@ -60,10 +62,12 @@ class GraphSnapshot:
         sessions: list[dict],
         vector_loader=None,
         previous: GraphSnapshot | None = None,
+        keyed: bool = False,
     ) -> GraphSnapshot:
         """The snapshot of these rows. With ``previous`` (the snapshot it replaces), JSON columns
         whose text is unchanged are not parsed again: a reload after a chat turn parses that
-        turn's rows, not the namespace's. Parsed values are shared, so they are read-only."""
+        turn's rows, not the namespace's. Parsed values are shared, so they are read-only.
+        ``keyed``: the rows end with their rowid; keep what a snapshot delta needs of the edge rows."""
         known = previous._json if previous is not None else {}
         memo: dict[str, Any] = {}
 
@@ -96,7 +100,7 @@ class GraphSnapshot:
             sessions={s["id"]: s for s in sessions},
             _vector_loader=vector_loader,
             _json=memo,
-            _edge_rows=kept,
+            _edge_rows=[_delta_key(r) for r in kept] if keyed else [],
         )
 
     def with_edges(
@@ -130,7 +134,7 @@ class GraphSnapshot:
         self.eweight = np.concatenate([old.eweight[keep], np.array([w[5] for w in winners], dtype=np.float32)])[order]
         self.elabel = ordered([old.elabel[j] for j in keep] + [w[3] for w in winners])
         self.eturns = ordered([old.eturns[j] for j in keep] + [parse(w[6]) for w in winners])
-        self._edge_rows = ordered([old._edge_rows[j] for j in keep] + winners)
+        self._edge_rows = ordered([old._edge_rows[j] for j in keep] + [_delta_key(w) for w in winners])
         return np.asarray(rowid[order], dtype=np.int64)
 
     # -- lookups ---------------------------------------------------------------------------
@@ -273,6 +277,12 @@ class GraphSnapshot:
                 weight=float(self.eweight[j]),
             )
         return g
+
+
+def _delta_key(row: tuple) -> tuple:
+    """(src, dst, kind, label, session_id, rowid) of an edge row with its rowid last: the rest
+    (weight, turn ids, attributes) is in the snapshot's columns, not kept twice."""
+    return (*row[:5], row[-1])
 
 
 def kept_edge_rows(index: dict[str, int], edge_rows: Iterable[tuple]) -> list[tuple]:
