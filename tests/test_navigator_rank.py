@@ -53,7 +53,7 @@ def test_shapes_are_checked():
 
 # --------------------------------------------------------------------------- turn priors
 
-from memgraph_agents.navigator.priors import asks_for, carries, content_words, informativeness, prior  # noqa: E402
+from memgraph_agents.navigator.priors import asks_for, carries, informativeness, prior, word_count  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -74,10 +74,10 @@ def test_asks_for_a_date(question, kind):
 
 
 def test_content_words_drop_the_speaker_prefix_only():
-    assert content_words("Ana: I baked two loaves today", "Ana") == 5
-    assert content_words("Ana: I baked two loaves today", None) == 6
-    assert content_words("Ben: Ana: hi", "Ana") == 3  # not this speaker's prefix: counted
-    assert content_words("", "Ana") == 0
+    assert word_count("Ana: I baked two loaves today", "Ana") == 5
+    assert word_count("Ana: I baked two loaves today", None) == 6
+    assert word_count("Ben: Ana: hi", "Ana") == 3  # not this speaker's prefix: counted
+    assert word_count("", "Ana") == 0
 
 
 def test_informativeness_saturates():

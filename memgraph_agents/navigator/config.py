@@ -99,10 +99,15 @@ class NavigatorContext(MemoryContext):
                 raise ConfigError(f"navigator {name} must be >= 1")
         if self.support < 0 or self.support_cap <= 0:
             raise ConfigError("navigator support must be >= 0 and support_cap > 0")
-        for name in ("redundancy", "informative", "answer_type"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"navigator {name} must be >= 0")
-        for name in ("max_refinements", "max_steps", "max_llm_calls", "topics_p"):
+        for name in (
+            "max_refinements",
+            "max_steps",
+            "max_llm_calls",
+            "topics_p",
+            "redundancy",
+            "informative",
+            "answer_type",
+        ):
             if getattr(self, name) < 0:
                 raise ConfigError(f"navigator {name} must be >= 0")
         try:

@@ -34,7 +34,7 @@ def asks_for(question: str) -> str | None:
     return "date" if _ASKS_DATE.search(question) else None
 
 
-def content_words(text: str, speaker: str | None = None) -> int:
+def word_count(text: str, speaker: str | None = None) -> int:
     """Words in a turn's text, without its ``"speaker: "`` prefix (the name says nothing new)."""
     body = text
     if speaker and body.startswith(f"{speaker}:"):
@@ -56,5 +56,5 @@ def prior(
     text: str, attrs: Mapping[str, Any], kind: str | None, *, informative: float, full: int, typed: float
 ) -> float:
     """The score a turn adds to its ranking score: informativeness plus the answer-type bonus."""
-    words = content_words(text, attrs.get("speaker"))
+    words = word_count(text, attrs.get("speaker"))
     return informative * informativeness(words, full) + (typed if carries(attrs, kind) else 0.0)
