@@ -396,35 +396,30 @@ def cmd_bench_scale(args: argparse.Namespace) -> int:
 BACKENDS = ("sqlite", "sqlite+chroma-server", "postgres")
 
 
-def bench_backend(name: str, option: str) -> dict[str, Any]:
-    """One ``--tenant-backends`` name: ``sqlite`` (SQLite + embedded Chroma), ``sqlite+chroma-server``
-    (SQLite + the ``MEMGRAPH_CHROMA_HOST`` server), ``postgres`` (``MEMGRAPH_GRAPH_URL`` + the server)."""
-    if name not in BACKENDS:
-        raise ValueError(f"{option}: unknown backend {name!r} ({', '.join(BACKENDS)})")
-    if name == "sqlite":
-        return {"backend": name}
-    server = server_backend(f"{option} {name}")
-    if name == "sqlite+chroma-server":
-        server.pop("graph_url")
-    return {"backend": name, **server}
-
-
-def server_backend(option: str) -> dict[str, Any]:
-    """The PostgreSQL graph and Chroma server a bench backend uses, from the environment
-    (``MEMGRAPH_GRAPH_URL``, ``MEMGRAPH_CHROMA_HOST``, ``MEMGRAPH_CHROMA_PORT``), as the package
-    reads them; a clear error when either is unset. The bench never starts servers itself."""
-    import os
-
-    from memgraph_agents.config import Settings
-
-    url, host = os.environ.get("MEMGRAPH_GRAPH_URL"), os.environ.get("MEMGRAPH_CHROMA_HOST")
-    if not host or (not url and "postgres" in option):
-        raise ValueError(
-            f"{option}: needs a running PostgreSQL and Chroma server: set MEMGRAPH_GRAPH_URL=postgresql://... "
-            "and MEMGRAPH_CHROMA_HOST (and MEMGRAPH_CHROMA_PORT, default 8000)"
-        )
-    url = Settings(graph_url=url).graph_url if url else None  # the same validation as everywhere else
-    return {"graph_url": url, "chroma": (host, int(os.environ.get("MEMGRAPH_CHROMA_PORT", "8000")))}
+def bench_backends(spec: str) -> list[dict[str, Any]]:
+    """The ``--tenant-backends`` list: ``sqlite`` (SQLite + embedded Chroma), ``sqlite+chroma-server``
+    (SQLite + the ``MEMGRAPH_CHROMA_HOST`` server), ``postgres`` (``MEMGRAPH_GRAPH_URL`` + that server).
+    The servers come from the environment as the package reads it (``Settings``); the bench
+    starts none, and a backend whose server is not configured is a clear error."""
+    names = [b.strip() for b in spec.split(",") if b.strip()]
+    if not names:
+        raise ValueError(f"--tenant-backends: name at least one backend ({', '.join(BACKENDS)})")
+    out: list[dict[str, Any]] = []
+    for name in names:
+        if name not in BACKENDS:
+            raise ValueError(f"--tenant-backends: unknown backend {name!r} ({', '.join(BACKENDS)})")
+        if name == "sqlite":
+            out.append({"backend": name})
+            continue
+        env = Settings.load()
+        if not env.chroma_host or (name == "postgres" and not env.graph_url):
+            raise ValueError(
+                f"--tenant-backends {name}: needs a running PostgreSQL and Chroma server: set "
+                "MEMGRAPH_GRAPH_URL=postgresql://... and MEMGRAPH_CHROMA_HOST (and MEMGRAPH_CHROMA_PORT, default 8000)"
+            )
+        graph_url = env.graph_url if name == "postgres" else None
+        out.append({"backend": name, "graph_url": graph_url, "chroma": (env.chroma_host, env.chroma_port)})
+    return out
 
 
 def _bench_tenants(args: argparse.Namespace) -> int:
@@ -433,11 +428,7 @@ def _bench_tenants(args: argparse.Namespace) -> int:
 
     if args.tenants < 1 or args.cache_namespaces < 1:
         raise ValueError("--tenants and --cache-namespaces must be at least 1")
-    backends: list[dict[str, Any]] = []
-    for name in [b.strip() for b in args.tenant_backends.split(",") if b.strip()]:
-        backends.append(bench_backend(name, "--tenant-backends"))
-    if not backends:
-        raise ValueError(f"--tenant-backends: name at least one backend ({', '.join(BACKENDS)})")
+    backends = bench_backends(args.tenant_backends)
     run_tenants(
         args.tenants,
         args.out,
@@ -458,10 +449,7 @@ def _bench_real_stores(args: argparse.Namespace) -> int:
     if args.queries < 1:
         raise ValueError("--queries must be at least 1")
     sizes = parse_sizes(args.nodes or "1e4,1e5")
-    names = [b.strip() for b in args.tenant_backends.split(",") if b.strip()]
-    if not names:
-        raise ValueError(f"--tenant-backends: name at least one backend ({', '.join(BACKENDS)})")
-    backends = [bench_backend(name, "--tenant-backends") for name in names]
+    backends = bench_backends(args.tenant_backends)
     run_real_stores(
         sizes,
         args.out,
