@@ -38,22 +38,9 @@ from filelock import FileLock
 from memgraph_agents.datadir import create_private_file
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.sqlite_wal import enable_wal
+from memgraph_agents.storage.session_write import SESSION_KEYS
 from memgraph_agents.storage.sqlite_schema import MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
 from memgraph_agents.storage.sqlite_writer import SqliteWriter
-
-# The columns of a session row, in table order (both stores).
-SESSION_KEYS = (
-    "id",
-    "date",
-    "status",
-    "seq",
-    "participants",
-    "n_turns",
-    "content_hash",
-    "builder",
-    "ingested_at",
-    "info",
-)
 
 
 def _node_row(n: Node) -> tuple:
@@ -164,26 +151,20 @@ class GraphDB:
             self._readers.add(c)
         return c
 
-    def read_graph(self) -> tuple[int, list[tuple], list[tuple], list[dict]]:
-        """``(generation, node rows, edge rows, committed sessions)`` from one read transaction."""
+    def read_graph(self, rowid: bool = False) -> tuple[int, list[tuple], list[tuple], list[dict]]:
+        """``(generation, node rows, edge rows, committed sessions)`` from one read transaction;
+        ``rowid``: each row with its rowid (its order key) appended."""
         c = self.reader
         c.execute("BEGIN")
         try:
-            return self.generation(), self.raw_nodes(), self.raw_edges(), self.sessions("committed")
+            return self.generation(), self.raw_nodes(rowid), self.raw_edges(rowid), self.sessions("committed")
         finally:
             c.execute("COMMIT")
 
     def read_graph_keyed(self) -> tuple[int, list[tuple], list[tuple], list[dict]]:
-        """``read_graph`` with each node and edge row's rowid appended (its order key): the
-        rows ``MemoryStore`` keeps to update its snapshot after its own commits (``read_delta``)."""
-        c = self.reader
-        c.execute("BEGIN")
-        try:
-            nodes = c.execute(f"SELECT {_NODE_COLS}, rowid FROM nodes ORDER BY rowid").fetchall()
-            edges = c.execute(f"SELECT {_EDGE_COLS}, rowid FROM edges ORDER BY rowid").fetchall()
-            return self.generation(), nodes, edges, self.sessions("committed")
-        finally:
-            c.execute("COMMIT")
+        """``read_graph`` with rowids: the rows ``MemoryStore`` keeps to update its snapshot after
+        its own commits (``read_delta``); only this store has it."""
+        return self.read_graph(rowid=True)
 
     def read_delta(
         self, node_ids: Iterable[str], edge_sessions: Iterable[str], edge_keys: Iterable[tuple]
@@ -260,13 +241,11 @@ class GraphDB:
             c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # -- reads ---------------------------------------------------------------------------
-    _SESSION_KEYS = SESSION_KEYS
-
     def _session_rows(self, where: str, params: tuple) -> list[dict]:
-        rows = self.reader.execute(f"SELECT {', '.join(self._SESSION_KEYS)} FROM sessions{where} ORDER BY seq", params)
+        rows = self.reader.execute(f"SELECT {', '.join(SESSION_KEYS)} FROM sessions{where} ORDER BY seq", params)
         out = []
         for r in rows:
-            d = dict(zip(self._SESSION_KEYS, r))
+            d = dict(zip(SESSION_KEYS, r))
             d["participants"] = json.loads(d["participants"])
             d["info"] = json.loads(d["info"])
             out.append(d)
@@ -305,21 +284,21 @@ class GraphDB:
         return int(self.reader.execute("SELECT COUNT(*) FROM nodes WHERE embed=1").fetchone()[0])
 
     def nodes(self, where: str = "", params: tuple = ()) -> list[Node]:
-        q = "SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes " + where
+        q = f"SELECT {_NODE_COLS} FROM nodes " + where
         return [row_to_node(r) for r in self.reader.execute(q, params)]
 
     def edges(self, where: str = "", params: tuple = ()) -> list[Edge]:
         q = "SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges " + where
         return [row_to_edge(r) for r in self.reader.execute(q, params)]
 
-    def raw_nodes(self) -> list[tuple]:
+    def raw_nodes(self, rowid: bool = False) -> list[tuple]:
         return self.reader.execute(
-            "SELECT id, kind, text, session_id, turn_ids, attrs, embed FROM nodes ORDER BY rowid"
+            f"SELECT {_NODE_COLS}{', rowid' if rowid else ''} FROM nodes ORDER BY rowid"
         ).fetchall()
 
-    def raw_edges(self) -> list[tuple]:
+    def raw_edges(self, rowid: bool = False) -> list[tuple]:
         return self.reader.execute(
-            "SELECT src, dst, kind, label, session_id, weight, turn_ids, attrs FROM edges ORDER BY rowid"
+            f"SELECT {_EDGE_COLS}{', rowid' if rowid else ''} FROM edges ORDER BY rowid"
         ).fetchall()
 
     def raw_owners(self) -> list[tuple[str, str]]:

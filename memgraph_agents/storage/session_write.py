@@ -47,9 +47,24 @@ class SessionWrite:
     turns_start: int = 0
 
 
+# The columns of a session row, in table order (both graph stores).
+SESSION_KEYS = (
+    "id",
+    "date",
+    "status",
+    "seq",
+    "participants",
+    "n_turns",
+    "content_hash",
+    "builder",
+    "ingested_at",
+    "info",
+)
+
+
 def session_row(v: dict[str, Any], status: str, seq: int) -> tuple:
-    """A session's values in the sessions table's column order (id, date, status, seq,
-    participants, n_turns, content_hash, builder, ingested_at, info): one encoding for both stores."""
+    """A session's values in the sessions table's column order (``SESSION_KEYS``): one encoding
+    for both stores."""
     return (
         v["id"],
         v["date"],
