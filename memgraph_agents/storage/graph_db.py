@@ -38,7 +38,7 @@ from filelock import FileLock
 from memgraph_agents.datadir import create_private_file
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.sqlite_wal import enable_wal
-from memgraph_agents.storage.session_write import SESSION_KEYS
+from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict
 from memgraph_agents.storage.sqlite_schema import MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
 from memgraph_agents.storage.sqlite_writer import SqliteWriter
 
@@ -243,13 +243,7 @@ class GraphDB:
     # -- reads ---------------------------------------------------------------------------
     def _session_rows(self, where: str, params: tuple) -> list[dict]:
         rows = self.reader.execute(f"SELECT {', '.join(SESSION_KEYS)} FROM sessions{where} ORDER BY seq", params)
-        out = []
-        for r in rows:
-            d = dict(zip(SESSION_KEYS, r))
-            d["participants"] = json.loads(d["participants"])
-            d["info"] = json.loads(d["info"])
-            out.append(d)
-        return out
+        return [session_dict(r) for r in rows]
 
     def sessions(self, status: str | None = "committed") -> list[dict]:
         return self._session_rows(" WHERE status=?" if status else "", (status,) if status else ())

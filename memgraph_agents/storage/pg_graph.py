@@ -29,7 +29,7 @@ from memgraph_agents.model.graph import Edge
 from memgraph_agents.storage.graph_db import row_to_edge
 from memgraph_agents.storage.pg_schema import TABLES, GraphServerError, pool_for, redact
 from memgraph_agents.storage.pg_writer import PgWriter
-from memgraph_agents.storage.session_write import SESSION_KEYS
+from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict
 
 NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
 EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
@@ -310,10 +310,4 @@ def _server_error(url: str, e: BaseException) -> GraphServerError:
 
 
 def _session_dicts(rows: list[tuple]) -> list[dict]:
-    out = []
-    for r in rows:
-        d = dict(zip(SESSION_KEYS, r, strict=True))
-        d["participants"] = json.loads(d["participants"])
-        d["info"] = json.loads(d["info"])
-        out.append(d)
-    return out
+    return [session_dict(r) for r in rows]

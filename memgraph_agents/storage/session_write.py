@@ -79,6 +79,14 @@ def session_row(v: dict[str, Any], status: str, seq: int) -> tuple:
     )
 
 
+def session_dict(row: tuple) -> dict[str, Any]:
+    """A session row read back (columns ``SESSION_KEYS``) as the dict ``session_row`` encoded."""
+    d = dict(zip(SESSION_KEYS, row, strict=True))
+    d["participants"] = json.loads(d["participants"])
+    d["info"] = json.loads(d["info"])
+    return d
+
+
 def session_update(v: dict[str, Any]) -> tuple:
     """What committing a session rewrites: date, participants, n_turns, content_hash, builder, info."""
     return (
