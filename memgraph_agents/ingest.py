@@ -227,12 +227,15 @@ async def _ingest_sessions(
     ns = run.namespace
 
     def precheck() -> list[str]:
-        # A conflicting conversation is refused before any of it is written (checked again per session).
         return [plan_session(store, s, run, replace=replace, rebuild=rebuild).status for s in conversation.sessions]
 
-    statuses = await asyncio.to_thread(precheck)  # SQLite reads: off the event loop
     # Sessions built whole with an LLM: their memory-independent calls run ahead, a few at once.
     prefetch = _prefetch(run)
+    # Every session is planned up front when a conflict must refuse the whole conversation
+    # before any of it is written (one session: its own check does that), or for the prefetch.
+    # A chat write (one session, offline) skips it: planning reads every stored turn.
+    upfront = prefetch is not None or (not replace and len(conversation.sessions) > 1)
+    statuses = await asyncio.to_thread(precheck) if upfront else []  # SQLite reads: off the event loop
     ahead = [i for i, st in enumerate(statuses) if st in ("new", "replace")] if prefetch else []
     ctx = MemoryContext.from_settings(run)  # every setting travels: ctx.settings() == run
     report = IngestReport(conversation=conversation.id, namespace=ns)

@@ -167,13 +167,18 @@ class GraphDB:
         return self.read_graph(rowid=True)
 
     def read_delta(
-        self, node_ids: Iterable[str], edge_sessions: Iterable[str], edge_keys: Iterable[tuple]
+        self,
+        node_ids: Iterable[str],
+        edge_sessions: Iterable[str],
+        edge_keys: Iterable[tuple],
+        edge_nodes: Iterable[str] | None = None,
     ) -> tuple[int, list[tuple], list[tuple], list[dict]]:
         """In one read transaction, with rowids appended as in ``read_graph_keyed``: the node
         rows of ``node_ids``; every edge row whose (src, dst, kind, label) is in ``edge_keys``
-        or is that of an edge row of ``edge_sessions`` or with an endpoint in ``node_ids`` (in
-        rowid order); the committed sessions."""
+        or is that of an edge row of ``edge_sessions`` or with an endpoint in ``edge_nodes``
+        (default: ``node_ids``), in rowid order; the committed sessions."""
         ids, sessions, keys = sorted(set(node_ids)), sorted(set(edge_sessions)), set(edge_keys)
+        ends = ids if edge_nodes is None else sorted(set(edge_nodes))
         c = self.reader
         c.execute("BEGIN")
         try:
@@ -181,6 +186,8 @@ class GraphDB:
             for chunk in _chunks(ids):
                 marks = ",".join("?" * len(chunk))
                 nodes += c.execute(f"SELECT {_NODE_COLS}, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall()
+            for chunk in _chunks(ends):
+                marks = ",".join("?" * len(chunk))
                 q = f"SELECT src, dst, kind, label FROM edges WHERE src IN ({marks}) OR dst IN ({marks})"
                 keys.update(c.execute(q, chunk + chunk).fetchall())
             for chunk in _chunks(sessions):

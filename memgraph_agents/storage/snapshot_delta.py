@@ -71,22 +71,30 @@ def read_own_commit(db: Any, base: Keyed | None, gen: int, w: SessionWrite, remo
         return None
     old = base.snap
     sid = w.record.id
-    touched = {n.id for n in w.nodes} | set(w.drop_nodes) | set(removed)
-    # Edge rows are removed by session only for the writing session (``drop_rows``); the
-    # rows the commit inserts have their endpoints in ``touched``.
-    sessions = {sid}
-    for e in list(w.edges) + list(w.replace_edges or []):
-        touched.update((e.src, e.dst))
+    new_edges = list(w.edges) + list(w.replace_edges or [])
+    drops = w.mode == "replace" or (w.mode == "append" and bool(w.drop_nodes))  # ``drop_rows`` runs
+    derived = set(w.replace_kinds) | ({"topic"} if drops else set())  # it drops memberless topics
+    derived_nodes = {r[0] for r in base.nodes if r[3] == TOPIC_OWNER and r[1] in derived}
+    # Node rows the commit can have changed: its own, its edges' endpoints, what it dropped or
+    # rewrote and, when ``drop_rows`` runs, the session's (it passes some to another owner).
+    touched = {n.id for n in w.nodes} | set(w.drop_nodes) | set(removed) | derived_nodes
     touched.update(n.id for n in w.replace_nodes or [])
-    derived = set(w.replace_kinds)
-    if w.mode == "replace" or (w.mode == "append" and w.drop_nodes):
-        derived.add("topic")  # ``drop_rows`` drops the topics left without members
-    touched.update(r[0] for r in base.nodes if r[3] == sid or (r[3] == TOPIC_OWNER and r[1] in derived))
-    at = np.array(sorted(old.index[i] for i in touched if i in old.index), dtype=np.int64)
+    for e in new_edges:
+        touched.update((e.src, e.dst))
+    if drops:
+        touched.update(r[0] for r in base.nodes if r[3] == sid)
+    # Edge keys whose winning row can have changed: those of the rows the commit inserted, and
+    # of the rows it deleted (the edges of removed and rewritten nodes; a replacement: every
+    # edge of the session). A node merely restated keeps its edges: an append never re-reads
+    # the rest of its thread.
+    sessions = {sid} if w.mode == "replace" else set()
+    edge_nodes = set(removed) | set(w.drop_nodes) | derived_nodes
+    at = np.array(sorted(old.index[i] for i in edge_nodes if i in old.index), dtype=np.int64)
     scope = np.isin(old.src, at) | np.isin(old.dst, at)
     scope[[j for j, r in enumerate(old._edge_rows) if r[4] in sessions]] = True
     old_keys = {old._edge_rows[j][:4] for j in np.flatnonzero(scope)}
-    got_gen, new_nodes, key_rows, committed = read(touched, sessions, old_keys)
+    old_keys |= {(e.src, e.dst, e.kind.value, e.label) for e in new_edges}
+    got_gen, new_nodes, key_rows, committed = read(touched, sessions, old_keys, edge_nodes)
     if got_gen != gen:
         return None
     merged = [r for r in base.nodes if r[0] not in touched] + new_nodes
