@@ -131,6 +131,12 @@ class Settings(_EnvSettings):
         description="namespaces a process keeps open (LRU): bounds memory and "
         "file descriptors; an evicted one reopens in tens of ms",
     )
+    exact_search_nodes: int = Field(
+        10_000,
+        ge=0,
+        description="namespaces up to this many nodes answer dense queries exactly from the "
+        "snapshot's vectors (no Chroma call); larger ones use Chroma's ANN index",
+    )
     retriever: str = Field(
         DEFAULT_RETRIEVER,
         description="default retriever name (`memgraph ask`, retrieval graph, "

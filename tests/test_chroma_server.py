@@ -125,14 +125,19 @@ def test_server_down_is_a_clear_error_and_nothing_is_written(tmp_path, server, c
     # The failed session left nothing behind: no pending row, the graph is unchanged.
     assert [s["id"] for s in store.db.sessions(None)] == ["S1"]
     assert (sorted(store.db.raw_nodes()), sorted(store.db.raw_edges())) == rows
-    # The CLI says so in one line (exit 2), whether the store is new to the process or not;
-    # `stats` reads the SQLite graph only, so it still works while the vector server is away.
+    # The CLI says so in one line (exit 2), whether the store is new to the process or not,
+    # when a query needs Chroma's index (a namespace above MEMGRAPH_EXACT_SEARCH_NODES); a small
+    # one answers dense queries from the vectors beside its graph rows, and `stats` reads the
+    # SQLite graph only: both still work while the vector server is away.
     forget_store(settings, "down")
     argv = ["--embeddings", "hash", "--data-dir", str(settings.data_dir)]
-    for cmd, code in ((["ask", "Where is Pixel?", "--namespace", "down", "--retriever", "dense"], 2), (["stats"], 0)):
+    ask = ["ask", "Where is Pixel?", "--namespace", "down", "--retriever", "dense"]
+    for cmd, code, exact in ((ask, 2, "0"), (ask, 0, "10000"), (["stats"], 0, "0")):
+        forget_store(settings, "down")  # each with the store opened under its own settings
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("MEMGRAPH_CHROMA_HOST", server.host)
             mp.setenv("MEMGRAPH_CHROMA_PORT", str(server.port))
+            mp.setenv("MEMGRAPH_EXACT_SEARCH_NODES", exact)
             assert main(argv + cmd) == code
         err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
         if code:

@@ -48,18 +48,23 @@ def test_readers_see_the_old_version_until_the_replacement_commits(settings):
     def look(stage: str) -> None:  # between the vector write and the one SQLite commit
         snap = store.snapshot()
         vec = store.embedder.embed([old_turn])[0]
-        hits = dict(store.search(vec, 5, ["turn"]))
-        seen.append((set(snap.sessions), snap.node("turn:D2:3").text, hits.get("turn:D2:3")))
+        hits = dict(store.search(vec, 5, ["turn"]))  # exact, on the snapshot's vectors (graph rows)
+        store.exact_search_nodes = 0  # Chroma's index
+        ann = dict(store.search(vec, 5, ["turn"]))
+        store.exact_search_nodes = 10_000
+        seen.append((set(snap.sessions), snap.node("turn:D2:3").text, hits.get("turn:D2:3"), ann.get("turn:D2:3")))
 
     store.fault_hook = look
     try:
         ingest_conversation(edited(conv), settings, replace=True)
     finally:
         store.fault_hook = None
-    ((sessions, text, score),) = seen
+    ((sessions, text, score, ann),) = seen
     assert sessions == {"S1", "S2", "S3"} and text == old_turn  # the old S2, whole
-    # Its id's vector already holds the next text: a reader never takes it for the old text.
-    assert score is None
+    # The vector beside the committed row is still the old text's: the reader finds it.
+    assert score == pytest.approx(1.0, abs=1e-5)
+    # Chroma's vector for that id already holds the next text: a reader never takes it for the old text.
+    assert ann is None
     assert store.snapshot().node("turn:D2:3").text.endswith("a personal best.")
 
 

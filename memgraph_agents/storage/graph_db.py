@@ -321,6 +321,19 @@ class GraphDB:
     def vector_garbage(self) -> list[str]:
         return [r[0] for r in self.reader.execute("SELECT id FROM vector_garbage ORDER BY id")]
 
+    def node_vectors(self, ids: Iterable[str]) -> list[tuple[str, bytes, bytes]]:
+        """``(id, text digest, float32 bytes)`` of the stored vectors among ``ids``."""
+        ids = list(ids)
+        if len(ids) > 450:  # a whole snapshot's: one scan, filtered here
+            want = set(ids)
+            rows = self.reader.execute("SELECT id, digest, vec FROM node_vectors").fetchall()
+            return [r for r in rows if r[0] in want]
+        out: list[tuple[str, bytes, bytes]] = []
+        for chunk in _chunks(ids):
+            q = f"SELECT id, digest, vec FROM node_vectors WHERE id IN ({','.join('?' * len(chunk))})"
+            out += self.reader.execute(q, chunk).fetchall()
+        return out
+
     def node_texts(self, ids: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
         """``id -> (text, primary owner, embedded)`` of the committed nodes among ``ids``."""
         return self.node_texts_in(self.reader, ids)

@@ -42,6 +42,7 @@ from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Node
 from memgraph_agents.model.ranking import sort_pairs
+from memgraph_agents.storage.exact_search import exact_search
 from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, open_graph_store
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
@@ -50,6 +51,7 @@ from memgraph_agents.storage.session_write import SessionWrite
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.snapshot_delta import Keyed, apply_delta, read_own_commit
 from memgraph_agents.storage.usage import UseCounter, in_use
+from memgraph_agents.storage.vector_rows import VECTORS_META, matching, vector_rows
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client
 
 
@@ -73,6 +75,7 @@ class MemoryStore:
         create: bool = True,
         graph_url: str | None = None,
         store_id: str = "default",
+        exact_search_nodes: int = 10_000,
     ) -> None:
         self.namespace = validate_stored_name(namespace)
         self.data_dir = Path(data_dir)
@@ -91,6 +94,7 @@ class MemoryStore:
         except (OSError, sqlite3.Error) as e:
             raise NamespaceUnusableError(f"cannot open namespace {namespace!r} in {self.data_dir}: {e}") from e
         self.embedder = embedder
+        self.exact_search_nodes = exact_search_nodes
         stored_model = self.db.get_meta("embedding_model")  # None: a namespace created just now
         existed = stored_model is not None
         if stored_model is None:
@@ -122,10 +126,12 @@ class MemoryStore:
         # (node id, text) -> vector. Keyed by text too, so a node deleted and re-created with
         # other text (here or by another process) never gets a stale vector.
         self._vec_cache: dict[tuple[str, str], np.ndarray] = {}
+        self._rows_hold_vectors: bool | None = None  # set by ``_vectors_into_rows``
         self.fault_hook = None  # tests: called between the vector write and the graph commit
         # Evicted from the runtime's cache: free connections and caches once no call is running.
         self.usage = UseCounter(self._free)
         self.recover()
+        self._vectors_into_rows()
 
     def _collection(self, legacy: bool) -> str:
         """This namespace's collection: recorded at creation, scoped by the store id
@@ -154,6 +160,7 @@ class MemoryStore:
             create=create,
             graph_url=settings.graph_url,
             store_id=settings.store_id,
+            exact_search_nodes=settings.exact_search_nodes,
         )
 
     def exists(self) -> bool:
@@ -182,14 +189,41 @@ class MemoryStore:
 
     @in_use
     def _load_vectors(self, ids: list[str], texts: list[str]) -> dict[str, np.ndarray]:
-        """Vectors for ``ids``: from the in-process cache, the rest from Chroma (then cached)."""
+        """Vectors for ``ids``: from the in-process cache, the rest from the graph rows
+        (``storage.vector_rows``; then cached). Chroma is asked only in a namespace whose
+        vectors are not all in the rows yet (``_vectors_into_rows`` could not copy them)."""
         keys = list(zip(ids, texts))
         missing = [i for i, t in keys if (i, t) not in self._vec_cache]
         if missing:
             text_of = dict(keys)
-            for i, v in self.vectors.get_vectors(missing, [text_of[i] for i in missing]).items():
+            got = matching(self.db.node_vectors(missing), text_of)
+            if self._rows_hold_vectors is False:
+                rest = [i for i in missing if i not in got]
+                if rest:
+                    got.update(self.vectors.get_vectors(rest, [text_of[i] for i in rest]))
+            for i, v in got.items():
                 self._vec_cache[(i, text_of[i])] = v
         return {i: self._vec_cache[(i, t)] for i, t in keys if (i, t) in self._vec_cache}
+
+    def _vectors_into_rows(self) -> None:
+        """A namespace from before vectors were kept in the graph rows: copy its committed
+        vectors from Chroma into them, once (meta ``vectors`` = ``rows`` then marks it)."""
+        key, value = VECTORS_META
+        if self.db.get_meta(key) == value:
+            self._rows_hold_vectors = True
+            return
+        try:
+            with self._thread_lock, self.lock:
+                if self.db.get_meta(key) != value:
+                    text = {r[0]: r[2] for r in self.db.raw_nodes() if r[6]}
+                    got = self.vectors.get_vectors(list(text), list(text.values())) if text else {}
+                    with self.db.write() as t:
+                        t.put_vectors(vector_rows(got, text))
+                        t.set_meta(key, value)
+        except (StorageError, TimeoutError):  # another writer holds the namespace: Chroma serves, as before
+            self._rows_hold_vectors = False
+            return
+        self._rows_hold_vectors = True
 
     @in_use
     def sessions(self) -> list[dict]:
@@ -207,8 +241,11 @@ class MemoryStore:
 
     @in_use
     def search(self, vector: np.ndarray, k: int, kinds: list[str] | None = None) -> list[tuple[str, float]]:
-        """Dense top-k over committed nodes (Chroma), ``(node id, cosine)``."""
+        """Dense top-k over committed nodes, ``(node id, cosine)``: exact on the snapshot's
+        vectors up to ``exact_search_nodes`` nodes (``storage.exact_search``), else Chroma."""
         snap = self.snapshot()
+        if len(snap) <= self.exact_search_nodes and self._rows_hold_vectors:
+            return exact_search(snap, vector, k, kinds)
         # Over-fetch a little: pending vectors of a concurrent writer are filtered out below.
         hits = self.vectors.query(vector, k + 8, kinds)
         # Committed nodes only, with the vector of their committed text; Chroma's order among
@@ -256,6 +293,8 @@ class MemoryStore:
                 with self.db.write() as t:  # 3. one transaction: old rows out, new rows in, committed
                     garbage, removed = self._write_rows(t, w)
                     t.add_garbage(garbage)
+                    t.drop_vectors(garbage)  # the vectors beside the rows follow them
+                    t.put_vectors(vector_rows({n.id: w.vectors[n.id] for n in fresh}, {n.id: n.text for n in fresh}))
                     t.end_write(r.id)
             except StoreFault:  # a simulated crash: leave the unfinished write for ``recover``
                 raise
@@ -409,6 +448,7 @@ class MemoryStore:
         with self.db.write() as t:  # rows first: readers never see a row without its vector
             removed, garbage = t.drop_rows(session_id, None)
             t.add_garbage(garbage)
+            t.drop_vectors(garbage)
             t.remove_session(session_id)
         self._collect_garbage()
         self._repair_vectors(session_id)  # leftovers of an unfinished write of this session

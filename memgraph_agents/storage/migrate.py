@@ -2,7 +2,8 @@
 
 Moves an embedded data dir's memory to the servers (README "Running on servers") without
 building anything again: sessions built with an LLM stay as they are, and the copy answers
-exactly as the original (same rows in the same order, same vectors). It works between any two
+exactly as the original (same rows in the same order, same vectors, in Chroma and beside the
+rows). It works between any two
 stores (``GraphStore``), so a memory can move back from the servers to a data dir too.
 
 The copy follows the commit protocol: vectors first, then ONE transaction with every row and
@@ -20,6 +21,7 @@ import numpy as np
 
 from memgraph_agents.errors import StorageError
 from memgraph_agents.storage.graph_db import row_to_edge, row_to_node
+from memgraph_agents.storage.vector_rows import matching, vector_rows
 
 if TYPE_CHECKING:
     from memgraph_agents.storage.memory import MemoryStore
@@ -37,7 +39,10 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
         turns = {s["id"]: src.db.session_turns(s["id"]) for s in sessions}
         meta = {k: v for k, v in src.db.all_meta().items() if k not in _OWN_META}
         text = {r[0]: r[2] for r in nodes if r[6]}
-        got = src.vectors.get_vectors(list(text), list(text.values()))
+        got = matching(src.db.node_vectors(list(text)), text)  # the vectors beside the rows
+        rest = [i for i in text if i not in got]
+        if rest:  # a source whose vectors are not all in its rows: Chroma's
+            got.update(src.vectors.get_vectors(rest, [text[i] for i in rest]))
     missing = sorted(set(text) - set(got))
     if missing:
         raise StorageError(
@@ -66,6 +71,7 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
             t.insert_nodes(row_to_node(r) for r in nodes)
             t.add_owner_pairs(owners)
             t.insert_edges(row_to_edge(r) for r in edges)
+            t.put_vectors(vector_rows(got, text))
             for s in sessions:
                 t.write_turns(s["id"], 0, turns[s["id"]], replace=True)
                 t.commit_session_row(s)

@@ -270,6 +270,11 @@ class PgGraphDB:
     def vector_garbage(self) -> list[str]:
         return [r[0] for r in self._q(f"SELECT id FROM mg_vector_garbage WHERE {SCOPED} ORDER BY id")]
 
+    def node_vectors(self, ids: Iterable[str]) -> list[tuple[str, bytes, bytes]]:
+        """``(id, text digest, float32 bytes)`` of the stored vectors among ``ids``."""
+        q = f"SELECT id, digest, vec FROM mg_node_vectors WHERE {SCOPED} AND id = ANY(%s)"
+        return [(r[0], bytes(r[1]), bytes(r[2])) for r in self._q(q, (list(ids),))]
+
     def owned_node_ids(self, session_id: str) -> list[str]:
         q = f"SELECT node_id FROM mg_node_owners WHERE {SCOPED} AND session_id=%s ORDER BY node_id"
         return [r[0] for r in self._q(q, (session_id,))]

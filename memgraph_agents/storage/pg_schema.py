@@ -23,7 +23,7 @@ from memgraph_agents.errors import StorageError
 _T = 'TEXT COLLATE "C" NOT NULL'
 _SCOPE = f"store_id {_T}, namespace {_T}"
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MIGRATIONS: dict[int, list[str]] = {
     1: [
         f"CREATE TABLE mg_meta ({_SCOPE}, key {_T}, value TEXT NOT NULL, PRIMARY KEY (store_id, namespace, key))",
@@ -52,6 +52,12 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE INDEX mg_edges_dst ON mg_edges (store_id, namespace, dst)",
         "CREATE INDEX mg_owners_session ON mg_node_owners (store_id, namespace, session_id)",
     ],
+    # Each embedded node's vector beside its row (``storage.vector_rows``); a namespace written
+    # before it gets its vectors copied from Chroma once, by ``MemoryStore``.
+    2: [
+        f"""CREATE TABLE mg_node_vectors ({_SCOPE}, id {_T}, digest BYTEA NOT NULL, vec BYTEA NOT NULL,
+            PRIMARY KEY (store_id, namespace, id))""",
+    ],
 }
 TABLES = (
     "mg_edges",
@@ -60,6 +66,7 @@ TABLES = (
     "mg_turns",
     "mg_writes",
     "mg_vector_garbage",
+    "mg_node_vectors",
     "mg_sessions",
     "mg_meta",
 )

@@ -198,6 +198,19 @@ class PgWriter:
     def remove_garbage(self, ids: Iterable[str]) -> None:
         self.c.execute(f"DELETE FROM mg_vector_garbage WHERE {S} AND id = ANY(%s)", (*self.s, list(ids)))
 
+    def put_vectors(self, rows: Iterable[tuple[str, bytes, bytes]]) -> None:
+        """``(node id, text digest, float32 bytes)`` rows (``storage.vector_rows``), upserted."""
+        self._many(
+            "INSERT INTO mg_node_vectors VALUES (%s,%s,%s,%s,%s) ON CONFLICT (store_id, namespace, id) "
+            "DO UPDATE SET digest=EXCLUDED.digest, vec=EXCLUDED.vec",
+            [(*self.s, *r) for r in rows],
+        )
+
+    def drop_vectors(self, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        if ids:
+            self.c.execute(f"DELETE FROM mg_node_vectors WHERE {S} AND id = ANY(%s)", (*self.s, ids))
+
     def set_meta(self, key: str, value: str) -> None:
         self.c.execute(
             "INSERT INTO mg_meta VALUES (%s,%s,%s,%s) ON CONFLICT (store_id, namespace, key) "

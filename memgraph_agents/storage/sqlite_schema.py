@@ -29,13 +29,16 @@ CREATE TABLE IF NOT EXISTS turns (
 );
 CREATE TABLE IF NOT EXISTS writes (session_id TEXT PRIMARY KEY, kind TEXT NOT NULL, started_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS vector_garbage (id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS node_vectors (id TEXT PRIMARY KEY, digest BLOB NOT NULL, vec BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS owners_session ON node_owners(session_id);
 CREATE INDEX IF NOT EXISTS nodes_session ON nodes(session_id);
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
 CREATE INDEX IF NOT EXISTS edges_session ON edges(session_id);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
 """
-SCHEMA_VERSION = "2"
+# Version 3 adds ``node_vectors`` (``storage.vector_rows``); ``CREATE TABLE IF NOT EXISTS`` above
+# adds it to a version 2 file, whose vectors ``MemoryStore`` then copies from Chroma once.
+SCHEMA_VERSION = "3"
 
 # Version 1 (no ownership table, edge keys without the session): rebuild the edge table with
 # the session in its key and derive owners as deletion used to (a node's owner, plus every

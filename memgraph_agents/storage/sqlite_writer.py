@@ -85,5 +85,12 @@ class SqliteWriter:
     def remove_garbage(self, ids: Iterable[str]) -> None:
         self.c.executemany("DELETE FROM vector_garbage WHERE id=?", [(i,) for i in ids])
 
+    def put_vectors(self, rows: Iterable[tuple[str, bytes, bytes]]) -> None:
+        """``(node id, text digest, float32 bytes)`` rows (``storage.vector_rows``), upserted."""
+        self.c.executemany("INSERT OR REPLACE INTO node_vectors VALUES (?, ?, ?)", list(rows))
+
+    def drop_vectors(self, ids: Iterable[str]) -> None:
+        self.c.executemany("DELETE FROM node_vectors WHERE id=?", [(i,) for i in ids])
+
     def set_meta(self, key: str, value: str) -> None:
         self.c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))

@@ -131,26 +131,50 @@ class VectorIndex:
     def __init__(self, client, namespace: str, model_name: str, name: str) -> None:
         self.client = client
         self.name = name
+        self._namespace, self._model = namespace, model_name
+        self._collection = None
+        self._batch = 1
+        self._open_lock = threading.Lock()
+
+    @property
+    def opened(self) -> bool:
+        """Whether the collection was opened (a read served from the graph rows never opens it)."""
+        return self._collection is not None
+
+    @property
+    def collection(self):
+        """The Chroma collection, opened on first use: embedded Chroma keeps every collection it
+        opened loaded for the process's life, so a namespace only read never opens it."""
+        if self._collection is None:
+            with self._open_lock:
+                if self._collection is None:
+                    self._collection = self._open()
+        return self._collection
+
+    def _open(self):
+        client = self.client
         settings = client.get_settings()
         server = settings.chroma_server_host and f"{settings.chroma_server_host}:{settings.chroma_server_http_port}"
         # Server mode: a lost connection is one clear ``ChromaUnavailableError``.
         api = _Reachable(client, server) if server else client
-        self.collection = api.get_or_create_collection(
+        collection = api.get_or_create_collection(
             self.name,
-            embedding_function=MemgraphEmbeddingFunction(model_name),
+            embedding_function=MemgraphEmbeddingFunction(self._model),
             configuration={"hnsw": {"space": "cosine"}},
-            metadata={"namespace": namespace, "embedding_model": model_name},
+            metadata={"namespace": self._namespace, "embedding_model": self._model},
         )
         if server:
-            self.collection = _Reachable(self.collection, server)
+            collection = _Reachable(collection, server)
         self._batch = max(1, min(2000, api.get_max_batch_size()))
+        return collection
 
     def upsert(
         self, ids: list[str], vectors: np.ndarray, kinds: list[str], sessions: list[str], texts: list[str]
     ) -> None:
+        collection = self.collection  # opened first: it sets the batch size
         for i in range(0, len(ids), self._batch):
             j = i + self._batch
-            self.collection.upsert(
+            collection.upsert(
                 ids=ids[i:j],
                 embeddings=vectors[i:j],
                 metadatas=[{"kind": k, "session_id": s} for k, s in zip(kinds[i:j], sessions[i:j])],
@@ -180,8 +204,9 @@ class VectorIndex:
         written may hold a vector of the next version under the same id)."""
         want = dict(zip(ids, texts)) if texts is not None else None
         out: dict[str, np.ndarray] = {}
+        collection = self.collection
         for i in range(0, len(ids), self._batch):
-            res = self.collection.get(ids=ids[i : i + self._batch], include=["embeddings", "documents"])
+            res = collection.get(ids=ids[i : i + self._batch], include=["embeddings", "documents"])
             for nid, emb, doc in zip(res["ids"], res["embeddings"], res["documents"]):
                 if want is None or want.get(nid) == doc:
                     out[nid] = np.asarray(emb, dtype=np.float32)
@@ -196,8 +221,9 @@ class VectorIndex:
         return list(self.collection.get(include=[])["ids"])
 
     def delete(self, ids: list[str]) -> None:
+        collection = self.collection
         for i in range(0, len(ids), self._batch):
-            self.collection.delete(ids=ids[i : i + self._batch])
+            collection.delete(ids=ids[i : i + self._batch])
 
     def count(self) -> int:
         return self.collection.count()
