@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -86,16 +87,24 @@ def _template(settings):
     return lambda: SessionWrite(record=rec, nodes=nodes, edges=edges, vectors=vectors)
 
 
-def create_tenants(data_dir: Path, first: int, last: int, cache: int, chroma, graph_url) -> None:
-    """Tenants ``first`` to ``last - 1``, each a copy of the template's session rows."""
+def create_tenants(data_dir: Path, first: int, last: int, cache: int, chroma, graph_url) -> dict:
+    """Tenants ``first`` to ``last - 1``, each a copy of the template's session rows; the
+    child's RSS and descriptors before and after (a writer's memory, with embedded Chroma,
+    grows with the collections it wrote)."""
     from memgraph_agents.runtime import get_store
 
     settings = _settings(data_dir, cache, chroma, graph_url)
     make = _template(settings)
+    before = rss_mb()[0], open_fds()
     for i in range(first, last):
         store = get_store(settings, tenant_name(i))
         if not store.sessions():
             store.commit_session(make())
+    return {
+        "tenants": last - first,
+        "rss_mb": [round(before[0], 1), round(rss_mb()[0], 1)],
+        "fds": [before[1], open_fds()],
+    }
 
 
 def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str | None = None) -> dict:
@@ -108,10 +117,13 @@ def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str |
     ppr(QUESTION, get_store(settings, "template", create=False), k=10)  # imports, model, numba-free warm-up
     rss_start, fds_start = rss_mb()[0], open_fds()
     cold, warm, rss_curve = [], [], []
+    opened = 0
     for i in range(n):
         t = time.perf_counter()
-        got = ppr(QUESTION, get_store(settings, tenant_name(i), create=False), k=10)
+        store = get_store(settings, tenant_name(i), create=False)
+        got = ppr(QUESTION, store, k=10)
         cold.append(time.perf_counter() - t)
+        opened += store.vectors.opened
         if not got:
             raise RuntimeError(f"tenant {tenant_name(i)} answered nothing")
         t = time.perf_counter()
@@ -125,6 +137,7 @@ def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str |
         "open_fds_start": fds_start,
         "open_fds_end": open_fds(),
         "cached_stores_end": cached_stores(),
+        "chroma_collections_opened": opened,  # by the queries: 0 when vectors come from the graph rows
         "rss_curve": rss_curve,
         "cold_query_ms": {"p50": round(1000 * percentile(cold, 50), 2), "p95": round(1000 * percentile(cold, 95), 2)},
         "warm_query_ms": {"p50": round(1000 * percentile(warm, 50), 2), "p95": round(1000 * percentile(warm, 95), 2)},
@@ -170,12 +183,21 @@ def run_backend(
     chroma=None,
     graph_url: str | None = None,
     progress=print,
+    create_workers: int = 2,
 ) -> dict:
     data_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    for first in range(0, n, CREATE_CHUNK):
-        in_child(create_tenants, data_dir, first, min(n, first + CREATE_CHUNK), cache, chroma, graph_url)
-        progress(f"tenants[{backend}]: {min(n, first + CREATE_CHUNK):,}/{n:,} created")
+    # Embedded Chroma admits one process per data dir: one child at a time. With the vectors in
+    # a Chroma server, ``create_workers`` children commit tenants side by side.
+    workers = max(1, create_workers) if chroma else 1
+    in_child(create_tenants, data_dir, 0, 0, cache, chroma, graph_url)  # the template, once
+    chunks = [(first, min(n, first + CREATE_CHUNK)) for first in range(0, n, CREATE_CHUNK)]
+    writers = []
+    with ThreadPoolExecutor(workers) as pool:
+        done = pool.map(lambda c: in_child(create_tenants, data_dir, c[0], c[1], cache, chroma, graph_url), chunks)
+        for (_, last), child in zip(chunks, done):
+            writers.append(child)
+            progress(f"tenants[{backend}]: {last:,}/{n:,} created ({time.perf_counter() - t0:.0f} s)")
     create_s = time.perf_counter() - t0
     disk = dir_bytes(data_dir)
     pg: dict | None = None
@@ -188,6 +210,10 @@ def run_backend(
         "cache_namespaces": cache,
         "create_seconds": round(create_s, 1),
         "create_per_second": round(n / create_s, 1) if create_s else None,
+        "create_workers": workers,
+        # each creating child: RSS before/after committing its chunk of tenants (writes)
+        "create_child_rss_mb": [w["rss_mb"] for w in writers],
+        "create_child_fds": [w["fds"] for w in writers],
         "graph": "postgresql" if graph_url else "sqlite",
         "vectors": f"chroma server {chroma[0]}:{chroma[1]}" if chroma else "embedded chroma",
     }
