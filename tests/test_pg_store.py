@@ -407,3 +407,35 @@ def test_every_statement_is_scoped_by_store_and_namespace(worker, pg, monkeypatc
             assert query.count("store_id") >= len(tables), query
         checked += 1
     assert checked > 50
+
+
+def test_vectors_beside_the_rows_as_in_sqlite_and_reads_without_chroma(tmp_path, worker, pg):
+    import numpy as np
+
+    from memgraph_agents.storage.vector_rows import matching
+
+    lite, srv = Settings(data_dir=tmp_path / "lite-v", embeddings="hash"), worker("srv-v", "vec")
+    conv, edited = conversation("vec", 3, turns=4), conversation("vec", 3, turns=4, tag="edited")
+
+    def stored(store) -> dict:
+        text = {r[0]: r[2] for r in store.db.raw_nodes() if r[6]}
+        got = matching(store.db.node_vectors(list(text)), text)
+        assert set(got) == set(text)  # every embedded node has its vector beside its row
+        return got
+
+    for s in (lite, srv):
+        ingest_conversation(conv, s, namespace="v")
+        ingest_conversation(edited, s, namespace="v", replace=True)
+        get_store(s, "v", create=False).delete_session(edited.sessions[1].id)
+    a, b = stored(get_store(lite, "v", create=False)), stored(get_store(srv, "v", create=False))
+    assert sorted(a) == sorted(b) and all(np.array_equal(a[i], b[i]) for i in a)
+    fresh = MemoryStore.open(srv, "v")  # a read-only query: served from the rows, Chroma never opened
+    for name in ("ppr", "dense"):
+        assert retrieve(name, "Where did they go for the weekend?", fresh, k=5)
+    assert not fresh.vectors.opened
+    # A store from before mg_node_vectors: its vectors are copied from Chroma on open.
+    with psycopg.connect(pg.url, autocommit=True) as c:
+        c.execute("DELETE FROM mg_node_vectors WHERE store_id='vec' AND namespace='v'")
+        c.execute("DELETE FROM mg_meta WHERE store_id='vec' AND namespace='v' AND key='vectors'")
+    again = stored(MemoryStore.open(srv, "v"))
+    assert sorted(again) == sorted(b) and all(np.allclose(again[i], b[i], atol=1e-6) for i in b)

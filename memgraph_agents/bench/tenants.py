@@ -8,11 +8,14 @@ the model. Every namespace holds the first session of the packaged demo conversa
 (``memgraph_agents/examples/conversation.json``), ingested once through the real ingest graph
 into a template namespace, then committed into each tenant with ``MemoryStore.commit_session``
 (the same commit protocol an ingest ends with; this keeps creating 10,000 tenants to minutes).
-Tenants are created in child processes (embedded Chroma allows one process per data dir, and
-the measuring process should start clean); then a fresh process opens each namespace through
+Tenants are created in child processes of 500 tenants each (embedded Chroma allows one process
+per data dir: one child at a time; with a Chroma server two side by side), each reporting its
+RSS before and after (what writing into many namespaces costs a process); the measuring process
+starts clean. Then a fresh process opens each namespace through
 ``runtime.get_store`` (the LRU of ``MEMGRAPH_CACHE_NAMESPACES`` stores) and asks one ``ppr``
 question (cold: first query on a namespace not in the cache), asks it again (warm), and reports
-RSS before and after touching all N and the open descriptors.
+RSS before and after touching all N, the open descriptors, and how many Chroma collections the
+queries opened (none: snapshots read their vectors beside the graph rows, ``storage.vector_rows``).
 
 Backends: ``sqlite`` (the graph in one SQLite file per namespace, vectors in embedded Chroma),
 ``sqlite+chroma-server`` (the same with the vectors in the ``MEMGRAPH_CHROMA_HOST`` server) and
