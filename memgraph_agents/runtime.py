@@ -126,12 +126,14 @@ def get_store(settings: Settings, namespace: str | None = None, *, create: bool 
     from memgraph_agents.storage import MemoryStore
 
     ns = settings.namespace if namespace is None else namespace  # "" is refused by the store, not defaulted
-    return _STORES.get_or_open(
+    store = _STORES.get_or_open(
         _store_key(settings, ns),
         lambda: MemoryStore.open(settings, ns, create=create),
         valid=lambda s: s.exists(),
         capacity=settings.cache_namespaces,
     )
+    store.exact_search_nodes = settings.exact_search_nodes  # a tunable, not part of the store's identity
+    return store
 
 
 def cached_stores() -> int:

@@ -104,10 +104,8 @@ def test_exact_search_agrees_with_chroma(settings):
     store = get_store(settings)
     for q in ["Lisbon half marathon", "puppy chewed shoes", "what did Ana cook"]:
         vec = store.embedder.embed([q])[0]
-        exact = store.search(vec, 8)
-        store.exact_search_nodes = 0
-        ann = store.search(vec, 8)
-        store.exact_search_nodes = 10_000
+        exact = get_store(settings).search(vec, 8)
+        ann = get_store(settings.model_copy(update={"exact_search_nodes": 0})).search(vec, 8)  # Chroma's index
         assert [i for i, _ in exact] == [i for i, _ in ann]
         np.testing.assert_allclose([s for _, s in exact], [s for _, s in ann], atol=1e-5)
 
