@@ -103,40 +103,6 @@ class GraphSnapshot:
             _edge_rows=[_delta_key(r) for r in kept] if keyed else [],
         )
 
-    def with_edges(
-        self, old: GraphSnapshot, keep: np.ndarray, remap: np.ndarray, winners: list[tuple], old_rowid: np.ndarray
-    ) -> np.ndarray:
-        """Set this snapshot's (empty) edge columns from ``old``'s edges at positions ``keep``
-        (node indices mapped by ``remap``) and the edge rows ``winners`` (rowid last), all in
-        rowid order (``old_rowid``: the rowid of each of ``old``'s edges). Returns the rowids
-        of the new edges."""
-        index = self.index
-        rowid = np.concatenate([old_rowid[keep], np.array([w[-1] for w in winners], dtype=np.int64)])
-        order = np.argsort(rowid, kind="stable")
-        known = old._json
-
-        def parse(raw: str) -> Any:
-            value = known.get(raw)
-            return json.loads(raw) if value is None else value
-
-        def ordered(items: list) -> list:
-            return [items[i] for i in order]
-
-        self.src = np.concatenate(
-            [remap[old.src[keep]], np.array([index[w[0]] for w in winners], dtype=np.int64)]
-        ).astype(np.int32)[order]
-        self.dst = np.concatenate(
-            [remap[old.dst[keep]], np.array([index[w[1]] for w in winners], dtype=np.int64)]
-        ).astype(np.int32)[order]
-        self.ekind = np.concatenate([old.ekind[keep], np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8)])[
-            order
-        ]
-        self.eweight = np.concatenate([old.eweight[keep], np.array([w[5] for w in winners], dtype=np.float32)])[order]
-        self.elabel = ordered([old.elabel[j] for j in keep] + [w[3] for w in winners])
-        self.eturns = ordered([old.eturns[j] for j in keep] + [parse(w[6]) for w in winners])
-        self._edge_rows = ordered([old._edge_rows[j] for j in keep] + [_delta_key(w) for w in winners])
-        return np.asarray(rowid[order], dtype=np.int64)
-
     # -- lookups ---------------------------------------------------------------------------
     @cached_property
     def index(self) -> dict[str, int]:

@@ -1,0 +1,49 @@
+"""``storage.splice``: splicing rowid-ordered columns equals merging and sorting them again."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from memgraph_agents.storage.splice import plan_splice, splice_array, splice_list
+
+
+def reference(old_rowid: list[int], gone: set[int], new_rowid: list[int]) -> list[tuple[str, int]]:
+    """What a full reload orders: the kept old rows and the new ones, by rowid."""
+    rows = [(r, ("old", p)) for p, r in enumerate(old_rowid) if p not in gone]
+    rows += [(r, ("new", j)) for j, r in enumerate(new_rowid)]
+    return [src for _, src in sorted(rows)]
+
+
+def test_splice_matches_a_sorted_merge_on_random_changes() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randrange(0, 40)
+        old_rowid = sorted(rng.sample(range(1, 200), n))
+        gone = set(rng.sample(range(n), rng.randrange(0, n + 1))) if n else set()
+        # new rows: some under a gone row's rowid (updated in place), others at free rowids
+        free = sorted(set(range(1, 260)) - set(old_rowid))
+        reused = [old_rowid[p] for p in gone if rng.random() < 0.5]
+        new_rowid = sorted(reused + rng.sample(free, rng.randrange(0, 8)))
+        sp = plan_splice(np.array(old_rowid, dtype=np.int64), np.array(sorted(gone)), np.array(new_rowid))
+        assert sp is not None
+        want = reference(old_rowid, gone, new_rowid)
+        old = [f"o{p}" for p in range(n)]
+        new = [f"n{j}" for j in range(len(new_rowid))]
+        expect = [f"o{i}" if k == "old" else f"n{i}" for k, i in want]
+        assert splice_list(old, sp, new) == expect
+        mat = np.arange(n * 2, dtype=np.float32).reshape(n, 2)
+        fresh = -np.arange(1, 1 + 2 * len(new_rowid), dtype=np.float32).reshape(-1, 2)
+        got = splice_array(mat, sp, fresh)
+        assert got.tolist() == [(mat[i] if k == "old" else fresh[i]).tolist() for k, i in want]
+        # each kept old position's new place, and each new row's
+        for pos, (k, i) in enumerate(want):
+            assert (sp.remap[i] if k == "old" else sp.at[i]) == pos
+        assert all(sp.remap[p] == -1 for p in gone)
+
+
+def test_a_changed_row_not_read_back_is_refused() -> None:
+    # rowid 5 is kept (not gone) yet comes back as new: the delta missed a change
+    assert plan_splice(np.array([1, 5, 9]), np.array([], dtype=np.int64), np.array([5])) is None
+    assert plan_splice(np.array([1, 5, 9]), np.array([1]), np.array([5])) is not None
