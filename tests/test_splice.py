@@ -6,7 +6,8 @@ import random
 
 import numpy as np
 
-from memgraph_agents.storage.splice import plan_splice, splice_array, splice_list
+from memgraph_agents.model.ranking import ranks_of
+from memgraph_agents.storage.splice import plan_splice, splice_array, splice_list, splice_ranks
 
 
 def reference(old_rowid: list[int], gone: set[int], new_rowid: list[int]) -> list[tuple[str, int]]:
@@ -47,3 +48,20 @@ def test_a_changed_row_not_read_back_is_refused() -> None:
     # rowid 5 is kept (not gone) yet comes back as new: the delta missed a change
     assert plan_splice(np.array([1, 5, 9]), np.array([], dtype=np.int64), np.array([5])) is None
     assert plan_splice(np.array([1, 5, 9]), np.array([1]), np.array([5])) is not None
+
+
+def test_spliced_ranks_equal_ranks_of_the_new_ids() -> None:
+    rng = random.Random(3)
+    for _ in range(200):
+        n = rng.randrange(0, 30)
+        old_ids = rng.sample([f"event:S{s}:{k}" for s in range(1, 12) for k in range(1, 12)], n)
+        gone = sorted(rng.sample(range(n), rng.randrange(0, n + 1))) if n else []
+        # gone rows read back under new rowids (at the end), with fresh ids besides
+        back = [old_ids[p] for p in gone if rng.random() < 0.5]
+        fresh = [f"arg:{rng.random():.6f}" for _ in range(rng.randrange(0, 6))]
+        sp = plan_splice(
+            np.arange(n, dtype=np.int64), np.array(gone, dtype=np.int64), np.arange(n, n + len(back) + len(fresh))
+        )
+        assert sp is not None
+        ids = splice_list(old_ids, sp, back + fresh)
+        assert splice_ranks(ranks_of(old_ids), sp, ids).tolist() == ranks_of(ids).tolist()

@@ -23,7 +23,7 @@ import numpy as np
 from memgraph_agents.model.graph import TOPIC_OWNER
 from memgraph_agents.storage.session_write import SessionWrite
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot, _delta_key, kept_edge_rows
-from memgraph_agents.storage.splice import Splice, plan_splice, splice_array, splice_list
+from memgraph_agents.storage.splice import Splice, plan_splice, splice_array, splice_list, splice_ranks
 
 VectorLoader = Callable[[list[str], list[str]], dict[str, np.ndarray]]
 
@@ -169,6 +169,8 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
     edge_rowid, edge_keys = result
     if old._vectors is not None:
         snap._vectors = carry_vectors(old, snap, nsp, rows, load_vectors)
+    if "id_rank" in old.__dict__:  # computed for the old snapshot: carried, not sorted again
+        snap.__dict__["id_rank"] = splice_ranks(old.__dict__["id_rank"], nsp, ids)
     base.spent = True
     return snap, Keyed(snap, splice_array(base.node_rowid, nsp, np.array([r[-1] for r in rows])), edge_keys, edge_rowid)
 

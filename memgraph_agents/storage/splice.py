@@ -92,3 +92,19 @@ def splice_array(old: np.ndarray, sp: Splice, new: np.ndarray) -> np.ndarray:
             out[pos : pos + b - a] = old[a:b]
             pos += b - a
     return out
+
+
+def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: list[str]) -> np.ndarray:
+    """``model.ranking.ranks_of(ids)`` for the spliced ids, from the old ids' ranks: the kept
+    ids keep their relative order, and only the new rows' ids are placed among them, by
+    binary search (no sort of every id)."""
+    order = np.empty(len(old_rank), dtype=np.int64)
+    order[old_rank] = np.arange(len(old_rank))  # old positions in id order
+    kept = sp.remap[order]
+    kept = kept[kept >= 0]  # their new positions, in id order
+    fresh = sp.at[np.argsort(np.asarray([ids[p] for p in sp.at], dtype=object), kind="stable")]
+    where = np.searchsorted(np.asarray(ids, dtype=object)[kept], np.asarray([ids[p] for p in fresh], dtype=object))
+    merged = np.insert(kept, where, fresh)
+    rank = np.empty(sp.n_new, dtype=np.int64)
+    rank[merged] = np.arange(sp.n_new)
+    return rank
