@@ -38,9 +38,12 @@ class GraphSnapshot:
     src: np.ndarray  # int32 edge endpoints (node indices)
     dst: np.ndarray
     ekind: np.ndarray  # int8 code per edge (index into EDGE_KINDS)
-    elabel: list[str]
+    # Per-edge Python values as object arrays, not lists: numpy arrays are no GC containers, so
+    # the cycle collector never walks them (a fresh list of every edge costs each collection
+    # that sees it young a pass over all its items: O(namespace) per write).
+    elabel: np.ndarray  # str per edge (object array)
     eweight: np.ndarray
-    eturns: list[list[str]]
+    eturns: np.ndarray  # list[str] per edge (object array)
     sessions: dict[str, dict]  # committed session id -> record (date, seq, participants…)
     _vector_loader: Callable[[list[str], list[str]], dict[str, np.ndarray]] | None = None
     _csr_cache: dict = field(default_factory=dict)
@@ -51,7 +54,7 @@ class GraphSnapshot:
     _json: dict[str, Any] = field(default_factory=dict)  # raw JSON column text -> parsed value
     # Keyed snapshots (rows with their rowid last): per edge, what the snapshot delta reads of
     # the row behind it (``snapshot_delta``): (src, dst, kind, label, session_id, rowid).
-    _edge_rows: list[tuple] = field(default_factory=list)
+    _edge_rows: np.ndarray = field(default_factory=lambda: object_column([]))
 
     @classmethod
     def from_rows(
@@ -94,13 +97,13 @@ class GraphSnapshot:
             src=np.array([index[r[0]] for r in kept], dtype=np.int32),
             dst=np.array([index[r[1]] for r in kept], dtype=np.int32),
             ekind=np.array([EDGE_CODE[r[2]] for r in kept], dtype=np.int8),
-            elabel=[r[3] for r in kept],
+            elabel=object_column([r[3] for r in kept]),
             eweight=np.array([r[5] for r in kept], dtype=np.float32),
-            eturns=[parse(r[6]) for r in kept],
+            eturns=object_column([parse(r[6]) for r in kept]),
             sessions={s["id"]: s for s in sessions},
             _vector_loader=vector_loader,
             _json=memo,
-            _edge_rows=[_delta_key(r) for r in kept] if keyed else [],
+            _edge_rows=object_column([_delta_key(r) for r in kept] if keyed else []),
         )
 
     # -- lookups ---------------------------------------------------------------------------
@@ -243,6 +246,11 @@ class GraphSnapshot:
                 weight=float(self.eweight[j]),
             )
         return g
+
+
+def object_column(items: list) -> np.ndarray:
+    """``items`` as a 1-D object array (items that are lists stay single elements)."""
+    return np.fromiter(items, dtype=object, count=len(items))
 
 
 def _delta_key(row: tuple) -> tuple:

@@ -22,7 +22,14 @@ import numpy as np
 
 from memgraph_agents.model.graph import TOPIC_OWNER
 from memgraph_agents.storage.session_write import SessionWrite
-from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot, _delta_key, kept_edge_rows
+from memgraph_agents.storage.snapshot import (
+    EDGE_CODE,
+    KIND_CODE,
+    GraphSnapshot,
+    _delta_key,
+    kept_edge_rows,
+    object_column,
+)
 from memgraph_agents.storage.splice import Splice, plan_splice, splice_array, splice_list, splice_ranks
 
 VectorLoader = Callable[[list[str], list[str]], dict[str, np.ndarray]]
@@ -152,9 +159,9 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
         src=np.zeros(0, dtype=np.int32),
         dst=np.zeros(0, dtype=np.int32),
         ekind=np.zeros(0, dtype=np.int8),
-        elabel=[],
+        elabel=object_column([]),
         eweight=np.zeros(0, dtype=np.float32),
-        eturns=[],
+        eturns=object_column([]),
         sessions=_sessions(old.sessions, d),
         _vector_loader=load_vectors,
         _json=memo,
@@ -218,9 +225,9 @@ def _splice_edges(
     snap.dst = splice_array(dst.astype(np.int32), esp, np.array([index[w[1]] for w in winners], dtype=np.int32))
     snap.ekind = splice_array(old.ekind, esp, np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8))
     snap.eweight = splice_array(old.eweight, esp, np.array([w[5] for w in winners], dtype=np.float32))
-    snap.elabel = splice_list(old.elabel, esp, [w[3] for w in winners])
-    snap.eturns = splice_list(old.eturns, esp, [parse(w[6]) for w in winners])
-    snap._edge_rows = splice_list(old._edge_rows, esp, [_delta_key(w) for w in winners])
+    snap.elabel = splice_array(old.elabel, esp, object_column([w[3] for w in winners]))
+    snap.eturns = splice_array(old.eturns, esp, object_column([parse(w[6]) for w in winners]))
+    snap._edge_rows = splice_array(old._edge_rows, esp, object_column([_delta_key(w) for w in winners]))
     edge_keys = base.edge_keys  # taken over (``Keyed.spent``): no copy of every key
     for k in d.keys:
         edge_keys.pop(k, None)
