@@ -7,7 +7,7 @@ import random
 import numpy as np
 
 from memgraph_agents.model.ranking import ranks_of
-from memgraph_agents.storage.splice import plan_splice, splice_array, splice_list, splice_ranks
+from memgraph_agents.storage.splice import plan_splice, splice_array, splice_index, splice_list, splice_ranks
 
 
 def reference(old_rowid: list[int], gone: set[int], new_rowid: list[int]) -> list[tuple[str, int]]:
@@ -65,3 +65,25 @@ def test_spliced_ranks_equal_ranks_of_the_new_ids() -> None:
         assert sp is not None
         ids = splice_list(old_ids, sp, back + fresh)
         assert splice_ranks(ranks_of(old_ids), sp, ids).tolist() == ranks_of(ids).tolist()
+        old_index = {n: i for i, n in enumerate(old_ids)}
+        assert splice_index(old_index, old_ids, sp, ids) == {n: i for i, n in enumerate(ids)}
+        assert old_index == {n: i for i, n in enumerate(old_ids)}  # the old map is not touched
+
+
+def test_spliced_index_of_a_long_list_with_a_changed_tail() -> None:
+    """Few rows rewritten in place or moved near the end: the map is updated, not rebuilt."""
+    rng = random.Random(5)
+    for _ in range(100):
+        n = 200
+        old_ids = [f"n{i}" for i in range(n)]
+        gone = sorted(rng.sample(range(n - 20, n), 4) + rng.sample(range(n), 2))
+        moved = [old_ids[p] for p in gone[:2]]
+        in_place = [p for p in gone[2:] if rng.random() < 0.5]
+        new_rowid = sorted([*in_place, n + 1, n + 2])
+        rows = {p: f"n{p}" for p in in_place} | {n + 1: moved[0], n + 2: f"x{rng.random()}"}
+        sp = plan_splice(np.arange(n, dtype=np.int64), np.array(gone), np.array(new_rowid))
+        assert sp is not None
+        ids = splice_list(old_ids, sp, [rows[r] for r in new_rowid])
+        assert splice_index({m: i for i, m in enumerate(old_ids)}, old_ids, sp, ids) == {
+            m: i for i, m in enumerate(ids)
+        }

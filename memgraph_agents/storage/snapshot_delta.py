@@ -30,7 +30,14 @@ from memgraph_agents.storage.snapshot import (
     kept_edge_rows,
     object_column,
 )
-from memgraph_agents.storage.splice import Splice, plan_splice, splice_array, splice_list, splice_ranks
+from memgraph_agents.storage.splice import (
+    Splice,
+    plan_splice,
+    splice_array,
+    splice_index,
+    splice_list,
+    splice_ranks,
+)
 
 VectorLoader = Callable[[list[str], list[str]], dict[str, np.ndarray]]
 
@@ -166,7 +173,7 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
         _vector_loader=load_vectors,
         _json=memo,
     )
-    snap.__dict__["index"] = index = dict(zip(ids, range(len(ids))))
+    snap.__dict__["index"] = index = splice_index(old.index, old.ids, nsp, ids)
     remap = nsp.remap.copy()
     for p in gone:  # a row read back under a new rowid moved: edges follow it by id
         remap[p] = index.get(old.ids[p], -1)

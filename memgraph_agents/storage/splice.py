@@ -108,3 +108,27 @@ def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: list[str]) -> np.ndarray
     rank = np.empty(sp.n_new, dtype=np.int64)
     rank[merged] = np.arange(sp.n_new)
     return rank
+
+
+def splice_index(old_index: dict[str, int], old_ids: list[str], sp: Splice, ids: list[str]) -> dict[str, int]:
+    """``{id: position}`` of the spliced ``ids``, from the old ids' map: the positions before
+    the first one that changed keep their entries (one dict copy), only the rest are set
+    again; a map built anew when that tail is most of the list."""
+    stable = 0
+    for a, b in sp.pieces:  # identical prefix: runs that did not move, rows rewritten in place
+        if a < 0:
+            if stable < len(old_ids) and ids[stable] == old_ids[stable]:
+                stable += 1
+                continue
+            break
+        if a != stable:
+            break
+        stable += b - a
+    if 4 * (len(ids) - stable) > len(ids):
+        return dict(zip(ids, range(len(ids))))
+    index = old_index.copy()
+    for p in range(stable, len(old_ids)):
+        del index[old_ids[p]]
+    for p in range(stable, len(ids)):
+        index[ids[p]] = p
+    return index
