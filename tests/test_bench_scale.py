@@ -123,6 +123,7 @@ def test_bench_growth_records_each_session(tmp_path):
     assert main(["bench", "scale", "--growth", "110", "--out", str(out)]) == 0
     doc = json.loads((out / "growth.json").read_text())
     assert [r["stored_turns"] for r in doc["sessions"]] == [0, 22, 44, 66, 88]
+    assert all(r["cpu_seconds"] > 0 for r in doc["sessions"]) and doc["summary"]["cpu_ratio"]
     assert all(r["seconds"] > 0 for r in doc["sessions"]) and (out / "growth.png").stat().st_size > 1000
     assert doc["summary"]["total_seconds"] > 0
 

@@ -42,3 +42,20 @@ def test_bm25_ties_follow_the_tiebreak_key():
     index = BM25Index(["pottery class on tuesday", "baking class", "pottery class on tuesday"])
     assert [i for i, _ in index.search("pottery", 2)] == [0, 2]
     assert [i for i, _ in index.search("pottery", 2, tiebreak=np.array([2, 1, 0]))] == [2, 0]
+
+
+def test_top_k_named_equals_top_k_ranked_by_every_id() -> None:
+    """Ranking only the candidates at the cut by id gives ``top_k`` with every id ranked."""
+    import random
+
+    from memgraph_agents.model.ranking import top_k_named
+
+    rng = random.Random(11)
+    for _ in range(300):
+        n = rng.randrange(1, 40)
+        ids = [f"sentence:D{rng.randrange(9)}:{rng.randrange(9)}" for _ in range(n)]  # duplicates too
+        scores = np.array([rng.choice([0.5, 0.5 + 1e-8, 0.7, rng.random(), -np.inf]) for _ in range(n)])
+        k = rng.randrange(0, 6)
+        want = top_k(scores, k, tiebreak=ranks_of(ids))
+        got = top_k_named(scores, k, lambda cand, ids=ids: [ids[int(j)] for j in cand])
+        assert got.tolist() == want.tolist()

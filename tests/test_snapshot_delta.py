@@ -40,6 +40,8 @@ def assert_same_snapshot(got: GraphSnapshot, want: GraphSnapshot) -> None:
     gv, wv = got.vectors(), want.vectors()
     assert gv.shape == wv.shape
     assert np.array_equal(gv, wv)
+    assert got.id_rank.tolist() == want.id_rank.tolist()  # carried by the delta when it was computed
+    assert got.index == want.index  # id -> position, updated by the delta
 
 
 class Checker:

@@ -8,6 +8,9 @@ being identical) are ingested one by one through the real ingest graph (offline 
 ``hash`` embeddings, embedded SQLite + Chroma) into one namespace until ``TURNS`` turns are
 stored. Each session's wall time is recorded against the turns stored before it; the summary
 compares the median per-session time around 1,000 stored turns with the one near the end.
+Each session's CPU time (``time.process_time``: every thread of this process, Chroma's
+included) is recorded too, with its own ratio: on a machine shared with other work, wall
+time grows with the load, CPU time much less.
 
 Writes ``DIR/growth.json`` and ``DIR/growth.png``.
 """
@@ -65,9 +68,10 @@ def run_growth(
     while stored < total_turns:
         s += 1
         conv = Conversation(id="growth", speakers=list(people), sessions=[synthetic_session(rng, s, names, people)])
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         ingest_conversation(conv, settings)
-        rows.append({"session": s, "stored_turns": stored, "seconds": round(time.perf_counter() - t, 4)})
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        rows.append({"session": s, "stored_turns": stored, "seconds": round(wall, 4), "cpu_seconds": round(cpu, 4)})
         stored += TURNS_PER_SESSION
         if s % 50 == 0:
             progress(f"growth: {stored:,} turns stored, last session {rows[-1]['seconds']:.3f}s")
@@ -84,15 +88,19 @@ def run_growth(
     return doc
 
 
-def _window(rows: list[dict], around: int, width: int = 10) -> float:
+def _window(rows: list[dict], around: int, width: int = 10, key: str = "seconds") -> float:
     near = sorted(rows, key=lambda r: (abs(r["stored_turns"] - around), r["session"]))[:width]
-    return float(np.median([r["seconds"] for r in near]))
+    return float(np.median([r[key] for r in near]))
 
 
 def _summary(rows: list[dict]) -> dict:
     last = rows[-1]["stored_turns"]
     at_1k, at_end = _window(rows, 1000), _window(rows, last)
+    cpu_1k, cpu_end = _window(rows, 1000, key="cpu_seconds"), _window(rows, last, key="cpu_seconds")
     return {
+        "median_cpu_seconds_at_1000_turns": round(cpu_1k, 4),
+        f"median_cpu_seconds_at_{last}_turns": round(cpu_end, 4),
+        "cpu_ratio": round(cpu_end / cpu_1k, 3) if cpu_1k else None,
         "median_seconds_at_1000_turns": round(at_1k, 4),
         f"median_seconds_at_{last}_turns": round(at_end, 4),
         "ratio": round(at_end / at_1k, 3) if at_1k else None,

@@ -473,7 +473,7 @@ def _bench_growth(args: argparse.Namespace) -> int:
     s = doc["summary"]
     console.print(
         f"per-session time: {s['median_seconds_at_1000_turns']:.3f}s at 1,000 turns, ratio at the end "
-        f"{s['ratio']} (target <= {s['target_ratio']})",
+        f"{s['ratio']} (target <= {s['target_ratio']}); CPU time ratio {s['cpu_ratio']}",
         markup=False,
     )
     console.print(f"wrote {args.out / 'growth.json'} and {args.out / 'growth.png'}", markup=False)

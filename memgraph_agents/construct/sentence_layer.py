@@ -13,7 +13,7 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.sentences import turn_sentences
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
-from memgraph_agents.model.ranking import ranks_of, top_k
+from memgraph_agents.model.ranking import top_k_named
 
 
 def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
@@ -40,18 +40,25 @@ def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
         return b
     new_vecs = ctx.embedder.embed([n.text for n in new])
     idx, old_vecs = ctx.existing(NodeKind.SENTENCE)
-    all_ids = [ctx.snapshot.ids[i] for i in idx] + [n.id for n in new]
     all_vecs = np.vstack([old_vecs, new_vecs])
     sims = new_vecs @ all_vecs.T
     offset = len(idx)
+    ids = ctx.snapshot.ids
+
+    def name(j: int) -> str:
+        return ids[idx[j]] if j < offset else new[j - offset].id
+
+    def names(cand: np.ndarray) -> list[str]:
+        return [name(int(j)) for j in cand]
+
     # Near-ties (e.g. two sentences with the same text) go to the smaller id: never to the
-    # row order or to float noise from the vector backend (model.ranking).
-    rank = ranks_of(all_ids)
+    # row order or to float noise from the vector backend (model.ranking). Only the
+    # candidates are ranked by id, not every stored sentence (``top_k_named``).
     seen: set[tuple[str, str]] = set()
     for r in range(len(new)):
         sims[r, offset + r] = -np.inf  # not its own neighbour
-        for j in top_k(sims[r], k, tiebreak=rank):
-            a, c = new[r].id, all_ids[j]
+        for j in top_k_named(sims[r], k, names):
+            a, c = new[r].id, name(int(j))
             pair = (min(a, c), max(a, c))
             if pair in seen or not np.isfinite(sims[r, j]):
                 continue

@@ -123,7 +123,8 @@ def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContex
         embedder=store.embedder,
         params=settings.ingest,
         speakers=state.get("speakers") or list(session.participants),
-        seq=len(store.sessions()) + (0 if state.get("status") in ("append", "replace") else 1),
+        # the committed sessions of the snapshot the build reads (no read of every session row)
+        seq=len(snap.sessions) + (0 if state.get("status") in ("append", "replace") else 1),
         llm=llm,
         usage=LLMUsage() if llm else None,
         llm_timeout=settings.llm_timeout,

@@ -9,7 +9,7 @@ of each id in sorted order), the same everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -68,6 +68,25 @@ def top_k(
     cand = np.flatnonzero(s >= kth - eps)  # every near-tie at the cut competes by tiebreak
     tb = cand if tiebreak is None else np.asarray(tiebreak)[cand]
     return cand[order_best_first(s[cand], tb, eps)][:k]
+
+
+def top_k_named(
+    scores: Sequence[float] | np.ndarray,
+    k: int,
+    names: Callable[[np.ndarray], Sequence[str]],
+    eps: float = TIE_EPS,
+) -> np.ndarray:
+    """``top_k(scores, k, tiebreak=ranks_of(every id))`` without ranking every id: ``names``
+    gives the ids of the positions it is asked for, and only the candidates at the cut (the
+    k best and their near-ties) are ranked, among themselves. The same positions in the same
+    order: a stable rank restricted to ascending positions keeps their relative order."""
+    s = _clean(scores)
+    k = min(int(k), int(np.isfinite(s).sum()))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    kth = -np.partition(-s, k - 1)[k - 1]
+    cand = np.flatnonzero(s >= kth - eps)
+    return cand[order_best_first(s[cand], ranks_of(names(cand)), eps)][:k]
 
 
 def sort_pairs(items: Sequence[tuple[str, float]], eps: float = TIE_EPS) -> list[tuple[str, float]]:

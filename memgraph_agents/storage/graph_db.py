@@ -172,11 +172,13 @@ class GraphDB:
         edge_sessions: Iterable[str],
         edge_keys: Iterable[tuple],
         edge_nodes: Iterable[str] | None = None,
+        session_ids: Iterable[str] | None = None,
     ) -> tuple[int, list[tuple], list[tuple], list[dict]]:
         """In one read transaction, with rowids appended as in ``read_graph_keyed``: the node
         rows of ``node_ids``; every edge row whose (src, dst, kind, label) is in ``edge_keys``
         or is that of an edge row of ``edge_sessions`` or with an endpoint in ``edge_nodes``
-        (default: ``node_ids``), in rowid order; the committed sessions."""
+        (default: ``node_ids``), in rowid order; the committed sessions (only those of
+        ``session_ids`` when given)."""
         ids, sessions, keys = sorted(set(node_ids)), sorted(set(edge_sessions)), set(edge_keys)
         ends = ids if edge_nodes is None else sorted(set(edge_nodes))
         c = self.reader
@@ -198,7 +200,10 @@ class GraphDB:
             edges = [r for k in sorted(keys) for r in c.execute(q, k).fetchall()]
             nodes.sort(key=lambda r: r[-1])
             edges.sort(key=lambda r: r[-1])
-            return self.generation(), nodes, edges, self.sessions("committed")
+            if session_ids is None:
+                return self.generation(), nodes, edges, self.sessions("committed")
+            records = [r for r in (self.session(i) for i in sorted(set(session_ids))) if r is not None]
+            return self.generation(), nodes, edges, records
         finally:
             c.execute("COMMIT")
 

@@ -38,9 +38,12 @@ class GraphSnapshot:
     src: np.ndarray  # int32 edge endpoints (node indices)
     dst: np.ndarray
     ekind: np.ndarray  # int8 code per edge (index into EDGE_KINDS)
-    elabel: list[str]
+    # Per-edge Python values as object arrays, not lists: numpy arrays are no GC containers, so
+    # the cycle collector never walks them (a fresh list of every edge costs each collection
+    # that sees it young a pass over all its items: O(namespace) per write).
+    elabel: np.ndarray  # str per edge (object array)
     eweight: np.ndarray
-    eturns: list[list[str]]
+    eturns: np.ndarray  # list[str] per edge (object array)
     sessions: dict[str, dict]  # committed session id -> record (date, seq, participants…)
     _vector_loader: Callable[[list[str], list[str]], dict[str, np.ndarray]] | None = None
     _csr_cache: dict = field(default_factory=dict)
@@ -51,7 +54,7 @@ class GraphSnapshot:
     _json: dict[str, Any] = field(default_factory=dict)  # raw JSON column text -> parsed value
     # Keyed snapshots (rows with their rowid last): per edge, what the snapshot delta reads of
     # the row behind it (``snapshot_delta``): (src, dst, kind, label, session_id, rowid).
-    _edge_rows: list[tuple] = field(default_factory=list)
+    _edge_rows: np.ndarray = field(default_factory=lambda: object_column([]))
 
     @classmethod
     def from_rows(
@@ -94,48 +97,14 @@ class GraphSnapshot:
             src=np.array([index[r[0]] for r in kept], dtype=np.int32),
             dst=np.array([index[r[1]] for r in kept], dtype=np.int32),
             ekind=np.array([EDGE_CODE[r[2]] for r in kept], dtype=np.int8),
-            elabel=[r[3] for r in kept],
+            elabel=object_column([r[3] for r in kept]),
             eweight=np.array([r[5] for r in kept], dtype=np.float32),
-            eturns=[parse(r[6]) for r in kept],
+            eturns=object_column([parse(r[6]) for r in kept]),
             sessions={s["id"]: s for s in sessions},
             _vector_loader=vector_loader,
             _json=memo,
-            _edge_rows=[_delta_key(r) for r in kept] if keyed else [],
+            _edge_rows=object_column([_delta_key(r) for r in kept] if keyed else []),
         )
-
-    def with_edges(
-        self, old: GraphSnapshot, keep: np.ndarray, remap: np.ndarray, winners: list[tuple], old_rowid: np.ndarray
-    ) -> np.ndarray:
-        """Set this snapshot's (empty) edge columns from ``old``'s edges at positions ``keep``
-        (node indices mapped by ``remap``) and the edge rows ``winners`` (rowid last), all in
-        rowid order (``old_rowid``: the rowid of each of ``old``'s edges). Returns the rowids
-        of the new edges."""
-        index = self.index
-        rowid = np.concatenate([old_rowid[keep], np.array([w[-1] for w in winners], dtype=np.int64)])
-        order = np.argsort(rowid, kind="stable")
-        known = old._json
-
-        def parse(raw: str) -> Any:
-            value = known.get(raw)
-            return json.loads(raw) if value is None else value
-
-        def ordered(items: list) -> list:
-            return [items[i] for i in order]
-
-        self.src = np.concatenate(
-            [remap[old.src[keep]], np.array([index[w[0]] for w in winners], dtype=np.int64)]
-        ).astype(np.int32)[order]
-        self.dst = np.concatenate(
-            [remap[old.dst[keep]], np.array([index[w[1]] for w in winners], dtype=np.int64)]
-        ).astype(np.int32)[order]
-        self.ekind = np.concatenate([old.ekind[keep], np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8)])[
-            order
-        ]
-        self.eweight = np.concatenate([old.eweight[keep], np.array([w[5] for w in winners], dtype=np.float32)])[order]
-        self.elabel = ordered([old.elabel[j] for j in keep] + [w[3] for w in winners])
-        self.eturns = ordered([old.eturns[j] for j in keep] + [parse(w[6]) for w in winners])
-        self._edge_rows = ordered([old._edge_rows[j] for j in keep] + [_delta_key(w) for w in winners])
-        return np.asarray(rowid[order], dtype=np.int64)
 
     # -- lookups ---------------------------------------------------------------------------
     @cached_property
@@ -277,6 +246,11 @@ class GraphSnapshot:
                 weight=float(self.eweight[j]),
             )
         return g
+
+
+def object_column(items: list) -> np.ndarray:
+    """``items`` as a 1-D object array (items that are lists stay single elements)."""
+    return np.fromiter(items, dtype=object, count=len(items))
 
 
 def _delta_key(row: tuple) -> tuple:

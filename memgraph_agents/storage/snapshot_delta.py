@@ -1,16 +1,19 @@
 """The snapshot after a store's own commit, without reading the namespace again (issue 15.5).
 
 After a commit, ``read_own_commit`` reads back only the rows that commit can have changed
-(and the edge rows under the (src, dst, kind, label) keys it touched); ``apply_delta`` merges
-them with the cached snapshot by rowid (the order a full reload gives), carries the other
-edges and the vectors matrix over and decides again which duplicate edge row is the graph's
-edge only for the touched keys (``kept_edge_rows``). Anything it cannot reproduce exactly
-returns None, and the store reloads in full on its next read. ``tests/test_snapshot_delta.py``
-compares the result with a full reload after every write of randomized workloads.
+(and the edge rows under the (src, dst, kind, label) keys it touched, and the writing
+session's record); ``apply_delta`` splices them into the cached snapshot's columns by rowid
+(the order a full reload gives; ``storage.splice``), carries the other edges and the vectors
+matrix over and decides again which duplicate edge row is the graph's edge only for the
+touched keys (``kept_edge_rows``). Its cost grows with the commit, not with the namespace
+(slice copies of the columns aside). Anything it cannot reproduce exactly returns None, and
+the store reloads in full on its next read. ``tests/test_snapshot_delta.py`` compares the
+result with a full reload after every write of randomized workloads.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,25 +22,51 @@ import numpy as np
 
 from memgraph_agents.model.graph import TOPIC_OWNER
 from memgraph_agents.storage.session_write import SessionWrite
-from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot, kept_edge_rows
+from memgraph_agents.storage.snapshot import (
+    EDGE_CODE,
+    KIND_CODE,
+    GraphSnapshot,
+    _delta_key,
+    kept_edge_rows,
+    object_column,
+)
+from memgraph_agents.storage.splice import (
+    Splice,
+    plan_splice,
+    splice_array,
+    splice_index,
+    splice_list,
+    splice_ranks,
+)
 
 VectorLoader = Callable[[list[str], list[str]], dict[str, np.ndarray]]
+
+# The parsed-JSON memo is shared from snapshot to snapshot (values are read-only); once it
+# holds this many times the entries the rows need (stale texts of rewritten rows), it restarts.
+_MEMO_SLACK = 4
 
 
 @dataclass
 class Keyed:
-    """The cached snapshot with what ``read_own_commit`` needs of its rows: the node rows
-    (rowid last), and the key (src, dst, kind, label) -> rowid and the rowid of each edge."""
+    """The cached snapshot with what ``read_own_commit`` needs of its rows: each node's and
+    each edge's rowid, and the key (src, dst, kind, label) -> rowid of each edge. ``spent``:
+    a delta took its ``edge_keys`` over (it is the base of no other delta)."""
 
     snap: GraphSnapshot
-    nodes: list[tuple]
+    node_rowid: np.ndarray
     edge_keys: dict[tuple, int]
     edge_rowid: np.ndarray
+    spent: bool = False
 
     @classmethod
     def of(cls, snap: GraphSnapshot, nodes: list[tuple]) -> Keyed:
         rows = snap._edge_rows
-        return cls(snap, nodes, {r[:4]: r[-1] for r in rows}, np.array([r[-1] for r in rows], dtype=np.int64))
+        return cls(
+            snap,
+            np.array([r[-1] for r in nodes], dtype=np.int64),
+            {r[:4]: r[-1] for r in rows},
+            np.array([r[-1] for r in rows], dtype=np.int64),
+        )
 
 
 @dataclass
@@ -45,10 +74,11 @@ class Delta:
     """What ``read_own_commit`` read after our own commit (rows with rowid last)."""
 
     generation: int
-    nodes: list[tuple]  # every node row, in rowid order
+    nodes: list[tuple]  # the rows of the touched nodes that exist, in rowid order
     edge_rows: list[tuple]  # every edge row under ``keys``, in rowid order
     keys: set[tuple]  # the (src, dst, kind, label) whose edge can have changed
-    sessions: list[dict]
+    sessions: list[dict]  # the committed records among ``session_ids``
+    session_ids: set[str]
     touched: set[str]
 
 
@@ -62,19 +92,20 @@ def read_own_commit(db: Any, base: Keyed | None, gen: int, w: SessionWrite, remo
     of the derived rows it rewrites, of ``drop_nodes`` and what ``drop_rows`` removed; nodes
     whose primary owner was the session (re-owned when it drops them); namespace-level
     topic rows when ``drop_rows`` runs (it drops those left without members); edge rows of
-    the session (``drop_rows``) or with an endpoint among those nodes. Those node rows are
-    read again, and every edge row sharing its (src, dst, kind,
-    label) with an edge row that is or was among those: which row is the graph's edge
+    the session (``drop_rows``) or with an endpoint among those nodes; the session's record.
+    Those node rows are read again, and every edge row sharing its (src, dst, kind, label)
+    with an edge row that is or was among those: which row is the graph's edge
     (``kept_edge_rows``) can change only for those keys."""
     read = getattr(db, "read_delta", None)
-    if base is None or read is None or base.snap.generation != gen - 2:
+    if base is None or base.spent or read is None or base.snap.generation != gen - 2:
         return None
     old = base.snap
     sid = w.record.id
     new_edges = list(w.edges) + list(w.replace_edges or [])
     drops = w.mode == "replace" or (w.mode == "append" and bool(w.drop_nodes))  # ``drop_rows`` runs
     derived = set(w.replace_kinds) | ({"topic"} if drops else set())  # it drops memberless topics
-    derived_nodes = {r[0] for r in base.nodes if r[3] == TOPIC_OWNER and r[1] in derived}
+    of_kind = np.flatnonzero(np.isin(old.kind, [KIND_CODE[k] for k in derived])) if derived else np.zeros(0, np.int64)
+    derived_nodes = {old.ids[i] for i in of_kind if old.owner[i] == TOPIC_OWNER}
     # Node rows the commit can have changed: its own, its edges' endpoints, what it dropped or
     # rewrote and, when ``drop_rows`` runs, the session's (it passes some to another owner).
     touched = {n.id for n in w.nodes} | set(w.drop_nodes) | set(removed) | derived_nodes
@@ -82,7 +113,7 @@ def read_own_commit(db: Any, base: Keyed | None, gen: int, w: SessionWrite, remo
     for e in new_edges:
         touched.update((e.src, e.dst))
     if drops:
-        touched.update(r[0] for r in base.nodes if r[3] == sid)
+        touched.update(i for i, o in zip(old.ids, old.owner) if o == sid)
     # Edge keys whose winning row can have changed: those of the rows the commit inserted, and
     # of the rows it deleted (the edges of removed and rewritten nodes; a replacement: every
     # edge of the session). A node merely restated keeps its edges: an append never re-reads
@@ -90,68 +121,146 @@ def read_own_commit(db: Any, base: Keyed | None, gen: int, w: SessionWrite, remo
     sessions = {sid} if w.mode == "replace" else set()
     edge_nodes = set(removed) | set(w.drop_nodes) | derived_nodes
     at = np.array(sorted(old.index[i] for i in edge_nodes if i in old.index), dtype=np.int64)
-    scope = np.isin(old.src, at) | np.isin(old.dst, at)
-    scope[[j for j, r in enumerate(old._edge_rows) if r[4] in sessions]] = True
+    scope = np.isin(old.src, at) | np.isin(old.dst, at) if len(at) else np.zeros(len(old.src), dtype=bool)
+    if sessions:
+        scope[[j for j, r in enumerate(old._edge_rows) if r[4] in sessions]] = True
     old_keys = {old._edge_rows[j][:4] for j in np.flatnonzero(scope)}
     old_keys |= {(e.src, e.dst, e.kind.value, e.label) for e in new_edges}
-    got_gen, new_nodes, key_rows, committed = read(touched, sessions, old_keys, edge_nodes)
+    got_gen, new_nodes, key_rows, committed = read(touched, sessions, old_keys, edge_nodes, session_ids=[sid])
     if got_gen != gen:
         return None
-    merged = [r for r in base.nodes if r[0] not in touched] + new_nodes
-    merged.sort(key=lambda r: r[-1])
-    return Delta(got_gen, merged, key_rows, old_keys | {r[:4] for r in key_rows}, committed, touched)
+    return Delta(got_gen, new_nodes, key_rows, old_keys | {r[:4] for r in key_rows}, committed, {sid}, touched)
 
 
 def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> tuple[GraphSnapshot, Keyed] | None:
-    """The snapshot of generation ``gen`` from the delta, with its ``Keyed``: node columns from the merged
-    rows, edges not under the delta's keys carried over, those under them decided again
-    (``kept_edge_rows``), the vectors matrix carried over (touched rows loaded)."""
+    """The snapshot of generation ``gen`` from the delta, with its ``Keyed``: the touched node
+    rows spliced into the node columns by rowid, the edges under the delta's keys decided
+    again (``kept_edge_rows``) and spliced into the edge columns, the others carried over,
+    the vectors matrix carried over (touched rows loaded). Takes ``base.edge_keys`` over."""
     old = base.snap
-    snap = GraphSnapshot.from_rows(gen, d.nodes, [], d.sessions, load_vectors, old)
-    index = snap.index
-    remap = np.array([index.get(i, -1) for i in old.ids], dtype=np.int64)
-    drop = np.zeros(len(old.src), dtype=bool)
+    gone = np.array(sorted(old.index[i] for i in d.touched if i in old.index), dtype=np.int64)
+    nsp = plan_splice(base.node_rowid, gone, np.array([r[-1] for r in d.nodes], dtype=np.int64))
+    if nsp is None:
+        return None
+    memo = old._json if len(old._json) <= _MEMO_SLACK * 2 * (len(old.ids) + len(old.src)) + 4096 else {}
+
+    def parse(raw: str) -> Any:
+        value = memo.get(raw)
+        if value is None:
+            value = old._json.get(raw)
+            if value is None:
+                value = json.loads(raw)
+            memo[raw] = value
+        return value
+
+    rows = d.nodes
+    ids = splice_list(old.ids, nsp, [r[0] for r in rows])
+    snap = GraphSnapshot(
+        generation=gen,
+        ids=ids,
+        kind=splice_array(old.kind, nsp, np.array([KIND_CODE[r[1]] for r in rows], dtype=np.int8)),
+        text=splice_list(old.text, nsp, [r[2] for r in rows]),
+        owner=splice_list(old.owner, nsp, [r[3] for r in rows]),
+        turn_ids=splice_list(old.turn_ids, nsp, [parse(r[4]) for r in rows]),
+        attrs=splice_list(old.attrs, nsp, [parse(r[5]) for r in rows]),
+        src=np.zeros(0, dtype=np.int32),
+        dst=np.zeros(0, dtype=np.int32),
+        ekind=np.zeros(0, dtype=np.int8),
+        elabel=object_column([]),
+        eweight=np.zeros(0, dtype=np.float32),
+        eturns=object_column([]),
+        sessions=_sessions(old.sessions, d),
+        _vector_loader=load_vectors,
+        _json=memo,
+    )
+    snap.__dict__["index"] = index = splice_index(old.index, old.ids, nsp, ids)
+    remap = nsp.remap.copy()
+    for p in gone:  # a row read back under a new rowid moved: edges follow it by id
+        remap[p] = index.get(old.ids[p], -1)
+    result = _splice_edges(base, d, snap, remap, parse)
+    if result is None:
+        return None
+    edge_rowid, edge_keys = result
+    if old._vectors is not None:
+        snap._vectors = carry_vectors(old, snap, nsp, rows, load_vectors)
+    if "id_rank" in old.__dict__:  # computed for the old snapshot: carried, not sorted again
+        snap.__dict__["id_rank"] = splice_ranks(old.__dict__["id_rank"], nsp, ids)
+    base.spent = True
+    return snap, Keyed(snap, splice_array(base.node_rowid, nsp, np.array([r[-1] for r in rows])), edge_keys, edge_rowid)
+
+
+def _sessions(old: dict[str, dict], d: Delta) -> dict[str, dict]:
+    """The committed sessions: ``old`` with the delta's records in (in seq order, as read)."""
+    out = dict(old)
+    got = {s["id"]: s for s in d.sessions}
+    ordered = True
+    for sid in sorted(d.session_ids):
+        rec, was = got.get(sid), out.get(sid)
+        if rec is None:
+            out.pop(sid, None)
+        elif was is not None and was["seq"] == rec["seq"]:
+            out[sid] = rec  # keeps its place
+        else:
+            out.pop(sid, None)
+            last = next(reversed(out.values()), None)
+            ordered = ordered and (last is None or last["seq"] < rec["seq"])
+            out[sid] = rec
+    return out if ordered else dict(sorted(out.items(), key=lambda kv: kv[1]["seq"]))
+
+
+def _splice_edges(
+    base: Keyed, d: Delta, snap: GraphSnapshot, remap: np.ndarray, parse: Callable[[str], Any]
+) -> tuple[np.ndarray, dict[tuple, int]] | None:
+    """Set ``snap``'s edge columns: ``base``'s edges, those under the delta's keys replaced by
+    the rows that now win them. Returns the edges' rowids and the key -> rowid map."""
+    old, index = base.snap, snap.index
+    gone = []
     for k in d.keys:
         was = base.edge_keys.get(k)
         if was is not None:
-            drop[int(np.searchsorted(base.edge_rowid, was))] = True
-    keep = np.flatnonzero(~drop)
-    if len(keep) and (remap[old.src[keep]].min() < 0 or remap[old.dst[keep]].min() < 0):
-        return None  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
+            gone.append(int(np.searchsorted(base.edge_rowid, was)))
     winners = kept_edge_rows(index, d.edge_rows)
-    rowid = snap.with_edges(old, keep, remap, winners, base.edge_rowid)
-    edge_keys = dict(base.edge_keys)
+    new_rowid = np.array([w[-1] for w in winners], dtype=np.int64)
+    esp: Splice | None = plan_splice(base.edge_rowid, np.array(gone, dtype=np.int64), new_rowid)
+    if esp is None:
+        return None
+    src, dst = remap[old.src], remap[old.dst]
+    kept = esp.remap >= 0
+    if kept.any() and (src[kept].min() < 0 or dst[kept].min() < 0):
+        return None  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
+    snap.src = splice_array(src.astype(np.int32), esp, np.array([index[w[0]] for w in winners], dtype=np.int32))
+    snap.dst = splice_array(dst.astype(np.int32), esp, np.array([index[w[1]] for w in winners], dtype=np.int32))
+    snap.ekind = splice_array(old.ekind, esp, np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8))
+    snap.eweight = splice_array(old.eweight, esp, np.array([w[5] for w in winners], dtype=np.float32))
+    snap.elabel = splice_array(old.elabel, esp, object_column([w[3] for w in winners]))
+    snap.eturns = splice_array(old.eturns, esp, object_column([parse(w[6]) for w in winners]))
+    snap._edge_rows = splice_array(old._edge_rows, esp, object_column([_delta_key(w) for w in winners]))
+    edge_keys = base.edge_keys  # taken over (``Keyed.spent``): no copy of every key
     for k in d.keys:
         edge_keys.pop(k, None)
-    edge_keys.update((r[:4], r[-1]) for r in winners)
-    if old._vectors is not None:
-        snap._vectors = carry_vectors(old, snap, d.touched, load_vectors)
-    return snap, Keyed(snap, d.nodes, edge_keys, rowid)
+    edge_keys.update((w[:4], w[-1]) for w in winners)
+    return splice_array(base.edge_rowid, esp, new_rowid), edge_keys
 
 
 def carry_vectors(
-    old: GraphSnapshot, snap: GraphSnapshot, touched: set[str], load_vectors: VectorLoader
+    old: GraphSnapshot, snap: GraphSnapshot, nsp: Splice, rows: list[tuple], load_vectors: VectorLoader
 ) -> np.ndarray | None:
-    """``snap.vectors()`` as a full computation would give it, from ``old``'s matrix; None
-    (computed when asked) when the dimension cannot be told from the touched rows alone."""
+    """``snap.vectors()`` as a full computation would give it, from ``old``'s matrix and the
+    touched ``rows`` (spliced as ``nsp``); None (computed when asked) when the dimension
+    cannot be told from the touched rows alone."""
     topic = KIND_CODE["topic"]
-    fresh = [i for i, n in enumerate(snap.ids) if n in touched]
-    load = [i for i in fresh if snap.kind[i] != topic]
-    got = load_vectors([snap.ids[i] for i in load], [snap.text[i] for i in load]) if load else {}
+    load = [j for j, r in enumerate(rows) if KIND_CODE[r[1]] != topic]
+    got = load_vectors([rows[j][0] for j in load], [rows[j][2] for j in load]) if load else {}
     assert old._vectors is not None
     dim = old._vectors.shape[1]
     if not got or any(len(v) != dim for v in got.values()):
         return None
-    old_index = old.index
-    src = np.array([old_index.get(n, -1) for n in snap.ids], dtype=np.int64)
-    src[fresh] = -1
-    mat = np.zeros((len(snap.ids), dim), dtype=np.float32)
-    keep = src >= 0
-    mat[keep] = old._vectors[src[keep]]
-    for nid, v in got.items():
-        mat[snap.index[nid]] = v
-    for i in fresh:
-        a = snap.attrs[i]
+    fresh = np.zeros((len(rows), dim), dtype=np.float32)
+    for j, r in enumerate(rows):
+        v = got.get(r[0])
+        if v is not None:
+            fresh[j] = v
+        a = snap.attrs[int(nsp.at[j])]
         if "centroid" in a and len(a["centroid"]) == dim:
-            mat[i] = np.asarray(a["centroid"], dtype=np.float32)
-    return mat
+            fresh[j] = np.asarray(a["centroid"], dtype=np.float32)
+    return splice_array(old._vectors, nsp, fresh)

@@ -1,0 +1,89 @@
+"""``storage.splice``: splicing rowid-ordered columns equals merging and sorting them again."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from memgraph_agents.model.ranking import ranks_of
+from memgraph_agents.storage.splice import plan_splice, splice_array, splice_index, splice_list, splice_ranks
+
+
+def reference(old_rowid: list[int], gone: set[int], new_rowid: list[int]) -> list[tuple[str, int]]:
+    """What a full reload orders: the kept old rows and the new ones, by rowid."""
+    rows = [(r, ("old", p)) for p, r in enumerate(old_rowid) if p not in gone]
+    rows += [(r, ("new", j)) for j, r in enumerate(new_rowid)]
+    return [src for _, src in sorted(rows)]
+
+
+def test_splice_matches_a_sorted_merge_on_random_changes() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randrange(0, 40)
+        old_rowid = sorted(rng.sample(range(1, 200), n))
+        gone = set(rng.sample(range(n), rng.randrange(0, n + 1))) if n else set()
+        # new rows: some under a gone row's rowid (updated in place), others at free rowids
+        free = sorted(set(range(1, 260)) - set(old_rowid))
+        reused = [old_rowid[p] for p in gone if rng.random() < 0.5]
+        new_rowid = sorted(reused + rng.sample(free, rng.randrange(0, 8)))
+        sp = plan_splice(np.array(old_rowid, dtype=np.int64), np.array(sorted(gone)), np.array(new_rowid))
+        assert sp is not None
+        want = reference(old_rowid, gone, new_rowid)
+        old = [f"o{p}" for p in range(n)]
+        new = [f"n{j}" for j in range(len(new_rowid))]
+        expect = [f"o{i}" if k == "old" else f"n{i}" for k, i in want]
+        assert splice_list(old, sp, new) == expect
+        mat = np.arange(n * 2, dtype=np.float32).reshape(n, 2)
+        fresh = -np.arange(1, 1 + 2 * len(new_rowid), dtype=np.float32).reshape(-1, 2)
+        got = splice_array(mat, sp, fresh)
+        assert got.tolist() == [(mat[i] if k == "old" else fresh[i]).tolist() for k, i in want]
+        # each kept old position's new place, and each new row's
+        for pos, (k, i) in enumerate(want):
+            assert (sp.remap[i] if k == "old" else sp.at[i]) == pos
+        assert all(sp.remap[p] == -1 for p in gone)
+
+
+def test_a_changed_row_not_read_back_is_refused() -> None:
+    # rowid 5 is kept (not gone) yet comes back as new: the delta missed a change
+    assert plan_splice(np.array([1, 5, 9]), np.array([], dtype=np.int64), np.array([5])) is None
+    assert plan_splice(np.array([1, 5, 9]), np.array([1]), np.array([5])) is not None
+
+
+def test_spliced_ranks_equal_ranks_of_the_new_ids() -> None:
+    rng = random.Random(3)
+    for _ in range(200):
+        n = rng.randrange(0, 30)
+        old_ids = rng.sample([f"event:S{s}:{k}" for s in range(1, 12) for k in range(1, 12)], n)
+        gone = sorted(rng.sample(range(n), rng.randrange(0, n + 1))) if n else []
+        # gone rows read back under new rowids (at the end), with fresh ids besides
+        back = [old_ids[p] for p in gone if rng.random() < 0.5]
+        fresh = [f"arg:{rng.random():.6f}" for _ in range(rng.randrange(0, 6))]
+        sp = plan_splice(
+            np.arange(n, dtype=np.int64), np.array(gone, dtype=np.int64), np.arange(n, n + len(back) + len(fresh))
+        )
+        assert sp is not None
+        ids = splice_list(old_ids, sp, back + fresh)
+        assert splice_ranks(ranks_of(old_ids), sp, ids).tolist() == ranks_of(ids).tolist()
+        old_index = {n: i for i, n in enumerate(old_ids)}
+        assert splice_index(old_index, old_ids, sp, ids) == {n: i for i, n in enumerate(ids)}
+        assert old_index == {n: i for i, n in enumerate(old_ids)}  # the old map is not touched
+
+
+def test_spliced_index_of_a_long_list_with_a_changed_tail() -> None:
+    """Few rows rewritten in place or moved near the end: the map is updated, not rebuilt."""
+    rng = random.Random(5)
+    for _ in range(100):
+        n = 200
+        old_ids = [f"n{i}" for i in range(n)]
+        gone = sorted(rng.sample(range(n - 20, n), 4) + rng.sample(range(n), 2))
+        moved = [old_ids[p] for p in gone[:2]]
+        in_place = [p for p in gone[2:] if rng.random() < 0.5]
+        new_rowid = sorted([*in_place, n + 1, n + 2])
+        rows = {p: f"n{p}" for p in in_place} | {n + 1: moved[0], n + 2: f"x{rng.random()}"}
+        sp = plan_splice(np.arange(n, dtype=np.int64), np.array(gone), np.array(new_rowid))
+        assert sp is not None
+        ids = splice_list(old_ids, sp, [rows[r] for r in new_rowid])
+        assert splice_index({m: i for i, m in enumerate(old_ids)}, old_ids, sp, ids) == {
+            m: i for i, m in enumerate(ids)
+        }
