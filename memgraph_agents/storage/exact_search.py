@@ -26,8 +26,8 @@ def exact_search(
     q = np.asarray(vector, dtype=np.float32).ravel()
     if mat.shape[1] != q.shape[0]:  # no stored vector at all (a 1-wide placeholder matrix)
         return []
-    norms = np.linalg.norm(mat, axis=1)
-    mask = (norms > 0) & (snap.kind != KIND_CODE["topic"])
+    norms, searchable = snap.derived("exact_search", lambda: _norms(snap, mat))  # once per snapshot
+    mask = searchable.copy()
     if kinds:
         mask &= np.isin(snap.kind, [KIND_CODE[str(x)] for x in kinds])
     qn = float(np.linalg.norm(q))
@@ -35,3 +35,9 @@ def exact_search(
         scores = (mat @ q).astype(np.float64) / (norms.astype(np.float64) * qn) if qn > 0 else np.zeros(len(norms))
     picked = top_k(scores, k, tiebreak=snap.id_rank, mask=mask)
     return [(snap.ids[int(i)], float(scores[int(i)])) for i in picked]
+
+
+def _norms(snap: GraphSnapshot, mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's norm, and which rows can be hits (a stored vector, not a topic)."""
+    norms = np.linalg.norm(mat, axis=1)
+    return norms, (norms > 0) & (snap.kind != KIND_CODE["topic"])
