@@ -137,6 +137,13 @@ class Settings(_EnvSettings):
         description="namespaces up to this many nodes answer dense queries exactly from the "
         "snapshot's vectors (no Chroma call); larger ones use Chroma's ANN index",
     )
+    chroma_index_nodes: int | None = Field(
+        None,
+        ge=0,
+        description="a namespace gets a Chroma ANN index (built once from the stored vectors, then "
+        "written at every commit) when it has more embedded nodes than this; smaller ones write "
+        "nothing to Chroma. Default: exact_search_nodes; 0: every namespace",
+    )
     retriever: str = Field(
         DEFAULT_RETRIEVER,
         description="default retriever name (`memgraph ask`, retrieval graph, "

@@ -132,7 +132,8 @@ def get_store(settings: Settings, namespace: str | None = None, *, create: bool 
         valid=lambda s: s.exists(),
         capacity=settings.cache_namespaces,
     )
-    store.exact_search_nodes = settings.exact_search_nodes  # a tunable, not part of the store's identity
+    # tunables, not part of the store's identity
+    store.exact_search_nodes, store.chroma_index_nodes = settings.exact_search_nodes, settings.chroma_index_nodes
     return store
 
 

@@ -9,6 +9,10 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# The suite's stores write every vector to Chroma, as a namespace past the threshold does, so
+# the commit protocol's Chroma half is exercised everywhere on small conversations; the default
+# (no Chroma index below MEMGRAPH_CHROMA_INDEX_NODES) is covered by tests/test_chroma_index.py.
+os.environ.setdefault("MEMGRAPH_CHROMA_INDEX_NODES", "0")
 
 from memgraph_agents.config import Settings  # noqa: E402
 from memgraph_agents.model import Conversation, Session, Turn  # noqa: E402

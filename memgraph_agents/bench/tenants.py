@@ -16,6 +16,9 @@ starts clean. Then a fresh process opens each namespace through
 question (cold: first query on a namespace not in the cache), asks it again (warm), and reports
 RSS before and after touching all N, the open descriptors, and how many Chroma collections the
 queries opened (none: snapshots read their vectors beside the graph rows, ``storage.vector_rows``).
+A tenant is far smaller than ``MEMGRAPH_CHROMA_INDEX_NODES`` (``storage.chroma_index``), so by
+default nothing is written to Chroma (``chroma_collections_written``); with
+``MEMGRAPH_CHROMA_INDEX_NODES=0`` every tenant gets a collection, as before that setting.
 
 Backends: ``sqlite`` (the graph in one SQLite file per namespace, vectors in embedded Chroma),
 ``sqlite+chroma-server`` (the same with the vectors in the ``MEMGRAPH_CHROMA_HOST`` server) and
@@ -63,6 +66,10 @@ def _settings(data_dir: Path, cache: int, chroma: tuple[str, int] | None, graph_
     return Settings(data_dir=data_dir, embeddings="hash", cache_namespaces=cache, **extra)
 
 
+def _index_threshold(settings) -> int:
+    return settings.exact_search_nodes if settings.chroma_index_nodes is None else settings.chroma_index_nodes
+
+
 def bench_store_id(data_dir: Path) -> str:
     """The PostgreSQL store id of a bench data dir: ``bench-`` + the data dir's random id."""
     from memgraph_agents.storage.identity import store_id
@@ -76,6 +83,7 @@ def _template(settings):
     from memgraph_agents.loaders import load_conversations
     from memgraph_agents.runtime import get_store
     from memgraph_agents.storage import SessionRecord, SessionWrite
+    from memgraph_agents.storage.vector_rows import matching
 
     conv = load_conversations(Path(__file__).resolve().parents[1] / "examples" / "conversation.json")[0]
     conv = conv.model_copy(update={"sessions": conv.sessions[:1]})
@@ -84,8 +92,8 @@ def _template(settings):
     snap = store.snapshot()
     nodes = [snap.node(i) for i in snap.ids]
     edges = store.db.edges()
-    emb = [n for n in nodes if n.embed]
-    vectors = store.vectors.get_vectors([n.id for n in emb], [n.text for n in emb])
+    text = {n.id: n.text for n in nodes if n.embed}
+    vectors = matching(store.db.node_vectors(list(text)), text)  # beside the rows (Chroma may hold none)
     rec = SessionRecord(**{k: v for k, v in store.sessions()[0].items() if k in SessionRecord.model_fields})
     return lambda: SessionWrite(record=rec, nodes=nodes, edges=edges, vectors=vectors)
 
@@ -99,12 +107,15 @@ def create_tenants(data_dir: Path, first: int, last: int, cache: int, chroma, gr
     settings = _settings(data_dir, cache, chroma, graph_url)
     make = _template(settings)
     before = rss_mb()[0], open_fds()
+    written = 0
     for i in range(first, last):
         store = get_store(settings, tenant_name(i))
         if not store.sessions():
             store.commit_session(make())
+            written += store.vectors.opened  # a namespace past MEMGRAPH_CHROMA_INDEX_NODES writes Chroma
     return {
         "tenants": last - first,
+        "chroma_collections_written": written,
         "rss_mb": [round(before[0], 1), round(rss_mb()[0], 1)],
         "fds": [before[1], open_fds()],
     }
@@ -219,6 +230,10 @@ def run_backend(
         "create_child_fds": [w["fds"] for w in writers],
         "graph": "postgresql" if graph_url else "sqlite",
         "vectors": f"chroma server {chroma[0]}:{chroma[1]}" if chroma else "embedded chroma",
+        # Chroma is an index only past this many embedded nodes (storage.chroma_index); below it
+        # every vector lives beside the graph rows only
+        "chroma_index_nodes": _index_threshold(_settings(data_dir, cache, chroma, graph_url)),
+        "chroma_collections_written": sum(w["chroma_collections_written"] for w in writers),
     }
     out.update(in_child(measure, data_dir, n, cache=cache, chroma=chroma, graph_url=graph_url))
     out["rss_growth_mb"] = round(out["rss_mb_end"] - out["rss_mb_start"], 1)

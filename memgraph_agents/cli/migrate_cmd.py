@@ -53,7 +53,12 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
             dst.close()
         console.print(
             f"{ns}: {out['sessions']} sessions, {out['nodes']} nodes, {out['vectors']} vectors copied to "
-            f"{redact(str(target.graph_url))} (store {target.store_id!r}), Chroma {target.chroma_host}:{target.chroma_port}",
+            f"{redact(str(target.graph_url))} (store {target.store_id!r}), "
+            + (
+                f"indexed in Chroma {target.chroma_host}:{target.chroma_port}"
+                if out["chroma_index"]
+                else "searched exactly (no Chroma index below MEMGRAPH_CHROMA_INDEX_NODES)"
+            ),
             markup=False,
         )
     return 0

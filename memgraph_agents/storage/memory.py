@@ -5,12 +5,16 @@ a stored one (``replace``: an edited session, or a rebuild with another builder 
 extends it with new turns (``append``: a chat thread that grew):
 
 1. Graph store: record the write in ``writes``; a new session also gets its row as ``pending``.
-2. Chroma: upsert the vectors of the write's nodes that have none yet: new ids, and the
+2. Chroma, in a namespace with a Chroma index (``storage.chroma_index``: only namespaces past
+   ``MEMGRAPH_CHROMA_INDEX_NODES`` have one; the commit that takes one past it builds it): upsert the vectors of the write's nodes that have none yet: new ids, and the
    session's own nodes whose text changed (metadata ``session_id`` = the writing session).
 3. Graph store, ONE transaction: the old version's rows out (all of them for ``replace``, the
    reopened tail for ``append``), the new rows in, the input turns, the session row
    ``committed``, the ``writes`` row gone, the vectors of removed rows listed as garbage.
 4. Chroma: delete the garbage vectors, then their garbage rows.
+
+Without a Chroma index, steps 2 and 4 do nothing: the transaction of step 3 is the whole write
+(vectors are stored beside the rows in it).
 
 Readers see the old version until step 3 commits and the new one after it: snapshots read
 committed rows, and a vector is used only when its stored document is the text of the
@@ -42,12 +46,13 @@ from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Node
 from memgraph_agents.model.ranking import sort_pairs
+from memgraph_agents.storage import chroma_index
 from memgraph_agents.storage.exact_search import exact_search
 from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, open_graph_store
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
-from memgraph_agents.storage.session_write import SessionWrite
+from memgraph_agents.storage.session_write import SessionWrite, check_dimension
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.snapshot_delta import Keyed, apply_delta, read_own_commit
 from memgraph_agents.storage.usage import UseCounter, in_use
@@ -76,6 +81,7 @@ class MemoryStore:
         graph_url: str | None = None,
         store_id: str = "default",
         exact_search_nodes: int = 10_000,
+        chroma_index_nodes: int | None = None,
     ) -> None:
         self.namespace = validate_stored_name(namespace)
         self.data_dir = Path(data_dir)
@@ -95,12 +101,15 @@ class MemoryStore:
             raise NamespaceUnusableError(f"cannot open namespace {namespace!r} in {self.data_dir}: {e}") from e
         self.embedder = embedder
         self.exact_search_nodes = exact_search_nodes
+        self.chroma_index_nodes = chroma_index_nodes  # None: the exact-search threshold
+        self._indexed: bool | None = None  # whether the namespace has a Chroma index (cached once on)
         stored_model = self.db.get_meta("embedding_model")  # None: a namespace created just now
         existed = stored_model is not None
         if stored_model is None:
             # The first writer records the model; a worker creating the same namespace at the
             # same time reads that one back (``init_meta``) instead of writing its own over it.
             stored_model = self.db.init_meta("embedding_model", embedder.name)
+            self.db.init_meta(chroma_index.INDEX_META, chroma_index.OFF)  # indexed once it grows
         if stored_model != embedder.name:
             raise ValueError(
                 f"namespace {namespace!r} was built with embeddings {stored_model!r}, not {embedder.name!r}: "
@@ -161,6 +170,7 @@ class MemoryStore:
             graph_url=settings.graph_url,
             store_id=settings.store_id,
             exact_search_nodes=settings.exact_search_nodes,
+            chroma_index_nodes=settings.chroma_index_nodes,
         )
 
     def exists(self) -> bool:
@@ -244,7 +254,7 @@ class MemoryStore:
         """Dense top-k over committed nodes, ``(node id, cosine)``: exact on the snapshot's
         vectors up to ``exact_search_nodes`` nodes (``storage.exact_search``), else Chroma."""
         snap = self.snapshot()
-        if len(snap) <= self.exact_search_nodes and self._rows_hold_vectors:
+        if self._rows_hold_vectors and (len(snap) <= self.exact_search_nodes or not self.indexed()):
             return exact_search(snap, vector, k, kinds)
         # Over-fetch a little: pending vectors of a concurrent writer are filtered out below.
         hits = self.vectors.query(vector, k + 8, kinds)
@@ -260,7 +270,7 @@ class MemoryStore:
             "sessions": len(self.sessions()),
             "nodes": nodes,
             "edges": edges,
-            "vectors": self.vectors.count(),
+            "vectors": self.vectors.count() if self.indexed() else self.db.embedded_count(),
             "graph_bytes": self.db.stored_bytes(),
         }
 
@@ -268,6 +278,7 @@ class MemoryStore:
     @in_use
     def commit_session(self, w: SessionWrite) -> None:
         """Add, replace or extend a session atomically (see the module docstring)."""
+        check_dimension(w, self.embedder.dim, self.embedder.name)  # before anything is written
         with self._thread_lock, self.lock:
             r = w.record
             self._check_mode(w)
@@ -280,7 +291,11 @@ class MemoryStore:
             began = self.db.generation()
             try:
                 fresh = self._vectors_to_write(w)
-                if fresh:  # 2. vectors (a committed node's own vector is never touched for another text)
+                build = self._index_to_build(len(fresh))
+                if build:  # this commit takes the namespace past the threshold: index what is stored
+                    chroma_index.build_index(self.db, self.vectors, self.embedder)
+                indexed = build or self._indexed
+                if fresh and indexed:  # 2. vectors (a committed node's own vector is never touched for another text)
                     self.vectors.upsert(
                         [n.id for n in fresh],
                         np.stack([w.vectors[n.id] for n in fresh]),
@@ -292,7 +307,10 @@ class MemoryStore:
                     self.fault_hook("after_vectors")
                 with self.db.write() as t:  # 3. one transaction: old rows out, new rows in, committed
                     garbage, removed = self._write_rows(t, w)
-                    t.add_garbage(garbage)
+                    if indexed:  # Chroma's copies go in step 4
+                        t.add_garbage(garbage)
+                    if build:
+                        t.set_meta(chroma_index.INDEX_META, chroma_index.ON)
                     t.drop_vectors(garbage)  # the vectors beside the rows follow them
                     t.put_vectors(vector_rows({n.id: w.vectors[n.id] for n in fresh}, {n.id: n.text for n in fresh}))
                     t.end_write(r.id)
@@ -307,6 +325,8 @@ class MemoryStore:
                 except Exception:
                     pass
                 raise
+            if build:
+                self._indexed = True
             for n in fresh:
                 self._vec_cache[(n.id, n.text)] = np.asarray(w.vectors[n.id], dtype=np.float32)
             # The snapshot after our own commit, from the cached one (no reload of the namespace).
@@ -314,6 +334,20 @@ class MemoryStore:
             collected = self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
             if delta is not None and base is not None and self.db.generation() == delta.generation + collected:
                 self._install(base, apply_delta(base, delta, delta.generation + collected, self._load_vectors))
+
+    def indexed(self) -> bool:
+        """Whether the namespace has a Chroma index (``storage.chroma_index``); read again
+        until it has one (another worker may build it), then cached: it is never removed."""
+        if not self._indexed:
+            self._indexed = chroma_index.is_on(self.db.get_meta(chroma_index.INDEX_META))
+        return self._indexed
+
+    def _index_to_build(self, adding: int) -> bool:
+        """Whether this commit (holding the writer lock) must build the Chroma index first."""
+        if self.indexed():
+            return False
+        limit = self.exact_search_nodes if self.chroma_index_nodes is None else self.chroma_index_nodes
+        return chroma_index.needs_build(self.db.embedded_count() + adding, limit)
 
     def _install(self, base: Keyed, result: tuple[GraphSnapshot, Keyed] | None) -> None:
         """Make a delta's snapshot the cached one, unless a reader reloaded meanwhile."""
@@ -393,7 +427,8 @@ class MemoryStore:
         ids = self.db.vector_garbage()
         if not ids:
             return 0
-        self.vectors.delete(ids)
+        if self.indexed():
+            self.vectors.delete(ids)
         with self.db.write() as t:
             t.remove_garbage(ids)
         return 1
@@ -401,7 +436,10 @@ class MemoryStore:
     def _repair_vectors(self, session_id: str) -> None:
         """Make Chroma agree with the committed rows for what ``session_id``'s writes stored:
         vectors of ids no committed node has go; a vector stored for another text than the
-        committed node's (an unfinished replacement) is computed again from the committed text."""
+        committed node's (an unfinished replacement) is computed again from the committed text.
+        Without a Chroma index there is nothing to repair: what Chroma holds is never read."""
+        if not self.indexed():
+            return
         written = self.vectors.written_by(session_id)
         if not written:
             return
@@ -447,7 +485,8 @@ class MemoryStore:
         owned = set(self.db.owned_node_ids(session_id))
         with self.db.write() as t:  # rows first: readers never see a row without its vector
             removed, garbage = t.drop_rows(session_id, None)
-            t.add_garbage(garbage)
+            if self.indexed():
+                t.add_garbage(garbage)
             t.drop_vectors(garbage)
             t.remove_session(session_id)
         self._collect_garbage()

@@ -2,8 +2,8 @@
 
 Moves an embedded data dir's memory to the servers (README "Running on servers") without
 building anything again: sessions built with an LLM stay as they are, and the copy answers
-exactly as the original (same rows in the same order, same vectors, in Chroma and beside the
-rows). It works between any two
+exactly as the original (same rows in the same order, same vectors beside the rows, and in
+Chroma when the target's threshold gives the namespace a Chroma index: ``storage.chroma_index``). It works between any two
 stores (``GraphStore``), so a memory can move back from the servers to a data dir too.
 
 The copy follows the commit protocol: vectors first, then ONE transaction with every row and
@@ -20,14 +20,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memgraph_agents.errors import StorageError
+from memgraph_agents.storage.chroma_index import INDEX_META, ON
 from memgraph_agents.storage.graph_db import row_to_edge, row_to_node
 from memgraph_agents.storage.vector_rows import matching, vector_rows
 
 if TYPE_CHECKING:
     from memgraph_agents.storage.memory import MemoryStore
 
-# Meta a store keeps about itself (not copied): its generation, schema and collection name.
-_OWN_META = {"generation", "schema", "collection"}
+# Meta a store keeps about itself (not copied): its generation, schema, collection name and
+# whether that collection is an index (the target decides by its own threshold).
+_OWN_META = {"generation", "schema", "collection", INDEX_META}
 
 
 def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
@@ -56,7 +58,8 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
                 "migrate into an empty namespace (or forget it there first)"
             )
         ids = list(got)
-        if ids:  # 1. vectors (owner: the node's primary owner, as a commit would record it)
+        index = dst._index_to_build(len(ids)) or dst.indexed()  # a Chroma index only above the threshold
+        if ids and index:  # 1. vectors (owner: the node's primary owner, as a commit would record it)
             owner = {r[0]: r[3] for r in nodes}
             dst.vectors.upsert(
                 ids,
@@ -77,4 +80,12 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
                 t.commit_session_row(s)
             for k, v in meta.items():
                 t.set_meta(k, v)
-    return {"namespace": src.namespace, "sessions": len(sessions), "nodes": len(nodes), "vectors": len(ids)}
+            if index:
+                t.set_meta(INDEX_META, ON)
+    return {
+        "namespace": src.namespace,
+        "sessions": len(sessions),
+        "nodes": len(nodes),
+        "vectors": len(ids),
+        "chroma_index": index,
+    }

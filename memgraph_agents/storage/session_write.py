@@ -47,6 +47,18 @@ class SessionWrite:
     turns_start: int = 0
 
 
+def check_dimension(w: SessionWrite, dim: int, model: str) -> None:
+    """Refuse a write holding a vector that is not ``(dim,)``: the graph rows take any bytes
+    (and a namespace without a Chroma index has nothing else to refuse it), and one such
+    vector would break every snapshot of the namespace."""
+    for i, v in w.vectors.items():
+        if np.shape(v) != (dim,):
+            raise ValueError(
+                f"session {w.record.id!r}: the vector of node {i!r} has shape {np.shape(v)}, not ({dim},), "
+                f"the dimension of embeddings {model!r}: nothing was written"
+            )
+
+
 # The columns of a session row, in table order (both graph stores).
 SESSION_KEYS = (
     "id",
