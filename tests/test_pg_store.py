@@ -16,6 +16,7 @@ vectors on a real Chroma server (workers share no folder).
 
 from __future__ import annotations
 
+import chromadb
 import psycopg
 import pytest
 
@@ -439,3 +440,25 @@ def test_vectors_beside_the_rows_as_in_sqlite_and_reads_without_chroma(tmp_path,
         c.execute("DELETE FROM mg_meta WHERE store_id='vec' AND namespace='v' AND key='vectors'")
     again = stored(MemoryStore.open(srv, "v"))
     assert sorted(again) == sorted(b) and all(np.allclose(again[i], b[i], atol=1e-6) for i in b)
+
+
+def test_small_namespaces_write_nothing_to_the_chroma_server_until_they_cross(monkeypatch, worker, chroma):
+    """``storage.chroma_index`` on the servers: below the threshold PostgreSQL alone holds the
+    memory; the commit past it builds the server's collection from the rows, and another
+    worker then writes it too."""
+    monkeypatch.delenv("MEMGRAPH_CHROMA_INDEX_NODES", raising=False)
+    a = worker("a", "lazy").model_copy(update={"chroma_index_nodes": 60})
+    b = worker("b", "lazy").model_copy(update={"chroma_index_nodes": 60})
+    conv = conversation("lazy", 6, turns=5)
+    server = chromadb.HttpClient(host=chroma.host, port=chroma.port)
+    ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:2]}), a, namespace="u")
+    sa = get_store(a, "u", create=False)
+    assert not sa.indexed() and sa.vectors.name not in {c.name for c in server.list_collections()}
+    for n in range(3, 7):  # the two workers take turns; one of these commits crosses 60
+        ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:n]}), b if n % 2 else a, namespace="u")
+    sb = get_store(b, "u", create=False)
+    assert sa.indexed() and sb.indexed() and sa.db.embedded_count() > 60
+    text = {r[0]: r[2] for r in sa.db.raw_nodes() if r[6]}
+    got = server.get_collection(sa.vectors.name).get(include=["documents"])
+    assert dict(zip(got["ids"], got["documents"])) == text  # every committed vector, for its text
+    assert answer(sa) == answer(sb)

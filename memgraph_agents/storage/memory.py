@@ -6,8 +6,9 @@ extends it with new turns (``append``: a chat thread that grew):
 
 1. Graph store: record the write in ``writes``; a new session also gets its row as ``pending``.
 2. Chroma, in a namespace with a Chroma index (``storage.chroma_index``: only namespaces past
-   ``MEMGRAPH_CHROMA_INDEX_NODES`` have one; the commit that takes one past it builds it): upsert the vectors of the write's nodes that have none yet: new ids, and the
-   session's own nodes whose text changed (metadata ``session_id`` = the writing session).
+   ``MEMGRAPH_CHROMA_INDEX_NODES`` have one; the commit that takes one past it builds it):
+   upsert the vectors of the write's nodes that have none yet: new ids, and the session's own
+   nodes whose text changed (metadata ``session_id`` = the writing session).
 3. Graph store, ONE transaction: the old version's rows out (all of them for ``replace``, the
    reopened tail for ``append``), the new rows in, the input turns, the session row
    ``committed``, the ``writes`` row gone, the vectors of removed rows listed as garbage.

@@ -1,4 +1,4 @@
-"""Chroma vector index, one collection per namespace (DESIGN §4).
+"""Chroma vector index, one collection per indexed namespace (DESIGN §4; which ones: ``storage.chroma_index``).
 
 Vectors are computed by our cached ``EmbeddingModel`` and passed explicitly; the collection
 also records a registered embedding function (``memgraph_agents``) so that it reopens, and
