@@ -4,6 +4,7 @@ but only once no call is running on it, and it stays usable by whoever still hol
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from pathlib import Path
@@ -11,6 +12,8 @@ from pathlib import Path
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.retrievers import retrieve
 from memgraph_agents.runtime import cached_stores, get_store
+from memgraph_agents.storage import MemoryStore
+from memgraph_agents.storage.locks import NamespaceIngestLock
 from tests.workloads import conversation
 
 CACHE = 3
@@ -47,6 +50,11 @@ def test_open_stores_and_descriptors_stay_bounded(settings):
     # A writer and a reader per thread for each open store, with WAL files: bounded by the
     # cache, not by the twelve namespaces touched.
     assert max(fds[CACHE:]) <= max(fds[:CACHE]) + 6, fds
+    # Nothing per namespace outlives its store: not the store, not its ingest lock.
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, (MemoryStore, NamespaceIngestLock))]
+    assert sum(isinstance(o, MemoryStore) for o in alive) <= CACHE, alive
+    assert sum(isinstance(o, NamespaceIngestLock) for o in alive) <= CACHE, alive
     # An evicted namespace reopens and answers the same as before.
     first = [e.node_id for e in retrieve("ppr", "what happened", get_store(settings, "u0", create=False), k=5)]
     for ns in names[1:]:

@@ -19,6 +19,7 @@ import asyncio
 import os
 import threading
 import time
+import weakref
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Protocol
@@ -145,7 +146,10 @@ class NamespaceIngestLock:
             await asyncio.to_thread(self.release)
 
 
-_INGEST_LOCKS: dict[str, NamespaceIngestLock] = {}
+# Weak: a namespace's lock lives while a store (or a holder) uses it, then goes with it; a
+# process touching ten thousand namespaces must not keep one each (issue 15.4). Nobody can
+# hold a lock nobody references, so a new object for the same directory is safe.
+_INGEST_LOCKS: weakref.WeakValueDictionary[str, NamespaceIngestLock] = weakref.WeakValueDictionary()
 _REGISTRY_LOCK = threading.Lock()
 
 
@@ -154,11 +158,12 @@ def namespace_ingest_lock(namespace_dir: Path, remote: RemoteLock | None = None)
     ``remote``: its cross-machine half (the same namespace in PostgreSQL)."""
     key = str(Path(namespace_dir).resolve())
     with _REGISTRY_LOCK:
-        if key not in _INGEST_LOCKS:
-            _INGEST_LOCKS[key] = NamespaceIngestLock(Path(key) / "ingest.lock", remote)
-        elif remote is not None and _INGEST_LOCKS[key].remote is None:
-            _INGEST_LOCKS[key].remote = remote
-        return _INGEST_LOCKS[key]
+        lock = _INGEST_LOCKS.get(key)
+        if lock is None:
+            lock = _INGEST_LOCKS[key] = NamespaceIngestLock(Path(key) / "ingest.lock", remote)
+        elif remote is not None and lock.remote is None:
+            lock.remote = remote
+        return lock
 
 
 _PROCESS_LOCKS: dict[str, int] = {}
