@@ -52,9 +52,10 @@ def test_open_stores_and_descriptors_stay_bounded(settings):
     assert max(fds[CACHE:]) <= max(fds[:CACHE]) + 6, fds
     # Nothing per namespace outlives its store: not the store, not its ingest lock.
     gc.collect()
-    alive = [o for o in gc.get_objects() if isinstance(o, (MemoryStore, NamespaceIngestLock))]
-    assert sum(isinstance(o, MemoryStore) for o in alive) <= CACHE, alive
-    assert sum(isinstance(o, NamespaceIngestLock) for o in alive) <= CACHE, alive
+    root = Path(settings.data_dir).resolve()
+    stores = [o for o in gc.get_objects() if isinstance(o, MemoryStore) and o.data_dir.resolve() == root]
+    locks = [o for o in gc.get_objects() if isinstance(o, NamespaceIngestLock) and root in o.path.parents]
+    assert 0 < len(stores) <= CACHE and 0 < len(locks) <= CACHE, (stores, locks)
     # An evicted namespace reopens and answers the same as before.
     first = [e.node_id for e in retrieve("ppr", "what happened", get_store(settings, "u0", create=False), k=5)]
     for ns in names[1:]:
