@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.model.ranking import ranks_of
+from memgraph_agents.storage.vector_plan import KindRows, VectorPlan
 
 NODE_KINDS = list(NodeKind)
 EDGE_KINDS = list(EdgeKind)
@@ -50,6 +51,10 @@ class GraphSnapshot:
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _derived: dict = field(default_factory=dict)
     _vectors: np.ndarray | None = None
+    # Set by a snapshot delta instead of ``_vectors``: the matrix, built when first asked for
+    # (``storage.vector_plan``); and per node kind code, its rows and their vectors.
+    _vector_plan: VectorPlan | None = None
+    _kind_rows: dict[int, KindRows] = field(default_factory=dict)
 
     _json: dict[str, Any] = field(default_factory=dict)  # raw JSON column text -> parsed value
     # Keyed snapshots (rows with their rowid last): per edge, what the snapshot delta reads of
@@ -206,6 +211,8 @@ class GraphSnapshot:
     def vectors(self) -> np.ndarray:
         """``(n_nodes, dim)`` embeddings aligned with ``ids``; zero rows for un-embedded nodes."""
         with self._lock:
+            if self._vectors is None and self._vector_plan is not None:
+                self._vectors, self._vector_plan = self._vector_plan.materialize(), None
             if self._vectors is None:
                 # Topics carry their centroid in attrs and have no stored vector: asking the index
                 # for them would miss on every reload.
@@ -224,6 +231,17 @@ class GraphSnapshot:
                         mat[i] = np.asarray(a["centroid"], dtype=np.float32)
                 self._vectors = mat
             return self._vectors
+
+    def kind_vectors(self, kind: NodeKind | str) -> tuple[np.ndarray, np.ndarray]:
+        """``(indices_of(kind), vectors()[those])``, the matrix read-only; cached, and carried by
+        a snapshot delta that only adds rows of the kind (no copy of every stored vector)."""
+        code = KIND_CODE[str(kind)]
+        with self._lock:
+            rows = self._kind_rows.get(code)
+            if rows is None:
+                idx = self.indices_of(kind)
+                rows = self._kind_rows[code] = KindRows.of(idx, self.vectors()[idx])
+            return rows.idx, rows.vecs
 
     def to_networkx(self) -> nx.MultiDiGraph:
         g = nx.MultiDiGraph()

@@ -38,6 +38,7 @@ from memgraph_agents.storage.splice import (
     splice_list,
     splice_ranks,
 )
+from memgraph_agents.storage.vector_plan import VectorPlan, carry_kind_rows, plan_vectors
 
 VectorLoader = Callable[[list[str], list[str]], dict[str, np.ndarray]]
 
@@ -181,8 +182,7 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
     if result is None:
         return None
     edge_rowid, edge_keys = result
-    if old._vectors is not None:
-        snap._vectors = carry_vectors(old, snap, nsp, rows, load_vectors)
+    carry_vectors(old, snap, nsp, rows, load_vectors)
     if "id_rank" in old.__dict__:  # computed for the old snapshot: carried, not sorted again
         snap.__dict__["id_rank"] = splice_ranks(old.__dict__["id_rank"], nsp, ids)
     base.spent = True
@@ -244,17 +244,24 @@ def _splice_edges(
 
 def carry_vectors(
     old: GraphSnapshot, snap: GraphSnapshot, nsp: Splice, rows: list[tuple], load_vectors: VectorLoader
-) -> np.ndarray | None:
-    """``snap.vectors()`` as a full computation would give it, from ``old``'s matrix and the
-    touched ``rows`` (spliced as ``nsp``); None (computed when asked) when the dimension
-    cannot be told from the touched rows alone."""
+) -> None:
+    """Give ``snap`` the plan of its vectors matrix (``storage.vector_plan``: ``old``'s, with
+    the touched ``rows`` spliced in as ``nsp``; built when first asked for) and ``old``'s
+    per-kind vectors, carried where the commit only appended to a kind. Nothing (computed when
+    asked) when ``old`` had no matrix or plan, or the dimension cannot be told from the touched
+    rows alone."""
+    prev: np.ndarray | VectorPlan | None = old._vectors if old._vectors is not None else old._vector_plan
+    if prev is None:
+        return
+    if isinstance(prev, VectorPlan) and prev.too_long():
+        prev = old.vectors()  # one gather now; the next plans start from this matrix
     topic = KIND_CODE["topic"]
-    load = [j for j, r in enumerate(rows) if KIND_CODE[r[1]] != topic]
+    codes = np.array([KIND_CODE[r[1]] for r in rows], dtype=np.int8)
+    load = [j for j in range(len(rows)) if codes[j] != topic]
     got = load_vectors([rows[j][0] for j in load], [rows[j][2] for j in load]) if load else {}
-    assert old._vectors is not None
-    dim = old._vectors.shape[1]
+    dim = (prev.base if isinstance(prev, VectorPlan) else prev).shape[1]
     if not got or any(len(v) != dim for v in got.values()):
-        return None
+        return
     fresh = np.zeros((len(rows), dim), dtype=np.float32)
     for j, r in enumerate(rows):
         v = got.get(r[0])
@@ -263,4 +270,8 @@ def carry_vectors(
         a = snap.attrs[int(nsp.at[j])]
         if "centroid" in a and len(a["centroid"]) == dim:
             fresh[j] = np.asarray(a["centroid"], dtype=np.float32)
-    return splice_array(old._vectors, nsp, fresh)
+    snap._vector_plan = plan_vectors(prev, nsp, fresh)
+    for code, kept in list(old._kind_rows.items()):
+        carried = carry_kind_rows(kept, old.ids, nsp, snap.index, rows, fresh, code, codes)
+        if carried is not None:
+            snap._kind_rows[code] = carried
