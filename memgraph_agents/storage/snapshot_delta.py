@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,10 @@ from memgraph_agents.storage.snapshot import (
     object_column,
 )
 from memgraph_agents.storage.splice import (
+    Spare,
     Splice,
+    append_column,
+    is_append,
     plan_splice,
     splice_array,
     splice_index,
@@ -58,6 +61,9 @@ class Keyed:
     edge_keys: dict[tuple, int]
     edge_rowid: np.ndarray
     spent: bool = False
+    # Per edge column, its buffer with spare capacity (``storage.splice.append_column``): a
+    # commit that only adds edge rows writes them there, copying none of the others.
+    spare: dict[str, Spare] = field(default_factory=dict)
 
     @classmethod
     def of(cls, snap: GraphSnapshot, nodes: list[tuple]) -> Keyed:
@@ -181,12 +187,13 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
     result = _splice_edges(base, d, snap, remap, parse)
     if result is None:
         return None
-    edge_rowid, edge_keys = result
+    edge_rowid, edge_keys = result  # ``base.spare`` updated
     carry_vectors(old, snap, nsp, rows, load_vectors)
     if "id_rank" in old.__dict__:  # computed for the old snapshot: carried, not sorted again
         snap.__dict__["id_rank"] = splice_ranks(old.__dict__["id_rank"], nsp, ids)
     base.spent = True
-    return snap, Keyed(snap, splice_array(base.node_rowid, nsp, np.array([r[-1] for r in rows])), edge_keys, edge_rowid)
+    node_rowid = splice_array(base.node_rowid, nsp, np.array([r[-1] for r in rows]))
+    return snap, Keyed(snap, node_rowid, edge_keys, edge_rowid, spare=base.spare)
 
 
 def _sessions(old: dict[str, dict], d: Delta) -> dict[str, dict]:
@@ -224,22 +231,41 @@ def _splice_edges(
     esp: Splice | None = plan_splice(base.edge_rowid, np.array(gone, dtype=np.int64), new_rowid)
     if esp is None:
         return None
-    src, dst = remap[old.src], remap[old.dst]
-    kept = esp.remap >= 0
-    if kept.any() and (src[kept].min() < 0 or dst[kept].min() < 0):
-        return None  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
-    snap.src = splice_array(src.astype(np.int32), esp, np.array([index[w[0]] for w in winners], dtype=np.int32))
-    snap.dst = splice_array(dst.astype(np.int32), esp, np.array([index[w[1]] for w in winners], dtype=np.int32))
-    snap.ekind = splice_array(old.ekind, esp, np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8))
-    snap.eweight = splice_array(old.eweight, esp, np.array([w[5] for w in winners], dtype=np.float32))
-    snap.elabel = splice_array(old.elabel, esp, object_column([w[3] for w in winners]))
-    snap.eturns = splice_array(old.eturns, esp, object_column([parse(w[6]) for w in winners]))
-    snap._edge_rows = splice_array(old._edge_rows, esp, object_column([_delta_key(w) for w in winners]))
+    new: dict[str, np.ndarray] = {
+        "src": np.array([index[w[0]] for w in winners], dtype=np.int32),
+        "dst": np.array([index[w[1]] for w in winners], dtype=np.int32),
+        "ekind": np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8),
+        "eweight": np.array([w[5] for w in winners], dtype=np.float32),
+        "elabel": object_column([w[3] for w in winners]),
+        "eturns": object_column([parse(w[6]) for w in winners]),
+        "_edge_rows": object_column([_delta_key(w) for w in winners]),
+        "edge_rowid": new_rowid,
+    }
+    cols = {name: getattr(old, name) for name in new if name != "edge_rowid"} | {"edge_rowid": base.edge_rowid}
+    same_nodes = bool((remap == np.arange(len(remap))).all())  # every old node where it was
+    if not same_nodes:  # node positions moved: every edge's endpoints are renumbered
+        r32 = remap.astype(np.int32)
+        cols["src"], cols["dst"] = r32[old.src], r32[old.dst]
+        kept = esp.remap >= 0
+        if kept.any() and (cols["src"][kept].min() < 0 or cols["dst"][kept].min() < 0):
+            return None  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
+    spare = base.spare  # taken over with the edge keys (``Keyed.spent``)
+    out: dict[str, np.ndarray] = {}
+    for name, col in cols.items():
+        if is_append(esp):  # the usual commit: new edge rows only, written after the old ones
+            out[name], spare[name] = append_column(
+                col, spare.get(name) if name not in ("src", "dst") or same_nodes else None, new[name]
+            )
+        else:
+            out[name] = splice_array(col, esp, new[name])
+            spare.pop(name, None)
+    snap.src, snap.dst, snap.ekind, snap.eweight = out["src"], out["dst"], out["ekind"], out["eweight"]
+    snap.elabel, snap.eturns, snap._edge_rows = out["elabel"], out["eturns"], out["_edge_rows"]
     edge_keys = base.edge_keys  # taken over (``Keyed.spent``): no copy of every key
     for k in d.keys:
         edge_keys.pop(k, None)
     edge_keys.update((w[:4], w[-1]) for w in winners)
-    return splice_array(base.edge_rowid, esp, new_rowid), edge_keys
+    return out["edge_rowid"], edge_keys
 
 
 def carry_vectors(

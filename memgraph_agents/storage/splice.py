@@ -132,3 +132,42 @@ def splice_index(old_index: dict[str, int], old_ids: list[str], sp: Splice, ids:
     for p in range(stable, len(ids)):
         index[ids[p]] = p
     return index
+
+
+def is_append(sp: Splice) -> bool:
+    """The plan keeps every old row where it was and adds the new rows after them all."""
+    if sp.n_old == 0:
+        return True
+    return sp.pieces[0] == (0, sp.n_old) and all(a < 0 for a, _ in sp.pieces[1:])
+
+
+@dataclass
+class Spare:
+    """A column's buffer with room for more rows: ``buf[:fill]`` is in use (some snapshot's
+    column is a view of it); rows past ``fill`` belong to no snapshot yet."""
+
+    buf: np.ndarray
+    fill: int
+
+
+def append_column(old: np.ndarray, spare: Spare | None, new: np.ndarray) -> tuple[np.ndarray, Spare]:
+    """``np.concatenate([old, new])``, as a view of a buffer with spare capacity, and that
+    buffer. When ``old`` is the filled prefix of ``spare``'s buffer (no other column grew it
+    since), ``new`` is written after it, in place: ``old`` (a view that ends where it did)
+    does not change, and nothing of it is copied. Else ``old`` is copied into a buffer half as
+    large again, so a column that only grows is copied O(log n) times in all."""
+    n, k = len(old), len(new)
+    if (
+        spare is not None
+        and spare.fill == n
+        and n + k <= len(spare.buf)
+        and old.base is spare.buf
+        and old.__array_interface__["data"][0] == spare.buf.__array_interface__["data"][0]
+    ):
+        spare.buf[n : n + k] = new
+        spare.fill = n + k
+        return spare.buf[: n + k], spare
+    buf = np.empty((max(16, (n + k) * 3 // 2), *old.shape[1:]), dtype=old.dtype)
+    buf[:n] = old
+    buf[n : n + k] = new
+    return buf[: n + k], Spare(buf, n + k)
