@@ -22,12 +22,12 @@ from tests.workloads import chat_thread, conversation
 
 def assert_same_snapshot(got: GraphSnapshot, want: GraphSnapshot) -> None:
     assert got.generation == want.generation
-    assert got.ids == want.ids
+    assert got.ids.tolist() == want.ids.tolist()
     assert got.kind.tolist() == want.kind.tolist()
-    assert got.text == want.text
-    assert got.owner == want.owner
-    assert got.turn_ids == want.turn_ids
-    assert got.attrs == want.attrs
+    assert got.text.tolist() == want.text.tolist()
+    assert got.owner.tolist() == want.owner.tolist()
+    assert got.turn_ids.tolist() == want.turn_ids.tolist()
+    assert got.attrs.tolist() == want.attrs.tolist()
     assert got.sessions == want.sessions
 
     def edges(s: GraphSnapshot) -> list:

@@ -38,7 +38,6 @@ from memgraph_agents.storage.splice import (
     plan_splice,
     splice_array,
     splice_index,
-    splice_list,
     splice_ranks,
 )
 from memgraph_agents.storage.vector_plan import VectorPlan, carry_kind_rows, plan_vectors
@@ -161,15 +160,15 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
         return value
 
     rows = d.nodes
-    ids = splice_list(old.ids, nsp, [r[0] for r in rows])
+    ids = splice_array(old.ids, nsp, object_column([r[0] for r in rows]))
     snap = GraphSnapshot(
         generation=gen,
         ids=ids,
         kind=splice_array(old.kind, nsp, np.array([KIND_CODE[r[1]] for r in rows], dtype=np.int8)),
-        text=splice_list(old.text, nsp, [r[2] for r in rows]),
-        owner=splice_list(old.owner, nsp, [r[3] for r in rows]),
-        turn_ids=splice_list(old.turn_ids, nsp, [parse(r[4]) for r in rows]),
-        attrs=splice_list(old.attrs, nsp, [parse(r[5]) for r in rows]),
+        text=splice_array(old.text, nsp, object_column([r[2] for r in rows])),
+        owner=splice_array(old.owner, nsp, object_column([r[3] for r in rows])),
+        turn_ids=splice_array(old.turn_ids, nsp, object_column([parse(r[4]) for r in rows])),
+        attrs=splice_array(old.attrs, nsp, object_column([parse(r[5]) for r in rows])),
         src=np.zeros(0, dtype=np.int32),
         dst=np.zeros(0, dtype=np.int32),
         ekind=np.zeros(0, dtype=np.int8),

@@ -10,6 +10,7 @@ with slice copies (C speed), never a Python pass over every row.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,7 +95,7 @@ def splice_array(old: np.ndarray, sp: Splice, new: np.ndarray) -> np.ndarray:
     return out
 
 
-def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: list[str]) -> np.ndarray:
+def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: Sequence[str] | np.ndarray) -> np.ndarray:
     """``model.ranking.ranks_of(ids)`` for the spliced ids, from the old ids' ranks: the kept
     ids keep their relative order, and only the new rows' ids are placed among them, by
     binary search (no sort of every id)."""
@@ -110,7 +111,9 @@ def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: list[str]) -> np.ndarray
     return rank
 
 
-def splice_index(old_index: dict[str, int], old_ids: list[str], sp: Splice, ids: list[str]) -> dict[str, int]:
+def splice_index(
+    old_index: dict[str, int], old_ids: Sequence[str] | np.ndarray, sp: Splice, ids: Sequence[str] | np.ndarray
+) -> dict[str, int]:
     """``{id: position}`` of the spliced ``ids``, from the old ids' map: the positions before
     the first one that changed keep their entries (one dict copy), only the rest are set
     again; a map built anew when that tail is most of the list."""
@@ -151,7 +154,7 @@ class Spare:
 
 
 def append_column(old: np.ndarray, spare: Spare | None, new: np.ndarray) -> tuple[np.ndarray, Spare]:
-    """``np.concatenate([old, new])``, as a view of a buffer with spare capacity, and that
+    """``np.concatenate([old, new])``, as the leading slice of a buffer with spare capacity, and that
     buffer. When ``old`` is the filled prefix of ``spare``'s buffer (no other column grew it
     since), ``new`` is written after it, in place: ``old`` (a view that ends where it did)
     does not change, and nothing of it is copied. Else ``old`` is copied into a buffer half as

@@ -14,6 +14,7 @@ same buffer: what an ingest compares new nodes with, at a cost that grows with t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,7 +92,7 @@ class KindRows:
 
 def carry_kind_rows(
     old: KindRows,
-    old_ids: list[str],
+    old_ids: Sequence[str] | np.ndarray,
     sp: Splice,
     index: dict[str, int],
     rows: list[tuple],
