@@ -7,10 +7,13 @@ import random
 import numpy as np
 
 from memgraph_agents.model.ranking import ranks_of
+from memgraph_agents.storage.snapshot import object_column
 from memgraph_agents.storage.splice import (
     append_column,
+    grow_column,
     is_append,
     plan_splice,
+    rewritten_in_place,
     splice_array,
     splice_index,
     splice_list,
@@ -128,3 +131,30 @@ def test_is_append_tells_a_plan_that_only_adds_rows_at_the_end() -> None:
     assert is_append(plan_splice(np.zeros(0, dtype=np.int64), none, np.array([1])))  # type: ignore[arg-type]
     assert not is_append(plan_splice(old, np.array([1]), np.array([4])))  # type: ignore[arg-type]
     assert not is_append(plan_splice(np.array([1, 5]), none, np.array([3])))  # type: ignore[arg-type]
+
+
+def test_grow_column_equals_the_splice_and_appends_when_rewritten_rows_are_unchanged() -> None:
+    rng = random.Random(21)
+    appended = 0
+    for _ in range(300):
+        n = rng.randrange(0, 30)
+        rowid = sorted(rng.sample(range(1, 100), n))
+        back = sorted(rng.sample(range(n), rng.randrange(0, min(n, 4) + 1))) if n else []
+        moved = [p for p in back if rng.random() < 0.2]  # read back under a new rowid: not in place
+        tail = list(range(200, 200 + rng.randrange(0, 5)))
+        new_rowid = sorted([rowid[p] for p in back if p not in moved] + [300 + p for p in moved] + tail)
+        sp = plan_splice(np.array(rowid, dtype=np.int64), np.array(back, dtype=np.int64), np.array(new_rowid))
+        assert sp is not None
+        old = object_column([f"v{p}" for p in range(n)])
+        by_rowid = {r: f"v{p}" for p, r in enumerate(rowid)}
+        new = object_column(
+            [by_rowid[r] if r in by_rowid and rng.random() < 0.8 else f"w{r}" for r in new_rowid]  # most unchanged
+        )
+        in_place = rewritten_in_place(sp)
+        assert in_place is not None or moved  # (a row moved to the last place is in place too)
+        got, spare = grow_column(old, None, sp, new, in_place)
+        assert got.tolist() == splice_array(old, sp, new).tolist()
+        appended += spare is not None
+        if spare is not None:  # in place and unchanged: the old rows kept, the rest appended
+            assert in_place is not None and all(new[j] == old[sp.at[j]] for j in in_place)
+    assert appended > 50

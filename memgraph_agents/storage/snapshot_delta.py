@@ -34,8 +34,10 @@ from memgraph_agents.storage.splice import (
     Spare,
     Splice,
     append_column,
+    grow_column,
     is_append,
     plan_splice,
+    rewritten_in_place,
     splice_array,
     splice_index,
     splice_ranks,
@@ -160,15 +162,35 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
         return value
 
     rows = d.nodes
-    ids = splice_array(old.ids, nsp, object_column([r[0] for r in rows]))
+    # Topic rows are rewritten in place (same rowid): most commits keep every old row where it
+    # was and append, and a column whose rewritten rows did not change only grows.
+    in_place = rewritten_in_place(nsp)
+    fresh = {
+        "ids": object_column([r[0] for r in rows]),
+        "kind": np.array([KIND_CODE[r[1]] for r in rows], dtype=np.int8),
+        "text": object_column([r[2] for r in rows]),
+        "owner": object_column([r[3] for r in rows]),
+        "turn_ids": object_column([parse(r[4]) for r in rows]),
+        "attrs": object_column([parse(r[5]) for r in rows]),
+        "node_rowid": np.array([r[-1] for r in rows], dtype=np.int64),
+    }
+    cols: dict[str, np.ndarray] = {}
+    for name, new in fresh.items():
+        was = base.node_rowid if name == "node_rowid" else getattr(old, name)
+        cols[name], spare = grow_column(was, base.spare.get("n:" + name), nsp, new, in_place)
+        if spare is None:
+            base.spare.pop("n:" + name, None)
+        else:
+            base.spare["n:" + name] = spare
+    ids = cols["ids"]
     snap = GraphSnapshot(
         generation=gen,
         ids=ids,
-        kind=splice_array(old.kind, nsp, np.array([KIND_CODE[r[1]] for r in rows], dtype=np.int8)),
-        text=splice_array(old.text, nsp, object_column([r[2] for r in rows])),
-        owner=splice_array(old.owner, nsp, object_column([r[3] for r in rows])),
-        turn_ids=splice_array(old.turn_ids, nsp, object_column([parse(r[4]) for r in rows])),
-        attrs=splice_array(old.attrs, nsp, object_column([parse(r[5]) for r in rows])),
+        kind=cols["kind"],
+        text=cols["text"],
+        owner=cols["owner"],
+        turn_ids=cols["turn_ids"],
+        attrs=cols["attrs"],
         src=np.zeros(0, dtype=np.int32),
         dst=np.zeros(0, dtype=np.int32),
         ekind=np.zeros(0, dtype=np.int8),
@@ -191,8 +213,7 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
     if "id_rank" in old.__dict__:  # computed for the old snapshot: carried, not sorted again
         snap.__dict__["id_rank"] = splice_ranks(old.__dict__["id_rank"], nsp, ids)
     base.spent = True
-    node_rowid = splice_array(base.node_rowid, nsp, np.array([r[-1] for r in rows]))
-    return snap, Keyed(snap, node_rowid, edge_keys, edge_rowid, spare=base.spare)
+    return snap, Keyed(snap, cols["node_rowid"], edge_keys, edge_rowid, spare=base.spare)
 
 
 def _sessions(old: dict[str, dict], d: Delta) -> dict[str, dict]:

@@ -174,3 +174,27 @@ def append_column(old: np.ndarray, spare: Spare | None, new: np.ndarray) -> tupl
     buf[:n] = old
     buf[n : n + k] = new
     return buf[: n + k], Spare(buf, n + k)
+
+
+def rewritten_in_place(sp: Splice) -> np.ndarray | None:
+    """For a plan that keeps every old row where it was, puts some new rows at the positions of
+    the old rows they replace (rewritten under the same rowid) and the others after them all:
+    the indices of the new rows written in place (the others are appended, in order); else None."""
+    n = sp.n_old
+    mid = np.flatnonzero(sp.at < n)
+    gone = np.flatnonzero(sp.remap < 0)
+    kept = sp.remap >= 0
+    if not np.array_equal(np.sort(sp.at[mid]), gone) or not np.array_equal(sp.remap[kept], np.flatnonzero(kept)):
+        return None
+    return mid
+
+
+def grow_column(
+    old: np.ndarray, spare: Spare | None, sp: Splice, new: np.ndarray, in_place: np.ndarray | None
+) -> tuple[np.ndarray, Spare | None]:
+    """``splice_array(old, sp, new)``, and the buffer behind it when it has spare capacity: when
+    the rows ``sp`` rewrites in place (``rewritten_in_place``) hold the values they held, only
+    the appended rows are written (``append_column``); else a spliced copy (no spare)."""
+    if in_place is not None and all(old[sp.at[j]] == new[j] for j in in_place):
+        return append_column(old, spare, new[np.flatnonzero(sp.at >= sp.n_old)])
+    return splice_array(old, sp, new), None
