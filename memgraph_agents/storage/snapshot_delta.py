@@ -271,8 +271,9 @@ def _splice_edges(
             return None  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
     spare = base.spare  # taken over with the edge keys (``Keyed.spent``)
     out: dict[str, np.ndarray] = {}
+    append = is_append(esp)
     for name, col in cols.items():
-        if is_append(esp):  # the usual commit: new edge rows only, written after the old ones
+        if append:  # the usual commit: new edge rows only, written after the old ones
             out[name], spare[name] = append_column(
                 col, spare.get(name) if name not in ("src", "dst") or same_nodes else None, new[name]
             )

@@ -138,10 +138,9 @@ def splice_index(
 
 
 def is_append(sp: Splice) -> bool:
-    """The plan keeps every old row where it was and adds the new rows after them all."""
-    if sp.n_old == 0:
-        return True
-    return sp.pieces[0] == (0, sp.n_old) and all(a < 0 for a, _ in sp.pieces[1:])
+    """The plan keeps every old row where it was and adds the new rows after them all (the
+    old rows then fill the first ``n_old`` places: the new ones can only come after)."""
+    return sp.n_new == sp.n_old + len(sp.at) and bool((sp.remap == np.arange(sp.n_old)).all())
 
 
 @dataclass
