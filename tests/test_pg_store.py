@@ -130,7 +130,7 @@ def test_generation_tells_another_worker_to_reload(worker):
     ingest_conversation(conv, a_set, namespace="g")
     again = b.snapshot()
     assert again.generation > first.generation and len(again.sessions) == 2
-    assert again.ids == get_store(a_set, "g", create=False).snapshot().ids
+    assert again.ids.tolist() == get_store(a_set, "g", create=False).snapshot().ids.tolist()
     assert answer(b) == answer(get_store(a_set, "g", create=False))
 
 

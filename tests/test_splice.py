@@ -7,7 +7,18 @@ import random
 import numpy as np
 
 from memgraph_agents.model.ranking import ranks_of
-from memgraph_agents.storage.splice import plan_splice, splice_array, splice_index, splice_list, splice_ranks
+from memgraph_agents.storage.snapshot import object_column
+from memgraph_agents.storage.splice import (
+    append_column,
+    grow_column,
+    is_append,
+    plan_splice,
+    rewritten_in_place,
+    splice_array,
+    splice_index,
+    splice_list,
+    splice_ranks,
+)
 
 
 def reference(old_rowid: list[int], gone: set[int], new_rowid: list[int]) -> list[tuple[str, int]]:
@@ -87,3 +98,63 @@ def test_spliced_index_of_a_long_list_with_a_changed_tail() -> None:
         assert splice_index({m: i for i, m in enumerate(old_ids)}, old_ids, sp, ids) == {
             m: i for i, m in enumerate(ids)
         }
+
+
+def test_append_column_grows_in_place_and_never_changes_an_older_view() -> None:
+    rng = random.Random(9)
+    for dtype in (np.int32, np.float32, object):
+        col = np.zeros(0, dtype=dtype)
+        spare = None
+        views: list[tuple[np.ndarray, list]] = []
+        in_place = 0
+        for step in range(60):
+            new = np.array([step * 10 + j for j in range(rng.randrange(0, 5))], dtype=dtype)
+            base = views[rng.randrange(len(views))] if views and rng.random() < 0.2 else None
+            if base is not None:  # grow an older column again: must not overwrite what a newer one wrote
+                grown, _ = append_column(base[0], spare, new)
+                assert grown.tolist() == base[1] + new.tolist()
+                continue
+            before = spare.buf if spare is not None else None
+            col, spare = append_column(col, spare, new)
+            in_place += spare.buf is before
+            views.append((col, col.tolist()))
+            for v, want in views:
+                assert v.tolist() == want
+        assert in_place > 25
+
+
+def test_is_append_tells_a_plan_that_only_adds_rows_at_the_end() -> None:
+    old = np.array([1, 2, 3], dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    assert is_append(plan_splice(old, none, np.array([4, 5])))  # type: ignore[arg-type]
+    assert is_append(plan_splice(old, none, none))  # type: ignore[arg-type]
+    assert is_append(plan_splice(np.zeros(0, dtype=np.int64), none, np.array([1])))  # type: ignore[arg-type]
+    assert not is_append(plan_splice(old, np.array([1]), np.array([4])))  # type: ignore[arg-type]
+    assert not is_append(plan_splice(np.array([1, 5]), none, np.array([3])))  # type: ignore[arg-type]
+
+
+def test_grow_column_equals_the_splice_and_appends_when_rewritten_rows_are_unchanged() -> None:
+    rng = random.Random(21)
+    appended = 0
+    for _ in range(300):
+        n = rng.randrange(0, 30)
+        rowid = sorted(rng.sample(range(1, 100), n))
+        back = sorted(rng.sample(range(n), rng.randrange(0, min(n, 4) + 1))) if n else []
+        moved = [p for p in back if rng.random() < 0.2]  # read back under a new rowid: not in place
+        tail = list(range(200, 200 + rng.randrange(0, 5)))
+        new_rowid = sorted([rowid[p] for p in back if p not in moved] + [300 + p for p in moved] + tail)
+        sp = plan_splice(np.array(rowid, dtype=np.int64), np.array(back, dtype=np.int64), np.array(new_rowid))
+        assert sp is not None
+        old = object_column([f"v{p}" for p in range(n)])
+        by_rowid = {r: f"v{p}" for p, r in enumerate(rowid)}
+        new = object_column(
+            [by_rowid[r] if r in by_rowid and rng.random() < 0.8 else f"w{r}" for r in new_rowid]  # most unchanged
+        )
+        in_place = rewritten_in_place(sp)
+        assert in_place is not None or moved  # (a row moved to the last place is in place too)
+        got, spare = grow_column(old, None, sp, new, in_place)
+        assert got.tolist() == splice_array(old, sp, new).tolist()
+        appended += spare is not None
+        if spare is not None:  # in place and unchanged: the old rows kept, the rest appended
+            assert in_place is not None and all(new[j] == old[sp.at[j]] for j in in_place)
+    assert appended > 50

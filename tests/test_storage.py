@@ -30,7 +30,7 @@ def test_round_trip_restores_the_same_graph(settings, conversation):
     reopened = _fresh(settings, "a")
     assert _graph_rows(reopened) == before
     snap2 = reopened.snapshot()
-    assert snap2.ids == snap.ids and snap2.text == snap.text
+    assert snap2.ids.tolist() == snap.ids.tolist() and snap2.text.tolist() == snap.text.tolist()
     assert (snap2.adjacency() != snap.adjacency()).nnz == 0
     assert sorted(reopened.vectors.all_ids()) == sorted(n[0] for n in before[0] if n[6])
     g = snap2.to_networkx()

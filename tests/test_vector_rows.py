@@ -69,7 +69,7 @@ def test_a_store_from_before_the_vector_rows_still_loads(settings):
     old = MemoryStore.open(settings)  # migrates: the table again, the vectors copied from Chroma
     assert old.db.get_meta("vectors") == "rows" and old.db.get_meta("schema") == "3"
     snap = old.snapshot()
-    assert snap.ids == ids
+    assert snap.ids.tolist() == ids
     np.testing.assert_allclose(snap.vectors(), before, atol=1e-6)  # Chroma's copies (renormalised)
     text = _embedded(old)
     assert set(matching(old.db.node_vectors(list(text)), text)) == set(text)

@@ -70,10 +70,10 @@ def plan_append(
             for i in snapshot.indices_of(NodeKind.EVENT)
             if snapshot.owner[i] == session.id and snapshot.ids[i].startswith(prefix)
         ),
-        key=lambda i: _event_number(snapshot.ids[i]),
+        key=lambda i: _event_number(str(snapshot.ids[i])),
     )
     plan = AppendPlan(n_stored=n_stored, prev_turn=node_id(NodeKind.TURN, stored_turns[-1].id))
-    last = _event_number(snapshot.ids[events[-1]]) if events else 0
+    last = _event_number(str(snapshot.ids[events[-1]])) if events else 0
     if llm or not events:
         plan.context = stored_turns[-LLM_CONTEXT_TURNS:] if llm else []
         plan.first_event = last + 1

@@ -22,7 +22,7 @@ class SessionBuild(BaseModel):
     session_id: str
     nodes: list[Node] = Field(default_factory=list)
     edges: list[Edge] = Field(default_factory=list)
-    replace_nodes: list[Node] = Field(default_factory=list)  # topic rows written over (INSERT OR REPLACE)
+    replace_nodes: list[Node] = Field(default_factory=list)  # topic rows written over (in place)
     replace_edges: list[Edge] = Field(default_factory=list)
     replace_all_topics: bool = False  # a re-clustering: every old topic row goes first
     notes: list[str] = Field(default_factory=list)  # fallbacks and other things worth reporting

@@ -62,20 +62,24 @@ class BuildContext:
         key = (kind, other_sessions)
         if key not in self._kind_vectors:
             snap = self.snapshot
-            idx = snap.indices_of(kind)
+            idx, vecs = snap.kind_vectors(kind)  # shared and read-only; carried from session to session
+            keep = None
             if other_sessions and not self.exclude and len(idx):
                 # C-speed filter (a Python pass over every stored event per session was O(n))
                 owners = np.array(itemgetter(*idx)(snap.owner) if len(idx) > 1 else [snap.owner[idx[0]]], dtype=object)
-                idx = idx[owners != self.session_id].astype(np.int64)
+                keep = owners != self.session_id
             elif self.exclude or other_sessions:
-                idx = np.array(
+                keep = np.array(
                     [
-                        i
+                        snap.ids[i] not in self.exclude and not (other_sessions and snap.owner[i] == self.session_id)
                         for i in idx
-                        if snap.ids[i] not in self.exclude and not (other_sessions and snap.owner[i] == self.session_id)
                     ],
-                    dtype=np.int64,
+                    dtype=bool,
                 )
-            vecs = snap.vectors()[idx] if len(idx) else np.zeros((0, self.embedder.dim), np.float32)
+            if keep is not None and not keep.all():
+                idx, vecs = idx[keep], vecs[keep]
+            idx = np.asarray(idx, dtype=np.int64)
+            if not len(idx):
+                vecs = np.zeros((0, self.embedder.dim), np.float32)
             self._kind_vectors[key] = (idx, vecs)
         return self._kind_vectors[key]

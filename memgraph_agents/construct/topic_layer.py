@@ -47,7 +47,7 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     if not n_events:
         return b
     # The drift counters ride on the topic rows: the row written last (most events seen) is current.
-    state = max((snap.attrs[i] for i in topics), key=lambda a: int(a.get("events_seen", 0)), default={})
+    state: dict = max((snap.attrs[i] for i in topics), key=lambda a: int(a.get("events_seen", 0)), default={})
     clustered, opened = int(state.get("clustered_events", 0)), int(state.get("opened_online", 0))
     # An append never re-clusters (that would cost all events on every chat turn); a
     # replacement always does: the old version's events keep no stale membership.

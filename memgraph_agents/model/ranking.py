@@ -16,7 +16,7 @@ import numpy as np
 TIE_EPS = 1e-6  # cosine / score differences below this are ties (float32 noise is ~1e-7)
 
 
-def ranks_of(ids: Sequence[str]) -> np.ndarray:
+def ranks_of(ids: Sequence[str] | np.ndarray) -> np.ndarray:
     """Each id's rank in sorted order: a tiebreak key that does not depend on list order."""
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)

@@ -371,10 +371,17 @@ class GraphDB:
     def insert_nodes(c: sqlite3.Connection, nodes: Iterable[Node], replace: bool = False) -> None:
         """Add nodes and their (node, session) ownership. An existing node keeps its row unless
         its primary owner restates it (an append updating its session node); ``replace``
-        overwrites (namespace-level derived rows)."""
+        overwrites it (namespace-level derived rows). Either way a rewritten row keeps its
+        rowid, so its place in the snapshot: a commit that updates a few topics leaves every
+        other row where it was (the snapshot delta then mostly appends; issue 15.5)."""
         nodes = list(nodes)
         if replace:
-            c.executemany("INSERT OR REPLACE INTO nodes VALUES (?,?,?,?,?,?,?)", [_node_row(n) for n in nodes])
+            c.executemany(
+                "INSERT INTO nodes VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
+                "kind=excluded.kind, text=excluded.text, session_id=excluded.session_id, "
+                "turn_ids=excluded.turn_ids, attrs=excluded.attrs, embed=excluded.embed",
+                [_node_row(n) for n in nodes],
+            )
         else:
             c.executemany(
                 "INSERT INTO nodes VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "

@@ -2,9 +2,10 @@
 psycopg connection inside ``PgGraphDB.write()``.
 
 Statement for statement the twin of ``GraphDB``'s write helpers (``storage.graph_db``), with
-the scope ``(store_id, namespace)`` bound in every one. SQLite's ``INSERT OR REPLACE`` (the
-row is deleted and inserted again, so it moves to the end of the insertion order) is an
-upsert that also takes a new ``rid``; ``INSERT OR IGNORE`` is ``ON CONFLICT DO NOTHING``.
+the scope ``(store_id, namespace)`` bound in every one. SQLite's ``INSERT OR REPLACE`` of an
+edge (the row is deleted and inserted again, so it moves to the end of the insertion order)
+is an upsert that also takes a new ``rid``; a node upsert keeps its ``rid`` (SQLite's keeps
+the rowid); ``INSERT OR IGNORE`` is ``ON CONFLICT DO NOTHING``.
 """
 
 from __future__ import annotations
@@ -43,13 +44,10 @@ class PgWriter:
 
     def insert_nodes(self, nodes: Iterable[Node], replace: bool = False) -> None:
         """As ``GraphDB.insert_nodes``: an existing node is updated only by its primary owner;
-        ``replace`` overwrites it (and moves it to the end)."""
+        ``replace`` overwrites it (in place: it keeps its ``rid``, as SQLite keeps the rowid)."""
         nodes = list(nodes)
         if replace:
-            sql = (
-                _NODE_INSERT
-                + ", session_id=EXCLUDED.session_id, rid=nextval(pg_get_serial_sequence('mg_nodes', 'rid'))"
-            )
+            sql = _NODE_INSERT + ", session_id=EXCLUDED.session_id"
         else:
             sql = _NODE_INSERT + " WHERE mg_nodes.session_id = EXCLUDED.session_id"
         self._many(sql, [(*self.s, *_node_row(n)) for n in nodes])

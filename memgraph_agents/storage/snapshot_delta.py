@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,13 +31,18 @@ from memgraph_agents.storage.snapshot import (
     object_column,
 )
 from memgraph_agents.storage.splice import (
+    Spare,
     Splice,
+    append_column,
+    grow_column,
+    is_append,
     plan_splice,
+    rewritten_in_place,
     splice_array,
     splice_index,
-    splice_list,
     splice_ranks,
 )
+from memgraph_agents.storage.vector_plan import VectorPlan, carry_kind_rows, plan_vectors
 
 VectorLoader = Callable[[list[str], list[str]], dict[str, np.ndarray]]
 
@@ -57,6 +62,9 @@ class Keyed:
     edge_keys: dict[tuple, int]
     edge_rowid: np.ndarray
     spent: bool = False
+    # Per edge column, its buffer with spare capacity (``storage.splice.append_column``): a
+    # commit that only adds edge rows writes them there, copying none of the others.
+    spare: dict[str, Spare] = field(default_factory=dict)
 
     @classmethod
     def of(cls, snap: GraphSnapshot, nodes: list[tuple]) -> Keyed:
@@ -154,15 +162,35 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
         return value
 
     rows = d.nodes
-    ids = splice_list(old.ids, nsp, [r[0] for r in rows])
+    # Topic rows are rewritten in place (same rowid): most commits keep every old row where it
+    # was and append, and a column whose rewritten rows did not change only grows.
+    in_place = rewritten_in_place(nsp)
+    fresh = {
+        "ids": object_column([r[0] for r in rows]),
+        "kind": np.array([KIND_CODE[r[1]] for r in rows], dtype=np.int8),
+        "text": object_column([r[2] for r in rows]),
+        "owner": object_column([r[3] for r in rows]),
+        "turn_ids": object_column([parse(r[4]) for r in rows]),
+        "attrs": object_column([parse(r[5]) for r in rows]),
+        "node_rowid": np.array([r[-1] for r in rows], dtype=np.int64),
+    }
+    cols: dict[str, np.ndarray] = {}
+    for name, new in fresh.items():
+        was = base.node_rowid if name == "node_rowid" else getattr(old, name)
+        cols[name], spare = grow_column(was, base.spare.get("n:" + name), nsp, new, in_place)
+        if spare is None:
+            base.spare.pop("n:" + name, None)
+        else:
+            base.spare["n:" + name] = spare
+    ids = cols["ids"]
     snap = GraphSnapshot(
         generation=gen,
         ids=ids,
-        kind=splice_array(old.kind, nsp, np.array([KIND_CODE[r[1]] for r in rows], dtype=np.int8)),
-        text=splice_list(old.text, nsp, [r[2] for r in rows]),
-        owner=splice_list(old.owner, nsp, [r[3] for r in rows]),
-        turn_ids=splice_list(old.turn_ids, nsp, [parse(r[4]) for r in rows]),
-        attrs=splice_list(old.attrs, nsp, [parse(r[5]) for r in rows]),
+        kind=cols["kind"],
+        text=cols["text"],
+        owner=cols["owner"],
+        turn_ids=cols["turn_ids"],
+        attrs=cols["attrs"],
         src=np.zeros(0, dtype=np.int32),
         dst=np.zeros(0, dtype=np.int32),
         ekind=np.zeros(0, dtype=np.int8),
@@ -180,13 +208,12 @@ def apply_delta(base: Keyed, d: Delta, gen: int, load_vectors: VectorLoader) -> 
     result = _splice_edges(base, d, snap, remap, parse)
     if result is None:
         return None
-    edge_rowid, edge_keys = result
-    if old._vectors is not None:
-        snap._vectors = carry_vectors(old, snap, nsp, rows, load_vectors)
+    edge_rowid, edge_keys = result  # ``base.spare`` updated
+    carry_vectors(old, snap, nsp, rows, load_vectors)
     if "id_rank" in old.__dict__:  # computed for the old snapshot: carried, not sorted again
         snap.__dict__["id_rank"] = splice_ranks(old.__dict__["id_rank"], nsp, ids)
     base.spent = True
-    return snap, Keyed(snap, splice_array(base.node_rowid, nsp, np.array([r[-1] for r in rows])), edge_keys, edge_rowid)
+    return snap, Keyed(snap, cols["node_rowid"], edge_keys, edge_rowid, spare=base.spare)
 
 
 def _sessions(old: dict[str, dict], d: Delta) -> dict[str, dict]:
@@ -224,37 +251,64 @@ def _splice_edges(
     esp: Splice | None = plan_splice(base.edge_rowid, np.array(gone, dtype=np.int64), new_rowid)
     if esp is None:
         return None
-    src, dst = remap[old.src], remap[old.dst]
-    kept = esp.remap >= 0
-    if kept.any() and (src[kept].min() < 0 or dst[kept].min() < 0):
-        return None  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
-    snap.src = splice_array(src.astype(np.int32), esp, np.array([index[w[0]] for w in winners], dtype=np.int32))
-    snap.dst = splice_array(dst.astype(np.int32), esp, np.array([index[w[1]] for w in winners], dtype=np.int32))
-    snap.ekind = splice_array(old.ekind, esp, np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8))
-    snap.eweight = splice_array(old.eweight, esp, np.array([w[5] for w in winners], dtype=np.float32))
-    snap.elabel = splice_array(old.elabel, esp, object_column([w[3] for w in winners]))
-    snap.eturns = splice_array(old.eturns, esp, object_column([parse(w[6]) for w in winners]))
-    snap._edge_rows = splice_array(old._edge_rows, esp, object_column([_delta_key(w) for w in winners]))
+    new: dict[str, np.ndarray] = {
+        "src": np.array([index[w[0]] for w in winners], dtype=np.int32),
+        "dst": np.array([index[w[1]] for w in winners], dtype=np.int32),
+        "ekind": np.array([EDGE_CODE[w[2]] for w in winners], dtype=np.int8),
+        "eweight": np.array([w[5] for w in winners], dtype=np.float32),
+        "elabel": object_column([w[3] for w in winners]),
+        "eturns": object_column([parse(w[6]) for w in winners]),
+        "_edge_rows": object_column([_delta_key(w) for w in winners]),
+        "edge_rowid": new_rowid,
+    }
+    cols = {name: getattr(old, name) for name in new if name != "edge_rowid"} | {"edge_rowid": base.edge_rowid}
+    same_nodes = bool((remap == np.arange(len(remap))).all())  # every old node where it was
+    if not same_nodes:  # node positions moved: every edge's endpoints are renumbered
+        r32 = remap.astype(np.int32)
+        cols["src"], cols["dst"] = r32[old.src], r32[old.dst]
+        kept = esp.remap >= 0
+        if kept.any() and (cols["src"][kept].min() < 0 or cols["dst"][kept].min() < 0):
+            return None  # an edge not under the delta lost an endpoint: cannot happen; reload to be safe
+    spare = base.spare  # taken over with the edge keys (``Keyed.spent``)
+    out: dict[str, np.ndarray] = {}
+    append = is_append(esp)
+    for name, col in cols.items():
+        if append:  # the usual commit: new edge rows only, written after the old ones
+            out[name], spare[name] = append_column(
+                col, spare.get(name) if name not in ("src", "dst") or same_nodes else None, new[name]
+            )
+        else:
+            out[name] = splice_array(col, esp, new[name])
+            spare.pop(name, None)
+    snap.src, snap.dst, snap.ekind, snap.eweight = out["src"], out["dst"], out["ekind"], out["eweight"]
+    snap.elabel, snap.eturns, snap._edge_rows = out["elabel"], out["eturns"], out["_edge_rows"]
     edge_keys = base.edge_keys  # taken over (``Keyed.spent``): no copy of every key
     for k in d.keys:
         edge_keys.pop(k, None)
     edge_keys.update((w[:4], w[-1]) for w in winners)
-    return splice_array(base.edge_rowid, esp, new_rowid), edge_keys
+    return out["edge_rowid"], edge_keys
 
 
 def carry_vectors(
     old: GraphSnapshot, snap: GraphSnapshot, nsp: Splice, rows: list[tuple], load_vectors: VectorLoader
-) -> np.ndarray | None:
-    """``snap.vectors()`` as a full computation would give it, from ``old``'s matrix and the
-    touched ``rows`` (spliced as ``nsp``); None (computed when asked) when the dimension
-    cannot be told from the touched rows alone."""
+) -> None:
+    """Give ``snap`` the plan of its vectors matrix (``storage.vector_plan``: ``old``'s, with
+    the touched ``rows`` spliced in as ``nsp``; built when first asked for) and ``old``'s
+    per-kind vectors, carried where the commit only appended to a kind. Nothing (computed when
+    asked) when ``old`` had no matrix or plan, or the dimension cannot be told from the touched
+    rows alone."""
+    prev: np.ndarray | VectorPlan | None = old._vectors if old._vectors is not None else old._vector_plan
+    if prev is None:
+        return
+    if isinstance(prev, VectorPlan) and prev.too_long():
+        prev = old.vectors()  # one gather now; the next plans start from this matrix
     topic = KIND_CODE["topic"]
-    load = [j for j, r in enumerate(rows) if KIND_CODE[r[1]] != topic]
+    codes = np.array([KIND_CODE[r[1]] for r in rows], dtype=np.int8)
+    load = [j for j in range(len(rows)) if codes[j] != topic]
     got = load_vectors([rows[j][0] for j in load], [rows[j][2] for j in load]) if load else {}
-    assert old._vectors is not None
-    dim = old._vectors.shape[1]
+    dim = (prev.base if isinstance(prev, VectorPlan) else prev).shape[1]
     if not got or any(len(v) != dim for v in got.values()):
-        return None
+        return
     fresh = np.zeros((len(rows), dim), dtype=np.float32)
     for j, r in enumerate(rows):
         v = got.get(r[0])
@@ -263,4 +317,8 @@ def carry_vectors(
         a = snap.attrs[int(nsp.at[j])]
         if "centroid" in a and len(a["centroid"]) == dim:
             fresh[j] = np.asarray(a["centroid"], dtype=np.float32)
-    return splice_array(old._vectors, nsp, fresh)
+    snap._vector_plan = plan_vectors(prev, nsp, fresh)
+    for code, kept in list(old._kind_rows.items()):
+        carried = carry_kind_rows(kept, old.ids, nsp, snap.index, rows, fresh, code, codes)
+        if carried is not None:
+            snap._kind_rows[code] = carried

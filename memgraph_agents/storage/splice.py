@@ -10,6 +10,7 @@ with slice copies (C speed), never a Python pass over every row.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,7 +95,7 @@ def splice_array(old: np.ndarray, sp: Splice, new: np.ndarray) -> np.ndarray:
     return out
 
 
-def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: list[str]) -> np.ndarray:
+def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: Sequence[str] | np.ndarray) -> np.ndarray:
     """``model.ranking.ranks_of(ids)`` for the spliced ids, from the old ids' ranks: the kept
     ids keep their relative order, and only the new rows' ids are placed among them, by
     binary search (no sort of every id)."""
@@ -110,7 +111,9 @@ def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: list[str]) -> np.ndarray
     return rank
 
 
-def splice_index(old_index: dict[str, int], old_ids: list[str], sp: Splice, ids: list[str]) -> dict[str, int]:
+def splice_index(
+    old_index: dict[str, int], old_ids: Sequence[str] | np.ndarray, sp: Splice, ids: Sequence[str] | np.ndarray
+) -> dict[str, int]:
     """``{id: position}`` of the spliced ``ids``, from the old ids' map: the positions before
     the first one that changed keep their entries (one dict copy), only the rest are set
     again; a map built anew when that tail is most of the list."""
@@ -132,3 +135,65 @@ def splice_index(old_index: dict[str, int], old_ids: list[str], sp: Splice, ids:
     for p in range(stable, len(ids)):
         index[ids[p]] = p
     return index
+
+
+def is_append(sp: Splice) -> bool:
+    """The plan keeps every old row where it was and adds the new rows after them all (the
+    old rows then fill the first ``n_old`` places: the new ones can only come after)."""
+    return sp.n_new == sp.n_old + len(sp.at) and bool((sp.remap == np.arange(sp.n_old)).all())
+
+
+@dataclass
+class Spare:
+    """A column's buffer with room for more rows: ``buf[:fill]`` is in use (some snapshot's
+    column is a view of it); rows past ``fill`` belong to no snapshot yet."""
+
+    buf: np.ndarray
+    fill: int
+
+
+def append_column(old: np.ndarray, spare: Spare | None, new: np.ndarray) -> tuple[np.ndarray, Spare]:
+    """``np.concatenate([old, new])``, as the leading slice of a buffer with spare capacity, and that
+    buffer. When ``old`` is the filled prefix of ``spare``'s buffer (no other column grew it
+    since), ``new`` is written after it, in place: ``old`` (a view that ends where it did)
+    does not change, and nothing of it is copied. Else ``old`` is copied into a buffer half as
+    large again, so a column that only grows is copied O(log n) times in all."""
+    n, k = len(old), len(new)
+    if (
+        spare is not None
+        and spare.fill == n
+        and n + k <= len(spare.buf)
+        and old.base is spare.buf
+        and old.__array_interface__["data"][0] == spare.buf.__array_interface__["data"][0]
+    ):
+        spare.buf[n : n + k] = new
+        spare.fill = n + k
+        return spare.buf[: n + k], spare
+    buf = np.empty((max(16, (n + k) * 3 // 2), *old.shape[1:]), dtype=old.dtype)
+    buf[:n] = old
+    buf[n : n + k] = new
+    return buf[: n + k], Spare(buf, n + k)
+
+
+def rewritten_in_place(sp: Splice) -> np.ndarray | None:
+    """For a plan that keeps every old row where it was, puts some new rows at the positions of
+    the old rows they replace (rewritten under the same rowid) and the others after them all:
+    the indices of the new rows written in place (the others are appended, in order); else None."""
+    n = sp.n_old
+    mid = np.flatnonzero(sp.at < n)
+    gone = np.flatnonzero(sp.remap < 0)
+    kept = sp.remap >= 0
+    if not np.array_equal(np.sort(sp.at[mid]), gone) or not np.array_equal(sp.remap[kept], np.flatnonzero(kept)):
+        return None
+    return mid
+
+
+def grow_column(
+    old: np.ndarray, spare: Spare | None, sp: Splice, new: np.ndarray, in_place: np.ndarray | None
+) -> tuple[np.ndarray, Spare | None]:
+    """``splice_array(old, sp, new)``, and the buffer behind it when it has spare capacity: when
+    the rows ``sp`` rewrites in place (``rewritten_in_place``) hold the values they held, only
+    the appended rows are written (``append_column``); else a spliced copy (no spare)."""
+    if in_place is not None and all(old[sp.at[j]] == new[j] for j in in_place):
+        return append_column(old, spare, new[np.flatnonzero(sp.at >= sp.n_old)])
+    return splice_array(old, sp, new), None

@@ -8,6 +8,8 @@ edges go with it, and the clusters they retired are open to matching again.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from memgraph_agents.construct.context import BuildContext
@@ -28,7 +30,7 @@ def persistent_pool(ctx: BuildContext) -> tuple[np.ndarray, np.ndarray]:
 def committed_view(snap: GraphSnapshot, i: int) -> ClusterView:
     """A committed cluster with its member fragments (in extraction order)."""
     members = snap.dst[(snap.src == i) & (snap.ekind == EDGE_CODE[EdgeKind.MEMBER.value])]
-    frags = sorted((int(j) for j in members), key=lambda j: (snap.attrs[j].get("index", 0), snap.ids[j]))
+    frags = sorted((int(j) for j in members), key=lambda j: (cast(dict, snap.attrs[j]).get("index", 0), snap.ids[j]))
     owner = snap.owner[i]
     return ClusterView(
         id=snap.ids[i],
