@@ -132,7 +132,7 @@ class Settings(_EnvSettings):
         "file descriptors; an evicted one reopens in tens of ms",
     )
     exact_search_nodes: int = Field(
-        10_000,
+        100_000,  # exact top-10 at 1e5 x 384: 7 ms; a Chroma write costs 55-72 ms a commit (BENCHMARKS.md)
         ge=0,
         description="namespaces up to this many nodes answer dense queries exactly from the "
         "snapshot's vectors (no Chroma call); larger ones use Chroma's ANN index",

@@ -81,7 +81,7 @@ class MemoryStore:
         create: bool = True,
         graph_url: str | None = None,
         store_id: str = "default",
-        exact_search_nodes: int = 10_000,
+        exact_search_nodes: int = 100_000,
         chroma_index_nodes: int | None = None,
     ) -> None:
         self.namespace = validate_stored_name(namespace)
