@@ -89,6 +89,36 @@ def top_k_named(
     return cand[order_best_first(s[cand], ranks_of(names(cand)), eps)][:k]
 
 
+def top_k_named_rows(
+    scores: np.ndarray,
+    k: int,
+    names: Callable[[np.ndarray], Sequence[str]],
+    eps: float = TIE_EPS,
+) -> list[np.ndarray]:
+    """``[top_k_named(row, k, names, eps) for row in scores]`` with the O(columns) work (NaN
+    cleaning, the k-th best, the candidates at the cut) done once for the whole matrix, not
+    row by row in Python: a session's new sentences against every stored one."""
+    s = np.asarray(scores)
+    if s.ndim != 2 or k <= 0 or not s.size:
+        return [top_k_named(row, k, names, eps) for row in s]
+    if np.isnan(s).any():
+        s = np.where(np.isnan(s), -np.inf, s)
+    finite = np.isfinite(s).sum(axis=1)
+    if int(finite.min()) < k:  # a row with fewer than k finite scores: the per-row rule
+        return [top_k_named(row, k, names, eps) for row in s]
+    n = s.shape[1]
+    kth = np.partition(s, n - k, axis=1)[:, n - k].astype(np.float64)  # k-th best per row (exact)
+    # Compared in float64 as ``top_k_named`` does (float32 scores widen exactly).
+    rr, cc = np.nonzero(s >= (kth - eps)[:, None])
+    bounds = np.searchsorted(rr, np.arange(len(s) + 1))
+    out = []
+    for r in range(len(s)):
+        cand = cc[bounds[r] : bounds[r + 1]]
+        row = s[r, cand].astype(np.float64)
+        out.append(cand[order_best_first(row, ranks_of(names(cand)), eps)][:k])
+    return out
+
+
 def sort_pairs(items: Sequence[tuple[str, float]], eps: float = TIE_EPS) -> list[tuple[str, float]]:
     """``(id, score)`` pairs best first, near-ties by id (e.g. a vector store's hits)."""
     if not items:
@@ -98,4 +128,4 @@ def sort_pairs(items: Sequence[tuple[str, float]], eps: float = TIE_EPS) -> list
     return [items[int(j)] for j in order]
 
 
-__all__ = ["TIE_EPS", "order_best_first", "ranks_of", "sort_pairs", "top_k"]
+__all__ = ["TIE_EPS", "order_best_first", "ranks_of", "sort_pairs", "top_k", "top_k_named", "top_k_named_rows"]
