@@ -61,11 +61,16 @@ def test_top_k_named_equals_top_k_ranked_by_every_id() -> None:
         assert got.tolist() == want.tolist()
 
 
-def test_top_k_named_rows_equals_top_k_named_per_row() -> None:
-    """The matrix form gives each row's ``top_k_named`` (float32 scores, -inf, NaN, near-ties)."""
+@pytest.mark.parametrize("sample", [1, 3, 1024])
+def test_top_k_named_rows_equals_top_k_named_per_row(monkeypatch, sample: int) -> None:
+    """The matrix form gives each row's ``top_k_named`` (float32 scores, -inf, NaN, near-ties),
+    whatever the columns that bound the k-th best."""
     import random
 
+    from memgraph_agents.model import ranking
     from memgraph_agents.model.ranking import top_k_named, top_k_named_rows
+
+    monkeypatch.setattr(ranking, "_SAMPLE_COLUMNS", sample)
 
     rng = random.Random(12)
     for _ in range(200):

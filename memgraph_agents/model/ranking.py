@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 TIE_EPS = 1e-6  # cosine / score differences below this are ties (float32 noise is ~1e-7)
+_SAMPLE_COLUMNS = 1024  # ``top_k_named_rows``: how many columns bound each row's k-th best
 
 
 def ranks_of(ids: Sequence[str] | np.ndarray) -> np.ndarray:
@@ -106,16 +107,22 @@ def top_k_named_rows(
     finite = np.isfinite(s).sum(axis=1)
     if int(finite.min()) < k:  # a row with fewer than k finite scores: the per-row rule
         return [top_k_named(row, k, names, eps) for row in s]
-    n = s.shape[1]
-    kth = np.partition(s, n - k, axis=1)[:, n - k].astype(np.float64)  # k-th best per row (exact)
+    # A lower bound of each row's k-th best: the k-th best of its last few columns. Only the
+    # scores within ``eps`` of it can be the k best or near-ties at the cut, so one comparison
+    # over the matrix replaces a partition of every row; the exact cut is taken among those.
+    m = min(s.shape[1], max(_SAMPLE_COLUMNS, k))
+    low = np.partition(s[:, -m:], m - k, axis=1)[:, m - k].astype(np.float64)
     # Compared in float64 as ``top_k_named`` does (float32 scores widen exactly).
-    rr, cc = np.nonzero(s >= (kth - eps)[:, None])
+    rr, cc = np.nonzero(s >= (low - eps)[:, None])
     bounds = np.searchsorted(rr, np.arange(len(s) + 1))
     out = []
     for r in range(len(s)):
-        cand = cc[bounds[r] : bounds[r + 1]]
-        row = s[r, cand].astype(np.float64)
-        out.append(cand[order_best_first(row, ranks_of(names(cand)), eps)][:k])
+        cols = cc[bounds[r] : bounds[r + 1]]
+        vals = s[r, cols].astype(np.float64)
+        kth = np.partition(vals, len(vals) - k)[len(vals) - k]  # the row's k-th best
+        keep = vals >= kth - eps
+        cand = cols[keep]
+        out.append(cand[order_best_first(vals[keep], ranks_of(names(cand)), eps)][:k])
     return out
 
 

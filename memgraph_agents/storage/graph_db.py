@@ -293,7 +293,9 @@ class GraphDB:
         """An upper bound of ``embedded_count`` read from the rowid b-tree's ends, not a scan of
         every node (the count is checked against the index threshold on every commit): rowids
         are distinct, so with all of them >= 1 the largest is at least the number of rows."""
-        lo, hi = self.reader.execute("SELECT MIN(rowid), MAX(rowid) FROM nodes").fetchone()
+        # Two subqueries: SQLite reads min() or max() off the b-tree only when it is alone in
+        # its query (``SELECT MIN(rowid), MAX(rowid)`` scans every row).
+        lo, hi = self.reader.execute("SELECT (SELECT MIN(rowid) FROM nodes), (SELECT MAX(rowid) FROM nodes)").fetchone()
         if lo is None:
             return 0
         return int(hi) if lo >= 1 else self.embedded_count()
