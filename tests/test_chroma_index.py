@@ -171,3 +171,15 @@ def test_migrate_indexes_by_the_target_threshold(lazy):
     _chroma_equals_rows(full)
     for s in ("dst-small", "dst-full"):
         assert _evidence(lazy(s)) == _evidence(src_settings)
+
+
+def test_embedded_bound_is_an_upper_bound_of_the_count(lazy):
+    """The commit's threshold check reads the cheap bound first: it never undercounts, after
+    deletions and rewrites either."""
+    s = lazy()
+    store = get_store(s)
+    assert store.db.embedded_bound() == store.db.embedded_count() == 0
+    ingest_conversation(make_conversation(n_sessions=3), s)
+    assert store.db.embedded_bound() >= store.db.embedded_count() > 0
+    store.delete_session("S1")
+    assert store.db.embedded_bound() >= store.db.embedded_count() > 0

@@ -59,3 +59,32 @@ def test_top_k_named_equals_top_k_ranked_by_every_id() -> None:
         want = top_k(scores, k, tiebreak=ranks_of(ids))
         got = top_k_named(scores, k, lambda cand, ids=ids: [ids[int(j)] for j in cand])
         assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("sample", [1, 3, 1024])
+def test_top_k_named_rows_equals_top_k_named_per_row(monkeypatch, sample: int) -> None:
+    """The matrix form gives each row's ``top_k_named`` (float32 scores, -inf, NaN, near-ties),
+    whatever the columns that bound the k-th best."""
+    import random
+
+    from memgraph_agents.model import ranking
+    from memgraph_agents.model.ranking import top_k_named, top_k_named_rows
+
+    monkeypatch.setattr(ranking, "_SAMPLE_COLUMNS", sample)
+
+    rng = random.Random(12)
+    for _ in range(200):
+        rows, n = rng.randrange(1, 6), rng.randrange(1, 30)
+        ids = [f"sentence:D{rng.randrange(9)}:{rng.randrange(9)}" for _ in range(n)]
+        choices = [0.5, 0.5 + 1e-7, 0.5 + 3e-6, 0.7, -np.inf, np.nan]
+        scores = np.array(
+            [[rng.choice([*choices, rng.random()]) for _ in range(n)] for _ in range(rows)],
+            dtype=rng.choice([np.float32, np.float64]),
+        )
+        k = rng.randrange(0, 5)
+
+        def names(cand, ids=ids):
+            return [ids[int(j)] for j in cand]
+
+        got = top_k_named_rows(scores, k, names)
+        assert [g.tolist() for g in got] == [top_k_named(row, k, names).tolist() for row in scores]

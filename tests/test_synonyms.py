@@ -67,6 +67,21 @@ def test_synonym_pairs_blockwise_equals_whole():
     assert same(synonym_pairs(new, old, threshold=0.6, block_rows=7), whole)
 
 
+@pytest.mark.parametrize("cap", [1, 2, 100])
+def test_synonym_pairs_old_order_equals_sorting_the_old_rows(cap):
+    """Ties ordered by ``old_order`` give the pairs of the old rows sorted by it (duplicates and
+    exact ties included), with j the unsorted row."""
+    rng = np.random.default_rng(2)
+    base = rng.normal(size=(5, 8))
+    new = base[rng.integers(0, 5, 12)] + 0.02 * rng.normal(size=(12, 8))
+    old = base[rng.integers(0, 5, 30)]  # exact duplicates: equal cosines
+    key = rng.permutation(30)
+    by_key = np.argsort(key)
+    want = [(i, int(by_key[j]), s) for i, j, s in synonym_pairs(new, old[by_key], threshold=0.8, max_per_node=cap)]
+    got = synonym_pairs(new, old, threshold=0.8, max_per_node=cap, old_order=key)
+    assert want and got == want
+
+
 def test_synonym_pairs_within():
     v = unit([1, 0], [1, 0.05], [0, 1], [0.02, 1], [1, 0.1])
     pairs = synonym_pairs_within(v, threshold=0.95)

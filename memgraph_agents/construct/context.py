@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -65,9 +64,9 @@ class BuildContext:
             idx, vecs = snap.kind_vectors(kind)  # shared and read-only; carried from session to session
             keep = None
             if other_sessions and not self.exclude and len(idx):
-                # C-speed filter (a Python pass over every stored event per session was O(n))
-                owners = np.array(itemgetter(*idx)(snap.owner) if len(idx) > 1 else [snap.owner[idx[0]]], dtype=object)
-                keep = owners != self.session_id
+                # C-speed filter: a fancy index of the owner column (a Python pass over every
+                # stored event per session was O(n), and so was unpacking ``idx`` into a call)
+                keep = snap.owner[idx] != self.session_id
             elif self.exclude or other_sessions:
                 keep = np.array(
                     [

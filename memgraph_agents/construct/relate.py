@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.construct.build import SessionBuild
@@ -163,9 +161,9 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
     p = ctx.params
     vecs = ctx.embed_with_build([a.text for a in args], b)
     idx, old = ctx.existing(NodeKind.ARGUMENT)
-    by_id = np.argsort(ctx.snapshot.id_rank[idx], kind="stable")  # ties at the cap go by id, not row order
-    idx, old = idx[by_id], old[by_id]
-    for i, j, s in synonym_pairs(vecs, old, threshold=p.synonym_threshold, max_per_node=p.synonym_max):
+    # Ties at the cap go by id, not row order; ranked by key, not by sorting (copying) every row.
+    by_id = ctx.snapshot.id_rank[idx]
+    for i, j, s in synonym_pairs(vecs, old, threshold=p.synonym_threshold, max_per_node=p.synonym_max, old_order=by_id):
         b.edges.append(
             Edge(
                 src=args[i].id,

@@ -13,7 +13,7 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.sentences import turn_sentences
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
-from memgraph_agents.model.ranking import top_k_named
+from memgraph_agents.model.ranking import top_k_named_rows
 
 
 def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
@@ -55,9 +55,10 @@ def add_sentences(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     # row order or to float noise from the vector backend (model.ranking). Only the
     # candidates are ranked by id, not every stored sentence (``top_k_named``).
     seen: set[tuple[str, str]] = set()
-    for r in range(len(new)):
-        sims[r, offset + r] = -np.inf  # not its own neighbour
-        for j in top_k_named(sims[r], k, names):
+    rows = np.arange(len(new))
+    sims[rows, offset + rows] = -np.inf  # not its own neighbour
+    for r, best in enumerate(top_k_named_rows(sims, k, names)):
+        for j in best:
             a, c = new[r].id, name(int(j))
             pair = (min(a, c), max(a, c))
             if pair in seen or not np.isfinite(sims[r, j]):

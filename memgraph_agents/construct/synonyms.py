@@ -39,15 +39,18 @@ def _blocks(a: np.ndarray, b: np.ndarray, block_rows: int | None) -> Iterator[tu
         yield lo, a[lo : lo + rows] @ b.T
 
 
-def _top_over(sims: np.ndarray, threshold: float, cap: int) -> Iterator[tuple[int, int, float]]:
-    """Per row: up to ``cap`` (row, col, sim) with sim >= threshold, best first, ties by col."""
+def _top_over(
+    sims: np.ndarray, threshold: float, cap: int, key: np.ndarray | None = None
+) -> Iterator[tuple[int, int, float]]:
+    """Per row: up to ``cap`` (row, col, sim) with sim >= threshold, best first, ties by col
+    (by ``key[col]`` when given)."""
     for r in range(len(sims)):
         row = sims[r]
         cols = np.flatnonzero(row >= threshold)
         if len(cols) > cap:
-            keep = np.lexsort((cols, -row[cols]))[:cap]
+            keep = np.lexsort((cols if key is None else key[cols], -row[cols]))[:cap]
             cols = cols[keep]
-        for c in cols[np.lexsort((cols, -row[cols]))]:
+        for c in cols[np.lexsort((cols if key is None else key[cols], -row[cols]))]:
             yield r, int(c), float(row[c])
 
 
@@ -57,12 +60,14 @@ def _precap(cap: int) -> int:
     return max(4 * cap, cap + 32)
 
 
-def _cap_greedy(cands: list[Pair], cap: int, symmetric: bool) -> list[Pair]:
+def _cap_greedy(cands: list[Pair], cap: int, symmetric: bool, key: np.ndarray | None = None) -> list[Pair]:
     """Keep pairs by descending similarity while both endpoints have fewer than ``cap`` edges.
 
     ``symmetric``: i and j index the same node set (one degree counter), else two sets.
+    ``key``: j's order on ties (default: j).
     """
-    cands.sort(key=lambda p: (-p[2], p[0], p[1]))
+    jk = (lambda j: j) if key is None else key.__getitem__
+    cands.sort(key=lambda p: (-p[2], p[0], jk(p[1])))
     deg_i: Counter[int] = Counter()
     deg_j: Counter[int] = deg_i if symmetric else Counter()
     out: list[Pair] = []
@@ -71,7 +76,7 @@ def _cap_greedy(cands: list[Pair], cap: int, symmetric: bool) -> list[Pair]:
             out.append((i, j, s))
             deg_i[i] += 1
             deg_j[j] += 1
-    return sorted(out, key=lambda p: (p[0], -p[2], p[1]))
+    return sorted(out, key=lambda p: (p[0], -p[2], jk(p[1])))
 
 
 def synonym_pairs(
@@ -81,20 +86,24 @@ def synonym_pairs(
     max_per_node: int = 100,
     *,
     block_rows: int | None = None,
+    old_order: np.ndarray | None = None,
 ) -> list[Pair]:
     """Pairs (i new, j old, cosine) with cosine >= threshold.
 
     Each new node and each old node keeps at most ``max_per_node`` of these pairs, chosen
     greedily by decreasing similarity (an old node's earlier edges are not known here, so its
-    cap is per call). Sorted by i, then by decreasing similarity.
+    cap is per call). Sorted by i, then by decreasing similarity. ``old_order``: a distinct
+    key per old row that orders ties instead of j (the pairs of ``old_vecs`` sorted by it):
+    the caller's rows need not be sorted, i.e. copied, first.
     """
     a, b = _normalise(new_vecs), _normalise(old_vecs)
     if len(a) == 0 or len(b) == 0 or max_per_node <= 0:
         return []
+    key = None if old_order is None else np.asarray(old_order)
     cands: list[Pair] = []
     for lo, sims in _blocks(a, b, block_rows):
-        cands.extend((lo + r, c, s) for r, c, s in _top_over(sims, threshold, _precap(max_per_node)))
-    return _cap_greedy(cands, max_per_node, symmetric=False)
+        cands.extend((lo + r, c, s) for r, c, s in _top_over(sims, threshold, _precap(max_per_node), key))
+    return _cap_greedy(cands, max_per_node, symmetric=False, key=key)
 
 
 def synonym_pairs_within(

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 TIE_EPS = 1e-6  # cosine / score differences below this are ties (float32 noise is ~1e-7)
+_SAMPLE_COLUMNS = 1024  # ``top_k_named_rows``: how many columns bound each row's k-th best
 
 
 def ranks_of(ids: Sequence[str] | np.ndarray) -> np.ndarray:
@@ -89,6 +90,42 @@ def top_k_named(
     return cand[order_best_first(s[cand], ranks_of(names(cand)), eps)][:k]
 
 
+def top_k_named_rows(
+    scores: np.ndarray,
+    k: int,
+    names: Callable[[np.ndarray], Sequence[str]],
+    eps: float = TIE_EPS,
+) -> list[np.ndarray]:
+    """``[top_k_named(row, k, names, eps) for row in scores]`` with the O(columns) work (NaN
+    cleaning, the k-th best, the candidates at the cut) done once for the whole matrix, not
+    row by row in Python: a session's new sentences against every stored one."""
+    s = np.asarray(scores)
+    if s.ndim != 2 or k <= 0 or not s.size:
+        return [top_k_named(row, k, names, eps) for row in s]
+    if np.isnan(s).any():
+        s = np.where(np.isnan(s), -np.inf, s)
+    finite = np.isfinite(s).sum(axis=1)
+    if int(finite.min()) < k:  # a row with fewer than k finite scores: the per-row rule
+        return [top_k_named(row, k, names, eps) for row in s]
+    # A lower bound of each row's k-th best: the k-th best of its last few columns. Only the
+    # scores within ``eps`` of it can be the k best or near-ties at the cut, so one comparison
+    # over the matrix replaces a partition of every row; the exact cut is taken among those.
+    m = min(s.shape[1], max(_SAMPLE_COLUMNS, k))
+    low = np.partition(s[:, -m:], m - k, axis=1)[:, m - k].astype(np.float64)
+    # Compared in float64 as ``top_k_named`` does (float32 scores widen exactly).
+    rr, cc = np.nonzero(s >= (low - eps)[:, None])
+    bounds = np.searchsorted(rr, np.arange(len(s) + 1))
+    out = []
+    for r in range(len(s)):
+        cols = cc[bounds[r] : bounds[r + 1]]
+        vals = s[r, cols].astype(np.float64)
+        kth = np.partition(vals, len(vals) - k)[len(vals) - k]  # the row's k-th best
+        keep = vals >= kth - eps
+        cand = cols[keep]
+        out.append(cand[order_best_first(vals[keep], ranks_of(names(cand)), eps)][:k])
+    return out
+
+
 def sort_pairs(items: Sequence[tuple[str, float]], eps: float = TIE_EPS) -> list[tuple[str, float]]:
     """``(id, score)`` pairs best first, near-ties by id (e.g. a vector store's hits)."""
     if not items:
@@ -98,4 +135,4 @@ def sort_pairs(items: Sequence[tuple[str, float]], eps: float = TIE_EPS) -> list
     return [items[int(j)] for j in order]
 
 
-__all__ = ["TIE_EPS", "order_best_first", "ranks_of", "sort_pairs", "top_k"]
+__all__ = ["TIE_EPS", "order_best_first", "ranks_of", "sort_pairs", "top_k", "top_k_named", "top_k_named_rows"]

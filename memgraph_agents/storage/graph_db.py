@@ -289,6 +289,17 @@ class GraphDB:
     def embedded_count(self) -> int:
         return int(self.reader.execute("SELECT COUNT(*) FROM nodes WHERE embed=1").fetchone()[0])
 
+    def embedded_bound(self) -> int:
+        """An upper bound of ``embedded_count`` read from the rowid b-tree's ends, not a scan of
+        every node (the count is checked against the index threshold on every commit): rowids
+        are distinct, so with all of them >= 1 the largest is at least the number of rows."""
+        # Two subqueries: SQLite reads min() or max() off the b-tree only when it is alone in
+        # its query (``SELECT MIN(rowid), MAX(rowid)`` scans every row).
+        lo, hi = self.reader.execute("SELECT (SELECT MIN(rowid) FROM nodes), (SELECT MAX(rowid) FROM nodes)").fetchone()
+        if lo is None:
+            return 0
+        return int(hi) if lo >= 1 else self.embedded_count()
+
     def nodes(self, where: str = "", params: tuple = ()) -> list[Node]:
         q = f"SELECT {_NODE_COLS} FROM nodes " + where
         return [row_to_node(r) for r in self.reader.execute(q, params)]

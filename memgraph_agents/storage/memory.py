@@ -348,6 +348,9 @@ class MemoryStore:
         if self.indexed():
             return False
         limit = self.exact_search_nodes if self.chroma_index_nodes is None else self.chroma_index_nodes
+        # The exact count scans every node: only asked for when the cheap bound is past the limit.
+        if not chroma_index.needs_build(self.db.embedded_bound() + adding, limit):
+            return False
         return chroma_index.needs_build(self.db.embedded_count() + adding, limit)
 
     def _install(self, base: Keyed, result: tuple[GraphSnapshot, Keyed] | None) -> None:

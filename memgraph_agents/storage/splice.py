@@ -10,6 +10,7 @@ with slice copies (C speed), never a Python pass over every row.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -104,7 +105,9 @@ def splice_ranks(old_rank: np.ndarray, sp: Splice, ids: Sequence[str] | np.ndarr
     kept = sp.remap[order]
     kept = kept[kept >= 0]  # their new positions, in id order
     fresh = sp.at[np.argsort(np.asarray([ids[p] for p in sp.at], dtype=object), kind="stable")]
-    where = np.searchsorted(np.asarray(ids, dtype=object)[kept], np.asarray([ids[p] for p in fresh], dtype=object))
+    # A binary search through ``kept`` by id per new row: gathering every kept id into a
+    # sorted object array first cost a scattered read of every id (~2 ms at 63,000 nodes).
+    where = np.array([bisect_left(kept, ids[p], key=ids.__getitem__) for p in fresh], dtype=np.int64)
     merged = np.insert(kept, where, fresh)
     rank = np.empty(sp.n_new, dtype=np.int64)
     rank[merged] = np.arange(sp.n_new)
