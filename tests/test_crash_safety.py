@@ -42,7 +42,6 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Session, Turn
 from memgraph_agents.runtime import forget_store
 from memgraph_agents.storage import MemoryStore, SessionRecord, SessionWrite
-from memgraph_agents.storage.chroma_index import INDEX_META
 from memgraph_agents.storage.graph_db import GraphDB
 from tests.workloads import chat_thread, conversation, forkserver, graph_rows
 
@@ -182,15 +181,7 @@ def check_consistent(store: MemoryStore, versions: dict[str, dict[str, Session]]
         assert e[0] in nodes and e[1] in nodes, f"orphan edge {e[:4]}"
         assert e[4] in owners, f"edge {e[:4]} of uncommitted session {e[4]!r}"
     embedded = {nid for nid, r in nodes.items() if r[6]}
-    if store.indexed():
-        got = store.vectors.collection.get(include=["documents", "embeddings"])
-    else:
-        # Killed in the commit that builds the index (the suite's threshold is 0: the first
-        # one), before its transaction marked it ``on``: nothing of it is committed, the mark
-        # is ``off``, so what Chroma holds is never read and the next commit empties the
-        # collection and builds again (storage.chroma_index).
-        assert store.db.get_meta(INDEX_META) == "off" and not embedded
-        got = {"ids": [], "documents": [], "embeddings": []}
+    got = store.vectors.collection.get(include=["documents", "embeddings"])
     assert set(got["ids"]) == embedded, set(got["ids"]) ^ embedded
     for nid, doc, vec in zip(got["ids"], got["documents"], got["embeddings"]):
         assert doc == nodes[nid][2], nid  # the vector of the committed text

@@ -47,9 +47,12 @@ def test_open_stores_and_descriptors_stay_bounded(settings):
         fds.append(n)
         spaces.append(k)
     assert max(spaces) <= CACHE, spaces  # files of evicted namespaces are all closed
-    # A writer and a reader per thread for each open store, with WAL files: bounded by the
-    # cache, not by the twelve namespaces touched.
-    assert max(fds[CACHE:]) <= max(fds[:CACHE]) + 6, fds
+    # A writer and a reader per thread that used it for each open store, each with its WAL and
+    # shared-memory files, plus lock files: bounded by the cache and the threads, not by the
+    # twelve namespaces touched. (How many pool threads an ingest's nodes ran on varies with the
+    # tests before this one, so the count itself is not compared between namespaces.)
+    per_store = 3 * (1 + threading.active_count()) + 2
+    assert max(fds) <= CACHE * per_store, (fds, threading.active_count())
     # Nothing per namespace outlives its store: not the store, not its ingest lock.
     gc.collect()
     root = Path(settings.data_dir).resolve()

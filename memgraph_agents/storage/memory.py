@@ -110,7 +110,11 @@ class MemoryStore:
             # The first writer records the model; a worker creating the same namespace at the
             # same time reads that one back (``init_meta``) instead of writing its own over it.
             stored_model = self.db.init_meta("embedding_model", embedder.name)
-            self.db.init_meta(chroma_index.INDEX_META, chroma_index.OFF)  # indexed once it grows
+            # Indexed once it grows past the threshold; with none (0), from the start, as an empty
+            # index is complete: a crash in the first commit is then repaired like any other.
+            self.db.init_meta(
+                chroma_index.INDEX_META, chroma_index.ON if self._index_limit() == 0 else chroma_index.OFF
+            )
         if stored_model != embedder.name:
             raise ValueError(
                 f"namespace {namespace!r} was built with embeddings {stored_model!r}, not {embedder.name!r}: "
@@ -343,11 +347,14 @@ class MemoryStore:
             self._indexed = chroma_index.is_on(self.db.get_meta(chroma_index.INDEX_META))
         return self._indexed
 
+    def _index_limit(self) -> int:
+        return self.exact_search_nodes if self.chroma_index_nodes is None else self.chroma_index_nodes
+
     def _index_to_build(self, adding: int) -> bool:
         """Whether this commit (holding the writer lock) must build the Chroma index first."""
         if self.indexed():
             return False
-        limit = self.exact_search_nodes if self.chroma_index_nodes is None else self.chroma_index_nodes
+        limit = self._index_limit()
         # The exact count scans every node: only asked for when the cheap bound is past the limit.
         if not chroma_index.needs_build(self.db.embedded_bound() + adding, limit):
             return False
