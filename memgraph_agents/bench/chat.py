@@ -156,19 +156,19 @@ def run_chat_bench(
         "turns": turns,
         "embeddings": settings.embeddings,
         "repeat": repeat,
-        "seconds_at_once": round(at_once, 3),
-        "seconds_turn_by_turn": round(by_turn, 3),
+        "seconds_at_once": round(at_once, 4),
+        "seconds_turn_by_turn": round(by_turn, 4),
         "ratio": round(by_turn / at_once, 3) if at_once else None,
         "goal_ratio": 1.5,
-        "cpu_seconds_at_once": round(cpu_once, 3),
-        "cpu_seconds_turn_by_turn": round(cpu_turn, 3),
+        "cpu_seconds_at_once": round(cpu_once, 4),
+        "cpu_seconds_turn_by_turn": round(cpu_turn, 4),
         "cpu_ratio": round(cpu_turn / cpu_once, 3) if cpu_once else None,
         "runs": [
             {
-                "seconds_at_once": round(r.at_once, 3),
-                "seconds_turn_by_turn": round(r.turn_by_turn, 3),
-                "cpu_seconds_at_once": round(r.cpu_at_once, 3),
-                "cpu_seconds_turn_by_turn": round(r.cpu_turn_by_turn, 3),
+                "seconds_at_once": round(r.at_once, 4),
+                "seconds_turn_by_turn": round(r.turn_by_turn, 4),
+                "cpu_seconds_at_once": round(r.cpu_at_once, 4),
+                "cpu_seconds_turn_by_turn": round(r.cpu_turn_by_turn, 4),
             }
             for r in runs
         ],
