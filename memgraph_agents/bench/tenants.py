@@ -66,10 +66,6 @@ def _settings(data_dir: Path, cache: int, chroma: tuple[str, int] | None, graph_
     return Settings(data_dir=data_dir, embeddings="hash", cache_namespaces=cache, **extra)
 
 
-def _index_threshold(settings) -> int:
-    return settings.exact_search_nodes if settings.chroma_index_nodes is None else settings.chroma_index_nodes
-
-
 def bench_store_id(data_dir: Path) -> str:
     """The PostgreSQL store id of a bench data dir: ``bench-`` + the data dir's random id."""
     from memgraph_agents.storage.identity import store_id
@@ -217,6 +213,9 @@ def run_backend(
     pg: dict | None = None
     if graph_url:
         pg = pg_store_bytes(graph_url, bench_store_id(data_dir))
+    from memgraph_agents.storage.chroma_index import threshold as index_threshold
+
+    settings = _settings(data_dir, cache, chroma, graph_url)
     out: dict[str, Any] = {
         "backend": backend,
         "tenants": n,
@@ -232,7 +231,7 @@ def run_backend(
         "vectors": f"chroma server {chroma[0]}:{chroma[1]}" if chroma else "embedded chroma",
         # Chroma is an index only past this many embedded nodes (storage.chroma_index); below it
         # every vector lives beside the graph rows only
-        "chroma_index_nodes": _index_threshold(_settings(data_dir, cache, chroma, graph_url)),
+        "chroma_index_nodes": index_threshold(settings.exact_search_nodes, settings.chroma_index_nodes),
         "chroma_collections_written": sum(w["chroma_collections_written"] for w in writers),
     }
     out.update(in_child(measure, data_dir, n, cache=cache, chroma=chroma, graph_url=graph_url))

@@ -19,6 +19,7 @@ Once ``on``, a namespace stays indexed (deleting sessions does not drop it).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +38,12 @@ ON, OFF = "on", "off"
 def is_on(state: str | None) -> bool:
     """A recorded state; none recorded: a namespace from before the mark (always written to Chroma)."""
     return state != OFF
+
+
+def threshold(exact_search_nodes: int, chroma_index_nodes: int | None) -> int:
+    """The embedded nodes past which a namespace is indexed: ``chroma_index_nodes``, by default
+    the exact-search threshold (below it a dense query never asks Chroma anyway)."""
+    return exact_search_nodes if chroma_index_nodes is None else chroma_index_nodes
 
 
 def needs_build(embedded_after: int, threshold: int) -> bool:
@@ -61,12 +68,18 @@ def build_index(db: GraphStore, vectors: VectorIndex, embedder: EmbeddingModel) 
     if missing:
         for i, v in zip(missing, embedder.embed([text[i] for i in missing])):
             got[i] = np.asarray(v, dtype=np.float32)
-    ids = [r[0] for r in nodes]
-    vectors.upsert(
-        ids,
-        np.stack([got[i] for i in ids]),
-        [r[1] for r in nodes],
-        [r[3] for r in nodes],
-        [text[i] for i in ids],
-    )
-    return len(ids)
+    upsert_rows(vectors, nodes, got)
+    return len(nodes)
+
+
+def upsert_rows(vectors: VectorIndex, nodes: list[tuple], got: Mapping[str, np.ndarray]) -> None:
+    """Upsert the vectors ``got`` of the embedded node rows ``nodes`` (``(id, kind, text,
+    primary owner, ...)``), with the metadata a commit records (kind, owner session, text)."""
+    if nodes:
+        vectors.upsert(
+            [r[0] for r in nodes],
+            np.stack([got[r[0]] for r in nodes]),
+            [r[1] for r in nodes],
+            [r[3] for r in nodes],
+            [r[2] for r in nodes],
+        )

@@ -4,7 +4,7 @@
 snapshot already holds every committed vector (read from the graph rows), so a small namespace
 answers a dense query without opening its Chroma collection, exactly (no ANN approximation),
 with near-ties ordered by node id like every ranking (``model.ranking``). Above the threshold
-Chroma's HNSW index answers.
+Chroma's HNSW index answers, in a namespace that has one (``storage.chroma_index``).
 """
 
 from __future__ import annotations

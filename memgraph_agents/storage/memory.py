@@ -348,7 +348,7 @@ class MemoryStore:
         return self._indexed
 
     def _index_limit(self) -> int:
-        return self.exact_search_nodes if self.chroma_index_nodes is None else self.chroma_index_nodes
+        return chroma_index.threshold(self.exact_search_nodes, self.chroma_index_nodes)
 
     def _index_to_build(self, adding: int) -> bool:
         """Whether this commit (holding the writer lock) must build the Chroma index first."""

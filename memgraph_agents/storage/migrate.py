@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from memgraph_agents.errors import StorageError
-from memgraph_agents.storage.chroma_index import INDEX_META, ON
+from memgraph_agents.storage.chroma_index import INDEX_META, ON, upsert_rows
 from memgraph_agents.storage.graph_db import row_to_edge, row_to_node
-from memgraph_agents.storage.vector_rows import matching, vector_rows
+from memgraph_agents.storage.vector_rows import vector_rows
 
 if TYPE_CHECKING:
     from memgraph_agents.storage.memory import MemoryStore
@@ -40,34 +38,24 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
         owners = src.db.raw_owners()
         turns = {s["id"]: src.db.session_turns(s["id"]) for s in sessions}
         meta = {k: v for k, v in src.db.all_meta().items() if k not in _OWN_META}
-        text = {r[0]: r[2] for r in nodes if r[6]}
-        got = matching(src.db.node_vectors(list(text)), text)  # the vectors beside the rows
-        rest = [i for i in text if i not in got]
-        if rest:  # a source whose vectors are not all in its rows: Chroma's
-            got.update(src.vectors.get_vectors(rest, [text[i] for i in rest]))
+        embedded = [r for r in nodes if r[6]]
+        text = {r[0]: r[2] for r in embedded}
+        # the vectors beside the rows (Chroma's, in a source whose rows could not take them yet)
+        got = src._load_vectors(list(text), list(text.values()))
     missing = sorted(set(text) - set(got))
     if missing:
         raise StorageError(
             f"namespace {src.namespace!r}: {len(missing)} vectors missing in the source (e.g. {missing[0]!r})"
         )
-    kinds = {r[0]: r[1] for r in nodes}
     with dst.ingest_lock.hold(timeout=600), dst._thread_lock, dst.lock:
         if dst.db.sessions(None):
             raise StorageError(
                 f"namespace {dst.namespace!r} already holds sessions in the target: "
                 "migrate into an empty namespace (or forget it there first)"
             )
-        ids = list(got)
-        index = dst._index_to_build(len(ids)) or dst.indexed()  # a Chroma index only above the threshold
-        if ids and index:  # 1. vectors (owner: the node's primary owner, as a commit would record it)
-            owner = {r[0]: r[3] for r in nodes}
-            dst.vectors.upsert(
-                ids,
-                np.stack([got[i] for i in ids]),
-                [kinds[i] for i in ids],
-                [owner[i] for i in ids],
-                [text[i] for i in ids],
-            )
+        index = dst._index_to_build(len(got)) or dst.indexed()  # a Chroma index only above the threshold
+        if index:  # 1. vectors (owner: the node's primary owner, as a commit would record it)
+            upsert_rows(dst.vectors, embedded, got)
         with dst.db.write() as t:  # 2. every row, the sessions committed, in one transaction
             for s in sessions:
                 t.add_pending_session(s)
@@ -86,6 +74,6 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
         "namespace": src.namespace,
         "sessions": len(sessions),
         "nodes": len(nodes),
-        "vectors": len(ids),
+        "vectors": len(got),
         "chroma_index": index,
     }

@@ -6,7 +6,7 @@ text it embeds. A snapshot then loads its vectors from the graph store, never fr
 a read-only query on a namespace does not open its Chroma collection (embedded Chroma keeps
 every collection it opened loaded, and no store cache can close it). A vector is used only
 when its digest is that of the committed node's text, the rule Chroma's documents enforce.
-Chroma stays the ANN index, written at commit as before.
+Chroma is only the ANN index of namespaces past ``MEMGRAPH_CHROMA_INDEX_NODES`` (``storage.chroma_index``).
 
 Namespaces written before this table hold their vectors only in Chroma: ``MemoryStore``
 copies them into the rows once (meta ``vectors`` = ``rows`` marks a namespace whose every
