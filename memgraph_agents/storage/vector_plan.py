@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memgraph_agents.storage.splice import Splice, splice_array
+from memgraph_agents.storage.splice import Spare, Splice, append_column, splice_array
 
 # A plan is materialized (and a new one started from it) after this many commits, or once
 # its fresh rows are this fraction of the base: a bounded chain, an amortized gather.
@@ -65,29 +65,23 @@ def plan_vectors(prev: np.ndarray | VectorPlan, sp: Splice, fresh: np.ndarray) -
 
 @dataclass(frozen=True)
 class KindRows:
-    """The positions of one node kind's rows (ascending) and their vectors, ``buf[:len(idx)]``
-    (read-only). ``fill[0]``: how much of ``buf`` some snapshot uses; a carry appends in
-    place only when that is ``len(idx)`` (no other snapshot appended to this buffer)."""
+    """The positions of one node kind's rows (ascending) and their vectors (read-only): the
+    leading rows of ``spare``'s buffer, so that a carry appends after them in place when no
+    other snapshot appended there first (``storage.splice.append_column``)."""
 
     idx: np.ndarray
-    buf: np.ndarray
-    fill: list[int]
+    vecs: np.ndarray
+    spare: Spare
 
     def __post_init__(self) -> None:
         self.idx.flags.writeable = False  # handed out as is (``BuildContext.existing``)
+        self.vecs.flags.writeable = False
 
     @classmethod
     def of(cls, idx: np.ndarray, vecs: np.ndarray) -> KindRows:
         """From the kind's positions and vectors (copied into a buffer with spare capacity)."""
-        buf = np.empty((_capacity(len(idx)), vecs.shape[1]), dtype=np.float32)
-        buf[: len(idx)] = vecs
-        return cls(np.asarray(idx, dtype=np.int64), buf, [len(idx)])
-
-    @property
-    def vecs(self) -> np.ndarray:
-        view = self.buf[: len(self.idx)]
-        view.flags.writeable = False
-        return view
+        view, spare = append_column(np.zeros((0, vecs.shape[1]), dtype=np.float32), None, vecs)
+        return cls(np.asarray(idx, dtype=np.int64), view, spare)
 
 
 def carry_kind_rows(
@@ -111,11 +105,10 @@ def carry_kind_rows(
     reread: dict[str, int] = {}
     if len(gone):
         at_row = {rows[j][0]: j for j in mine}
-        old_vecs = old.buf[: len(old.idx)]
         for g in gone:
             nid = old_ids[int(old.idx[g])]
             j = at_row.get(nid)
-            if j is None or not np.array_equal(fresh[j], old_vecs[g]):
+            if j is None or not np.array_equal(fresh[j], old.vecs[g]):
                 return None  # removed, changed kind or changed vector: not a pure append
             pos[g] = index[nid]
             reread[nid] = j
@@ -125,21 +118,7 @@ def carry_kind_rows(
         return None
     if len(new_pos) and ((len(pos) and new_pos.min() <= pos[-1]) or bool((np.diff(new_pos) <= 0).any())):
         return None
-    m, k = len(old.idx), len(new)
     idx = np.concatenate([pos, new_pos])
-    if k == 0:
-        return KindRows(idx, old.buf, old.fill)
-    add = fresh[new]
-    if old.fill[0] == m and m + k <= len(old.buf):
-        old.buf[m : m + k] = add  # past every view handed out: no snapshot sees these rows change
-        old.fill[0] = m + k
-        return KindRows(idx, old.buf, old.fill)
-    buf = np.empty((_capacity(m + k), old.buf.shape[1]), dtype=np.float32)
-    buf[:m] = old.buf[:m]
-    buf[m : m + k] = add
-    return KindRows(idx, buf, [m + k])
-
-
-def _capacity(n: int) -> int:
-    """Rows to allocate for ``n``: half as many again, so appends copy rarely (amortized O(1))."""
-    return max(16, n + n // 2)
+    if not new:
+        return KindRows(idx, old.vecs, old.spare)
+    return KindRows(idx, *append_column(old.vecs, old.spare, fresh[new]))
