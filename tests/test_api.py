@@ -24,7 +24,7 @@ from tests.fakes import task_text
 from tests.helpers import register_model
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "memgraph_agents" / "examples" / "conversation.json"
+EXAMPLE = ROOT / "examples" / "conversation.json"
 CITE = re.compile(r"^\[(\d{4}-\d\d-\d\d)[^|]* \| ([^\]]+)\] \S")
 
 

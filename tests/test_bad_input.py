@@ -466,7 +466,7 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
 @pytest.mark.parametrize("name", list(CLI_CASES))
 def test_bad_command_exits_2_with_one_line_and_changes_nothing(root, tmp_path, capsys, quiet, name):
     argv, message = CLI_CASES[name]
-    example = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples" / "conversation.json"
+    example = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
     argv = [a.format(example=example, tmp=tmp_path) for a in argv]
     before = store_hashes(root)
     assert cli(root, *argv) == 2

@@ -16,7 +16,7 @@ from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.runtime import get_store
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples" / "conversation.json"
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
 NS = "maya-jonas"  # the example's namespace: its conversation id
 
 VALID = '{"id": "x", "sessions": [{"id": "S1", "date": "2024-01-01", "turns": [%s]}]}'

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from examples import chatbot, replay, ten_lines
+from memgraph_agents.examples import chatbot, replay, ten_lines
 from tests.fakes import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]

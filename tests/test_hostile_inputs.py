@@ -436,7 +436,7 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
 @pytest.mark.parametrize("name", list(CLI_CASES))
 def test_hostile_command_exits_2_with_one_line_and_the_store_is_unchanged(root, tmp_path, capsys, quiet, name):
     argv, message = CLI_CASES[name]
-    example = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples" / "conversation.json"
+    example = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
     (tmp_path / "afile").write_text("x")
     os.mkfifo(tmp_path / "fifo")
     argv = [a.format(example=example, file=tmp_path / "afile", fifo=tmp_path / "fifo") for a in argv]
@@ -449,7 +449,7 @@ def test_hostile_command_exits_2_with_one_line_and_the_store_is_unchanged(root, 
 
 def test_chroma_server_down_names_host_and_port_and_leaves_no_namespace(root, tmp_path, capsys, quiet, monkeypatch):
     port = free_port()
-    example = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples" / "conversation.json"
+    example = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
     before = fingerprint(root)
     COUNTS["cases"] += 1
     with monkeypatch.context() as env:

@@ -17,7 +17,7 @@ from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 from tests.workloads import graph_rows
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples" / "conversation.json"
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
 NODE_KINDS = {"session", "turn", "sentence", "event", "argument", "topic"}
 EDGE_KINDS = {"contains", "next", "evidence", "relation", "role", "member", "similar"}
 

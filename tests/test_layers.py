@@ -24,10 +24,9 @@ from pathlib import Path
 
 import pytest
 
-import memgraph_agents
+from tests.paths import REPO, package_modules
 
 PACKAGE = "memgraph_agents"
-ROOT = Path(memgraph_agents.__file__).parent
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("model", "config", "errors", "presets", "prompts", "aio", "sqlite_wal", "datadir")),
@@ -57,12 +56,7 @@ ALL_RETRIEVERS = f"{PACKAGE}.retrievers"
 PARTIAL_REGISTRIES = (f"{PACKAGE}.retrieval.registry", f"{PACKAGE}.retrieval.catalog")
 
 
-def module_name(path: Path, root: Path = ROOT) -> str:
-    parts = list(path.relative_to(root.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-MODULES = {module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+MODULES = package_modules()  # memgraph_agents/ and the folders mapped into it (graphs/, integrations/…)
 
 
 def layer_of(module: str) -> int:
@@ -111,7 +105,7 @@ def test_no_upward_imports():
                 continue
             if layer_of(target) > layer_of(module) and (module, target) not in ALLOWED:
                 upward.append(
-                    f"{MODULES[module].relative_to(ROOT.parent)}:{line}: {module} "
+                    f"{MODULES[module].relative_to(REPO)}:{line}: {module} "
                     f"({LAYERS[layer_of(module)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
                 )
     assert not upward, "upward imports:\n" + "\n".join(upward)
@@ -219,7 +213,10 @@ def test_the_walker_sees_function_level_and_relative_imports(tmp_path):
     (pkg / "navigator").mkdir()
     (pkg / "navigator" / "__init__.py").write_text("")
     (pkg / "navigator" / "run.py").write_text("")
-    fake = {module_name(p, pkg): p for p in sorted(pkg.rglob("*.py"))}
+    fake = {
+        ".".join(p.relative_to(tmp_path).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in sorted(pkg.rglob("*.py"))
+    }
     assert imports_of(f"{PACKAGE}.storage", fake) == [(1, f"{PACKAGE}.storage.reader")]
     assert imports_of(f"{PACKAGE}.storage.reader", fake) == [(2, f"{PACKAGE}.navigator.run")]
     assert layer_of(f"{PACKAGE}.storage.reader") < layer_of(f"{PACKAGE}.navigator.run")

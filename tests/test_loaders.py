@@ -23,7 +23,7 @@ from memgraph_agents.loaders import (
 from memgraph_agents.model.conversation import Conversation
 from tests.paths import LOCOMO_DEV
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def expect_error(fn: Any, *needles: str) -> str:

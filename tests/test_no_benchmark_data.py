@@ -1,6 +1,6 @@
 """No benchmark data in the library: prompts share no text with the LoCoMo files.
 
-Rules, checked against every ``*.txt`` prompt of ``memgraph_agents/prompts/`` (the library)
+Rules, checked against every ``*.txt`` prompt of ``prompts/`` (the library)
 and ``memgraph_agents/bench/prompts/`` (the benchmark's own):
 
 1. No 4-gram in common with the LoCoMo conversations, questions and answers. Text is lower-
@@ -41,7 +41,7 @@ from tests.paths import LOCOMO_DEV
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "memgraph_agents"
-PROMPT_DIRS = [PACKAGE / "prompts", PACKAGE / "bench" / "prompts"]
+PROMPT_DIRS = [REPO / "prompts", PACKAGE / "bench" / "prompts"]
 COMMON = {
     "know",
     "think",
@@ -178,7 +178,11 @@ def tracked_files() -> list[Path]:
         out = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
         paths = [REPO / line for line in out.splitlines() if line]
     except (OSError, subprocess.CalledProcessError):
-        paths = [p for d in ("memgraph_agents", "tests", "docs", "examples") for p in (REPO / d).rglob("*")]
+        paths = [
+            p
+            for d in ("memgraph_agents", "graphs", "integrations", "prompts", "tests", "docs", "examples")
+            for p in (REPO / d).rglob("*")
+        ]
         paths += sorted(REPO.glob("*.md"))
     files = [p for p in paths if p.is_file() and p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts]
     assert any(p.name == "README.md" for p in files) and any(p.parent.name == "tests" for p in files)

@@ -26,7 +26,7 @@ from tests.fakes_premem import (
 )
 from tests.fakes_sgmem import SGMEM_MARKER, realistic_sgmem_responder
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "memgraph_agents" / "examples" / "conversation.json"
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
 SPEC = "fake:presets"
 
 # What each preset must build beyond the always-built core (node kinds, edge kinds).

@@ -1,7 +1,7 @@
 """``Memory``: the one public entry point (``from memgraph_agents import Memory``).
 
     mem = Memory("/tmp/mem")                    # offline defaults: MiniLM, embedded Chroma, no LLM
-    mem.add("memgraph_agents/examples/conversation.json")
+    mem.add("examples/conversation.json")
     for ev in mem.search("Where did Jonas travel?", k=3):
         print(ev.cite())
 

@@ -5,7 +5,7 @@
 
 Embeddings are the deterministic hash embedding (``hash``): what is measured is the store, not
 the model. Every namespace holds the first session of the packaged demo conversation
-(``memgraph_agents/examples/conversation.json``), ingested once through the real ingest graph
+(``examples/conversation.json``), ingested once through the real ingest graph
 into a template namespace, then committed into each tenant with ``MemoryStore.commit_session``
 (the same commit protocol an ingest ends with; this keeps creating 10,000 tenants to minutes).
 Tenants are created in child processes of 500 tenants each (embedded Chroma allows one process
@@ -44,6 +44,7 @@ from typing import Any
 
 from memgraph_agents.bench.metrics import percentile
 from memgraph_agents.bench.process import dir_bytes, in_child, open_fds, rss_mb
+from memgraph_agents.examples import sample_conversation
 
 QUESTION = "what did they plan for the weekend"
 CREATE_CHUNK = 500
@@ -81,7 +82,7 @@ def _template(settings):
     from memgraph_agents.storage import SessionRecord, SessionWrite
     from memgraph_agents.storage.vector_rows import matching
 
-    conv = load_conversations(Path(__file__).resolve().parents[1] / "examples" / "conversation.json")[0]
+    conv = load_conversations(sample_conversation())[0]
     conv = conv.model_copy(update={"sessions": conv.sessions[:1]})
     ingest_conversation(conv, settings, namespace="template")
     store = get_store(settings, "template", create=False)
