@@ -12,17 +12,23 @@ arguments at cosine >= 0.9 (at most ~100 each), computed only for the new ones
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
+from memgraph_agents.construct.supersede import Candidate, Supersession
 from memgraph_agents.construct.synonyms import synonym_pairs, synonym_pairs_within
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
 from memgraph_agents.model.ranking import top_k
 
+if TYPE_CHECKING:
+    from memgraph_agents.construct.llm.schemas import UpdateCandidate
+
 _KEY = re.compile(r"[^a-z0-9]+")
+LLM_EARLIER = 3  # earlier statements shown to the LLM per candidate update
 
 
 def argument_key(value: str) -> str:
@@ -74,14 +80,36 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
             )
 
 
-async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -> bool:
-    from memgraph_agents.construct.llm.extract import extract_relations
+def _updates(cands: list[Candidate]) -> list[UpdateCandidate]:
+    from memgraph_agents.construct.llm.schemas import EarlierStatement, UpdateCandidate
+    from memgraph_agents.llm.answer import human_date
+
+    return [
+        UpdateCandidate(
+            turn_id=c.new.turn_id,
+            speaker=c.new.speaker,
+            text=c.new.text,
+            earlier=[
+                EarlierStatement(turn_id=m.old.turn_id, date=human_date(m.old.when), text=m.old.text)
+                for m in c.matches[:LLM_EARLIER]
+            ],
+        )
+        for c in cands
+    ]
+
+
+async def _llm_relations(
+    b: SessionBuild, session: Session, ctx: BuildContext, cands: list[Candidate]
+) -> list[Supersession] | None:
+    """Typed relations from the LLM, and its labels of the candidate updates: the links it
+    confirms (``None`` when the call failed: the caller falls back to the offline rule)."""
+    from memgraph_agents.construct.llm.extract import extract_relations_and_updates
     from memgraph_agents.construct.llm.prefetch import current_prefetch
     from memgraph_agents.construct.llm.schemas import ExtractedEvent
 
     events = b.of_kind(NodeKind.EVENT)
-    if len(events) < 2:
-        return True
+    if len(events) < 2 and not cands:
+        return []
     as_schema = [
         ExtractedEvent(
             text=e.text,
@@ -92,16 +120,26 @@ async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -
         )
         for e in events
     ]
-    prefetch = current_prefetch()  # asked ahead when these are the events the ingest expected
+    updates = _updates(cands)
+    # Asked ahead when these are the events the ingest expected and memory offered no update
+    # candidates (the prefetch cannot know those: they depend on what is stored).
+    prefetch = current_prefetch() if not updates else None
+    labels: list[tuple[int, int, str]] = []
     try:
         rels = await prefetch.relations(session, as_schema, ctx.usage) if prefetch else None
         if rels is None:
-            rels = await extract_relations(
-                ctx.llm, session, as_schema, usage=ctx.usage, timeout=ctx.llm_timeout, semaphore=ctx.semaphore
+            rels, labels = await extract_relations_and_updates(
+                ctx.llm,
+                session,
+                as_schema,
+                updates,
+                usage=ctx.usage,
+                timeout=ctx.llm_timeout,
+                semaphore=ctx.semaphore,
             )
     except Exception as exc:
         b.notes.append(f"relations: LLM failed ({type(exc).__name__}); offline fallback")
-        return False
+        return None
     for r in rels:
         b.edges.append(
             Edge(
@@ -114,7 +152,13 @@ async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -
                 attrs={"description": r.description},
             )
         )
-    return True
+    out = []
+    for u, o, attribute in labels:
+        m = cands[u].matches[o]
+        out.append(
+            Supersession(old=m.old, new=cands[u].new, attribute=attribute or "statement", score=m.score, how="llm")
+        )
+    return out
 
 
 def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
@@ -180,8 +224,13 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
 
 
 async def relate(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
+    from memgraph_agents.construct.supersession import add_links, candidates, offline_links
+
+    cands = await off_loop(candidates, b, ctx)  # store reads and embeddings: off the loop
+    links = None
     if ctx.llm is not None:
-        await _llm_relations(b, session, ctx)
+        links = await _llm_relations(b, session, ctx, cands)
+    add_links(b, offline_links(cands) if links is None else links, session.id)
     _follow_ups(b, session)  # always: the LLM's relations add to the offline follow-ups
     await off_loop(_similar_across_sessions, b, session, ctx)  # store reads and embeddings: off the loop
     await off_loop(add_arguments, b, session, ctx)

@@ -44,6 +44,7 @@ class EdgeKind(StrEnum):
     LINK = "link"  # PREMem cluster<->cluster across sessions, weight = similarity
     MENTIONS = "mentions"  # MemORAI entity (argument) -> turn that mentions it
     TRIPLE = "triple"  # MemORAI argument -> argument, ``label`` = predicate
+    SUPERSEDES = "supersedes"  # later turn -> earlier turn whose statement it replaces, ``label`` = attribute
 
 
 TOPIC_OWNER = ""  # session_id of namespace-level derived rows

@@ -143,12 +143,48 @@ class ExtractedRelation(BaseModel):
         return v.strip() if isinstance(v, str) else v
 
 
+class EarlierStatement(BaseModel):
+    turn_id: str
+    date: str  # as the prompt shows it: "12 January 2024"
+    text: str
+
+
+class UpdateCandidate(BaseModel):
+    """A statement of the session that marks a change, and earlier statements it may replace."""
+
+    turn_id: str
+    speaker: str
+    text: str
+    earlier: list[EarlierStatement]
+
+
+class SupersedesLabel(BaseModel):
+    """A statement of the session that replaces an earlier statement: ``new`` --supersedes--> ``old``."""
+
+    new: int = Field(description="number of the statement of this session, N1 -> 1")
+    old: int = Field(description="number of the earlier statement it replaces, P2 -> 2")
+    attribute: str = Field("", description="snake_case name of what changed, e.g. job, home, phone_number")
+
+    @field_validator("new", "old", mode="before")
+    @classmethod
+    def _number(cls, v: Any) -> Any:
+        return first_int(v)  # "N1", "[P2]" or "2"
+
+    @field_validator("attribute", mode="before")
+    @classmethod
+    def _attribute(cls, v: Any) -> Any:
+        return normalise_label(v) if isinstance(v, str) else ("" if v is None else v)
+
+
 class SessionRelations(BaseModel):
     # strict: with a default and extra keys allowed, any JSON object (another shape) would
     # validate as "no relations" and silently drop every edge
     model_config = ConfigDict(extra="forbid")
 
     relations: list[ExtractedRelation] = Field(description="typed relations between the listed events; may be empty")
+    supersedes: list[SupersedesLabel] = Field(
+        default_factory=list, description="statements of this session that replace an earlier one; may be empty"
+    )
 
 
 class FusionVerdict(BaseModel):
