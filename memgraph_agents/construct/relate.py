@@ -82,7 +82,7 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
 
 def _updates(cands: list[Candidate]) -> list[UpdateCandidate]:
     from memgraph_agents.construct.llm.schemas import EarlierStatement, UpdateCandidate
-    from memgraph_agents.llm.answer import human_date
+    from memgraph_agents.model.evidence import human_date
 
     return [
         UpdateCandidate(

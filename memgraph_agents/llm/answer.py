@@ -8,14 +8,13 @@ citations for an agent user; the benchmark passes its own short-answer prompt.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
-from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.evidence import Evidence, human_date
 from memgraph_agents.prompts import render_prompt
 
 ANSWER_EVIDENCE = 10  # evidence items shown to the answering model
@@ -27,25 +26,10 @@ class WrittenAnswer(BaseModel):
     turn_ids: list[str] = Field(default_factory=list, description="ids of the turns the answer rests on")
 
 
-def human_date(iso: str) -> str:
-    """``2027-03-14`` -> ``14 March 2027``; unparsable text is kept."""
-    try:
-        d = date.fromisoformat(iso[:10])
-    except ValueError:
-        return iso
-    return f"{d.day} {d:%B %Y}"
-
-
 def evidence_lines(evidence: Sequence[Evidence], limit: int = ANSWER_EVIDENCE) -> str:
-    """``[14 March 2027 | D1:3,D1:4] text`` lines, best first."""
-    lines = []
-    for ev in evidence[:limit]:
-        dates = ", ".join(human_date(d) for d in sorted(set(ev.session_dates)) if d) or "date unknown"
-        turns = ",".join(ev.turn_ids[:8]) + (",…" if len(ev.turn_ids) > 8 else "")
-        text = " ".join(ev.text.split())
-        if len(text) > _MAX_ITEM_CHARS:
-            text = text[: _MAX_ITEM_CHARS - 1] + "…"
-        lines.append(f"[{dates} | {turns or ev.node_id}] {text}")
+    """``[14 March 2027 | D1:3,D1:4] text`` lines, best first (``Evidence.cite``): a statement a
+    later one replaced says so, ``(superseded on 2 May 2027 by D5:1)``."""
+    lines = [ev.cite(human=True, max_turns=8, max_chars=_MAX_ITEM_CHARS) for ev in evidence[:limit]]
     return "\n".join(lines) if lines else "(no excerpt was found)"
 
 

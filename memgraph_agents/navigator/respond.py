@@ -24,7 +24,8 @@ from memgraph_agents.navigator.resources import resources
 from memgraph_agents.navigator.search import Search, build_search
 from memgraph_agents.navigator.state import NavState
 from memgraph_agents.navigator.trace import emit, event
-from memgraph_agents.retrieval.evidence import to_evidence
+from memgraph_agents.retrieval.evidence import to_evidence, turn_evidence
+from memgraph_agents.retrieval.validity import annotate
 
 MAX_ANSWER_TURNS = 40  # raw turns shown to the answering model
 
@@ -55,25 +56,19 @@ def build_evidence(search: Search, state: Mapping[str, Any]) -> tuple[list[Evide
     return out, fallback
 
 
-def _human(iso: str) -> str:
-    try:
-        d = date.fromisoformat(iso[:10])
-    except ValueError:
-        return iso or "date unknown"
-    return f"{d.day} {d:%B %Y}"
-
-
 def evidence_text(search: Search, evidence: list[Evidence], limit: int = MAX_ANSWER_TURNS) -> str:
-    """Raw turns of the evidence, ``[2 March 2024 | S1:3] Maya: …``, in evidence order."""
+    """Raw turns of the evidence, ``[2 March 2024 | S1:3] Maya: …``, in evidence order; a turn
+    a later statement replaced says so (``Evidence.cite``)."""
     snap, lines, seen = search.snap, [], set()
     for ev in evidence:
         for t in ev.turn_ids:
-            i = snap.index.get(f"turn:{t}")
-            if i is None or t in seen:
+            if t in seen:
+                continue
+            item = turn_evidence(snap, t, 0.0, retriever="navigator")
+            if item is None:
                 continue
             seen.add(t)
-            text = " ".join(snap.text[i].split())
-            lines.append(f"[{_human(snap.session_date(snap.owner[i]))} | {t}] {text}")
+            lines.append(annotate(snap, [item])[0].cite(human=True))
             if len(lines) >= limit:
                 return "\n".join(lines)
     return "\n".join(lines) or "(no excerpt was found)"

@@ -24,6 +24,7 @@ from memgraph_agents.navigator.graph import graph
 from memgraph_agents.navigator.resources import LLM_KEY, STORE_KEY
 from memgraph_agents.navigator.trace import format_trace
 from memgraph_agents.retrieval.evidence import turn_evidence
+from memgraph_agents.retrieval.finish import finish
 from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.storage.protocols import StoreReader
 
@@ -83,7 +84,6 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
     kept = [snap.index[it["node"]] for it in items if it["node"] in snap.index]
     paths = {snap.index[it["node"]]: list(it.get("path") or [it["node"]]) for it in items if it["node"] in snap.index}
     out: list[Evidence] = []
-    kept_only: list[Evidence] = []
     ranked = rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap)
     ranked = with_priors(
         snap,
@@ -93,6 +93,7 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
         full=ctx.informative_words,
         typed=ctx.answer_type,
     )
+    kept_turns: set[str] = set()
     for r in diversified(snap, ranked, ctx.redundancy, k):
         tid = snap.attrs[r.node]["turn_id"]
         path = [*paths[r.event], f"turn:{tid}"] if r.event is not None else [f"turn:{tid}"]
@@ -101,7 +102,9 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
             continue
         out.append(item)
         if r.event is not None:
-            kept_only.append(item)
+            kept_turns.add(tid)
+    out = finish(state.get("question") or "", store, out)
+    kept_only = [ev for ev in out if ev.turn_ids and ev.turn_ids[0] in kept_turns]
     return out, kept_only
 
 

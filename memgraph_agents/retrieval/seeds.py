@@ -133,6 +133,11 @@ def _speakers(snap) -> dict:
     return snap.derived("speakers", build)
 
 
+def speaker_patterns(snap) -> dict[str, re.Pattern[str]]:
+    """Per participant name, the pattern of its mentions (full or first name, any case)."""
+    return _speakers(snap)["patterns"]
+
+
 def mentioned_speakers(query: str, snap) -> set[str]:
     """Participants of the conversation named in the query (full or first name, any case, possessive)."""
     return {name for name, rx in _speakers(snap)["patterns"].items() if rx.search(query)}

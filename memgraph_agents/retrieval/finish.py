@@ -1,0 +1,33 @@
+"""The last step of every ranking: what is current, and how relevant each item is.
+
+``finish`` runs on the output of every retriever (``retrieval.registry.retrieve``) and on the
+navigator's ranking: it marks statements later ones replaced and re-ranks by the question's
+time (``retrieval.validity``), and sets each item's ``relevance`` (``retrieval.relevance``).
+It is idempotent, so a ranking finished twice is finished once.
+"""
+
+from __future__ import annotations
+
+from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.evidence import turn_evidence
+from memgraph_agents.retrieval.relevance import question_vector, relevance_of
+from memgraph_agents.retrieval.validity import annotate, implied_links, order, question_time
+from memgraph_agents.storage.protocols import StoreReader
+
+
+def finish(query: str, store: StoreReader, evidence: list[Evidence], *, k: int | None = None) -> list[Evidence]:
+    """``evidence`` annotated, ordered by the question's time, with ``relevance`` set (at most
+    ``k`` items, default as many as given)."""
+    if not evidence:
+        return evidence
+    snap = store.snapshot()
+    rel = relevance_of(snap, question_vector(store, query))
+    name = evidence[0].retriever
+
+    def fetch(turn_id: str) -> Evidence | None:
+        return turn_evidence(snap, turn_id, 0.0, retriever=name, path=[f"turn:{turn_id}"])
+
+    focus = question_time(query)
+    implied = implied_links(snap, evidence, rel) if focus.kind != "none" else []
+    ordered = order(snap, annotate(snap, evidence), focus, fetch=fetch, relevance=rel, implied=implied, k=k)
+    return [ev.model_copy(update={"relevance": rel(ev)}) for ev in ordered]

@@ -1,0 +1,73 @@
+"""Relevance: how well an evidence item matches the question, comparable across questions.
+
+A retriever's ``score`` orders one ranking (a cosine, a PageRank mass, a reciprocal rank, a
+sum of priors) and means nothing across questions. ``relevance`` does::
+
+    relevance(q, item) = max(0, max_{s ∈ S(item)} cos(E(q), E(s)))
+
+where ``S(item)`` is the item's node and, for each of its first ``TURNS`` provenance turns,
+the turn and its sentences (the sentence layer): the best-matching sentence, so a long turn
+that says one relevant thing is not diluted by the rest (SGMem's sentence-level matching).
+Cosines of unit MiniLM vectors; in [0, 1]. The question is embedded with the conversation's
+speakers named in it replaced by "someone" (``neutral_question``): every turn and sentence is
+embedded as ``"Speaker: text"``, so a question naming a speaker would match all of that
+speaker's turns alike, whatever they say. Unrelated chat then sits near 0.1-0.3, a sentence
+on the question's topic near 0.5 and above (the relevance floor of ``Memory.search`` is read
+on this scale: BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.evidence import incident
+from memgraph_agents.retrieval.seeds import query_vectors, speaker_patterns
+from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot
+
+TURNS = 6  # provenance turns of an item (events span several) whose sentences count
+
+
+def relevance_of(snap: GraphSnapshot, query_vector: np.ndarray) -> Callable[[Evidence], float]:
+    """``rel(item)`` for one question (``query_vector``: its unit vector); cached per node id."""
+    vecs = snap.vectors()
+    indptr, children = incident(snap, "contains", outgoing=True)
+    sentence = KIND_CODE["sentence"]
+    seen: dict[str, float] = {}
+    q = np.asarray(query_vector, dtype=np.float32)
+
+    def rows(ev: Evidence) -> list[int]:
+        out = []
+        i = snap.index.get(ev.node_id)
+        if i is not None:
+            out.append(i)
+        for t in ev.turn_ids[:TURNS]:
+            j = snap.index.get(f"turn:{t}")
+            if j is None:
+                continue
+            out.append(j)
+            out += [int(c) for c in children[indptr[j] : indptr[j + 1]] if snap.kind[c] == sentence]
+        return out
+
+    def rel(ev: Evidence) -> float:
+        if ev.node_id not in seen:
+            r = [i for i in rows(ev) if i < len(vecs)]
+            best = float((vecs[r] @ q).max()) if r and vecs.ndim == 2 and vecs.shape[1] == q.shape[0] else 0.0
+            seen[ev.node_id] = round(min(1.0, max(0.0, best)), 4)
+        return seen[ev.node_id]
+
+    return rel
+
+
+def neutral_question(query: str, snap: GraphSnapshot) -> str:
+    """``query`` with the conversation's speakers replaced by "someone" ("Ana's" -> "someone's")."""
+    for rx in speaker_patterns(snap).values():
+        query = rx.sub("someone", query)
+    return query
+
+
+def question_vector(store, query: str) -> np.ndarray:
+    """The unit vector of the question as relevance reads it (``neutral_question``)."""
+    return query_vectors(store.embedder, [neutral_question(query, store.snapshot())])[0]
