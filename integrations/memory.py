@@ -253,9 +253,17 @@ class RecallResult:
     evidence: list[Evidence]
     answer: str | None = None
     navigation: Any = None  # a NavigationResult for the navigator
+    min_score: float = 0.0  # the relevance floor applied
+    best_relevance: float | None = None  # the best relevance of the ranking, before the floor
 
     def content(self) -> str:
-        """Evidence lines with dates and turn ids: what the model reads."""
+        """Evidence lines with dates and turn ids (a statement a later one replaced says
+        "(superseded on DATE by …)"): what the model reads."""
+        if not self.evidence and self.best_relevance is not None:
+            return (
+                f"Nothing relevant in memory for {self.query!r} (best match relevance "
+                f"{self.best_relevance:.2f}, below the floor {self.min_score:g})."
+            )
         if not self.evidence:
             return f"Nothing in memory matches {self.query!r}."
         head = f"Memory evidence for {self.query!r} ({self.retriever}; cite turn ids):"
@@ -422,7 +430,7 @@ class AgentMemory:
             from memgraph_agents.api.ops import navigation
 
             nav = await navigation(settings, store, query, k, self.navigator_llm)
-            return self._from_navigation(ns, query, nav, k)
+            return self._from_navigation(ns, query, nav, k, store, settings)
         return await asyncio.to_thread(self._recall, query, ns, settings, name, k)
 
     def _recall_target(
@@ -448,9 +456,14 @@ class AgentMemory:
             return None
         return store if store.sessions() else None
 
-    def _from_navigation(self, ns: str, query: str, nav, k: int) -> RecallResult:
-        evidence = nav.ranking[:k] or nav.evidence[:k]
-        return RecallResult(ns, "navigator", query, evidence, answer=nav.answer, navigation=nav)
+    def _from_navigation(self, ns: str, query: str, nav, k: int, store, settings: Settings) -> RecallResult:
+        from memgraph_agents.api.ops import bounded
+
+        evidence, best = bounded(store, nav.ranking or nav.evidence, k, settings.relevance_floor, None)
+        return RecallResult(
+            ns, "navigator", query, evidence, answer=nav.answer, navigation=nav, min_score=settings.relevance_floor,
+            best_relevance=best,
+        )
 
     def _recall(self, query: str, ns: str, settings: Settings, name: str | Retriever, k: int) -> RecallResult:
         if not query or not query.strip():
@@ -463,14 +476,20 @@ class AgentMemory:
             from memgraph_agents.api.ops import navigation
 
             nav = background.run(navigation(settings, store, query, k, self.navigator_llm))
-            return self._from_navigation(ns, query, nav, k)
+            return self._from_navigation(ns, query, nav, k, store, settings)
+        from memgraph_agents.api.ops import bounded
+
         if callable(name):
-            evidence = name(query, store, k=k)
+            from memgraph_agents.retrieval.finish import finish
+
+            evidence = finish(query, store, list(name(query, store, k=k)))
         else:
             from memgraph_agents.retrievers import retrieve
 
             evidence = retrieve(name, query, store, k=k)
-        return RecallResult(ns, self._name(name), query, list(evidence)[:k])
+        floor = 0.0 if callable(name) else settings.relevance_floor  # a caller's own ranking is kept as it is
+        kept, best = bounded(store, list(evidence), k, floor, None)
+        return RecallResult(ns, self._name(name), query, kept, min_score=floor, best_relevance=best)
 
     # -- remember ------------------------------------------------------------------------
     def remember(

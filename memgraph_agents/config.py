@@ -104,6 +104,12 @@ class InputLimits(_EnvSettings):
         return f"MEMGRAPH_{field.upper()}"
 
 
+# The relevance floor of the MiniLM embeddings, chosen on LoCoMo's development split
+# (BENCHMARKS.md, "relevance floor"). A floor is a cosine of one model: other embeddings
+# (hashing in tests, a caller's own) get none unless ``min_score`` sets one.
+MINILM_MIN_SCORE = 0.1
+
+
 class Settings(_EnvSettings):
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
 
@@ -150,6 +156,15 @@ class Settings(_EnvSettings):
         "the API): the best for its cost in BENCHMARKS.md",
     )
     top_k: int = Field(10, ge=1, le=200)
+    min_score: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="relevance floor of search / ask / recall: evidence whose relevance (the "
+        "question's cosine to the item's best sentence, comparable across questions) is below it "
+        "is dropped; nothing left is the 'nothing relevant in memory' outcome. Default: the "
+        "embedding model's floor (MiniLM: chosen on data, BENCHMARKS.md; others: 0). 0 keeps everything",
+    )
     preset: str = Field(
         "default",
         description="a seed paper's system: layers built at ingest and the retriever "
@@ -199,6 +214,13 @@ class Settings(_EnvSettings):
     @property
     def offline(self) -> bool:
         return self.llm == "none"
+
+    @property
+    def relevance_floor(self) -> float:
+        """``min_score``, else the embedding model's floor (``MINILM_MIN_SCORE`` for MiniLM, 0 otherwise)."""
+        if self.min_score is not None:
+            return self.min_score
+        return MINILM_MIN_SCORE if self.embeddings == "minilm" else 0.0
 
     @classmethod
     def load(cls, **values: Any) -> Settings:

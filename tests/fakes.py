@@ -42,6 +42,7 @@ from memgraph_agents.model import Session, Turn
 EVENTS_MARKER = "TASK: EVENT EXTRACTION"
 RELATIONS_MARKER = "TASK: EVENT RELATIONS"
 FUSION_MARKER = "TASK: EVENT FUSION"
+UPDATES_MARKER = "TASK: STATEMENT UPDATES"
 
 
 @dataclass
@@ -316,6 +317,39 @@ def realistic_relation_responder() -> Responder:
     return respond
 
 
+_UPDATE_LINE_RE = re.compile(r"^\[N(?P<n>\d+)\] \((?P<turn>[^)]*)\) (?P<text>.*)$")
+_EARLIER_LINE_RE = re.compile(r"^\s+\[P(?P<p>\d+)\] \((?P<meta>[^)]*)\) (?P<text>.*)$")
+
+
+def parse_update_lines(prompt: str) -> list[dict[str, Any]]:
+    """The ``[N1] (turn) statement`` lines of a label_updates prompt, each with its ``[P1]`` lines."""
+    out: list[dict[str, Any]] = []
+    for line in prompt.splitlines():
+        if m := _UPDATE_LINE_RE.match(line):
+            out.append({"n": int(m["n"]), "turn": m["turn"], "text": m["text"], "earlier": []})
+        elif (m := _EARLIER_LINE_RE.match(line)) and out:
+            out[-1]["earlier"].append({"p": int(m["p"]), "text": m["text"]})
+    return out
+
+
+def update_responder() -> Responder:
+    """Answers label_updates prompts like a careful reader: an N statement replaces the first
+    of its P statements that shares a content word with it (beyond the speaker's name)."""
+
+    def respond(messages: list[BaseMessage]) -> str:
+        labels = []
+        for u in parse_update_lines(task_text(messages)):
+            name = u["text"].split(":", 1)[0]
+            words = nav_words(u["text"].split(":", 1)[-1]) - nav_words(name)
+            for p in u["earlier"]:
+                if words & (nav_words(p["text"].split(":", 1)[-1]) - nav_words(name)):
+                    labels.append({"new": f"N{u['n']}", "old": f"P{p['p']}", "attribute": "changed_fact"})
+                    break
+        return json.dumps({"supersedes": labels})
+
+    return respond
+
+
 def fusion_responder(same: bool = False, overlap: bool | None = None, relation_type: str | None = None) -> Responder:
     """A fixed fusion verdict (``overlap`` defaults to ``same``)."""
     verdict = {
@@ -347,6 +381,7 @@ def ingest_routes(*, same: bool = False) -> dict[str, Responder]:
         EVENTS_MARKER: realistic_event_responder(),
         RELATIONS_MARKER: realistic_relation_responder(),
         FUSION_MARKER: fusion_responder(same=same),
+        UPDATES_MARKER: update_responder(),
     }
 
 

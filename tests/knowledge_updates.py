@@ -1,6 +1,6 @@
 """Invented chats where a fact changes: the acceptance set for facts that change.
 
-Each case is a three-session chat between a person and a friend: the person states a fact in
+Each case is a three-session chat between a person and their friend: the person states a fact in
 the first session, small talk fills the second, and in the third the person states a new value
 of the same attribute in other words (a new job, city, diet, pet, partner, number, school…).
 A question about the present ("now", "these days", or an unmarked present tense) must find the
@@ -187,7 +187,7 @@ CASES: list[Update] = [
         "Noor",
         "Leontine",
         "I'm single and honestly enjoying it.",
-        "Guess what, I'm engaged! Tobiah proposed on the beach at sunset and I cried like a baby.",
+        "Guess what, I'm engaged! Tobiah proposed at sunset by the sea and I cried like a baby.",
         "What is Noor's relationship status now?",
         "What was Noor's relationship status before?",
     ),
@@ -342,7 +342,7 @@ CASES: list[Update] = [
         "Saoirse",
         "Vidar",
         "My mobile is 083 615 2290.",
-        "I lost my phone on the ferry, so I got a new SIM card and my number is 087 442 9015 now.",
+        "I lost my phone on the ferry, so I bought another SIM card and my number is 087 442 9015 now.",
         "What is Saoirse's mobile number?",
         "What was Saoirse's mobile number in January 2024?",
     ),
@@ -355,8 +355,8 @@ PERSON_TALK = [
     "I finally fixed the squeaky door in the hallway.",
     "My neighbour's dog barked all night again.",
     "I watched a documentary about octopuses yesterday, they're so clever.",
-    "I've been trying to drink more water, it's harder than it sounds.",
-    "The new season of that cooking show started, have you seen it?",
+    "I'm trying to drink more water, it's harder than it sounds.",
+    "The new season of that cooking show started, did you watch it?",
     "I burned the rice again, the smoke alarm went off.",
     "We had a power cut on Sunday, so we played cards by candlelight.",
     "I'm reading a thick mystery novel, I can't put it down.",
@@ -366,14 +366,14 @@ PERSON_TALK = [
 ]
 FRIEND_TALK = [
     "Hey! How have you been?",
-    "Ha, that sounds like a story.",
+    "Ha, what a story.",
     "My sister is visiting next weekend, the flat is a mess.",
     "I've started a jigsaw puzzle with two thousand pieces, big mistake.",
-    "Work has been hectic for me, three deadlines in one week.",
+    "Work is hectic, three deadlines in one week.",
     "Did you see the storm on Tuesday? A tree fell on our street.",
     "I tried a new ramen place, the broth was amazing.",
     "I'm thinking about repainting the kitchen green.",
-    "Long time no see! What's new?",
+    "Long time! What's new?",
     "We should go for a walk by the lake soon.",
     "My cousin got married last month, the party went until three.",
 ]

@@ -29,6 +29,7 @@ from tests.fakes import (
     MALFORMED_KINDS,
     RECOVERABLE_KINDS,
     RELATIONS_MARKER,
+    UPDATES_MARKER,
     FakeBadRequestError,
     FakeRateLimitError,
     always_malformed,
@@ -42,6 +43,8 @@ from tests.fakes import (
     raises,
     realistic_event_responder,
     route_responder,
+    parse_update_lines,
+    update_responder,
     slow,
     task_text,
 )
@@ -63,7 +66,11 @@ use_model = partial(register_model, SPEC)
 def session_of_prompt(messages) -> str:
     """``S2`` for a prompt whose turn lines (or event lines) cite ``D2:*`` turns."""
     text = task_text(messages)
-    ids = [t["id"] for t in parse_turn_lines(text)] or [i for e in parse_event_lines(text) for i in e["turn_ids"]]
+    ids = (
+        [t["id"] for t in parse_turn_lines(text)]
+        or [i for e in parse_event_lines(text) for i in e["turn_ids"]]
+        or [u["turn"] for u in parse_update_lines(text)]
+    )
     return "S" + ids[0].split(":")[0][1:] if ids else ""
 
 
@@ -167,6 +174,7 @@ def test_llm_ingest_builds_events_roles_and_typed_relations_from_the_model(setti
                 EVENTS_MARKER: recording(realistic_event_responder(), replies),
                 RELATIONS_MARKER: typed_relation_responder(),
                 FUSION_MARKER: fusion_responder(same=False, overlap=False),
+                UPDATES_MARKER: update_responder(),
             }
         )
     )
@@ -315,6 +323,7 @@ def test_one_failing_session_does_not_affect_the_others(settings, monkeypatch):
             EVENTS_MARKER: recording(realistic_event_responder(), replies),
             RELATIONS_MARKER: typed_relation_responder(),
             FUSION_MARKER: fusion_responder(same=False, overlap=False),
+            UPDATES_MARKER: update_responder(),
         }
     )
 
@@ -500,6 +509,7 @@ def test_judge_calls_are_capped_per_session(settings, monkeypatch):
                 EVENTS_MARKER: realistic_event_responder(),
                 RELATIONS_MARKER: typed_relation_responder(),
                 FUSION_MARKER: fusion_responder(same=False, overlap=False),
+                UPDATES_MARKER: update_responder(),
             }
         )
     )
@@ -510,7 +520,10 @@ def test_judge_calls_are_capped_per_session(settings, monkeypatch):
     events = Counter(e.session_id for e in rows(store, "event").values())
     assert events["S2"] >= 2 and events["S3"] >= 2
     assert len(calls_for(model, FUSION_MARKER)) == 2 + 2
-    assert per_session["S1"] == 2 and per_session["S2"] == per_session["S3"] == 2 + 2
+    # + one call labelling candidate updates in a session whose statements mark a change
+    updates = Counter(session_of_prompt(c) for c in calls_for(model, UPDATES_MARKER))
+    assert per_session["S1"] == 2 and per_session["S2"] == 2 + 2 + updates["S2"]
+    assert per_session["S3"] == 2 + 2 + updates["S3"]
     assert report.notes == []
 
 

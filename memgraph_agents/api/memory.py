@@ -17,13 +17,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from memgraph_agents.aio import background
 from memgraph_agents.api import ops
-from memgraph_agents.api.overrides import check_k, check_retriever, default_retriever, settings_with
+from memgraph_agents.api.overrides import (
+    check_day,
+    check_k,
+    check_min_score,
+    check_retriever,
+    default_retriever,
+    settings_with,
+)
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
 from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.config import Settings
@@ -146,39 +153,89 @@ class Memory:
         )
 
     # -- search / ask --------------------------------------------------------------------
-    def _search(self, query: str, namespace: str | None, k: int | None, retriever: str | None):
+    def _search(self, query, namespace, k, retriever, min_score, as_of):
         return ops.search(
-            self.settings, self._ns(namespace), query, check_k(k, self.settings.top_k), self._retriever(retriever)
+            self.settings,
+            self._ns(namespace),
+            query,
+            check_k(k, self.settings.top_k),
+            self._retriever(retriever),
+            min_score=check_min_score(min_score),
+            as_of=check_day(as_of, "as_of"),
         )
 
     def search(
-        self, query: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+        self,
+        query: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        retriever: str | None = None,
+        min_score: float | None = None,
+        as_of: date | datetime | str | None = None,
     ) -> list[Evidence]:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
-        ``settings.retriever``); ``k`` defaults to ``settings.top_k``. Empty for an empty namespace."""
-        return background.run(self._search(query, namespace, k, retriever))
+        ``settings.retriever``); ``k`` defaults to ``settings.top_k``.
+
+        Each item carries ``relevance`` (in [0, 1], comparable across questions) and, for a
+        statement a later one replaced, ``current=False`` with ``superseded_by`` / ``superseded_on``;
+        a question about the present ranks the current statement first, one about the past the
+        earlier one. ``min_score`` (default ``settings.min_score``) drops items less relevant than
+        it: ``[]`` means nothing relevant in memory (or an empty namespace; ``ask`` tells them
+        apart). ``as_of`` (a date, datetime or ISO string) keeps only statements valid on that
+        day: said by then and not replaced by then."""
+        return background.run(self._search(query, namespace, k, retriever, min_score, as_of))
 
     async def asearch(
-        self, query: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+        self,
+        query: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        retriever: str | None = None,
+        min_score: float | None = None,
+        as_of: date | datetime | str | None = None,
     ) -> list[Evidence]:
-        return await background.arun(self._search(query, namespace, k, retriever))
+        return await background.arun(self._search(query, namespace, k, retriever, min_score, as_of))
 
-    def _ask(self, question: str, namespace: str | None, k: int | None, retriever: str | None):
+    def _ask(self, question, namespace, k, retriever, min_score, as_of):
         return ops.ask(
-            self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k), self._retriever(retriever)
+            self.settings,
+            self._ns(namespace),
+            question,
+            check_k(k, self.settings.top_k),
+            self._retriever(retriever),
+            min_score=check_min_score(min_score),
+            as_of=check_day(as_of, "as_of"),
         )
 
     def ask(
-        self, question: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+        self,
+        question: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        retriever: str | None = None,
+        min_score: float | None = None,
+        as_of: date | datetime | str | None = None,
     ) -> AskResult:
         """Evidence and trace always; ``answer`` (with dates and cited turns) when an LLM is
-        configured (``llm="openai:gpt-4o-mini"``), ``None`` offline."""
-        return background.run(self._ask(question, namespace, k, retriever))
+        configured (``llm="openai:gpt-4o-mini"``), ``None`` offline. ``outcome`` says
+        ``found``, ``nothing_relevant`` (nothing at or above ``min_score``: no answer is
+        written) or ``no_memory``; ``min_score`` and ``as_of`` as for ``search``."""
+        return background.run(self._ask(question, namespace, k, retriever, min_score, as_of))
 
     async def aask(
-        self, question: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+        self,
+        question: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        retriever: str | None = None,
+        min_score: float | None = None,
+        as_of: date | datetime | str | None = None,
     ) -> AskResult:
-        return await background.arun(self._ask(question, namespace, k, retriever))
+        return await background.arun(self._ask(question, namespace, k, retriever, min_score, as_of))
 
     # -- forget / stats / namespaces -----------------------------------------------------
     def _forget_args(self, namespace: str | None, session: str | None, note: str | None) -> tuple[str, list[str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from datetime import date
 
 from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
@@ -52,43 +53,104 @@ async def navigation(settings: Settings, store, question: str, k: int, llm):
     return await anavigate(question, store, context=ctx, llm=llm, k=k)
 
 
-async def search(settings: Settings, namespace: str, query: str, k: int, retriever: str) -> list[Evidence]:
-    """Ranked evidence; ``[]`` for a namespace that holds nothing yet (never a guess)."""
-    _question(query)
-    if not await asyncio.to_thread(exists, settings, namespace):
-        return []
-    store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
-        return []
-    llm = get_chat_model(settings)
+AS_OF_FETCH = 4  # an as_of search ranks this many times k before keeping the items valid then
+
+
+def bounded(
+    store, evidence: list[Evidence], k: int, min_score: float, as_of: date | None
+) -> tuple[list[Evidence], float | None]:
+    """``(the first k items valid on as_of and at or above the floor, the best relevance seen)``.
+
+    ``as_of``: only statements valid on that day (said by then, not replaced by then:
+    ``retrieval.validity.valid_on``). ``min_score``: the relevance floor (``Settings.min_score``).
+    """
+    if as_of is not None:
+        from memgraph_agents.retrieval.validity import valid_on
+
+        is_valid = valid_on(store.snapshot(), as_of)
+        evidence = [ev for ev in evidence if is_valid(ev.turn_ids)]
+    best = max((ev.relevance for ev in evidence if ev.relevance is not None), default=None)
+    kept = [ev for ev in evidence if ev.relevance is None or ev.relevance >= min_score]
+    return kept[:k], best
+
+
+async def _ranked(settings: Settings, store, query: str, k: int, retriever: str, llm):
+    """(the ranking, the navigation when the navigator made it)."""
     if is_navigator(retriever):
-        return (await navigation(settings, store, query, k, llm)).ranking[:k]
+        nav = await navigation(settings, store, query, k, llm)
+        return nav.ranking, nav
     from memgraph_agents.retrievers import retrieve
 
     evidence = await asyncio.to_thread(
         retrieve, retriever, query, store, k=k, llm=llm, llm_timeout=settings.llm_timeout
     )
-    return list(evidence)[:k]
+    return list(evidence), None
 
 
-async def ask(settings: Settings, namespace: str, question: str, k: int, retriever: str) -> AskResult:
-    """Evidence and trace always; an answer when a chat model is configured."""
+async def _store_with_memory(settings: Settings, namespace: str):
+    if not await asyncio.to_thread(exists, settings, namespace):
+        return None
+    store = await asyncio.to_thread(get_store, settings, namespace, create=False)
+    return store if await asyncio.to_thread(store.sessions) else None  # SQLite: off the loop
+
+
+async def search(
+    settings: Settings,
+    namespace: str,
+    query: str,
+    k: int,
+    retriever: str,
+    *,
+    min_score: float | None = None,
+    as_of: date | None = None,
+) -> list[Evidence]:
+    """Ranked evidence at or above the relevance floor; ``[]`` for a namespace that holds
+    nothing yet, or nothing relevant (never a guess)."""
+    _question(query)
+    store = await _store_with_memory(settings, namespace)
+    if store is None:
+        return []
+    floor = settings.relevance_floor if min_score is None else min_score
+    fetch = k * AS_OF_FETCH if as_of is not None else k
+    ranked, _ = await _ranked(settings, store, query, fetch, retriever, get_chat_model(settings))
+    return bounded(store, ranked, k, floor, as_of)[0]
+
+
+async def ask(
+    settings: Settings,
+    namespace: str,
+    question: str,
+    k: int,
+    retriever: str,
+    *,
+    min_score: float | None = None,
+    as_of: date | None = None,
+) -> AskResult:
+    """Evidence and trace always; an answer when a chat model is configured and memory holds
+    something relevant (``outcome``: found | nothing_relevant | no_memory)."""
     _question(question)
     out = AskResult(question=question, namespace=namespace, retriever=retriever)
     llm = get_chat_model(settings)
-    store = None
-    if await asyncio.to_thread(exists, settings, namespace):
-        store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if store is None or not await asyncio.to_thread(store.sessions):
+    store = await _store_with_memory(settings, namespace)
+    if store is None:
         out.trace = [f"namespace {namespace!r} holds no memory yet"]
+        out.outcome = "no_memory"
         return out
-    if is_navigator(retriever):
-        nav = await navigation(settings, store, question, k, llm)
-        out.evidence, out.answer, out.trace = nav.ranking[:k], nav.answer, nav.trace_lines()
+    floor = settings.relevance_floor if min_score is None else min_score
+    fetch = k * AS_OF_FETCH if as_of is not None else k
+    ranked, nav = await _ranked(settings, store, question, fetch, retriever, llm)
+    out.evidence, out.best_relevance = bounded(store, ranked, k, floor, as_of)
+    out.min_score = floor
+    if not out.evidence:
+        out.outcome = "nothing_relevant"
+        best = "none" if out.best_relevance is None else f"{out.best_relevance:.3f}"
+        out.trace = [f"nothing relevant in memory: best relevance {best} is below the floor {floor:g}"]
+        return out
+    if nav is not None and as_of is None:
+        out.answer, out.trace = nav.answer, nav.trace_lines()
         out.counters = dict(nav.counters)
         out.cited_turns = cited_in(nav.answer or "", out.evidence + nav.evidence)
         return out
-    out.evidence = await search(settings, namespace, question, k, retriever)
     out.trace = [
         f"{i}. {ev.node_id} ({ev.score:.3f}) via {' -> '.join(ev.path) or ev.node_id}"
         for i, ev in enumerate(out.evidence, start=1)

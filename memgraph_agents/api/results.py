@@ -44,5 +44,12 @@ class AskResult(BaseModel):
     answer: str | None = Field(None, description="None in offline mode: reason over the evidence yourself")
     cited_turns: list[str] = Field(default_factory=list, description="turn ids the answer rests on")
     evidence: list[Evidence] = Field(default_factory=list)
+    outcome: str = Field(
+        "found",
+        description="found | nothing_relevant (memory holds nothing at or above the relevance floor) | "
+        "no_memory (the namespace holds nothing yet)",
+    )
+    best_relevance: float | None = Field(None, description="the best relevance among the ranked items")
+    min_score: float | None = Field(None, description="the relevance floor applied")
     trace: list[str] = Field(default_factory=list, description="how the evidence was reached, one line a step")
     counters: dict[str, float] = Field(default_factory=dict)

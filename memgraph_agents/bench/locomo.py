@@ -40,6 +40,7 @@ import numpy as np
 
 from memgraph_agents.aio import run_sync
 from memgraph_agents.bench import metrics
+from memgraph_agents.bench.floor import ADVERSARIAL, floor_report
 from memgraph_agents.bench.ingest_phase import check_builder, ingest_samples
 from memgraph_agents.bench.machine import loadavg, machine_info
 from memgraph_agents.bench.options import (
@@ -129,6 +130,7 @@ class _RetrieverRun:
         questions: Sequence[_Question],
         turn_sessions: dict[str, dict[str, str]],
         progress,
+        min_score: float = 0.0,
     ) -> None:
         self.name, self.opts, self.questions, self.turn_sessions = name, opts, questions, turn_sessions
         self.progress = progress
@@ -146,6 +148,7 @@ class _RetrieverRun:
         # the navigator's kept-only ranking, scored from the same calls (``navigator_kept``)
         self.kept: _RetrieverRun | None = None
         self.companion = False  # fed by another run: no timing of its own
+        self.min_score = min_score  # the default relevance floor, reported by ``floor_report``
 
     def warm_up(self, stores: dict[str, Any]) -> None:
         """One unrelated query per namespace: model loading and index building are not latency."""
@@ -215,6 +218,8 @@ class _RetrieverRun:
                 "gold_sessions": sorted({ts.get(t) or session_from_id(t) or "?" for t in gold}),
                 "turns": ranked[: max(opts.ks)],
                 "items": [ev.node_id for ev in evidence],
+                "item_scores": [round(ev.score, 6) for ev in evidence],
+                "item_relevance": [ev.relevance for ev in evidence],
                 "latency_ms": round(latency, 2),
                 "scores": clean({n: round(v, 4) for n, v in scores.items()}) if scores else None,
             }
@@ -228,7 +233,12 @@ class _RetrieverRun:
         # A retriever that raised on every question scores 0 everywhere: flag it instead of
         # letting it pass for a weak retriever.
         out["failed"] = self.failures == n_q
-        out.update(aggregate(self.rows, names))
+        # Category 5 (adversarial) asks what was never said: its "evidence" answers nothing, so
+        # the overall figures are those of the answerable categories when there are any; it is
+        # scored on its own (per category, and by the relevance floor below).
+        answerable = [r for r, c in zip(self.rows, self.row_cats) if c != ADVERSARIAL]
+        out["overall_categories"] = sorted({c for c in self.row_cats if c != ADVERSARIAL} or set(self.row_cats))
+        out.update(aggregate(answerable or self.rows, names))
         out["latency_ms_p50"] = round(metrics.percentile(lat, 50), 2) if lat else None
         out["latency_ms_p95"] = round(metrics.percentile(lat, 95), 2) if lat else None
         out["latency_ms_mean"] = round(float(np.mean(lat)), 2) if lat else None
@@ -247,6 +257,14 @@ class _RetrieverRun:
             total = sum(1 for x in self.questions if x.q.category == c)
             per_cat[str(c)] = {"questions": len(sel), "skipped_questions": total - len(sel), **aggregate(sel, names)}
         out["per_category"] = per_cat
+        floor = floor_report(
+            self.evidence,
+            [(x.q.id, x.q.category, list(x.q.evidence)) for x in self.questions],
+            max(opts.ks),
+            self.min_score,
+        )
+        if floor is not None:
+            out["relevance_floor"] = floor
         self.progress.update(self.task, description=f"retrieve {self.name} p50 {fmt_ms(out['latency_ms_p50'])}")
         return out
 
@@ -257,15 +275,16 @@ def _retrieve_all(
     opts: BenchOptions,
     turn_sessions: dict[str, dict[str, str]],
     progress,
+    min_score: float = 0.0,
 ) -> list[_RetrieverRun]:
     """Every retriever on every question, interleaved question by question (the retriever order
     rotating), so that load from other processes on a shared machine hits every retriever's
     latency alike instead of whichever retriever happened to run during a busy minute."""
-    runs = [_RetrieverRun(name, opts, questions, turn_sessions, progress) for name in opts.retrievers]
+    runs = [_RetrieverRun(name, opts, questions, turn_sessions, progress, min_score) for name in opts.retrievers]
     for run in runs:
         run.warm_up(stores)
         if is_navigator(run.name):
-            run.kept = _RetrieverRun(f"{run.name}_kept", opts, questions, turn_sessions, progress)
+            run.kept = _RetrieverRun(f"{run.name}_kept", opts, questions, turn_sessions, progress, min_score)
             run.kept.companion = True
     for i, item in enumerate(questions):
         store = stores[item.namespace]
@@ -510,7 +529,7 @@ def run_locomo_bench(
             on_partial(clean({**results, "partial": True, "done": what}), what)
 
     partial("ingest")
-    runs = _retrieve_all(questions, stores, opts, turn_sessions, progress)
+    runs = _retrieve_all(questions, stores, opts, turn_sessions, progress, settings.relevance_floor)
     for run in runs:
         results["retrievers"][run.name] = run.summary()
         if records is not None:

@@ -26,6 +26,9 @@ from memgraph_agents.retrieval.algorithms.porter import stem
 
 __all__ = [
     "answer_recall_at_k",
+    "auroc",
+    "first_hit",
+    "ndcg_at_k",
     "bleu1",
     "context_tokens",
     "f1_locomo",
@@ -69,6 +72,53 @@ def hit_at_k(ranked_turns: Ranked, gold: Iterable[str], k: int) -> float:
     if not gold_set:
         return math.nan
     return float(gold_set <= set(_ranked_ids(ranked_turns)[: max(k, 0)]))
+
+
+def first_hit(ranked_turns: Ranked, gold: Iterable[str]) -> float:
+    """Hit@1 as the field reports it: 1.0 if the first ranked turn is a gold turn (any of them),
+    else 0.0; nan if no gold. (``hit_at_k`` asks for all gold turns in the top k instead.)"""
+    gold_set = set(gold)
+    if not gold_set:
+        return math.nan
+    ranked = _ranked_ids(ranked_turns)
+    return float(bool(ranked) and ranked[0] in gold_set)
+
+
+def ndcg_at_k(ranked_turns: Ranked, gold: Iterable[str], k: int) -> float:
+    """NDCG@k with binary gains over the first k distinct ranked turns (Järvelin & Kekäläinen
+    2002): ``DCG = Σ_{i ≤ k, turn_i ∈ gold} 1 / log2(i + 1)``, divided by the DCG of an ideal
+    ranking (``min(|gold|, k)`` gold turns first); nan if no gold."""
+    gold_set = set(gold)
+    if not gold_set:
+        return math.nan
+    top = _ranked_ids(ranked_turns)[: max(k, 0)]
+    dcg = sum(1.0 / math.log2(i + 2) for i, t in enumerate(top) if t in gold_set)
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(gold_set), max(k, 0))))
+    return dcg / ideal if ideal else math.nan
+
+
+def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """Area under the ROC curve of a score separating ``positives`` from ``negatives``: the
+    probability that a random positive scores above a random negative, ties counting half
+    (the Mann-Whitney U statistic / (n_pos · n_neg)); nan if either side is empty."""
+    pos = np.asarray([p for p in positives if p is not None and not math.isnan(p)], dtype=np.float64)
+    neg = np.asarray([n for n in negatives if n is not None and not math.isnan(n)], dtype=np.float64)
+    if not pos.size or not neg.size:
+        return math.nan
+    both = np.concatenate([pos, neg])
+    order = np.argsort(both, kind="stable")
+    ranks = np.empty(len(both), dtype=np.float64)
+    sorted_vals = both[order]
+    # average ranks over ties
+    i = 0
+    while i < len(both):
+        j = i
+        while j + 1 < len(both) and sorted_vals[j + 1] == sorted_vals[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    u = ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2.0
+    return float(u / (len(pos) * len(neg)))
 
 
 def session_recall_at_k(ranked_turns: Ranked, gold: Iterable[str], k: int, turn_to_session: Mapping[str, str]) -> float:

@@ -47,9 +47,9 @@ def clean(value: Any) -> Any:
 
 def metric_names(ks: Sequence[int]) -> list[str]:
     names = [f"turn_recall@{k}" for k in ks]
-    for stem in ("hit", "session_recall", "answer_recall", "context_tokens"):
+    for stem in ("hit", "ndcg", "session_recall", "answer_recall", "context_tokens"):
         names += [f"{stem}@{k}" for k in ks]
-    return names
+    return [*names, "hit_any@1"]
 
 
 def score_question(
@@ -57,10 +57,11 @@ def score_question(
 ) -> dict[str, float]:
     """Every retrieval metric of one question (``nan`` where undefined)."""
     ranked = flatten_turns(list(evidence))
-    out: dict[str, float] = {}
+    out: dict[str, float] = {"hit_any@1": metrics.first_hit(ranked, gold)}
     for k in ks:
         out[f"turn_recall@{k}"] = metrics.turn_recall_at_k(ranked, gold, k)
         out[f"hit@{k}"] = metrics.hit_at_k(ranked, gold, k)
+        out[f"ndcg@{k}"] = metrics.ndcg_at_k(ranked, gold, k)
         out[f"session_recall@{k}"] = metrics.session_recall_at_k(ranked, gold, k, turn_session)
         texts = [ev.text for ev in evidence_prefix(evidence, k)]
         out[f"answer_recall@{k}"] = metrics.answer_recall_at_k(texts, answer)

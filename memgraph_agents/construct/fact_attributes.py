@@ -41,7 +41,7 @@ ATTRIBUTES: tuple[FactAttribute, ...] = (
             "What do you do for a living?",
             "I work as a professional in my job.",
             "Where do you work?",
-            "I got a new job at another company.",
+            "I took a job at another company.",
         ),
     ),
     FactAttribute(
@@ -74,7 +74,7 @@ ATTRIBUTES: tuple[FactAttribute, ...] = (
     FactAttribute(
         "pastime",
         False,
-        ("What do you do in your free time?", "My hobby.", "I spend my evenings on my favourite pastime."),
+        ("What do you do when you are not working?", "My hobby.", "I spend my evenings on my favourite pastime."),
     ),
     FactAttribute("sport", False, ("Which sport do you play?", "I train at the club.")),
     FactAttribute(

@@ -98,18 +98,41 @@ def _updates(cands: list[Candidate]) -> list[UpdateCandidate]:
     ]
 
 
-async def _llm_relations(
-    b: SessionBuild, session: Session, ctx: BuildContext, cands: list[Candidate]
-) -> list[Supersession] | None:
-    """Typed relations from the LLM, and its labels of the candidate updates: the links it
-    confirms (``None`` when the call failed: the caller falls back to the offline rule)."""
-    from memgraph_agents.construct.llm.extract import extract_relations_and_updates
+async def _llm_updates(b: SessionBuild, session: Session, ctx: BuildContext, cands: list[Candidate]) -> list[Supersession] | None:
+    """The candidate updates the LLM confirms (``None`` when the call failed: the caller falls
+    back to the offline rule). Its own call, after the relations: the relations of a session
+    are asked ahead (``construct.llm.prefetch``) and cannot know what memory will offer."""
+    from memgraph_agents.construct.llm.extract import label_updates
+
+    if not cands:
+        return []
+    try:
+        labels = await label_updates(
+            ctx.llm, session, _updates(cands), usage=ctx.usage, timeout=ctx.llm_timeout, semaphore=ctx.semaphore
+        )
+    except Exception as exc:
+        b.notes.append(f"updates: LLM failed ({type(exc).__name__}); offline fallback")
+        return None
+    return [
+        Supersession(
+            old=cands[u].matches[o].old,
+            new=cands[u].new,
+            attribute=attribute or "statement",
+            score=round(cands[u].matches[o].score, 6),
+            how="llm",
+        )
+        for u, o, attribute in labels
+    ]
+
+
+async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -> bool:
+    from memgraph_agents.construct.llm.extract import extract_relations
     from memgraph_agents.construct.llm.prefetch import current_prefetch
     from memgraph_agents.construct.llm.schemas import ExtractedEvent
 
     events = b.of_kind(NodeKind.EVENT)
-    if len(events) < 2 and not cands:
-        return []
+    if len(events) < 2:
+        return True
     as_schema = [
         ExtractedEvent(
             text=e.text,
@@ -120,26 +143,16 @@ async def _llm_relations(
         )
         for e in events
     ]
-    updates = _updates(cands)
-    # Asked ahead when these are the events the ingest expected and memory offered no update
-    # candidates (the prefetch cannot know those: they depend on what is stored).
-    prefetch = current_prefetch() if not updates else None
-    labels: list[tuple[int, int, str]] = []
+    prefetch = current_prefetch()  # asked ahead when these are the events the ingest expected
     try:
         rels = await prefetch.relations(session, as_schema, ctx.usage) if prefetch else None
         if rels is None:
-            rels, labels = await extract_relations_and_updates(
-                ctx.llm,
-                session,
-                as_schema,
-                updates,
-                usage=ctx.usage,
-                timeout=ctx.llm_timeout,
-                semaphore=ctx.semaphore,
+            rels = await extract_relations(
+                ctx.llm, session, as_schema, usage=ctx.usage, timeout=ctx.llm_timeout, semaphore=ctx.semaphore
             )
     except Exception as exc:
         b.notes.append(f"relations: LLM failed ({type(exc).__name__}); offline fallback")
-        return None
+        return False
     for r in rels:
         b.edges.append(
             Edge(
@@ -152,13 +165,7 @@ async def _llm_relations(
                 attrs={"description": r.description},
             )
         )
-    out = []
-    for u, o, attribute in labels:
-        m = cands[u].matches[o]
-        out.append(
-            Supersession(old=m.old, new=cands[u].new, attribute=attribute or "statement", score=m.score, how="llm")
-        )
-    return out
+    return True
 
 
 def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
@@ -226,10 +233,10 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
 async def relate(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
     from memgraph_agents.construct.supersession import add_links, candidates, offline_links
 
-    cands = await off_loop(candidates, b, ctx)  # store reads and embeddings: off the loop
-    links = None
     if ctx.llm is not None:
-        links = await _llm_relations(b, session, ctx, cands)
+        await _llm_relations(b, session, ctx)
+    cands = await off_loop(candidates, b, ctx)  # store reads and embeddings: off the loop
+    links = await _llm_updates(b, session, ctx, cands) if ctx.llm is not None else None
     add_links(b, offline_links(cands) if links is None else links, session.id)
     _follow_ups(b, session)  # always: the LLM's relations add to the offline follow-ups
     await off_loop(_similar_across_sessions, b, session, ctx)  # store reads and embeddings: off the loop

@@ -24,6 +24,7 @@ from memgraph_agents.construct.llm.schemas import (
     FusionVerdict,
     SessionEvents,
     SessionRelations,
+    StatementUpdates,
     UpdateCandidate,
 )
 from memgraph_agents.construct.llm.turn_ids import TurnIds
@@ -117,23 +118,20 @@ async def extract_events(
 
 
 def format_updates(updates: Sequence[UpdateCandidate]) -> str:
-    """The candidate updates block of the relations prompt (empty without candidates):
-    ``[N1] (S3:2) statement`` then its earlier statements ``[P1] (12 January 2024; S1:4) statement``."""
-    if not updates:
-        return ""
+    """``[N1] (S3:2) statement`` lines, each followed by its earlier statements
+    ``[P1] (12 January 2024; S1:4) statement``."""
     lines = []
     for n, u in enumerate(updates, start=1):
         lines.append(f"[N{n}] ({u.turn_id}) {u.speaker}: {' '.join(u.text.split())}")
         for p, old in enumerate(u.earlier, start=1):
             lines.append(f"    [P{p}] ({old.date}; {old.turn_id}) {u.speaker}: {' '.join(old.text.split())}")
-    return render_prompt("extract_relations_updates", updates="\n".join(lines))
+    return "\n".join(lines)
 
 
 async def extract_relations(
     model: BaseChatModel,
     session: Session,
     events: Sequence[ExtractedEvent],
-    updates: Sequence[UpdateCandidate] = (),
     **call: Unpack[LLMCallOptions],
 ) -> list[ExtractedRelation]:
     """Typed relations between ``events`` (indices into that list, as passed).
@@ -141,32 +139,15 @@ async def extract_relations(
     Out-of-range indices, self-loops and duplicates are dropped; turn ids are restricted to
     the session's, and a relation citing none gets the union of its two events' turns (the
     provenance rule: every edge records the turns it came from). Fewer than two events: no
-    call, ``[]``. With ``updates`` see ``extract_relations_and_updates``.
+    call, ``[]``.
     """
-    rels, _ = await extract_relations_and_updates(model, session, events, updates, **call)
-    return rels
-
-
-async def extract_relations_and_updates(
-    model: BaseChatModel,
-    session: Session,
-    events: Sequence[ExtractedEvent],
-    updates: Sequence[UpdateCandidate] = (),
-    **call: Unpack[LLMCallOptions],
-) -> tuple[list[ExtractedRelation], list[tuple[int, int, str]]]:
-    """Relations (as ``extract_relations``) and, in the same call, the labels of candidate
-    updates: ``(update index, earlier index, attribute)`` for each statement of the session
-    the model says replaces one of its earlier statements (0-based; out-of-range and repeated
-    pairs dropped). One call when there are two events or any update candidate, else none.
-    """
-    if len(events) < 2 and not updates:
-        return [], []
+    if len(events) < 2:
+        return []
     prompt = render_prompt(
         "extract_relations",
         session_date=format_session_date(session.date),
         speakers=", ".join(session.participants),
         events=format_events(events),
-        updates=format_updates(updates),
     )
     result = await ainvoke_json(model, prompt, SessionRelations, run_name=f"extract_relations:{session.id}", **call)
     ids = TurnIds.of(session)
@@ -182,12 +163,33 @@ async def extract_relations_and_updates(
             [*events[rel.source].turn_ids, *events[rel.target].turn_ids]
         )
         out.append(rel.model_copy(update={"turn_ids": turn_ids}))
+    return out
+
+
+async def label_updates(
+    model: BaseChatModel,
+    session: Session,
+    updates: Sequence[UpdateCandidate],
+    **call: Unpack[LLMCallOptions],
+) -> list[tuple[int, int, str]]:
+    """Which candidate updates really replace an earlier statement: ``(update index, earlier
+    index, attribute)``, 0-based (out-of-range and repeated pairs dropped). No candidate: no
+    call, ``[]``."""
+    if not updates:
+        return []
+    prompt = render_prompt(
+        "label_updates",
+        session_date=format_session_date(session.date),
+        speakers=", ".join(session.participants),
+        updates=format_updates(updates),
+    )
+    result = await ainvoke_json(model, prompt, StatementUpdates, run_name=f"label_updates:{session.id}", **call)
     labels: dict[tuple[int, int], str] = {}
     for lab in result.supersedes:
         u, o = lab.new - 1, lab.old - 1
         if 0 <= u < len(updates) and 0 <= o < len(updates[u].earlier):
             labels.setdefault((u, o), lab.attribute)
-    return out, [(u, o, a) for (u, o), a in labels.items()]
+    return [(u, o, a) for (u, o), a in labels.items()]
 
 
 async def judge_fusion(

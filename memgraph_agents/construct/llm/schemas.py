@@ -182,8 +182,13 @@ class SessionRelations(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     relations: list[ExtractedRelation] = Field(description="typed relations between the listed events; may be empty")
+
+
+class StatementUpdates(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # another shape must not pass for "no update"
+
     supersedes: list[SupersedesLabel] = Field(
-        default_factory=list, description="statements of this session that replace an earlier one; may be empty"
+        description="statements of this session that replace an earlier one; may be empty"
     )
 
 
