@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from memgraph_agents.config import Settings
+from memgraph_agents.config import DEFAULT_RETRIEVER, Settings
 from memgraph_agents.errors import InputError, StorageError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
@@ -314,8 +314,8 @@ class RecallResult:
 class AgentMemory:
     """Long-term memory for an agent: recall, remember, write chat turns (see module docstring).
 
-    ``retriever``: a registered retriever name (``navigator`` by default: the offline
-    navigator, zero LLM calls) or a callable ``(query, store, *, k) -> list[Evidence]``.
+    ``retriever``: a registered retriever name (``oneshot`` by default: zero LLM calls) or a
+    callable ``(query, store, *, k) -> list[Evidence]``.
     ``navigator_llm``: a chat model for the navigator's LLM policy (``None``: offline).
     """
 
@@ -323,7 +323,7 @@ class AgentMemory:
         self,
         settings: Settings | None = None,
         *,
-        retriever: str | Retriever = "navigator",
+        retriever: str | Retriever = DEFAULT_RETRIEVER,
         k: int = 5,
         user_key: str = "user_id",
         default_namespace: str | None = "",

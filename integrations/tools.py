@@ -26,7 +26,7 @@ from langchain.tools import ToolRuntime
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
-from memgraph_agents.config import Settings
+from memgraph_agents.config import DEFAULT_RETRIEVER, Settings
 from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.storage.namespaces import NamespaceError
@@ -89,7 +89,7 @@ def _user_error(exc: Exception) -> ToolException:
 def create_memory_tools(
     settings: Settings | None = None,
     *,
-    retriever: str | Retriever = "navigator",
+    retriever: str | Retriever = DEFAULT_RETRIEVER,
     k: int = 5,
     user_key: str = "user_id",
     default_namespace: str | None = "",
@@ -104,7 +104,7 @@ def create_memory_tools(
     """Recall and remember tools over one ``AgentMemory`` (see the module docstring).
 
     ``settings``: where memory lives (default: ``MEMGRAPH_*`` variables). ``retriever``: any
-    registered name (``navigator``, ``ppr``, ``hybrid``, ``dense``, ``bm25``, …) or a callable
+    registered name (``oneshot``, the default, ``navigator``, ``ppr``, ``hybrid``, ``dense``, …) or a callable
     ``(query, store, *, k)``. ``user_key``: the context attribute / configurable key holding
     the user id. ``default_namespace``: used when a run names no user (``""`` =
     ``settings.namespace``; ``None`` = refuse such runs).

@@ -84,8 +84,9 @@ def graph_url_problem(url: str) -> str:
     return f"MEMGRAPH_GRAPH_URL={url!r}: expected postgresql://user@host:port/database (or unset for the embedded SQLite store)"
 
 
-# The retriever the LoCoMo bench shows best for its cost (BENCHMARKS.md): the offline navigator.
-DEFAULT_RETRIEVER = "navigator"
+# The default retriever (BENCHMARKS.md, "A default ranking that generalises"): the navigator's
+# ranking without its search, chosen on conversations it was not checked on.
+DEFAULT_RETRIEVER = "oneshot"
 
 
 class InputLimits(_EnvSettings):

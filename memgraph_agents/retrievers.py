@@ -8,6 +8,7 @@ layer and the navigator, is the one place that loads them all.
 
 from __future__ import annotations
 
+from memgraph_agents.navigator import oneshot as _oneshot  # noqa: F401  registers "oneshot"
 from memgraph_agents.navigator import run as _navigator  # noqa: F401  registers "navigator"
 from memgraph_agents.retrieval.catalog import (
     DEFAULT_RETRIEVER,

@@ -104,11 +104,13 @@ def test_commands_without_embeddings_do_not_import_torch(tmp_path, argv):
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
 
 
-def test_answer_visible_needs_the_numbers_and_most_words():
+def test_answer_visible_needs_every_word_of_the_answer_printed():
     expected = "1:58:41, on Sunday 21 April 2024 (Elbe Riverside Half Marathon in Dresden)"
     near = "2024-03-02 Race day is April 21. I signed up for the Elbe Riverside Half Marathon in Dresden."
     assert not answer_visible(expected, near)  # the finish time is missing
-    assert answer_visible(expected, near + " 2024-04-27 Sore but proud. 1:58:41!")
+    assert not answer_visible(expected, near + " 2024-04-27 Sore but proud. 1:58:41!")  # and "Sunday"
+    assert answer_visible(expected, near + " 2024-04-27 last Sunday (21 April 2024). Sore but proud. 1:58:41!")
+    assert answer_visible("She cried at the end", "I cried at the end, don't tell anyone.")  # stems: cried ~ cry
     assert not answer_visible("Friday, 8 March 2024", "2024-03-02 on Friday")
     assert answer_visible("Friday, 8 March 2024", "2024-03-02 the second one is on Friday (8 March 2024)")
 

@@ -9,7 +9,7 @@ from memgraph_agents.cli.evidence_view import answer_visible, select
 from memgraph_agents.cli.output import console
 from memgraph_agents.model.evidence import Evidence
 
-SENTENCES_PER_ITEM = 2
+SENTENCES_PER_ITEM = 3  # a chat turn rarely has more: most items are shown whole
 
 
 def _retrieve(question: str, store, name: str, k: int) -> list[Evidence]:

@@ -5,9 +5,9 @@ as not. Instead every provenance turn of an item is split into sentences, each s
 scored against the question (cosine of the embeddings plus the share of question terms it
 contains), and the best few are shown with their turn id, in conversation order.
 
-``answer_visible`` checks a printed text against an expected answer by token overlap: every
-number of the answer (the printed session dates count) and at least half of its other
-content words.
+``answer_visible`` checks a printed text against an expected answer: every content word of the
+answer (Porter stems, stopwords left out) and every number must be printed; the printed
+session dates count, as a reader sees them.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 
 from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.algorithms.porter import stem
 
 _WORD = re.compile(r"[a-z0-9]+(?::[0-9]+)*")  # "1:58:41" stays one token
 _STOP = frozenset(
@@ -178,13 +179,8 @@ def select(
     return out
 
 
-def answer_visible(expected: str, shown: str, share: float = 0.5) -> bool:
-    """Whether ``shown`` holds ``expected``: every number of it (a date, a time such as
-    ``1:58:41``: the core of such an answer) and at least ``share`` of its other content words."""
-    have = {_stem(w) for w in words(shown)}
-    exp = {_stem(w) for w in words(expected)}
-    numbers = {w for w in exp if w[0].isdigit()}
-    rest = exp - numbers
-    if not numbers <= have:
-        return False
-    return not rest or len(rest & have) / len(rest) >= share
+def answer_visible(expected: str, shown: str) -> bool:
+    """Whether ``shown`` (the printed text) holds ``expected``: all of its words (Porter stems,
+    stopwords left out) and all of its numbers (a date, a time such as ``1:58:41``)."""
+    have = {stem(w) for w in words(shown)}
+    return {stem(w) for w in words(expected)} <= have

@@ -137,6 +137,8 @@ def statements(node: str, turn_id: str, speaker: str, when: str, body: str) -> l
     runs: list[str] = []
     carry = ""
     for s in split_sentences(body):
+        if s.rstrip().endswith("?"):  # a question states nothing (and joins nothing)
+            continue
         s = f"{carry} {s}".strip() if carry else s
         if len(_WORD.findall(s)) < MIN_WORDS:
             carry = s
@@ -184,7 +186,7 @@ def profiles(vectors: np.ndarray, prototype_vectors: np.ndarray, owners: np.ndar
     sims = np.asarray(vectors, dtype=np.float32) @ np.asarray(prototype_vectors, dtype=np.float32).T
     out = np.full((len(sims), len(ATTRIBUTES)), -1.0, dtype=np.float32)
     for a in range(len(ATTRIBUTES)):
-        if len(sims):
+        if len(sims) and (owners == a).any():
             out[:, a] = sims[:, owners == a].max(axis=1)
     return out
 

@@ -71,3 +71,24 @@ def neutral_question(query: str, snap: GraphSnapshot) -> str:
 def question_vector(store, query: str) -> np.ndarray:
     """The unit vector of the question as relevance reads it (``neutral_question``)."""
     return query_vectors(store.embedder, [neutral_question(query, store.snapshot())])[0]
+
+
+def relevance_ranking(snap: GraphSnapshot, query_vector: np.ndarray, pool: int) -> list[tuple[str, float]]:
+    """``[(turn id, relevance)]``: the ``pool`` turns of best relevance (their own cosine or their
+    best sentence's, as ``relevance_of`` scores a turn item), best first, near-ties by node id."""
+    from memgraph_agents.model.ranking import top_k
+    from memgraph_agents.retrieval.seeds import node_similarities, sentence_turns
+
+    sims = node_similarities(snap, np.asarray(query_vector, dtype=np.float32)).astype(np.float64)
+    turns = snap.indices_of("turn")
+    if not len(turns):
+        return []
+    best = np.full(len(snap.ids), -np.inf)
+    best[turns] = sims[turns]
+    sents, turn_of = sentence_turns(snap)
+    ok = turn_of >= 0
+    np.maximum.at(best, turn_of[ok], sims[sents[ok]])
+    mask = np.zeros(len(snap.ids), dtype=bool)
+    mask[turns] = True
+    top = top_k(best, pool, tiebreak=snap.id_rank, mask=mask)
+    return [(snap.attrs[int(i)]["turn_id"], float(min(1.0, max(0.0, best[i])))) for i in top]

@@ -1,0 +1,128 @@
+"""Facts that change: the offline detector's parts, the question's time, the ordering of a
+ranking by it, and the citation of a statement a later one replaced (no model needed here;
+``tests/test_knowledge_updates.py`` runs the whole path on the real embedding model)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pytest
+
+from memgraph_agents.construct.fact_attributes import ATTRIBUTES
+from memgraph_agents.construct.supersede import (
+    Candidate,
+    Match,
+    Statement,
+    change_cue,
+    decide,
+    is_statement,
+    statements,
+)
+from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.validity import named_day, question_time
+
+
+def test_change_cues_read_replacement_new_state_negation_and_persistence():
+    assert change_cue("I quit the choir and sing in a trio instead.") == "replace"
+    assert change_cue("Sold the scooter. Got a tram pass.") == "replace"
+    assert change_cue("My knee can't take tennis any more.") == "replace"
+    assert change_cue("Vegetarian since April!") == "new"
+    assert change_cue("Head gardener now.") == "new"
+    # a negated cue is no change, nor is persistence or addition
+    assert change_cue("I won't quit, no matter what.") is None
+    assert change_cue("I'm not giving up on the garden.") is None
+    assert change_cue("Still at the print shop, still tired.") is None
+    assert change_cue("I also started baking bread.") is None
+    # words that look like cues but mark nothing here
+    assert change_cue("Someone left a box on the stairs.") is None
+    assert change_cue("It was a moving film.") is None
+    assert change_cue("Since we last talked, the weather turned.") is None
+    assert change_cue("Instead of waiting, I called them.") is None
+
+
+def test_statements_are_the_speakers_own_declarative_sentences():
+    assert is_statement("I rent a flat by the canal.")
+    assert is_statement("Sold the scooter.")  # chat ellipsis: the speaker is the subject
+    assert not is_statement("Where do you live now?")
+    assert not is_statement("She moved to the coast.")
+    got = statements("turn:S3:2", "S3:2", "Ines", "2024-05-01T10:00:00", "Promoted! Head gardener now. How are you?")
+    assert [s.text for s in got] == ["Promoted! Head gardener now."]  # a short sentence joins the next
+
+
+def _st(turn: str, when: str, text: str) -> Statement:
+    return Statement(f"turn:{turn}", turn, "Ines", when, text)
+
+
+def _candidate(cue: str, cosine: float, strength: float, attribute: str, functional: float) -> Candidate:
+    new = _st("S3:2", "2024-05-01", "x")
+    old = _st("S1:4", "2024-01-10", "y")
+    a = [x.name for x in ATTRIBUTES].index(attribute)
+    return Candidate(new, cue, [Match(old, cosine, a, strength)], functional)
+
+
+def test_decide_links_replacements_and_new_values_of_functional_attributes_only():
+    # a replacement naming the same thing links, whatever the attribute
+    assert decide(_candidate("replace", 0.6, 0.1, "pastime", 0.1)) is not None
+    # a new value of a one-value attribute (home, job...) links; of an accumulating one, not
+    assert decide(_candidate("new", 0.3, 0.45, "residence", 0.45)) is not None
+    assert decide(_candidate("new", 0.3, 0.45, "pastime", 0.2)) is None
+    # a restatement is no change
+    assert decide(_candidate("replace", 0.95, 0.5, "residence", 0.5)) is None
+    # too far apart to be about the same thing
+    assert decide(_candidate("replace", 0.1, 0.2, "residence", 0.2)) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "day"),
+    [
+        ("What does Ines do for work now?", "present", None),
+        ("Is Ines still vegetarian?", "present", None),
+        ("Where does Ines live?", "present", None),  # unmarked present tense
+        ("Where did Ines live before?", "past", None),
+        ("What did Ines use to do on Sundays?", "past", None),
+        ("What was Ines's number in March 2024?", "date", date(2024, 3, 31)),
+        ("Where was Ines on 3 May 2024?", "date", date(2024, 5, 3)),
+        ("What did Ines cook at the party?", "none", None),  # a simple past: no time asked
+    ],
+)
+def test_question_time(question, kind, day):
+    focus = question_time(question)
+    assert focus.kind == kind and focus.day == day
+
+
+def test_named_day_reads_the_end_of_the_named_period():
+    assert named_day("in 2023") == date(2023, 12, 31)
+    assert named_day("February 2024") == date(2024, 2, 29)
+    assert named_day("May 7, 2024") == date(2024, 5, 7)
+    assert named_day("2024-06-30") == date(2024, 6, 30)
+    assert named_day("31 February 2024") is None
+    assert named_day("the spring") is None
+
+
+def test_cite_says_what_replaced_a_statement_and_when():
+    ev = Evidence(
+        node_id="turn:S1:4",
+        kind="turn",
+        text="Ines: I rent a flat by the canal.",
+        score=0.5,
+        turn_ids=["S1:4"],
+        session_dates=["2024-01-10"],
+        current=False,
+        superseded_by=["S3:2"],
+        superseded_on="2024-05-01",
+    )
+    assert ev.cite() == "[2024-01-10 | S1:4] Ines: I rent a flat by the canal. (superseded on 2024-05-01 by S3:2)"
+    assert ev.cite(human=True).endswith("(superseded on 1 May 2024 by S3:2)")
+    assert "superseded" not in ev.model_copy(update={"superseded_by": [], "current": True}).cite()
+
+
+def test_profiles_take_each_attributes_best_prototype():
+    from memgraph_agents.construct.supersede import profiles
+
+    protos = np.eye(3, dtype=np.float32)
+    owners = np.array([0, 0, 1])
+    vec = np.array([[0.2, 0.9, 0.1]], dtype=np.float32)
+    got = profiles(vec, protos, owners)
+    assert got.shape == (1, len(ATTRIBUTES))
+    assert got[0, 0] == pytest.approx(0.9) and got[0, 1] == pytest.approx(0.1)
