@@ -461,7 +461,13 @@ class AgentMemory:
 
         evidence, best = bounded(store, nav.ranking or nav.evidence, k, settings.relevance_floor, None)
         return RecallResult(
-            ns, "navigator", query, evidence, answer=nav.answer, navigation=nav, min_score=settings.relevance_floor,
+            ns,
+            "navigator",
+            query,
+            evidence,
+            answer=nav.answer,
+            navigation=nav,
+            min_score=settings.relevance_floor,
             best_relevance=best,
         )
 

@@ -269,8 +269,7 @@ CASES: list[Update] = [
         "Osric",
         "Marisela",
         "My dentist is Dr. Varga on Mill Road.",
-        "Dr. Varga moved away, so I've registered with a new dentist, Dr. Esposito, who is right next to the "
-        "office.",
+        "Dr. Varga moved away, so I've registered with a new dentist, Dr. Esposito, who is right next to the office.",
         "Who is Osric's dentist now?",
         "Who was Osric's dentist in January 2024?",
     ),
@@ -393,9 +392,10 @@ def _turns(sid: str, lines: list[tuple[str, str]]) -> list[Turn]:
     return [Turn(id=f"{sid}:{i}", speaker=who, text=text) for i, (who, text) in enumerate(lines, start=1)]
 
 
-def conversation(i: int) -> Conversation:
-    """Case ``i`` as a three-session chat; the old fact is ``S1:4``, the new one ``S3:2``."""
-    c = CASES[i]
+def conversation(i: int, cases: list[Update] | None = None) -> Conversation:
+    """Case ``i`` (of ``cases``, default ``CASES``) as a three-session chat; the old fact is
+    ``S1:4``, the new one ``S3:2``."""
+    c = (cases or CASES)[i]
     p, f = c.person, c.friend
 
     def pt(j: int) -> str:

@@ -121,3 +121,21 @@ def test_demo_shows_the_answers(tmp_path, capsys, wide):
     m = re.search(r"answer visible for (\d+) of 8", out)
     assert m, out[-2000:]
     assert out.count("answer visible") + out.count("answer not in the shown evidence") == 8 + 1
+
+
+@pytest.mark.integration
+def test_demo_with_the_default_retriever_prints_every_answer(tmp_path, capsys, wide, monkeypatch):
+    """The real model, the default retriever: every expected answer's words are printed, and no
+    turn fills the top 5 of most questions (a graph hub would). Three questions ask about one
+    job change whose two turns answer two of them each, so one turn may top three."""
+    monkeypatch.delenv("MEMGRAPH_RETRIEVER", raising=False)
+    assert main(["--data-dir", str(tmp_path / "mem"), "demo"]) == 0
+    out = capsys.readouterr().out
+    assert "answer visible for 8 of 8" in out, out[-3000:]
+    tops = []
+    for block in out.split("\nQ: ")[1:]:
+        turns = re.findall(r"^\s+\d+\. \[[^|]*\| ([^\],…]+)", block, flags=re.MULTILINE)
+        tops.append(set(turns[:5]))
+    assert len(tops) == 8
+    worst = max(sum(t in top for top in tops) for t in set().union(*tops))
+    assert worst <= 3

@@ -40,13 +40,13 @@ from tests.fakes import (
     malformed_then_valid,
     parse_event_lines,
     parse_turn_lines,
+    parse_update_lines,
     raises,
     realistic_event_responder,
     route_responder,
-    parse_update_lines,
-    update_responder,
     slow,
     task_text,
+    update_responder,
 )
 from tests.helpers import calls_for, register_model
 

@@ -36,7 +36,9 @@ def rank_of(evidence: list[Evidence], turn: str) -> int | None:
 def test_construction_links_most_updates_and_little_else(memory):
     found = {i: links(memory, f"u{i:02d}") for i in range(len(CASES))}
     right = [i for i, ls in found.items() if (f"turn:{NEW_TURN}", f"turn:{OLD_TURN}") in [(s, d) for s, d, _ in ls]]
-    wrong = [(i, s, d) for i, ls in found.items() for s, d, _ in ls if (s, d) != (f"turn:{NEW_TURN}", f"turn:{OLD_TURN}")]
+    wrong = [
+        (i, s, d) for i, ls in found.items() for s, d, _ in ls if (s, d) != (f"turn:{NEW_TURN}", f"turn:{OLD_TURN}")
+    ]
     assert len(right) >= 28, f"linked {len(right)} of {len(CASES)}"  # 30 when measured (BENCHMARKS.md)
     assert len(wrong) <= 2, wrong
     _, _, attrs = next(x for x in found[right[0]] if x[0] == f"turn:{NEW_TURN}")

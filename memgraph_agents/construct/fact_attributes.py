@@ -77,8 +77,6 @@ ATTRIBUTES: tuple[FactAttribute, ...] = (
         ("What do you do when you are not working?", "My hobby.", "I spend my evenings on my favourite pastime."),
     ),
     FactAttribute("sport", False, ("Which sport do you play?", "I train at the club.")),
-    FactAttribute(
-        "music", False, ("Which instrument do you play?", "I play in a band.", "I take music lessons.")
-    ),
+    FactAttribute("music", False, ("Which instrument do you play?", "I play in a band.", "I take music lessons.")),
     FactAttribute("language", False, ("Which language are you learning?", "I take language classes.")),
 )

@@ -98,7 +98,9 @@ def _updates(cands: list[Candidate]) -> list[UpdateCandidate]:
     ]
 
 
-async def _llm_updates(b: SessionBuild, session: Session, ctx: BuildContext, cands: list[Candidate]) -> list[Supersession] | None:
+async def _llm_updates(
+    b: SessionBuild, session: Session, ctx: BuildContext, cands: list[Candidate]
+) -> list[Supersession] | None:
     """The candidate updates the LLM confirms (``None`` when the call failed: the caller falls
     back to the offline rule). Its own call, after the relations: the relations of a session
     are asked ahead (``construct.llm.prefetch``) and cannot know what memory will offer."""

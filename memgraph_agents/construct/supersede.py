@@ -92,7 +92,6 @@ class Statement:
     text: str  # without the speaker prefix
 
 
-
 @dataclass(frozen=True)
 class Match:
     """An earlier statement compared with a changing one: cosine, attribute, its strength."""

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
-from memgraph_agents.model.evidence import Evidence, human_date
+from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.prompts import render_prompt
 
 ANSWER_EVIDENCE = 10  # evidence items shown to the answering model

@@ -33,7 +33,9 @@ class Evidence(BaseModel):
     node_id: str
     kind: str
     text: str
-    score: float = Field(description="the retriever's ranking score: orders one ranking, not comparable across questions")
+    score: float = Field(
+        description="the retriever's ranking score: orders one ranking, not comparable across questions"
+    )
     turn_ids: list[str] = Field(default_factory=list, description="provenance turns, best first")
     session_ids: list[str] = Field(default_factory=list)
     session_dates: list[str] = Field(default_factory=list, description="ISO dates of those sessions")
@@ -58,9 +60,7 @@ class Evidence(BaseModel):
         """
         fmt = human_date if human else iso_date
         dates = ", " if human else ","
-        day_list = dates.join(fmt(d) for d in sorted(set(self.session_dates)) if d) or (
-            "date unknown" if human else ""
-        )
+        day_list = dates.join(fmt(d) for d in sorted(set(self.session_dates)) if d) or ("date unknown" if human else "")
         turns = ",".join(self.turn_ids[:max_turns]) + ("…" if len(self.turn_ids) > max_turns else "")
         text = " ".join(self.text.split()) if human else self.text
         if max_chars is not None and len(text) > max_chars:

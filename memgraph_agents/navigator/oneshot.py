@@ -104,8 +104,8 @@ def oneshot(
     scored.sort(key=lambda x: (-x[0], x[1]))
     ranked = diversified(snap, [RankedTurn(i, v, None) for v, _, i in scored], redundancy, k)
     out = []
-    for r in ranked[:k]:
-        ev = turn_evidence(snap, snap.attrs[r.node]["turn_id"], r.score, retriever="oneshot")
+    for turn in ranked[:k]:
+        ev = turn_evidence(snap, snap.attrs[turn.node]["turn_id"], turn.score, retriever="oneshot")
         if ev is not None:
             out.append(ev)
     return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from datetime import date
 from typing import Any
 
 from memgraph_agents.aio import off_loop

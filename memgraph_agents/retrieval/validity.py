@@ -239,11 +239,11 @@ def implied_links(
     and "B now. Less snow.")."""
     from memgraph_agents.construct.supersede import change_cue, is_statement
 
-    turns = []  # (relevance, node, turn, speaker, day, body) of turn items
+    turns: list[tuple[float, int, str, str, str, str]] = []  # (relevance, node, turn, speaker, day, body)
     for ev in evidence:
         t = _first_turn(ev)
         i = snap.index.get(f"turn:{t}") if ev.kind == "turn" and t else None
-        if i is not None:
+        if i is not None and t is not None:
             body = snap.text[i].split(": ", 1)[-1]
             turns.append((relevance(ev), i, t, str(snap.attrs[i].get("speaker")), turn_said(snap, t), body))
     if not turns:
@@ -251,7 +251,7 @@ def implied_links(
     best = max(x[0] for x in turns)
     close = [x for x in turns if x[0] >= best - PULL_MARGIN]
     vecs = snap.vectors()
-    out = []
+    out: list[tuple[str, str]] = []
     for _, i_new, t_new, who, day_new, body_new in close:
         if not change_cue(body_new):
             continue
@@ -334,13 +334,15 @@ def order(
     order_ = sorted(range(len(items)), key=lambda i: (key.get(_first_turn(items[i]) or "", float(i)), i))
     placed: list[int] = []
     done: set[str] = set()
+
+    def ready(i: int) -> bool:
+        t = _first_turn(items[i]) or ""
+        return {p for p in before.get(t, ()) if p in pos and p != t} <= done
+
     while order_:
-        for n, i in enumerate(order_):
-            t = _first_turn(items[i]) or ""
-            if {p for p in before.get(t, ()) if p in pos and p != t} <= done:
-                break
-        else:  # a cycle (each of two turns before the other): the ranking's order decides
-            n = 0
+        # the first item whose predecessors are placed; in a cycle (two turns each before the
+        # other) the ranking's order decides
+        n = next((n for n, i in enumerate(order_) if ready(i)), 0)
         i = order_.pop(n)
         placed.append(i)
         done.add(_first_turn(items[i]) or "")
