@@ -335,13 +335,15 @@ def ingest_conversation(
     progress: ProgressFn | None = None,
     replace: bool = False,
     rebuild: bool = False,
+    existing: bool = False,
 ) -> IngestReport:
     """Ingest ``conversation`` into ``namespace`` (default: ``settings.namespace``).
 
     ``replace``: a stored session that differs is replaced (atomically) instead of refused
     with ``SessionConflictError``; an unchanged one stored with another builder or preset is
     rebuilt. ``rebuild``: only the latter (the CLI's explicit ``--llm`` / ``--preset``).
-    Appending new turns to a stored session needs neither."""
+    Appending new turns to a stored session needs neither. ``existing``: every session must be
+    stored already (an update; ``InputError`` for one that is not, checked under the ingest lock)."""
     return run_sync(
         aingest_conversation(
             conversation,
@@ -350,5 +352,6 @@ def ingest_conversation(
             progress=progress,
             replace=replace,
             rebuild=rebuild,
+            existing=existing,
         )
     )
