@@ -340,3 +340,15 @@ def test_async_twins(mem):
     assert item.text == "Ana's bike is red" and [i.id for i in page.items] == ["S2", "S1"]
     assert len(history.versions) == 2 and turns_of(found) == {item.turn_ids[0]}
     assert turns_of(asked.evidence) == {item.turn_ids[0]}  # the note has no "via": only it passes $ne
+
+
+def test_the_everyday_example_runs_from_the_package(tmp_path, monkeypatch, capsys):
+    from memgraph_agents.examples import everyday
+
+    monkeypatch.setenv("MEMGRAPH_EMBEDDINGS", "hash")
+    out = everyday.main(str(tmp_path / "mem"))
+    printed = capsys.readouterr().out
+    assert out["versions"] == 2 and len(out["notes"]) == 1
+    assert out["found"] and all(ev.session_dates[0].startswith("2024-04") for ev in out["found"])
+    assert {ev.namespace for ev in out["both"]} == {"maya", Memory.namespace_for_user("jonas")}
+    assert "history: 'Maya is saving for a cargo bike' -> 'Maya bought a cargo bike in June'" in printed

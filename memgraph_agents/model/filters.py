@@ -1,8 +1,8 @@
 """What a search or a listing is restricted to: a time window, speakers, a metadata filter.
 
-``MemoryFilter`` is applied inside retrieval (``retrieval.scope``: retrievers see a view of the
-namespace holding only the turns it admits and the nodes built from them), so ``k`` results
-come back whenever ``k`` matching items exist. A turn is admitted when
+``MemoryFilter`` is applied inside retrieval (``retrieval.scope``: retrievers search only the
+turns it admits and the nodes built from them, as if nothing else were stored), so ``k``
+results come back whenever ``k`` matching items exist. A turn is admitted when
 
 * its **date** lies in ``TimeWindow(since, until)``: ``since <= date < until``, where a turn's
   date is its own timestamp if it has one, else its session's date (when it was said, not the

@@ -1,5 +1,6 @@
-"""Filtered retrieval: every retriever runs on a view of the namespace that holds only what a
-``MemoryFilter`` admits, so ``k`` results come back whenever ``k`` matching items exist.
+"""Filtered retrieval: every retriever runs on the part of a namespace that a ``MemoryFilter``
+admits (as if nothing else were stored), so ``k`` results come back whenever ``k`` matching
+items exist.
 
 ``scoped(store, filter)`` is a ``StoreReader`` whose snapshot is the sub-graph of admitted
 material (built from the committed snapshot, kept per snapshot for the last few filters):
