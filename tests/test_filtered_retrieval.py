@@ -91,3 +91,24 @@ def test_ask_and_list_use_the_same_filter(many):
     assert {i.id for i in many.list(speaker="WENDELINE", limit=100).items} == MATCHING
     window = many.list(since="2025-09-01", limit=100)
     assert {i.id for i in window.items} == MATCHING  # every other note is dated before September
+
+
+def test_the_provenance_matrix_is_retrievals_provenance_for_every_node(tmp_path):
+    """The view keeps a node by its provenance turns, computed for all nodes at once; on a
+    conversation with shared arguments, relations and topics it agrees with the per-node rule."""
+    from memgraph_agents.retrieval.evidence import provenance
+    from memgraph_agents.retrieval.scope import provenance_matrix
+    from memgraph_agents.runtime import get_store
+    from tests.conftest import make_conversation
+
+    mem = Memory(tmp_path / "mem", embeddings="hash", namespace="prov")
+    mem.add(make_conversation())
+    snap = get_store(mem.settings, "prov", create=False).snapshot()
+    matrix = provenance_matrix(snap)
+    kinds = set()
+    for i in range(len(snap)):
+        want = {snap.index[f"turn:{t}"] for t in provenance(snap, i) if f"turn:{t}" in snap.index}
+        row = matrix.getrow(i)
+        assert set(row.indices[row.data > 0]) == want, snap.ids[i]
+        kinds.add(snap.kind_of(i))
+    assert {"event", "argument", "topic", "turn", "session"} <= kinds

@@ -7,8 +7,8 @@ material (built from the committed snapshot, kept per snapshot for the last few 
 
 * a **turn** is admitted by the filter (``model.filters``: its date in the window, its
   speaker, its session's metadata);
-* any other **node** stays when one of its provenance turns (``retrieval.evidence.provenance``)
-  is admitted, with its turn list cut to those; a node with no provenance turns stays when its
+* any other **node** stays when one of its provenance turns (``retrieval.evidence.provenance``,
+  computed for every node at once: ``provenance_matrix``) is admitted, with its turn list cut to those; a node with no provenance turns stays when its
   owner session has an admitted turn;
 * an **edge** stays when both ends stay; a **session** record when it has an admitted turn.
 
@@ -23,14 +23,14 @@ import threading
 from collections import OrderedDict
 
 import numpy as np
+import scipy.sparse as sp
 
 from memgraph_agents.model.filters import MemoryFilter
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.model.metadata import matches
-from memgraph_agents.retrieval.evidence import provenance
 from memgraph_agents.storage.exact_search import exact_search
 from memgraph_agents.storage.protocols import Embedder, StoreReader
-from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot, object_column
+from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot, object_column
 
 VIEWS_PER_SNAPSHOT = 8  # filters whose view a snapshot keeps (an agent asks with a few at most)
 _TURN, _SENTENCE = KIND_CODE["turn"], KIND_CODE["sentence"]
@@ -78,30 +78,42 @@ def admitted_turns(snap: GraphSnapshot, f: MemoryFilter) -> np.ndarray:
     return out
 
 
-def provenance_table(snap: GraphSnapshot) -> tuple[np.ndarray, np.ndarray]:
-    """``(indptr, turn node indices)``: node ``i``'s provenance turns are
-    ``turns[indptr[i]:indptr[i + 1]]`` (stored turns only). Built once per snapshot."""
+def provenance_matrix(snap: GraphSnapshot) -> sp.csr_matrix:
+    """``(nodes x nodes)``, entry ``(i, j)`` > 0 when turn node ``j`` is a provenance turn of node
+    ``i``: ``retrieval.evidence.provenance``'s rules as sparse products (one pass over the turn
+    lists, no walk per node). With ``O`` a node's own turns, ``E`` / ``R`` / ``M`` the evidence,
+    role and member edges: an event has ``O + E O`` (its turns and the turns it cites), an
+    argument ``R^T O`` (the turns of the events it has a role in), a topic ``M O`` (its member
+    events' turns), any other node ``O``. Built once per snapshot."""
 
     def build():
-        index = snap.index
-        counts = np.zeros(len(snap.ids) + 1, dtype=np.int64)
-        flat: list[int] = []
-        for i in range(len(snap.ids)):
-            found = [index[f"turn:{t}"] for t in provenance(snap, i) if f"turn:{t}" in index]
-            counts[i + 1] = len(found)
-            flat.extend(found)
-        return np.cumsum(counts), np.asarray(flat, dtype=np.int64)
+        n, index = len(snap.ids), snap.index
+        pairs = [(i, index[f"turn:{t}"]) for i, ts in enumerate(snap.turn_ids) for t in ts if f"turn:{t}" in index]
+        own = _matrix([p[0] for p in pairs], [p[1] for p in pairs], n)
+        by_kind = {k: sp.diags((snap.kind == KIND_CODE[k]).astype(np.float32)) for k in ("event", "argument", "topic")}
+        other = sp.diags((~np.isin(snap.kind, [KIND_CODE[k] for k in by_kind])).astype(np.float32))
+        event = by_kind["event"] @ (own + _edges(snap, "evidence") @ own)
+        argument = by_kind["argument"] @ (_edges(snap, "role").T @ own)
+        topic = by_kind["topic"] @ (_edges(snap, "member") @ own)
+        return (other @ own + event + argument + topic).tocsr()
 
-    return snap.derived("provenance_table", build)
+    return snap.derived("provenance_matrix", build)
+
+
+def _matrix(rows: list[int] | np.ndarray, cols: list[int] | np.ndarray, n: int) -> sp.csr_matrix:
+    return sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n, n))
+
+
+def _edges(snap: GraphSnapshot, kind: str) -> sp.csr_matrix:
+    sel = snap.ekind == EDGE_CODE[kind]
+    return _matrix(snap.src[sel], snap.dst[sel], len(snap.ids))
 
 
 def kept_nodes(snap: GraphSnapshot, admitted: np.ndarray) -> np.ndarray:
     """Boolean per node: it stays in the view (see the module docstring)."""
-    indptr, turns = provenance_table(snap)
-    hits = np.zeros(len(turns) + 1, dtype=np.int64)
-    hits[1:] = np.cumsum(admitted[turns])
-    kept = hits[indptr[1:]] > hits[indptr[:-1]]
-    bare = indptr[1:] == indptr[:-1]
+    prov = provenance_matrix(snap)
+    kept = np.asarray(prov @ admitted.astype(np.float32)).ravel() > 0
+    bare = np.diff(prov.indptr) == 0
     if bare.any():
         live = set(snap.owner[admitted])
         kept[bare] = np.fromiter((o in live for o in snap.owner[bare]), dtype=bool, count=int(bare.sum()))
