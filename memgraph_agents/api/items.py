@@ -39,7 +39,10 @@ class MemoryItem(BaseModel):
     namespace: str
     node_kind: str = Field("", description="the graph node's kind (turn, event, argument, topic…)")
     node_id: str = Field("", description="the item's graph node (a session's session node, a note's turn)")
-    text: str = Field(description="a note's or turn's text; a session's first turn (``turns`` has all); a node's text")
+    text: str = Field(
+        description="a note's or turn's text; a session's turns, one 'speaker: text' a line (``list``: its "
+        "date and first turns); a node's text"
+    )
     date: str = Field("", description="ISO date the session or note is dated")
     speaker: str = Field("", description="who said it (a note's author, a turn's speaker)")
     participants: list[str] = Field(default_factory=list)
