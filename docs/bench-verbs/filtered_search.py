@@ -2,7 +2,7 @@
 
     python docs/bench-verbs/filtered_search.py --notes 1000 [--embeddings hash] [--data-dir DIR]
 
-A filtered search runs on a view of the namespace (``retrieval.scope``): built once per
+A filtered search runs on the filtered part of the namespace (``retrieval.scope``): built once per
 snapshot and filter ("cold": the first query after a write or with a new filter), reused after
 ("warm"). Prints, per retriever, the median latency over ``--repeat`` queries of: unfiltered,
 filtered cold (the view and the retriever's per-snapshot structures rebuilt each time),
