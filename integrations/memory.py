@@ -457,9 +457,9 @@ class AgentMemory:
         return store if store.sessions() else None
 
     def _from_navigation(self, ns: str, query: str, nav, k: int, store, settings: Settings) -> RecallResult:
-        from memgraph_agents.api.ops import bounded
+        from memgraph_agents.api.ops import floored
 
-        evidence, best = bounded(store, nav.ranking or nav.evidence, k, settings.relevance_floor, None)
+        evidence, best = floored((nav.ranking or nav.evidence)[:k], settings.relevance_floor)
         return RecallResult(
             ns,
             "navigator",
@@ -483,7 +483,7 @@ class AgentMemory:
 
             nav = background.run(navigation(settings, store, query, k, self.navigator_llm))
             return self._from_navigation(ns, query, nav, k, store, settings)
-        from memgraph_agents.api.ops import bounded
+        from memgraph_agents.api.ops import floored
 
         if callable(name):
             from memgraph_agents.retrieval.finish import finish
@@ -494,7 +494,7 @@ class AgentMemory:
 
             evidence = retrieve(name, query, store, k=k)
         floor = 0.0 if callable(name) else settings.relevance_floor  # a caller's own ranking is kept as it is
-        kept, best = bounded(store, list(evidence), k, floor, None)
+        kept, best = floored(list(evidence)[:k], floor)
         return RecallResult(ns, self._name(name), query, kept, min_score=floor, best_relevance=best)
 
     # -- remember ------------------------------------------------------------------------

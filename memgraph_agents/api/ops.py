@@ -1,4 +1,4 @@
-"""The coroutines behind ``Memory``: search, ask, forget, stats on one namespace.
+"""The coroutines behind ``Memory``: search (one namespace or several), ask, forget, stats.
 
 They run on the shared background loop (``memgraph_agents.aio.background``); blocking work
 (SQLite, Chroma, a one-shot retriever) goes to worker threads, the navigator runs as the
@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import date
 
 from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
+from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
 from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.filters import MemoryFilter
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
 from memgraph_agents.storage.namespaces import validate_stored_name
+from memgraph_agents.storage.protocols import StoreReader
 
 
 def exists(settings: Settings, namespace: str) -> bool:
@@ -53,45 +55,40 @@ async def navigation(settings: Settings, store, question: str, k: int, llm):
     return await anavigate(question, store, context=ctx, llm=llm, k=k)
 
 
-AS_OF_FETCH = 4  # an as_of search ranks this many times k before keeping the items valid then
+async def _reader(settings: Settings, namespace: str, filter: MemoryFilter | None) -> tuple[StoreReader | None, str]:
+    """The namespace's store seen through ``filter`` (``retrieval.scope``), or ``None`` and why
+    not: it holds nothing yet, or nothing the filter admits."""
+    if not await asyncio.to_thread(exists, settings, namespace):
+        return None, f"namespace {namespace!r} holds no memory yet"
+    store = await asyncio.to_thread(get_store, settings, namespace, create=False)
+    if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
+        return None, f"namespace {namespace!r} holds no memory yet"
+    from memgraph_agents.retrieval.scope import scoped
+
+    reader = scoped(store, filter)
+    if reader is not store and not len(await asyncio.to_thread(reader.snapshot)):
+        return None, f"nothing in namespace {namespace!r} matches the filter"
+    return reader, ""
 
 
-def bounded(
-    store, evidence: list[Evidence], k: int, min_score: float, as_of: date | None
-) -> tuple[list[Evidence], float | None]:
-    """``(the first k items valid on as_of and at or above the floor, the best relevance seen)``.
-
-    ``as_of``: only statements valid on that day (said by then, not replaced by then:
-    ``retrieval.validity.valid_on``). ``min_score``: the relevance floor (``Settings.min_score``).
-    """
-    if as_of is not None:
-        from memgraph_agents.retrieval.validity import valid_on
-
-        is_valid = valid_on(store.snapshot(), as_of)
-        evidence = [ev for ev in evidence if is_valid(ev.turn_ids)]
+def floored(evidence: list[Evidence], min_score: float) -> tuple[list[Evidence], float | None]:
+    """``(the items at or above the relevance floor, the best relevance among all)``
+    (``Evidence.relevance``; an item without one is kept)."""
     best = max((ev.relevance for ev in evidence if ev.relevance is not None), default=None)
-    kept = [ev for ev in evidence if ev.relevance is None or ev.relevance >= min_score]
-    return kept[:k], best
+    return [ev for ev in evidence if ev.relevance is None or ev.relevance >= min_score], best
 
 
-async def _ranked(settings: Settings, store, query: str, k: int, retriever: str, llm):
+async def _ranked(settings: Settings, store: StoreReader, query: str, k: int, retriever: str, llm):
     """(the ranking, the navigation when the navigator made it)."""
     if is_navigator(retriever):
         nav = await navigation(settings, store, query, k, llm)
-        return nav.ranking, nav
+        return nav.ranking[:k], nav
     from memgraph_agents.retrievers import retrieve
 
     evidence = await asyncio.to_thread(
         retrieve, retriever, query, store, k=k, llm=llm, llm_timeout=settings.llm_timeout
     )
-    return list(evidence), None
-
-
-async def _store_with_memory(settings: Settings, namespace: str):
-    if not await asyncio.to_thread(exists, settings, namespace):
-        return None
-    store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    return store if await asyncio.to_thread(store.sessions) else None  # SQLite: off the loop
+    return list(evidence)[:k], None
 
 
 async def search(
@@ -100,20 +97,37 @@ async def search(
     query: str,
     k: int,
     retriever: str,
-    *,
+    filter: MemoryFilter | None = None,
     min_score: float | None = None,
-    as_of: date | None = None,
 ) -> list[Evidence]:
-    """Ranked evidence at or above the relevance floor; ``[]`` for a namespace that holds
-    nothing yet, or nothing relevant (never a guess)."""
+    """Ranked evidence from what ``filter`` admits (``k`` items whenever that holds ``k``), at or
+    above the relevance floor (``min_score``, default ``settings.relevance_floor``); ``[]`` for
+    a namespace that holds nothing yet, or nothing relevant (never a guess)."""
     _question(query)
-    store = await _store_with_memory(settings, namespace)
+    store, _ = await _reader(settings, namespace, filter)
     if store is None:
         return []
     floor = settings.relevance_floor if min_score is None else min_score
-    fetch = k * AS_OF_FETCH if as_of is not None else k
-    ranked, _ = await _ranked(settings, store, query, fetch, retriever, get_chat_model(settings))
-    return bounded(store, ranked, k, floor, as_of)[0]
+    ranked, _ = await _ranked(settings, store, query, k, retriever, get_chat_model(settings))
+    return [ev.model_copy(update={"namespace": namespace}) for ev in floored(ranked, floor)[0]]
+
+
+async def search_many(
+    settings: Settings,
+    namespaces: list[str],
+    query: str,
+    k: int,
+    retriever: str,
+    filter: MemoryFilter | None = None,
+    min_score: float | None = None,
+) -> list[Evidence]:
+    """One ranking over several namespaces (``api.scopes``: merged by rank, each item naming
+    its namespace); each namespace is searched for ``k`` items, concurrently."""
+    _question(query)
+    found = await asyncio.gather(
+        *(search(settings, ns, query, k, retriever, filter, min_score) for ns in namespaces)
+    )
+    return merge_namespaces(list(zip(namespaces, found)), k)
 
 
 async def ask(
@@ -122,31 +136,30 @@ async def ask(
     question: str,
     k: int,
     retriever: str,
-    *,
+    filter: MemoryFilter | None = None,
     min_score: float | None = None,
-    as_of: date | None = None,
 ) -> AskResult:
     """Evidence and trace always; an answer when a chat model is configured and memory holds
-    something relevant (``outcome``: found | nothing_relevant | no_memory)."""
+    something relevant. With ``filter`` the whole search (and so the answer) sees only what it
+    admits. ``outcome``: found | nothing_relevant (nothing at or above the floor) | no_memory."""
     _question(question)
     out = AskResult(question=question, namespace=namespace, retriever=retriever)
     llm = get_chat_model(settings)
-    store = await _store_with_memory(settings, namespace)
+    store, why = await _reader(settings, namespace, filter)
     if store is None:
-        out.trace = [f"namespace {namespace!r} holds no memory yet"]
+        out.trace = [why]
         out.outcome = "no_memory"
         return out
     floor = settings.relevance_floor if min_score is None else min_score
-    fetch = k * AS_OF_FETCH if as_of is not None else k
-    ranked, nav = await _ranked(settings, store, question, fetch, retriever, llm)
-    out.evidence, out.best_relevance = bounded(store, ranked, k, floor, as_of)
-    out.min_score = floor
+    ranked, nav = await _ranked(settings, store, question, k, retriever, llm)
+    kept, out.best_relevance = floored(ranked, floor)
+    out.evidence, out.min_score = [ev.model_copy(update={"namespace": namespace}) for ev in kept], floor
     if not out.evidence:
         out.outcome = "nothing_relevant"
         best = "none" if out.best_relevance is None else f"{out.best_relevance:.3f}"
-        out.trace = [f"nothing relevant in memory: best relevance {best} is below the floor {floor:g}"]
+        out.trace = [f"nothing relevant in memory: the best relevance, {best}, is below the floor {floor:g}"]
         return out
-    if nav is not None and as_of is None:
+    if nav is not None:
         out.answer, out.trace = nav.answer, nav.trace_lines()
         out.counters = dict(nav.counters)
         out.cited_turns = cited_in(nav.answer or "", out.evidence + nav.evidence)

@@ -1,5 +1,5 @@
 """Validated per-run options: settings overrides, ``k``, the retriever name, the relevance
-floor and a day (``as_of``).
+floor.
 
 Everything a caller passes per call goes through here, so a bad value is one
 ``ConfigError`` naming the option (never a silently accepted ``k=-5``).
@@ -7,11 +7,10 @@ Everything a caller passes per call goes through here, so a bad value is one
 
 from __future__ import annotations
 
-from datetime import date, datetime
 from typing import Any
 
 from memgraph_agents.config import Settings
-from memgraph_agents.errors import ConfigError, InputError
+from memgraph_agents.errors import ConfigError
 from memgraph_agents.presets import DEFAULT_PRESET, get_preset
 
 
@@ -68,19 +67,3 @@ def check_min_score(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
         raise ConfigError(f"min_score must be a number in [0, 1], got {value!r}")
     return float(value)
-
-
-def check_day(value: Any, name: str) -> date | None:
-    """A day from a ``date``, ``datetime`` or ISO string (``None`` passes); ``InputError`` otherwise."""
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.strip()).date()
-        except ValueError:
-            pass
-    raise InputError(f"{name} must be a date, a datetime or an ISO date string like 2024-03-01, got {value!r}")

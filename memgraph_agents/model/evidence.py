@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -50,6 +51,10 @@ class Evidence(BaseModel):
     superseded_by: list[str] = Field(default_factory=list, description="turn ids of the statements that replaced it")
     superseded_on: str | None = Field(None, description="ISO date of the first statement that replaced it")
     supersedes: list[str] = Field(default_factory=list, description="turn ids of earlier statements it replaced")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="the user's metadata of its first session (session_ids[0])"
+    )
+    namespace: str = Field("", description="the namespace it came from (set by Memory.search)")
 
     def cite(self, *, human: bool = False, max_turns: int = 6, max_chars: int | None = None) -> str:
         """One line for a prompt, a tool result or a terminal:

@@ -5,9 +5,9 @@ Construction links a later turn to the earlier turn whose statement it replaces
 
 * ``Validity.of(snap)`` indexes those links per snapshot: for each turn, the later turns that
   replaced it and the earlier ones it replaced, with their dates;
-* ``valid_on(snap, day)`` is the time-bounded view (Graphiti's ``valid_at`` / ``invalid_at``):
-  a turn is valid on ``day`` when it was said on or before it and nothing said on or before it
-  replaced it;
+* ``Validity.replaced_by(day)`` gives the time-bounded view (Graphiti's ``valid_at`` /
+  ``invalid_at``): a turn is valid on ``day`` when it was said on or before it and nothing said
+  on or before it replaced it (the ``as_of`` filter, ``retrieval.scope.valid_turns``);
 * ``annotate`` writes ``current`` / ``superseded_by`` / ``superseded_on`` / ``supersedes`` into
   evidence, and ``order`` re-ranks a ranking by the question's time (``question_time``): for
   the present ("now", "still", "these days", an unmarked present tense) the current statement
@@ -163,6 +163,11 @@ class Validity:
     def __bool__(self) -> bool:
         return bool(self.later)
 
+    def replaced_by(self, day: date) -> set[str]:
+        """The turns a statement said on or before ``day`` replaced."""
+        iso = day.isoformat()
+        return {t for t, later in self.later.items() if any(self.said.get(n, "") <= iso for n in later)}
+
     def superseded_on(self, turn: str, day: date | None = None) -> str | None:
         """The first date a later statement replaced ``turn`` (on or before ``day`` when given)."""
         dates = [self.said[t] for t in self.later.get(turn, []) if t in self.said]
@@ -177,23 +182,6 @@ def turn_said(snap: GraphSnapshot, turn_id: str) -> str:
     if i is None:
         return ""
     return str(snap.attrs[i].get("timestamp") or snap.session_date(snap.owner[i]))[:10]
-
-
-def valid_on(snap: GraphSnapshot, day: date) -> Callable[[list[str]], bool]:
-    """``is_valid(turn_ids)``: whether an item with these provenance turns was valid on ``day``:
-    one of its turns was said on or before ``day`` and not replaced by a statement said on or
-    before ``day``."""
-    v = Validity.of(snap)
-    iso = day.isoformat()
-
-    def is_valid(turn_ids: list[str]) -> bool:
-        for t in turn_ids:
-            said = turn_said(snap, t)
-            if said and said <= iso and v.superseded_on(t, day) is None:
-                return True
-        return False
-
-    return is_valid
 
 
 def annotate(snap: GraphSnapshot, evidence: list[Evidence]) -> list[Evidence]:
