@@ -75,7 +75,7 @@ def test_tools_take_only_what_the_model_decides(mem_settings):
 
 
 def test_create_agent_recalls_evidence_with_dates_turns_and_path(mem_settings):
-    tools = create_memory_tools(mem_settings)
+    tools = create_memory_tools(mem_settings, retriever="navigator")  # the navigator: a path too
     # The model even tries to pick another user's namespace: the argument is ignored.
     model = ScriptedChatModel(responder=recall_then_answer(PUPPY_Q, namespace="bob", user_id="bob"))
     agent = create_agent(model, tools=tools)

@@ -171,3 +171,56 @@ def test_bleu1_counts_nltk_tokens() -> None:
     assert bleu1("Mix", "Mix:Up") == pytest.approx(math.exp(-2))
     assert bleu1("10,000", "10,000") == 1.0  # one token, not "10" "," "000"
     assert bleu1("did not", "didn't") == pytest.approx(0.5)  # did|not vs did|n't: one of two tokens
+
+
+def test_first_hit_counts_any_gold_turn_in_first_place() -> None:
+    from memgraph_agents.bench.metrics import first_hit
+
+    assert first_hit(["D1:2", "D1:1"], ["D1:1", "D1:2"]) == 1.0
+    assert first_hit(["D3:1", "D1:2"], ["D1:2"]) == 0.0
+    assert first_hit([], ["D1:2"]) == 0.0
+    assert math.isnan(first_hit(["D1:2"], []))
+
+
+def test_ndcg_at_k_binary_gains_over_the_ideal_ranking() -> None:
+    from memgraph_agents.bench.metrics import ndcg_at_k
+
+    assert ndcg_at_k(["a", "b", "x"], ["a", "b"], 5) == pytest.approx(1.0)
+    # one gold turn in second place: (1 / log2 3) / 1
+    assert ndcg_at_k(["x", "a"], ["a"], 5) == pytest.approx(1 / math.log2(3))
+    # two gold, found at 1 and 3: (1 + 1/2) / (1 + 1/log2 3)
+    assert ndcg_at_k(["a", "x", "b"], ["a", "b"], 5) == pytest.approx(1.5 / (1 + 1 / math.log2(3)))
+    assert ndcg_at_k(["x", "y", "a"], ["a"], 2) == 0.0  # outside the cut
+    assert math.isnan(ndcg_at_k(["a"], [], 5))
+
+
+def test_auroc_is_the_chance_a_positive_outscores_a_negative() -> None:
+    from memgraph_agents.bench.metrics import auroc
+
+    assert auroc([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert auroc([0.1, 0.2], [0.9, 0.8]) == 0.0
+    assert auroc([0.5, 0.5], [0.5]) == 0.5  # ties count half
+    assert auroc([0.9, 0.3], [0.5, 0.1]) == pytest.approx(0.75)  # 3 of 4 pairs ordered
+    assert math.isnan(auroc([], [0.1]))
+
+
+def test_floor_report_reads_recall_lost_and_nothing_relevant_per_floor() -> None:
+    from memgraph_agents.bench.floor import floor_report
+    from memgraph_agents.model.evidence import Evidence
+
+    def ev(turn: str, rel: float) -> Evidence:
+        return Evidence(node_id=f"turn:{turn}", kind="turn", text="t", score=rel, turn_ids=[turn], relevance=rel)
+
+    evidence = {
+        "a": [ev("D1:1", 0.7), ev("D1:2", 0.25)],  # answerable: gold D1:1 and D1:2
+        "b": [ev("D2:1", 0.5)],  # answerable: gold D2:1
+        "c": [ev("D3:1", 0.2)],  # adversarial
+    }
+    questions = [("a", 1, ["D1:1", "D1:2"]), ("b", 4, ["D2:1"]), ("c", 5, ["D3:1"])]
+    got = floor_report(evidence, questions, k=10, default=0.3)
+    assert got["auroc"] == 1.0 and got["answerable"] == 2 and got["adversarial"] == 1
+    at = {row["floor"]: row for row in got["floors"]}
+    assert at[0.0]["turn_recall@10"] == 1.0 and at[0.0]["recall_lost"] == 0.0
+    assert at[0.3]["default"] and at[0.3]["turn_recall@10"] == 0.75  # D1:2 (0.25) dropped
+    assert at[0.3]["answerable_nothing"] == 0.0 and at[0.3]["adversarial_nothing"] == 1.0
+    assert floor_report(evidence, questions[:2], k=10, default=0.3) is None  # no category 5

@@ -30,14 +30,14 @@ def test_change_cues_read_replacement_new_state_negation_and_persistence():
     assert change_cue("Vegetarian since April!") == "new"
     assert change_cue("Head gardener now.") == "new"
     # a negated cue is no change, nor is persistence or addition
-    assert change_cue("I won't quit, no matter what.") is None
-    assert change_cue("I'm not giving up on the garden.") is None
+    assert change_cue("I won't quit the choir, I promise.") is None
+    assert change_cue("I am not giving up the allotment.") is None
     assert change_cue("Still at the print shop, still tired.") is None
     assert change_cue("I also started baking bread.") is None
     # words that look like cues but mark nothing here
     assert change_cue("Someone left a box on the stairs.") is None
-    assert change_cue("It was a moving film.") is None
-    assert change_cue("Since we last talked, the weather turned.") is None
+    assert change_cue("That film was so moving.") is None
+    assert change_cue("Since our last call, the weather turned.") is None
     assert change_cue("Instead of waiting, I called them.") is None
 
 

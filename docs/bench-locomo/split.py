@@ -37,12 +37,16 @@ def main() -> None:
     k = args.k
     print(f"retriever | part | questions | R@{k} | Hit@1 | NDCG@5 | " + " | ".join(f"cat {c}" for c in CATEGORIES))
     for (name, part), rs in sorted(rows.items()):
+
         def mean(key, sel=rs):
             vals = [r["scores"].get(key) for r in sel if r["scores"].get(key) is not None]
             return f"{np.mean(vals):.3f}" if vals else "-"
 
         cats = [mean(f"turn_recall@{k}", [r for r in rs if r["category"] == c]) for c in CATEGORIES]
-        print(f"{name} | {part} | {len(rs)} | {mean(f'turn_recall@{k}')} | {mean('hit_any@1')} | {mean('ndcg@5')} | " + " | ".join(cats))
+        print(
+            f"{name} | {part} | {len(rs)} | {mean(f'turn_recall@{k}')} | {mean('hit_any@1')} | {mean('ndcg@5')} | "
+            + " | ".join(cats)
+        )
 
 
 if __name__ == "__main__":

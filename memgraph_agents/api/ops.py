@@ -124,9 +124,7 @@ async def search_many(
     """One ranking over several namespaces (``api.scopes``: merged by rank, each item naming
     its namespace); each namespace is searched for ``k`` items, concurrently."""
     _question(query)
-    found = await asyncio.gather(
-        *(search(settings, ns, query, k, retriever, filter, min_score) for ns in namespaces)
-    )
+    found = await asyncio.gather(*(search(settings, ns, query, k, retriever, filter, min_score) for ns in namespaces))
     return merge_namespaces(list(zip(namespaces, found)), k)
 
 

@@ -87,8 +87,8 @@ def retrieve(
     ``llm`` (a chat model), ``usage`` (an ``LLMUsage``) and ``llm_timeout`` reach only the
     retrievers that declare them (e.g. ``ppr``'s optional LLM steps); the others run as without.
     ``notes`` (a list) receives the LLM fallbacks of the retrievers that report them.
-    Every ranking is finished alike (``retrieval.finish``): statements later ones replaced
-    are marked and ordered by the question's time, and each item gets its ``relevance``.
+    The ranking as the retriever made it: ``retrieval.catalog.retrieve`` (what callers use)
+    also finishes it (``retrieval.finish``).
     """
     if not query or not query.strip():
         raise ValueError("the question is empty")
@@ -96,6 +96,4 @@ def retrieve(
     if llm is not None:
         extra = {"llm": llm, "usage": usage, "llm_timeout": llm_timeout, "notes": notes}
         params.update({p: v for p, v in extra.items() if v is not None and accepts(fn, p)})
-    from memgraph_agents.retrieval.finish import finish
-
-    return finish(query, store, fn(query, store, k=k, **params))
+    return fn(query, store, k=k, **params)
