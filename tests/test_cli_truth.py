@@ -126,8 +126,9 @@ def test_demo_shows_the_answers(tmp_path, capsys, wide):
 @pytest.mark.integration
 def test_demo_with_the_default_retriever_prints_every_answer(tmp_path, capsys, wide, monkeypatch):
     """The real model, the default retriever: every expected answer's words are printed, and no
-    turn fills the top 5 of most questions (a graph hub would). Three questions ask about one
-    job change whose two turns answer two of them each, so one turn may top three."""
+    turn fills the top 5 of more than half the questions (a graph hub did: 6 of 8). Three
+    questions ask about one job change whose two turns answer two of them each; the fourth
+    asks about a visit to the city that turn names (BENCHMARKS.md)."""
     monkeypatch.delenv("MEMGRAPH_RETRIEVER", raising=False)
     assert main(["--data-dir", str(tmp_path / "mem"), "demo"]) == 0
     out = capsys.readouterr().out
@@ -138,4 +139,4 @@ def test_demo_with_the_default_retriever_prints_every_answer(tmp_path, capsys, w
         tops.append(set(turns[:5]))
     assert len(tops) == 8
     worst = max(sum(t in top for top in tops) for t in set().union(*tops))
-    assert worst <= 3
+    assert worst <= 4

@@ -1,10 +1,11 @@
 """``oneshot``: the navigator's turn ranking without its search — the default retriever.
 
-The navigator's margin over its seed came mostly from its ranking priors, not from the
-search (BENCHMARKS.md), and the priors need no search. One pass::
+The navigator's margin over its seed came mostly from its ranking, not from the search
+(BENCHMARKS.md), and that ranking needs no search. One pass::
 
-    seed(t)  = RRF_k(ppr, dwpr, direct × relevance ranking)(t) / best       (k = rrf_k)
-    score(t) = seed(t) + (rel(t) / max rel)^gate · [informative · min(1, words(t) / L)
+    seed(t)  = RRF_k(ppr, dwpr, direct × relevance ranking)(t) / best           (k = rrf_k)
+    base(t)  = seed(t) + support · corroboration(t)        (navigator.rank.rank_turns)
+    score(t) = base(t) + (rel(t) / max rel)^gate · [informative · min(1, words(t) / L)
                                                     + answer_type · (a date asked and carried)]
 
 then MMR (``navigator.diverse``, λ = ``redundancy``) lets paraphrases give way.
@@ -14,6 +15,10 @@ then MMR (``navigator.diverse``, λ = ``redundancy``) lets paraphrases give way.
   conversation's speakers left out of the question). Reciprocal rank fusion (Cormack, Clarke
   & Büttcher 2009) with a sharp ``k = 10``: in a short chat every candidate sits in the top
   few dozen, and the usual ``k = 60`` would make them all alike.
+* **Corroboration** as the navigator scores it, with the events of the ``corroborate`` best
+  seed turns standing in for the events its search would keep: a turn whose event neighbours
+  them (a typed relation, a ``similar`` edge, a shared specific argument) gains up to
+  ``support``. Multi-hop evidence is spread over sessions; this is what the search added.
 * The priors of ``navigator.priors`` (informativeness, a date for a "when" question) are
   **gated by relevance**: a long, dated turn gains only as much as it matches the question, so
   it cannot top questions it does not answer (a hub of the graph would, with the priors added
@@ -28,7 +33,8 @@ from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.priors import asks_for, prior
-from memgraph_agents.navigator.rank import RankedTurn, diversified
+from memgraph_agents.navigator.rank import RankedTurn, diversified, rank_turns
+from memgraph_agents.navigator.view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.retrieval.relevance import question_vector, relevance_of, relevance_ranking
@@ -42,6 +48,9 @@ ANSWER_TYPE = 0.1
 GATE = 2.0
 REDUNDANCY = 0.1
 POOL = 50
+CORROBORATE = 5  # events of the best seed turns that corroborate their neighbours (0: off)
+SUPPORT = 0.2
+SUPPORT_CAP = 3.0
 
 
 def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct: float) -> list[tuple[int, float]]:
@@ -70,6 +79,21 @@ def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct:
     return [(i, s / best) for i, s in fused]
 
 
+def corroborated(snap, seed: list[tuple[int, float]], n_events: int, *, support: float, cap: float) -> list[RankedTurn]:
+    """The seed re-scored by corroboration (``navigator.rank.rank_turns``) with the events of
+    the ``n_events`` best seed turns standing in for the events a search would keep: a turn
+    whose event neighbours those events (typed relation, ``similar``, shared argument) gains."""
+    view = event_view(snap)
+    kept: list[int] = []
+    for i, _ in seed:
+        for e in view.events_of_turn.get(i, []):
+            if e not in kept:
+                kept.append(e)
+        if len(kept) >= n_events:
+            break
+    return rank_turns(view, seed, kept[:n_events], support=support, cap=cap)
+
+
 @register_retriever("oneshot")
 def oneshot(
     query: str,
@@ -84,6 +108,9 @@ def oneshot(
     answer_type: float = ANSWER_TYPE,
     gate: float = GATE,
     redundancy: float = REDUNDANCY,
+    corroborate: int = CORROBORATE,
+    support: float = SUPPORT,
+    support_cap: float = SUPPORT_CAP,
 ) -> list[Evidence]:
     """The top-k turns of the one-pass ranking above (ties: the seed's order)."""
     if k <= 0:
@@ -94,11 +121,15 @@ def oneshot(
         return []
     kind = asks_for(query)
     rel = relevance_of(snap, question_vector(store, query))
-    items = [turn_evidence(snap, snap.attrs[i]["turn_id"], s, retriever="oneshot") for i, s in seed]
+    base = seed
+    if corroborate > 0 and support > 0:
+        ranked0 = corroborated(snap, seed, corroborate, support=support, cap=support_cap)
+        base = [(t.node, t.score) for t in ranked0]
+    items = [turn_evidence(snap, snap.attrs[i]["turn_id"], s, retriever="oneshot") for i, s in base]
     rels = [rel(ev) if ev is not None else 0.0 for ev in items]
     top = max(rels) or 1.0
     scored = []
-    for order, ((i, s), r) in enumerate(zip(seed, rels)):
+    for order, ((i, s), r) in enumerate(zip(base, rels)):
         p = prior(snap.text[i], snap.attrs[i], kind, informative=informative, full=informative_words, typed=answer_type)
         scored.append((round(s + (r / top) ** gate * p, 6), order, i))
     scored.sort(key=lambda x: (-x[0], x[1]))

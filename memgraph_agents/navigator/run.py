@@ -26,6 +26,7 @@ from memgraph_agents.navigator.trace import format_trace
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.finish import finish
 from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.retrieval.validity import annotate
 from memgraph_agents.storage.protocols import StoreReader
 
 
@@ -103,7 +104,11 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
         out.append(item)
         if r.event is not None:
             kept_turns.add(tid)
-    out = finish(state.get("question") or "", store, out)
+    # the first k finished as every retriever's k items are (``retrieval.catalog.retrieve``);
+    # the rest of the pool follows, marked
+    head = finish(state.get("question") or "", store, out[:k])
+    shown = {ev.node_id for ev in head}
+    out = head + annotate(store.snapshot(), [ev for ev in out[k:] if ev.node_id not in shown])
     kept_only = [ev for ev in out if ev.turn_ids and ev.turn_ids[0] in kept_turns]
     return out, kept_only
 
