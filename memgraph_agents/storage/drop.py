@@ -16,7 +16,7 @@ from filelock import FileLock
 
 from memgraph_agents.storage.graph_db import GraphDB
 from memgraph_agents.storage.graph_store import is_server_url
-from memgraph_agents.storage.identity import legacy_collection_name
+from memgraph_agents.storage.identity import legacy_collection_name, memory_dir, owns_collection
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import namespace_dir
 from memgraph_agents.storage.vectors import chroma_client
@@ -35,8 +35,8 @@ def delete_namespace(
     graph_url: str | None = None,
     store_id: str = "default",
 ) -> bool:
-    """Drop a namespace's collection and files (its rows, in PostgreSQL); other namespaces
-    are untouched.
+    """Drop a namespace's collection and files (its rows, in PostgreSQL); other memories (other
+    namespaces, store ids, the embedded namespace of the same name) are untouched.
 
     ``if_empty``: only when it holds no session at all (checked under the locks), so a failed
     first ingest leaves no empty namespace behind. Returns whether it was dropped.
@@ -98,14 +98,16 @@ def _delete_server_namespace(
         from memgraph_agents.storage.stats import missing_namespace
 
         raise missing_namespace(data_dir, namespace, url, sid)
-    d = namespace_dir(Path(data_dir), namespace)
+    d = memory_dir(Path(data_dir), namespace, url, sid)  # this memory's lock folder, never another's
     db = PgGraphDB(url, sid, namespace)
     # The same two locks as a writer takes, both with their cross-machine half.
     with namespace_ingest_lock(d, db.remote_ingest_lock()).hold(timeout=600), db.writer_lock():
         if if_empty and db.sessions(None):
             return False
         name = db.get_meta("collection")
-        if name is not None:
+        # A collection an earlier version named after a data dir may hold another memory's
+        # vectors (``storage.identity``): left in place, never dropped with this memory.
+        if name is not None and owns_collection(name, server=True):
             try:
                 chroma_client(Path(data_dir), chroma_host, chroma_port).delete_collection(name)
             except Exception:  # no vectors were ever written (or the collection is gone already)
