@@ -3,8 +3,8 @@
 A memory is (graph URL, store id, namespace): with no graph URL, the embedded SQLite graph in
 the data dir (the store id plays no part); with one, the rows of that store id in that
 PostgreSQL database. Every folder, lock file and Chroma collection a memory uses is named
-after its identity, so two memories never share one, even when they share a data dir and a
-pair of servers, and nothing one memory writes, forgets or migrates reaches another's.
+after its identity, so two memories never share one, even when they share a data dir and the
+same two servers, and nothing one memory writes, forgets or migrates reaches another's.
 
 * **Folders and locks**: an embedded namespace lives in ``DATA_DIR/namespaces/<namespace>``
   (its ``graph.sqlite`` and lock files). A namespace whose graph is in PostgreSQL keeps only
@@ -43,8 +43,10 @@ import secrets
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from memgraph_agents.config import GRAPH_URL_SCHEMES
 from memgraph_agents.datadir import create_private_file, ensure_private_dir
 from memgraph_agents.errors import StorageError
+from memgraph_agents.storage.namespaces import namespace_dir, validate_stored_name
 
 STORE_ID_FILE = "store-id"
 SERVERS_DIR = "servers"  # PostgreSQL memories' lock folders, one per (database, store id)
@@ -75,6 +77,11 @@ def store_id(data_dir: Path) -> str:
 def scoped_collection_name(sid: str, namespace: str) -> str:
     """The collection of ``namespace`` in the data dir whose store id is ``sid``."""
     return f"mg-{sid}-{namespace}"
+
+
+def collection_name(data_dir: Path, name: str) -> str:
+    """Chroma collection of a new embedded namespace: scoped by the data dir's store id."""
+    return scoped_collection_name(store_id(data_dir), validate_stored_name(name))
 
 
 def legacy_collection_name(namespace: str) -> str:
@@ -113,9 +120,6 @@ def server_scope(graph_url: str, sid: str) -> str:
 def memory_dir(data_dir: Path, namespace: str, graph_url: str | None = None, sid: str = "default") -> Path:
     """The folder of the memory (graph URL, store id, namespace) in ``data_dir`` (see the module
     docstring): never the same for two memories."""
-    from memgraph_agents.storage.graph_store import is_server_url
-    from memgraph_agents.storage.namespaces import namespace_dir, validate_stored_name
-
-    if not is_server_url(graph_url):
+    if not (graph_url and str(graph_url).startswith(GRAPH_URL_SCHEMES)):  # the embedded store
         return namespace_dir(Path(data_dir), namespace)
     return Path(data_dir) / SERVERS_DIR / server_scope(str(graph_url), sid) / validate_stored_name(namespace)

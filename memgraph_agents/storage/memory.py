@@ -50,9 +50,15 @@ from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage import chroma_index
 from memgraph_agents.storage.exact_search import exact_search
 from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, is_server_url, open_graph_store
-from memgraph_agents.storage.identity import legacy_collection_name, memory_dir, server_collection_name, store_id
+from memgraph_agents.storage.identity import (
+    collection_name,
+    legacy_collection_name,
+    memory_dir,
+    server_collection_name,
+    store_id,
+)
 from memgraph_agents.storage.locks import namespace_ingest_lock
-from memgraph_agents.storage.namespaces import collection_name, validate_stored_name
+from memgraph_agents.storage.namespaces import validate_stored_name
 from memgraph_agents.storage.session_write import SessionWrite, check_dimension
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.snapshot_delta import Keyed, apply_delta, read_own_commit

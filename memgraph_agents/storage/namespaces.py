@@ -116,13 +116,6 @@ def namespace_dir(data_dir: Path, name: str) -> Path:
     return Path(data_dir) / "namespaces" / validate_stored_name(name)
 
 
-def collection_name(data_dir: Path, name: str) -> str:
-    """Chroma collection of a new namespace: scoped by the data dir's store id (``storage.identity``)."""
-    from memgraph_agents.storage.identity import scoped_collection_name, store_id
-
-    return scoped_collection_name(store_id(data_dir), validate_stored_name(name))
-
-
 def list_namespaces(data_dir: Path) -> list[str]:
     """The namespaces of ``data_dir``; a folder that is not a valid name is skipped with a warning."""
     return sorted(scan_namespaces(data_dir)[0])
