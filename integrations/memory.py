@@ -10,6 +10,10 @@ Namespace resolution, first match wins:
 
 1. the run context's ``user_id`` (attribute or dict key; the key name is ``user_key``);
 2. ``config["configurable"]["user_id"]``;
+
+   (one rule for both, ``storage.namespaces.run_user_id``: only a missing id, ``None``, is
+   "no user"; a string or an integer is an id, ``0`` too; ``""``, ``False`` or another type
+   is refused with ``NamespaceError``, never taken for "no user")
 3. the run context's ``namespace`` (a ``MemoryContext`` field);
 4. ``default_namespace`` (``settings.namespace`` unless given; ``None`` makes a user id
    mandatory: a run without one is refused).
@@ -45,7 +49,7 @@ from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import MemoryContext
-from memgraph_agents.storage.namespaces import NamespaceError, user_namespace, validate_stored_name
+from memgraph_agents.storage.namespaces import NamespaceError, run_user_id, user_namespace, validate_stored_name
 
 log = logging.getLogger(__name__)
 
@@ -353,9 +357,11 @@ class AgentMemory:
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
         conf = (config or {}).get("configurable", {}) or {}
-        uid = _get(context, self.user_key) or conf.get(self.user_key)
-        if uid not in (None, ""):
-            return user_namespace(str(uid), self.namespace_prefix)
+        uid = run_user_id(_get(context, self.user_key))  # 0 is a user, "" / False are refused
+        if uid is None:
+            uid = run_user_id(conf.get(self.user_key))
+        if uid is not None:
+            return user_namespace(uid, self.namespace_prefix)
         ns = _get(context, "namespace")
         if isinstance(ns, str) and ns:
             return validate_stored_name(ns)
