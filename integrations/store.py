@@ -95,6 +95,8 @@ class MemgraphStore(BaseStore):
 
     # -- operations --------------------------------------------------------------------------
     def _search(self, op: SearchOp) -> list[SearchItem]:
+        if op.query:
+            self.settings.limits.check_query(op.query)  # refused before any item is read
         items = [
             i
             for i in self.items.under(op.namespace_prefix)

@@ -36,10 +36,10 @@ def open_store(settings: Settings, namespace: str):
     return get_store(settings, namespace, create=False)
 
 
-def _question(text: str) -> str:
+def _question(text: str, settings: Settings) -> str:
     if not isinstance(text, str) or not text.strip():
         raise InputError("the question is empty")
-    return text
+    return settings.limits.check_query(text)
 
 
 async def navigation(settings: Settings, store, question: str, k: int, llm):
@@ -54,7 +54,7 @@ async def navigation(settings: Settings, store, question: str, k: int, llm):
 
 async def search(settings: Settings, namespace: str, query: str, k: int, retriever: str) -> list[Evidence]:
     """Ranked evidence; ``[]`` for a namespace that holds nothing yet (never a guess)."""
-    _question(query)
+    _question(query, settings)
     if not await asyncio.to_thread(exists, settings, namespace):
         return []
     store = await asyncio.to_thread(get_store, settings, namespace, create=False)
@@ -73,7 +73,7 @@ async def search(settings: Settings, namespace: str, query: str, k: int, retriev
 
 async def ask(settings: Settings, namespace: str, question: str, k: int, retriever: str) -> AskResult:
     """Evidence and trace always; an answer when a chat model is configured."""
-    _question(question)
+    _question(question, settings)
     out = AskResult(question=question, namespace=namespace, retriever=retriever)
     llm = get_chat_model(settings)
     store = None
