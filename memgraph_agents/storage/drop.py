@@ -47,6 +47,12 @@ def delete_namespace(
             data_dir, namespace, chroma_host, chroma_port, if_empty, str(graph_url), store_id
         )
     if not (d / "graph.sqlite").exists():
+        if if_empty and d.is_dir():  # a first ingest that failed before its graph file existed
+            with namespace_ingest_lock(d).hold(timeout=600):
+                if not (d / "graph.sqlite").exists():
+                    shutil.rmtree(d)
+                    return True
+            return False
         from memgraph_agents.storage.stats import missing_namespace
 
         raise missing_namespace(data_dir, namespace)
@@ -87,6 +93,19 @@ def drop_namespace(settings: Settings, namespace: str, *, if_empty: bool = False
         graph_url=settings.graph_url,
         store_id=settings.store_id,
     )
+
+
+def discard_unopened(settings: Settings, namespace: str) -> None:
+    """Remove the folder of an embedded namespace whose first open failed (its graph file was
+    never completed, so it holds no session): under its ingest lock, without reading the file.
+    A PostgreSQL namespace keeps only lock files here; its rows are checked by ``if_empty``."""
+    if is_server_url(settings.graph_url):
+        drop_namespace(settings, namespace, if_empty=True)
+        return
+    d = namespace_dir(Path(settings.data_dir), namespace)
+    if d.is_dir():
+        with namespace_ingest_lock(d).hold(timeout=600):
+            shutil.rmtree(d)
 
 
 def _delete_server_namespace(
@@ -130,8 +149,12 @@ def _collection_gone(data_dir: Path, host: str, port: int, name: str) -> bool:
 
 
 def _has_sessions(db: Path) -> bool:
+    """Whether the graph file holds a session. A file whose schema was never written (its
+    creation failed, e.g. on a full disk) holds none; any other read error is raised."""
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
+        if con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='sessions'").fetchone() is None:
+            return False
         return con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] > 0
     finally:
         con.close()
