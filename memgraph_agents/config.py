@@ -103,6 +103,9 @@ class InputLimits(_EnvSettings):
     max_query_chars: int = Field(
         10_000, ge=1, description="longest query or question (search, ask, recall, a store search), in characters"
     )
+    max_metadata_bytes: int = Field(
+        16_384, ge=2, description="largest metadata of one session or note, in bytes of compact UTF-8 JSON"
+    )
 
     @staticmethod
     def env_name(field: str) -> str:

@@ -13,16 +13,16 @@ Conventions shared by every function here:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from memgraph_agents.model.evidence import Evidence, flatten_turns
-from memgraph_agents.retrieval.algorithms.porter import stem
 
 __all__ = [
     "answer_recall_at_k",
@@ -88,7 +88,17 @@ def session_recall_at_k(ranked_turns: Ranked, gold: Iterable[str], k: int, turn_
     return len(gold_sessions & top) / len(gold_sessions)
 
 
+@functools.cache
+def _stemmer() -> Callable[[str], str]:
+    """NLTK's ``PorterStemmer().stem``: LoCoMo's official scorer stems with it, so the QA
+    metrics use it itself (imported on first use: importing NLTK costs seconds)."""
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer().stem
+
+
 def _answer_tokens(text: str) -> list[str]:
+    stem = _stemmer()
     return [stem(w) for w in normalize_answer(text).split()]
 
 

@@ -2,14 +2,19 @@
 
 Porter, M. F. (1980). "An algorithm for suffix stripping." *Program* 14(3): 130-137.
 
-Why our own: LoCoMo's official QA scorer (snap-research/locomo, ``task_eval/evaluation.py``)
-stems tokens with ``nltk.stem.PorterStemmer()`` before token F1, and NLTK is not a dependency
-here. The NLTK extensions over the 1980 paper are reproduced because they change stems that
-occur in LoCoMo answers: a small table of irregular forms (``dying -> die``, ``skies -> sky``),
-words of one or two letters left alone, ``ies``/``ied`` on 4-letter words (``dies -> die``),
-``y -> i`` only after a consonant that is not the first letter (``enjoy`` stays), the ``alli``,
-``fulli`` and ``logi`` rules of step 2, and a two-letter vowel-consonant word counting as
-"cvc" in step 5a. Only lower-case ASCII-ish words are meaningful input; ``stem`` lowercases.
+Why a copy when NLTK is installed: BM25 stems every query on the default retrieval path, and
+``import nltk`` pulls scipy.stats and scikit-learn (3.5 s measured here:
+``python -X importtime -c "from nltk.stem.porter import PorterStemmer"``), more than a whole
+cold start may cost. The LoCoMo QA metrics (``bench.metrics``) stem with NLTK itself, as the
+official scorer does; ``tests/test_algorithms.py`` checks this copy against NLTK word by word
+on every word of the repository's text and the sample conversation.
+
+The NLTK extensions over the 1980 paper are reproduced: a small table of irregular forms
+(``dying -> die``, ``skies -> sky``), words of one or two letters left alone, ``ies``/``ied`` on
+4-letter words (``dies -> die``), ``y -> i`` only after a consonant that is not the first letter
+(``enjoy`` stays), the ``alli``, ``fulli`` and ``logi`` rules of step 2, and a two-letter
+vowel-consonant word counting as "cvc" in step 5a. Only lower-case ASCII-ish words are
+meaningful input; ``stem`` lowercases.
 
 ``stem_words`` takes a list (the shape ``bm25s.tokenize(stemmer=...)`` expects) and caches.
 """
