@@ -180,7 +180,7 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
         assert httpx.post(url, json={}, timeout=5).status_code == 401  # no token, no memory
         assert httpx.post(url, json={}, headers={"Authorization": "Bearer nope"}, timeout=5).status_code == 401
 
-        async def call(token: str, tool: str, args: dict) -> str:
+        async def call(token: str, tool: str, args: dict, *, error: bool = False) -> str:
             async with (
                 httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
                 streamable_http_client(url, http_client=http) as (read, write, _),
@@ -188,18 +188,7 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
             ):
                 await s.initialize()
                 r = await s.call_tool(tool, args)
-                assert not r.isError, _text(r)
-                return _text(r)
-
-        async def fails(token: str, tool: str, args: dict) -> str:
-            async with (
-                httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
-                streamable_http_client(url, http_client=http) as (read, write, _),
-                ClientSession(read, write) as s,
-            ):
-                await s.initialize()
-                r = await s.call_tool(tool, args)
-                assert r.isError, _text(r)
+                assert r.isError == error, _text(r)
                 return _text(r)
 
         async def go():
@@ -208,9 +197,9 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
             ben = await call("tok-ben", "recall", {"query": "locker code"})
             ben_stats = json.loads(await call("tok-ben", "stats", {}))
             # Ben names Ana's note: refused, in words that show nothing of Ana or the server.
-            denied = [await fails("tok-ben", "forget_note", {"note_id": note})]
+            denied = [await call("tok-ben", "forget_note", {"note_id": note}, error=True)]
             await call("tok-ben", "remember", {"text": "Ben parks on level two."})
-            denied.append(await fails("tok-ben", "forget_note", {"note_id": note}))
+            denied.append(await call("tok-ben", "forget_note", {"note_id": note}, error=True))
             after = await call("tok-ana", "recall", {"query": "locker code"})
             return note, ana, ben, ben_stats, denied, after
 
