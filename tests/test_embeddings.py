@@ -165,3 +165,15 @@ def test_a_chat_model_object_is_used_by_spec(tmp_path):
     mem.add("Pilar planted tulips along the fence in March.")
     result = mem.ask("Who planted the tulips?", retriever="dense")
     assert result.answer is not None and "Pilar" in result.answer
+
+
+def test_the_doors_take_model_objects_too(tmp_path):
+    from memgraph_agents.integrations import MemgraphStore, create_memory_tools
+
+    obj = NamedHash(40, "door-v1")
+    store = MemgraphStore(tmp_path / "store", embeddings=obj)
+    store.put(("users", "pilar"), "garden", {"content": "Pilar planted tulips along the fence in March."})
+    assert store.search(("users", "pilar"), query="tulips")[0].key == "garden"
+    assert store.memory.settings.embeddings == "custom:NamedHash:door-v1"
+    tools = create_memory_tools(Settings(data_dir=tmp_path / "tools", embeddings="hash"), embeddings=obj)
+    assert tools.memory._settings.embeddings == "custom:NamedHash:door-v1"

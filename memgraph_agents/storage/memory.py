@@ -14,8 +14,9 @@ extends it with new turns (``append``: a chat thread that grew):
    ``committed``, the ``writes`` row gone, the vectors of removed rows listed as garbage.
 4. Chroma: delete the garbage vectors, then their garbage rows.
 
-Without a Chroma index, steps 2 and 4 do nothing: the transaction of step 3 is the whole write
-(vectors are stored beside the rows in it).
+Without a Chroma index, steps 2 and 4 do nothing and step 1 goes into step 3's transaction:
+that one transaction is the whole write (vectors are stored beside the rows in it), so a chat
+turn costs one commit.
 
 Readers see the old version until step 3 commits and the new one after it: snapshots read
 committed rows, and a vector is used only when its stored document is the text of the
@@ -311,17 +312,16 @@ class MemoryStore:
             self._check_mode(w)
             now = datetime.now(UTC).isoformat(timespec="seconds")
             base = self._keyed
-            with self.db.write() as t:  # 1. the write is recorded before any vector
-                t.begin_write(r.id, w.mode, now)
-                if w.mode == "new":
-                    t.add_pending_session({**r.model_dump(), "ingested_at": now})
+            fresh = self._vectors_to_write(w)
+            build = self._index_to_build(len(fresh))
+            indexed = build or self.indexed()
+            if indexed:
+                with self.db.write() as t:  # 1. the write is recorded before any vector
+                    self._begin(t, w, now)
             began = self.db.generation()
             try:
-                fresh = self._vectors_to_write(w)
-                build = self._index_to_build(len(fresh))
                 if build:  # this commit takes the namespace past the threshold: index what is stored
                     chroma_index.build_index(self.db, self.vectors, self.embedder)
-                indexed = build or self._indexed
                 if fresh and indexed:  # 2. vectors (a committed node's own vector is never touched for another text)
                     self.vectors.upsert(
                         [n.id for n in fresh],
@@ -333,6 +333,8 @@ class MemoryStore:
                 if self.fault_hook is not None:
                     self.fault_hook("after_vectors")
                 with self.db.write() as t:  # 3. one transaction: old rows out, new rows in, committed
+                    if not indexed:  # nothing outside this transaction: it is the whole write
+                        self._begin(t, w, now)
                     garbage, removed = self._write_rows(t, w)
                     if indexed:  # Chroma's copies go in step 4
                         t.add_garbage(garbage)
@@ -361,6 +363,13 @@ class MemoryStore:
             collected = self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
             if delta is not None and base is not None and self.db.generation() == delta.generation + collected:
                 self._install(base, apply_delta(base, delta, delta.generation + collected, self._load_vectors))
+
+    @staticmethod
+    def _begin(t: GraphWrite, w: SessionWrite, now: str) -> None:
+        """Step 1's rows: the unfinished write, and a new session's row as ``pending``."""
+        t.begin_write(w.record.id, w.mode, now)
+        if w.mode == "new":
+            t.add_pending_session({**w.record.model_dump(), "ingested_at": now})
 
     def _check_model(self) -> None:
         """``EmbeddingMismatchError`` once the namespace records another model than ours (a
