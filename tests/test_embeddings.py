@@ -22,9 +22,10 @@ from memgraph_agents.embeddings import (
     HashEmbeddings,
     identity_of,
     make_embedding_model,
+    onnx_minilm,
     spec_for,
+    st_torch,
 )
-from memgraph_agents.embeddings import onnx_minilm
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.runtime import get_embedding_model, register_embeddings
 
@@ -35,6 +36,7 @@ SHORT = {"ok"}  # a two-letter text: the int8 weights move it more (cosine 0.996
 def test_default_embedder_stays_within_cosine_0999_of_the_fp32_model():
     model = make_embedding_model("minilm")
     assert model.name == ONNX_MINILM_ID == onnx_minilm.MODEL_ID
+    assert TORCH_MINILM_ID == st_torch.MINILM_NAME  # the identities spec_for maps back, no import needed
     got = model.embed(REFERENCE["texts"])
     want = np.asarray(REFERENCE["vectors"], dtype=np.float32)
     assert got.shape == (len(REFERENCE["texts"]), 384)
@@ -136,7 +138,9 @@ def test_an_embeddings_object_is_a_registered_spec_recorded_by_its_name(tmp_path
     mem = Memory(tmp_path / "mem", embeddings=obj, namespace="n")
     assert mem.settings.embeddings == "custom:NamedHash:mine-v1"
     mem.add("Pilar planted tulips along the fence in March.")
-    assert mem.search("Who planted tulips?", k=1, retriever="dense")[0].text.endswith("Pilar planted tulips along the fence in March.")
+    assert mem.search("Who planted tulips?", k=1, retriever="dense")[0].text.endswith(
+        "Pilar planted tulips along the fence in March."
+    )
     model = get_embedding_model(mem.settings)
     assert model.inner is obj and model.name == "NamedHash:mine-v1" and model.dim == 48
     # Another model object on the same namespace is refused, naming both and how to re-embed.
@@ -144,7 +148,9 @@ def test_an_embeddings_object_is_a_registered_spec_recorded_by_its_name(tmp_path
     with pytest.raises(ConfigError, match=r"'NamedHash:mine-v1', not 'NamedHash:mine-v2'.*reembed"):
         other.search("Who planted tulips?", retriever="dense")
     assert other.reembed().vectors > 0
-    assert other.search("Who planted tulips?", k=1, retriever="dense")[0].text.endswith("Pilar planted tulips along the fence in March.")
+    assert other.search("Who planted tulips?", k=1, retriever="dense")[0].text.endswith(
+        "Pilar planted tulips along the fence in March."
+    )
 
 
 def test_a_custom_spec_nobody_registered_fails_closed(tmp_path):

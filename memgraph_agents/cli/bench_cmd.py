@@ -75,7 +75,7 @@ def add_parser(sub) -> None:
     # Also accepted after the sub-command; SUPPRESS keeps the global option's value when absent.
     s.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="memory location (as the global option)")
     s.add_argument(
-        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)"
+        "--embeddings", default=argparse.SUPPRESS, help="the embedding model, as the global option (default minilm)"
     )
 
     s = bsub.add_parser(
@@ -89,7 +89,7 @@ def add_parser(sub) -> None:
     s.add_argument("--repeat", type=int, default=3, help="runs of both ways; medians reported (default 3)")
     s.add_argument("--out", type=Path, help="output directory (required)")
     s.add_argument(
-        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)"
+        "--embeddings", default=argparse.SUPPRESS, help="the embedding model, as the global option (default minilm)"
     )
     s = bsub.add_parser(
         "scale",
