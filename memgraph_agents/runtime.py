@@ -191,10 +191,14 @@ def register_embeddings(model: Any, name: str | None = None) -> str:
         raise ConfigError("register_embeddings: the name is empty")
     spec = CUSTOM + label
     with _LOCK:
-        if _EMBEDDINGS.get(spec) is not model:
-            _EMBEDDINGS[spec] = model
-            for key in [k for k in _EMBEDDING_MODELS if k[0] == spec]:  # the old object's wrappers
+        replaced = spec in _EMBEDDINGS and _EMBEDDINGS[spec] is not model
+        _EMBEDDINGS[spec] = model
+        if replaced:  # the old object's wrappers, and the stores opened with them
+            for key in [k for k in _EMBEDDING_MODELS if k[0] == spec]:
                 del _EMBEDDING_MODELS[key]
+    if replaced:
+        for store in _STORES.pop_where(lambda k: isinstance(k, tuple) and k[2] == spec):
+            store.retire()
     return spec
 
 

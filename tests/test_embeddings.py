@@ -183,3 +183,13 @@ def test_the_doors_take_model_objects_too(tmp_path):
     assert store.memory.settings.embeddings == "custom:NamedHash:door-v1"
     tools = create_memory_tools(Settings(data_dir=tmp_path / "tools", embeddings="hash"), embeddings=obj)
     assert tools.memory._settings.embeddings == "custom:NamedHash:door-v1"
+
+
+def test_registering_another_object_under_a_name_reopens_its_stores(tmp_path):
+    first, second = NamedHash(24, "same-name"), NamedHash(24, "same-name")
+    mem = Memory(tmp_path / "mem", embeddings=first, namespace="n")
+    mem.add("Pilar planted tulips along the fence in March.")
+    assert Memory(tmp_path / "mem", embeddings=second, namespace="n").settings.embeddings == mem.settings.embeddings
+    from memgraph_agents.runtime import get_store
+
+    assert get_store(mem.settings).embedder.inner is second  # not the replaced object
