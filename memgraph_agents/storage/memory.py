@@ -123,6 +123,7 @@ class MemoryStore:
         # re-embedded (``storage.reembed``), which then also does what ``recover`` would.
         self.model_matches = stored_model == embedder.name
         if not self.model_matches and check_model:
+            self.db.close()
             raise mismatch(namespace, stored_model, embedder.name, self.spec)
         client: Any
         if chroma_host:  # a server: reachable now, or a clear error before anything is written
