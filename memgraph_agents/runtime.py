@@ -205,8 +205,10 @@ def register_embeddings(model: Any, name: str | None = None) -> str:
 def get_embedding_model(settings: Settings) -> EmbeddingModel:
     """The embedding model of ``settings.embeddings`` with the data dir's cache: a built-in spec's
     (``embeddings.make_embedding_model``) or a registered object's (``register_embeddings``)."""
+    from memgraph_agents.datadir import check_data_dir
     from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 
+    check_data_dir(Path(settings.data_dir))  # a file, under a file, read-only: said so, before the cache
     cache = Path(settings.data_dir) / "embeddings.sqlite"
     spec = settings.embeddings
     if not spec.startswith(CUSTOM):
