@@ -1,4 +1,4 @@
-"""The coroutines behind ``Memory``: search, ask, forget, stats on one namespace.
+"""The coroutines behind ``Memory``: search (one namespace or several), ask, forget, stats.
 
 They run on the shared background loop (``memgraph_agents.aio.background``); blocking work
 (SQLite, Chroma, a one-shot retriever) goes to worker threads, the navigator runs as the
@@ -12,12 +12,15 @@ import re
 
 from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
+from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
 from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.filters import MemoryFilter
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
 from memgraph_agents.storage.namespaces import validate_stored_name
+from memgraph_agents.storage.protocols import StoreReader
 
 
 def exists(settings: Settings, namespace: str) -> bool:
@@ -52,43 +55,73 @@ async def navigation(settings: Settings, store, question: str, k: int, llm):
     return await anavigate(question, store, context=ctx, llm=llm, k=k)
 
 
-async def search(settings: Settings, namespace: str, query: str, k: int, retriever: str) -> list[Evidence]:
-    """Ranked evidence; ``[]`` for a namespace that holds nothing yet (never a guess)."""
-    _question(query)
+async def _reader(settings: Settings, namespace: str, filter: MemoryFilter | None) -> tuple[StoreReader | None, str]:
+    """The namespace's store seen through ``filter`` (``retrieval.scope``), or ``None`` and why
+    not: it holds nothing yet, or nothing the filter admits."""
     if not await asyncio.to_thread(exists, settings, namespace):
-        return []
+        return None, f"namespace {namespace!r} holds no memory yet"
     store = await asyncio.to_thread(get_store, settings, namespace, create=False)
     if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
+        return None, f"namespace {namespace!r} holds no memory yet"
+    from memgraph_agents.retrieval.scope import scoped
+
+    reader = scoped(store, filter)
+    if reader is not store and not len(await asyncio.to_thread(reader.snapshot)):
+        return None, f"nothing in namespace {namespace!r} matches the filter"
+    return reader, ""
+
+
+async def search(
+    settings: Settings, namespace: str, query: str, k: int, retriever: str, filter: MemoryFilter | None = None
+) -> list[Evidence]:
+    """Ranked evidence from what ``filter`` admits (``k`` items whenever that holds ``k``);
+    ``[]`` for a namespace that holds nothing yet (never a guess)."""
+    _question(query)
+    store, _ = await _reader(settings, namespace, filter)
+    if store is None:
         return []
     llm = get_chat_model(settings)
     if is_navigator(retriever):
-        return (await navigation(settings, store, query, k, llm)).ranking[:k]
-    from memgraph_agents.retrievers import retrieve
+        evidence = (await navigation(settings, store, query, k, llm)).ranking[:k]
+    else:
+        from memgraph_agents.retrievers import retrieve
 
-    evidence = await asyncio.to_thread(
-        retrieve, retriever, query, store, k=k, llm=llm, llm_timeout=settings.llm_timeout
-    )
-    return list(evidence)[:k]
+        evidence = await asyncio.to_thread(
+            retrieve, retriever, query, store, k=k, llm=llm, llm_timeout=settings.llm_timeout
+        )
+    return [ev.model_copy(update={"namespace": namespace}) for ev in list(evidence)[:k]]
 
 
-async def ask(settings: Settings, namespace: str, question: str, k: int, retriever: str) -> AskResult:
-    """Evidence and trace always; an answer when a chat model is configured."""
+async def search_many(
+    settings: Settings, namespaces: list[str], query: str, k: int, retriever: str, filter: MemoryFilter | None = None
+) -> list[Evidence]:
+    """One ranking over several namespaces (``api.scopes``: merged by rank, each item naming
+    its namespace); each namespace is searched for ``k`` items, concurrently."""
+    _question(query)
+    found = await asyncio.gather(*(search(settings, ns, query, k, retriever, filter) for ns in namespaces))
+    return merge_namespaces(list(zip(namespaces, found)), k)
+
+
+async def ask(
+    settings: Settings, namespace: str, question: str, k: int, retriever: str, filter: MemoryFilter | None = None
+) -> AskResult:
+    """Evidence and trace always; an answer when a chat model is configured. With ``filter``
+    the whole search (and so the answer) sees only what it admits."""
     _question(question)
     out = AskResult(question=question, namespace=namespace, retriever=retriever)
     llm = get_chat_model(settings)
-    store = None
-    if await asyncio.to_thread(exists, settings, namespace):
-        store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if store is None or not await asyncio.to_thread(store.sessions):
-        out.trace = [f"namespace {namespace!r} holds no memory yet"]
+    store, why = await _reader(settings, namespace, filter)
+    if store is None:
+        out.trace = [why]
         return out
     if is_navigator(retriever):
         nav = await navigation(settings, store, question, k, llm)
-        out.evidence, out.answer, out.trace = nav.ranking[:k], nav.answer, nav.trace_lines()
+        ranked = [ev.model_copy(update={"namespace": namespace}) for ev in nav.ranking[:k]]
+        out.evidence, out.answer, out.trace = ranked, nav.answer, nav.trace_lines()
         out.counters = dict(nav.counters)
         out.cited_turns = cited_in(nav.answer or "", out.evidence + nav.evidence)
         return out
-    out.evidence = await search(settings, namespace, question, k, retriever)
+    out.evidence = await search(settings, namespace, question, k, retriever, filter)
     out.trace = [
         f"{i}. {ev.node_id} ({ev.score:.3f}) via {' -> '.join(ev.path) or ev.node_id}"
         for i, ev in enumerate(out.evidence, start=1)
