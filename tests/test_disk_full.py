@@ -10,6 +10,7 @@ Mounting needs root (or CAP_SYS_ADMIN); elsewhere the test is skipped with the r
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -56,13 +57,18 @@ def files_of(folder: Path) -> dict[str, str]:
 
 
 def fill(disk: Path) -> None:
-    with (disk / "filler").open("wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
+    """Write until ENOSPC, unbuffered: a buffered file raises again on close with bytes left."""
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (65536, 4096, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError as e:
+                if e.errno != errno.ENOSPC:
+                    raise
+    finally:
+        os.close(fd)
     assert shutil.disk_usage(disk).free < 65536
 
 
