@@ -10,6 +10,10 @@ Namespace resolution, first match wins:
 
 1. the run context's ``user_id`` (attribute or dict key; the key name is ``user_key``);
 2. ``config["configurable"]["user_id"]``;
+
+   (one rule for both, ``storage.namespaces.run_user_id``: only a missing id, ``None``, is
+   "no user"; a string or an integer is an id, ``0`` too; ``""``, ``False`` or another type
+   is refused with ``NamespaceError``, never taken for "no user")
 3. the run context's ``namespace`` (a ``MemoryContext`` field);
 4. ``default_namespace`` (``settings.namespace`` unless given; ``None`` makes a user id
    mandatory: a run without one is refused).
@@ -45,7 +49,7 @@ from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import MemoryContext
-from memgraph_agents.storage.namespaces import NamespaceError, user_namespace, validate_stored_name
+from memgraph_agents.storage.namespaces import NamespaceError, run_user_id, user_namespace, validate_stored_name
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +243,8 @@ class _Transcript:
     (after a restart), as messages with their original timestamps; a checkpointer replaying
     that history is recognised (``replayed`` of them matched so far) and not written again."""
 
-    seen: set[str] = field(default_factory=set)
+    seen: set[str] = field(default_factory=set)  # ids of the messages that had one
+    anonymous: list[str] = field(default_factory=list)  # (role, text) keys of those without, in order
     messages: list[Any] = field(default_factory=list)
     stored: list[Any] = field(default_factory=list)
     replayed: int = 0
@@ -361,9 +366,11 @@ class AgentMemory:
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
         conf = (config or {}).get("configurable", {}) or {}
-        uid = _get(context, self.user_key) or conf.get(self.user_key)
-        if uid not in (None, ""):
-            return user_namespace(str(uid), self.namespace_prefix)
+        uid = run_user_id(_get(context, self.user_key))  # 0 is a user, "" / False are refused
+        if uid is None:
+            uid = run_user_id(conf.get(self.user_key))
+        if uid is not None:
+            return user_namespace(uid, self.namespace_prefix)
         ns = _get(context, "namespace")
         if isinstance(ns, str) and ns:
             return validate_stored_name(ns)
@@ -474,6 +481,7 @@ class AgentMemory:
     def _recall(self, query: str, ns: str, settings: Settings, name: str | Retriever, k: int) -> RecallResult:
         if not query or not query.strip():
             raise ValueError("the recall query is empty")
+        settings.limits.check_query(query)
         store = self._store(settings, ns)
         if store is None:
             return RecallResult(ns, self._name(name), query, [])
@@ -534,8 +542,12 @@ class AgentMemory:
         """Append a chat thread's new human/AI messages to its transcript and queue it.
 
         Messages already seen (by id) are skipped, so passing the whole history every turn
-        is fine; a thread becomes sessions ``<thread>-s1``, ``-s2`` … (a new one after a
-        6-hour gap). Tool messages, tool-call-only AI messages and messages flagged
+        is fine; without ids, a call that starts with every id-less message of the thread so
+        far, in order, and goes on is taken as that history plus new messages, and otherwise
+        every message is new (one said twice is stored twice). A thread becomes sessions
+        ``<thread>-s1``, ``-s2`` … (a new one after a 6-hour gap); a thread id that is not
+        already letters, digits and ``_.:-`` gets a hash of itself appended, so two ids that
+        differ only in such characters stay two threads. Tool messages, tool-call-only AI messages and messages flagged
         ``additional_kwargs["memgraph_skip"]`` are not conversation and are not written.
 
         Each write appends: only the new turns are built (``construct.append``). A thread
@@ -557,13 +569,23 @@ class AgentMemory:
                 stored = _stored_thread(settings, ns, thread)
                 tr = self._transcripts[(ns, thread)] = _Transcript(messages=list(stored), stored=stored)
             added = 0
-            for i, m in enumerate(messages):
-                if not _conversational(m):
-                    continue
-                key = m.id or f"{i}:{hashlib.sha1(str(m.content).encode()).hexdigest()[:12]}"
-                if key in tr.seen:
-                    continue
-                tr.seen.add(key)
+            said = [m for m in messages if _conversational(m)]
+            # Without ids, a call that starts with every id-less message of the thread so far and
+            # goes on is the history passed again: only what follows is new. Otherwise each is
+            # new: a message said twice is stored twice.
+            anonymous = [_said(m) for m in said if not m.id]
+            n = len(tr.anonymous)
+            history = n if len(anonymous) > n and anonymous[:n] == tr.anonymous else 0
+            for m in said:
+                if m.id:
+                    if m.id in tr.seen:
+                        continue
+                    tr.seen.add(m.id)
+                else:
+                    if history:
+                        history -= 1
+                        continue
+                    tr.anonymous.append(_said(m))
                 if tr.replayed < len(tr.stored) and _same_turn(m, tr.stored[tr.replayed]):
                     tr.replayed += 1  # history replayed by a checkpointer: stored already, keeps its date
                     continue
@@ -620,15 +642,30 @@ def _stored_thread(settings: Settings, ns: str, thread: str) -> list[Any]:
     return out
 
 
+def _said(message: Any) -> str:
+    """What an id-less message said, by whom: how a history passed again is recognised."""
+    return f"{type(message).__name__}:{getattr(message, 'name', None)}:{hashlib.sha1(str(message.content).encode()).hexdigest()}"
+
+
 def _same_turn(message: Any, stored: Any) -> bool:
     from memgraph_agents.loaders.messages import message_text
 
     return message_text(message) == stored.content
 
 
+_CLEAN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}\Z")
+
+
 def _clean_id(value: Any) -> str:
-    text = re.sub(r"[^A-Za-z0-9_.:-]+", "-", str(value)).strip("-")
-    return text[:80] or "chat"
+    """A thread id usable in session ids, one per thread: an id that already is one (letters,
+    digits, ``_.:-``, at most 80, no ``..``) is kept; any other becomes a readable part and
+    ``..`` plus a hash of the whole id, so ``chat 1`` and ``chat-1`` stay two threads (a kept
+    id never holds ``..``, so no kept id equals a hashed one)."""
+    raw = str(value)
+    if _CLEAN_ID.match(raw) and ".." not in raw:
+        return raw
+    readable = re.sub(r"[^A-Za-z0-9_:-]+", "-", raw).strip("-_:")[:40].rstrip("-_:") or "chat"
+    return f"{readable}..{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()[:24]}"
 
 
 def _conversational(m: Any) -> bool:

@@ -100,6 +100,8 @@ def create_memory_tools(
     remember_name: str = "remember",
     remember_speaker: str = "user",
     navigator_llm: Any = None,
+    embeddings: Any = None,
+    llm: Any = None,
 ) -> MemoryTools:
     """Recall and remember tools over one ``AgentMemory`` (see the module docstring).
 
@@ -107,8 +109,13 @@ def create_memory_tools(
     registered name (``oneshot``, the default, ``navigator``, ``ppr``, ``hybrid``, ``dense``, …) or a callable
     ``(query, store, *, k)``. ``user_key``: the context attribute / configurable key holding
     the user id. ``default_namespace``: used when a run names no user (``""`` =
-    ``settings.namespace``; ``None`` = refuse such runs).
+    ``settings.namespace``; ``None`` = refuse such runs). ``embeddings`` / ``llm``: a spec or a
+    LangChain model object, over ``settings``.
     """
+    if embeddings is not None or llm is not None:  # model objects become registered specs (runtime)
+        from memgraph_agents.runtime import model_specs
+
+        settings = (settings or Settings.load()).override(**model_specs(embeddings, llm))
     mem = memory or AgentMemory(
         settings,
         retriever=retriever,

@@ -8,6 +8,7 @@ values become one ``ConfigError`` naming the field, in words.
 
 from __future__ import annotations
 
+import os
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,27 @@ def graph_url_problem(url: str) -> str:
     return f"MEMGRAPH_GRAPH_URL={url!r}: expected postgresql://user@host:port/database (or unset for the embedded SQLite store)"
 
 
+# Embedding specs (README "Embeddings"): what ``Settings.embeddings`` may name. The
+# models behind them are resolved in ``memgraph_agents.embeddings`` (objects: ``runtime``).
+DEFAULT_EMBEDDINGS = "minilm"
+EMBEDDING_PREFIXES = ("sentence-transformers:", "custom:")
+_EMBEDDING_ALIASES = {"all-MiniLM-L6-v2": "minilm-torch"}  # the name earlier versions recorded
+
+
+def embedding_spec(value: str) -> str:
+    """``value`` as a valid embedding spec (aliases resolved), or ``ValueError`` saying which exist."""
+    v = value.strip()
+    v = _EMBEDDING_ALIASES.get(v, v)
+    if v in ("minilm", "minilm-torch", "hash") or (v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0):
+        return v
+    if any(v.startswith(p) and v[len(p) :].strip() for p in EMBEDDING_PREFIXES):
+        return v
+    raise ValueError(
+        f"unknown embeddings {value!r}: use 'minilm' (default), 'minilm-torch', "
+        "'sentence-transformers:NAME_OR_PATH', 'custom:NAME' or 'hash' / 'hash-N' (tests)"
+    )
+
+
 # The default retriever (BENCHMARKS.md, "A default ranking that generalises"): the navigator's
 # ranking without its search, chosen on conversations it was not checked on.
 DEFAULT_RETRIEVER = "oneshot"
@@ -99,6 +121,10 @@ class InputLimits(_EnvSettings):
     max_turn_chars: int = Field(200_000, ge=1, description="longest turn (text + image caption), in characters")
     max_turns_per_session: int = Field(2_000, ge=1, description="most turns in one session")
     max_sessions: int = Field(10_000, ge=1, description="most sessions in one file or conversation")
+    max_speaker_chars: int = Field(200, ge=1, description="longest speaker name, in characters")
+    max_query_chars: int = Field(
+        10_000, ge=1, description="longest query or question (search, ask, recall, a store search), in characters"
+    )
     max_metadata_bytes: int = Field(
         16_384, ge=2, description="largest metadata of one session or note, in bytes of compact UTF-8 JSON"
     )
@@ -106,6 +132,18 @@ class InputLimits(_EnvSettings):
     @staticmethod
     def env_name(field: str) -> str:
         return f"MEMGRAPH_{field.upper()}"
+
+    def check_query(self, text: str, what: str = "query") -> str:
+        """``text`` if within ``max_query_chars``, else ``LimitExceededError`` at once: before any
+        embedding, tokenising or scoring, so a megabyte query costs nothing."""
+        if isinstance(text, str) and len(text) > self.max_query_chars:
+            from memgraph_agents.errors import LimitExceededError
+
+            raise LimitExceededError(
+                f"the {what}: query length {len(text)} over the limit of {self.max_query_chars} characters "
+                "(setting max_query_chars, env MEMGRAPH_MAX_QUERY_CHARS)"
+            )
+        return text
 
 
 # The relevance floor of the MiniLM embeddings, chosen on LoCoMo's development split
@@ -119,7 +157,12 @@ class Settings(_EnvSettings):
 
     data_dir: Path = Field(DEFAULT_DATA_DIR, description="where SQLite graphs, Chroma and caches live")
     namespace: str = Field("default", description="memory namespace (a user or a conversation)")
-    embeddings: str = Field("minilm", description="'minilm' (offline default) or 'hash' (tests)")
+    embeddings: str = Field(
+        DEFAULT_EMBEDDINGS,
+        description="embedding model: 'minilm' (offline default: int8 ONNX, no torch), 'minilm-torch' "
+        "(the fp32 model; the [torch] extra), 'sentence-transformers:NAME_OR_PATH' ([torch]), 'custom:NAME' "
+        "(an Embeddings object registered in this process) or 'hash' / 'hash-N' (tests)",
+    )
     llm: str = Field("none", description="'none' or 'provider:model', e.g. 'openai:gpt-4o-mini'")
     llm_timeout: float = Field(60.0, gt=0, description="seconds per LLM call")
     llm_max_concurrency: int = Field(4, ge=1)
@@ -187,6 +230,15 @@ class Settings(_EnvSettings):
             raise ValueError(f"MEMGRAPH_LLM={v!r}: expected 'none' or 'provider:model' (e.g. openai:gpt-4o-mini)")
         return v
 
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _data_dir(cls, v: Any) -> Any:
+        # Path("") is ".": an empty setting would silently put memory in whatever directory
+        # the process runs in.
+        if isinstance(v, str | os.PathLike) and not str(os.fspath(v)).strip():
+            raise ValueError("the data dir is empty: give a directory (or unset MEMGRAPH_DATA_DIR for the default)")
+        return v
+
     @field_validator("graph_url")
     @classmethod
     def _graph_url(cls, v: str | None) -> str | None:
@@ -200,13 +252,7 @@ class Settings(_EnvSettings):
     @field_validator("embeddings")
     @classmethod
     def _embeddings(cls, v: str) -> str:
-        v = v.strip()
-        ok = v in ("minilm", "all-MiniLM-L6-v2", "hash") or (
-            v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0
-        )
-        if not ok:
-            raise ValueError(f"unknown embeddings {v!r}: use 'minilm' (default) or 'hash' / 'hash-N' (tests)")
-        return v
+        return embedding_spec(v)
 
     @field_validator("preset")
     @classmethod
@@ -224,7 +270,7 @@ class Settings(_EnvSettings):
         """``min_score``, else the embedding model's floor (``MINILM_MIN_SCORE`` for MiniLM, 0 otherwise)."""
         if self.min_score is not None:
             return self.min_score
-        return MINILM_MIN_SCORE if self.embeddings == "minilm" else 0.0
+        return MINILM_MIN_SCORE if self.embeddings in ("minilm", "minilm-torch") else 0.0
 
     @classmethod
     def load(cls, **values: Any) -> Settings:

@@ -39,10 +39,10 @@ def open_store(settings: Settings, namespace: str):
     return get_store(settings, namespace, create=False)
 
 
-def _question(text: str) -> str:
+def _question(text: str, settings: Settings) -> str:
     if not isinstance(text, str) or not text.strip():
         raise InputError("the question is empty")
-    return text
+    return settings.limits.check_query(text)
 
 
 async def navigation(settings: Settings, store, question: str, k: int, llm):
@@ -103,7 +103,7 @@ async def search(
     """Ranked evidence from what ``filter`` admits (``k`` items whenever that holds ``k``), at or
     above the relevance floor (``min_score``, default ``settings.relevance_floor``); ``[]`` for
     a namespace that holds nothing yet, or nothing relevant (never a guess)."""
-    _question(query)
+    _question(query, settings)
     store, _ = await _reader(settings, namespace, filter)
     if store is None:
         return []
@@ -123,7 +123,7 @@ async def search_many(
 ) -> list[Evidence]:
     """One ranking over several namespaces (``api.scopes``: merged by rank, each item naming
     its namespace); each namespace is searched for ``k`` items, concurrently."""
-    _question(query)
+    _question(query, settings)
     found = await asyncio.gather(*(search(settings, ns, query, k, retriever, filter, min_score) for ns in namespaces))
     return merge_namespaces(list(zip(namespaces, found)), k)
 
@@ -140,7 +140,7 @@ async def ask(
     """Evidence and trace always; an answer when a chat model is configured and memory holds
     something relevant. With ``filter`` the whole search (and so the answer) sees only what it
     admits. ``outcome``: found | nothing_relevant (nothing at or above the floor) | no_memory."""
-    _question(question)
+    _question(question, settings)
     out = AskResult(question=question, namespace=namespace, retriever=retriever)
     llm = get_chat_model(settings)
     store, why = await _reader(settings, namespace, filter)
@@ -210,3 +210,26 @@ def stats(settings: Settings, namespace: str) -> dict:
     from memgraph_agents.storage.stats import namespace_stats
 
     return namespace_stats(settings.data_dir, validate_stored_name(namespace), settings.graph_url, settings.store_id)
+
+
+def reembed(settings: Settings, namespace: str, progress=None):
+    """Re-embed ``namespace`` with ``settings.embeddings`` (``storage.reembed``: atomic, crash-safe);
+    a ``ReembedResult``. Stores this process holds open on the namespace are closed first and
+    opened again, with the new vectors, when next used."""
+    from memgraph_agents.runtime import get_embedding_model
+    from memgraph_agents.storage import MemoryStore
+    from memgraph_agents.storage.reembed import reembed_store
+
+    check_data_dir(settings.data_dir)
+    if not exists(settings, namespace):
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
+    forget_store(settings, namespace)
+    store = MemoryStore.open(
+        settings, namespace, create=False, embedder=get_embedding_model(settings), check_model=False
+    )
+    try:
+        return reembed_store(store, progress)
+    finally:
+        store.close()

@@ -17,16 +17,26 @@ PRESET_HELP = (
 )
 
 
+def _directory(text: str) -> Path:
+    """A directory argument: ``Path("")`` would be ".", so an empty one is refused, not the cwd."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give a directory")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
     common.add_argument(
         "--data-dir",
-        type=Path,
+        type=_directory,
         default=argparse.SUPPRESS,
         help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})",
     )
     common.add_argument(
-        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default, offline) or 'hash' (tests only)"
+        "--embeddings",
+        default=argparse.SUPPRESS,
+        help="embedding model (env MEMGRAPH_EMBEDDINGS): 'minilm' (default: int8 ONNX, offline), 'minilm-torch' "
+        "(the fp32 model), 'sentence-transformers:NAME_OR_PATH' (both: the [torch] extra), 'hash' (tests only)",
     )
     p = argparse.ArgumentParser(
         prog="memgraph", description="Long-term conversational memory as an event graph.", parents=[common]
@@ -60,9 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace")
     s.add_argument("--session")
 
-    from memgraph_agents.cli import migrate_cmd
+    from memgraph_agents.cli import migrate_cmd, reembed_cmd
 
     migrate_cmd.add_parser(command)
+    reembed_cmd.add_parser(command)
 
     s = command("ask", help="retrieve evidence for a question")
     s.add_argument("question")
@@ -111,7 +122,16 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     args = build_parser().parse_args(argv)
-    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, mcp_cmd, memory_cmds, migrate_cmd, trace_cmd
+    from memgraph_agents.cli import (
+        ask_cmd,
+        bench_cmd,
+        draw_cmd,
+        mcp_cmd,
+        memory_cmds,
+        migrate_cmd,
+        reembed_cmd,
+        trace_cmd,
+    )
     from memgraph_agents.cli.output import err_console
 
     commands = {
@@ -120,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         "show": memory_cmds.cmd_show,
         "forget": memory_cmds.cmd_forget,
         "migrate": migrate_cmd.cmd_migrate,
+        "reembed": reembed_cmd.cmd_reembed,
         "ask": ask_cmd.cmd_ask,
         "demo": ask_cmd.cmd_demo,
         "bench": bench_cmd.cmd_bench,
