@@ -70,7 +70,7 @@ class MemoryContext:
     retriever: Annotated[
         str,
         Field(
-            description="Retriever: dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator or a preset (empty: MEMGRAPH_RETRIEVER)"
+            description="Retriever: dense, bm25, hybrid, ppr, sentence_hop, dwpr, fusion, oneshot, navigator or a preset (empty: MEMGRAPH_RETRIEVER)"
         ),
     ] = ""
     preset: Annotated[

@@ -98,7 +98,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.runtime import get_chat_model
 
     k = check_k(args.top_k, settings.top_k)  # -k, else MEMGRAPH_TOP_K
-    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (navigator);
+    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (oneshot);
     # an unknown name fails before any model loads
     name = check_retriever(args.retriever) if args.retriever else default_retriever(settings)
     ns = settings.namespace if args.namespace is None else args.namespace  # "" is refused, not defaulted
@@ -165,7 +165,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     )
     store = open_store(settings, DEMO_NAMESPACE)
     _load_model(store)
-    # The same defaults as `memgraph ask`: --retriever / MEMGRAPH_RETRIEVER (navigator), MEMGRAPH_TOP_K (10).
+    # The same defaults as `memgraph ask`: --retriever / MEMGRAPH_RETRIEVER (oneshot), MEMGRAPH_TOP_K (10).
     name = args.retriever or settings.retriever
     questions = json.loads(q_file.read_text(encoding="utf-8"))
     visible = sum(show_question(q, store, name, settings.top_k) for q in questions)

@@ -80,8 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace")
     s.add_argument(
         "--retriever",
-        help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator, or a preset's "
-        "name (its retriever); default: the preset's, else MEMGRAPH_RETRIEVER (navigator)",
+        help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, fusion, oneshot, navigator, or a preset's "
+        "name (its retriever); default: the preset's, else MEMGRAPH_RETRIEVER (oneshot)",
     )
     s.add_argument("--preset", help=PRESET_HELP)
     s.add_argument(
