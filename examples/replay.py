@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None, *, out=None) -> dict[str, dict[str, floa
     from memgraph_agents.ingest import ingest_conversation
     from memgraph_agents.loaders import load_conversations
     from memgraph_agents.model.evidence import flatten_turns
-    from memgraph_agents.retrievers import RETRIEVERS, retrieve
+    from memgraph_agents.registry import RETRIEVERS, retrieve
     from memgraph_agents.runtime import get_store
 
     console = Console(file=out, highlight=False, width=160 if out is not None or not sys.stdout.isatty() else None)

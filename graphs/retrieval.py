@@ -20,7 +20,7 @@ from typing_extensions import TypedDict
 
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.retrievers import get_retriever, retrieve, retriever_names
+from memgraph_agents.registry import get_retriever, retrieve, retriever_names
 from memgraph_agents.runtime import MemoryContext, get_chat_model, get_store
 
 

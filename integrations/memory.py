@@ -467,7 +467,7 @@ class AgentMemory:
         if callable(name):
             evidence = name(query, store, k=k)
         else:
-            from memgraph_agents.retrievers import retrieve
+            from memgraph_agents.registry import retrieve
 
             evidence = retrieve(name, query, store, k=k)
         return RecallResult(ns, self._name(name), query, list(evidence)[:k])

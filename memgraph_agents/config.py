@@ -8,6 +8,7 @@ values become one ``ConfigError`` naming the field, in words.
 
 from __future__ import annotations
 
+import warnings
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -146,14 +147,14 @@ class Settings(_EnvSettings):
     )
     retriever: str = Field(
         DEFAULT_RETRIEVER,
-        description="default retriever name (`memgraph ask`, retrieval graph, "
-        "the API): the best for its cost in BENCHMARKS.md",
+        description="the retriever of every door (API, agent tools, store, MCP, CLI, graphs) when "
+        "none is named and the preset names none: the best for its cost in BENCHMARKS.md",
     )
-    top_k: int = Field(10, ge=1, le=200)
+    top_k: int = Field(10, ge=1, le=200, description="evidence items of every door when a call names no k")
     preset: str = Field(
-        "default",
+        "base",
         description="a seed paper's system: layers built at ingest and the retriever "
-        "(default, compassmem, emem, emem-g, sgmem, memorai, premem)",
+        "(base, compassmem, emem, emem-g, sgmem, memorai, premem; 'default' is read as 'base')",
     )
     ingest: IngestParams = Field(default_factory=IngestParams)
     limits: InputLimits = Field(default_factory=InputLimits)
@@ -192,9 +193,33 @@ class Settings(_EnvSettings):
     @field_validator("preset")
     @classmethod
     def _preset(cls, v: str) -> str:
+        from memgraph_agents.presets import RENAMED, get_preset
+
+        if v.strip().lower() in RENAMED:
+            warnings.warn(
+                f"preset {v!r} was renamed {RENAMED[v.strip().lower()]!r}; the old name is read as the new one",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        return get_preset(v).name
+
+    @field_validator("retriever")
+    @classmethod
+    def _retriever(cls, v: str) -> str:
+        from memgraph_agents.registry import is_retriever, retriever_names
+
+        if not is_retriever(v):
+            raise ValueError(f"unknown retriever {v!r}: choose from {', '.join(retriever_names())}")
+        return v
+
+    @property
+    def default_retriever(self) -> str:
+        """The retriever of a call that names none, at every door: the preset's (by the preset's
+        name, which carries its options), else ``retriever``."""
         from memgraph_agents.presets import get_preset
 
-        return get_preset(v).name
+        preset = get_preset(self.preset)
+        return preset.name if preset.retriever else self.retriever
 
     @property
     def offline(self) -> bool:

@@ -30,7 +30,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.loaders import InputError, load_conversations
 from memgraph_agents.model import Conversation, Session, Turn
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import get_store
 from memgraph_agents.storage import MemoryStore, NamespaceError, delete_namespace
 from memgraph_agents.storage.vectors import chroma_client

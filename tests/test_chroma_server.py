@@ -12,7 +12,7 @@ import pytest
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
 from memgraph_agents.storage.namespaces import collection_name

@@ -29,7 +29,7 @@ import pytest
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import aingest_conversation, ingest_conversation
 from memgraph_agents.model.graph import NodeKind
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
 from tests.chroma_server import ChromaServer, chroma_executable

@@ -19,7 +19,7 @@ import pytest
 from memgraph_agents.cli.main import main
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Conversation, Session, Turn
-from memgraph_agents.retrievers import RETRIEVERS, retrieve
+from memgraph_agents.registry import RETRIEVERS, retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import NamespaceError, delete_namespace, list_namespaces
 from memgraph_agents.storage.identity import store_id

@@ -4,14 +4,14 @@ The package's modules are read with ``ast`` (nothing is imported), every ``impor
 at module level or inside a function (a function-level import is still a dependency; it only
 hides a cycle until run time). Layers, bottom to top:
 
-    foundation  model, config, errors, presets, prompts, aio, sqlite_wal, datadir  (data, settings, utilities)
+    foundation  model, config, errors, presets, registry, prompts, aio, sqlite_wal, datadir  (data, settings, tables)
     adapters    loaders, embeddings, llm                                   (the outside world in)
     storage     storage                                                    (SQLite + Chroma)
     runtime     runtime                                 (open stores and chat models, per process)
     construct   construct                                                  (conversation -> graph)
     retrieval   retrieval                                                  (graph -> evidence)
     navigator   navigator                                                  (agentic search)
-    top         the package root, api, retrievers, ingest, graphs, integrations, cli, bench, debug, examples
+    top         the package root, api, ingest, graphs, integrations, cli, bench, debug, examples
 
 Imports inside one layer are allowed (between ``loaders`` and ``llm``, say); an import cycle
 between two modules is not, whatever their layers.
@@ -22,21 +22,19 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 from tests.paths import REPO, package_modules
 
 PACKAGE = "memgraph_agents"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("model", "config", "errors", "presets", "prompts", "aio", "sqlite_wal", "datadir")),
+    ("foundation", ("model", "config", "errors", "presets", "registry", "prompts", "aio", "sqlite_wal", "datadir")),
     ("adapters", ("loaders", "embeddings", "llm")),
     ("storage", ("storage",)),
     ("runtime", ("runtime",)),
     ("construct", ("construct",)),
     ("retrieval", ("retrieval",)),
     ("navigator", ("navigator",)),
-    ("top", ("", "api", "retrievers", "ingest", "graphs", "integrations", "cli", "bench", "debug", "examples")),
+    ("top", ("", "api", "ingest", "graphs", "integrations", "cli", "bench", "debug", "examples")),
 ]
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 
@@ -50,11 +48,6 @@ ALLOWED_CYCLES: dict[frozenset[str], str] = {
     ): "MemoryMiddleware(tools=True) builds the tools and MemoryTools.turn_writer() builds the middleware: "
     "two conveniences of one public API pointing at each other, both imports deferred",
 }
-
-# Above the navigator, retrievers are looked up through the module that registers them all.
-ALL_RETRIEVERS = f"{PACKAGE}.retrievers"
-PARTIAL_REGISTRIES = (f"{PACKAGE}.retrieval.registry", f"{PACKAGE}.retrieval.catalog")
-
 
 MODULES = package_modules()  # memgraph_agents/ and the folders mapped into it (graphs/, integrations/…)
 
@@ -151,56 +144,6 @@ def test_no_import_cycles():
         if v not in index:
             visit(v)
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
-
-
-def test_entry_points_load_every_retriever():
-    """Above the navigator, a lookup by name must see the navigator too: only ``retrievers`` loads it."""
-    navigator = RANK["navigator"]
-    partial = [
-        f"{m}:{line} imports {t}"
-        for m, imports in IMPORTS.items()
-        for line, t in imports
-        if layer_of(m) > navigator and m != ALL_RETRIEVERS and t in PARTIAL_REGISTRIES
-    ]
-    assert not partial, f"use {ALL_RETRIEVERS} instead:\n" + "\n".join(partial)
-
-
-def registering_modules() -> set[str]:
-    """Modules that register a retriever (``@register_retriever(...)`` anywhere in them)."""
-    out = set()
-    for module, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.Call)
-                and getattr(node.func, "id", getattr(node.func, "attr", "")) == "register_retriever"
-            ):
-                if module != f"{PACKAGE}.retrieval.registry":
-                    out.add(module)
-    return out
-
-
-def test_the_catalog_loads_every_module_that_registers_a_retriever():
-    loaded = {t for _, t in IMPORTS[f"{PACKAGE}.retrieval.catalog"] + IMPORTS[ALL_RETRIEVERS]}
-    registering = registering_modules()
-    assert f"{PACKAGE}.retrieval.dense" in registering and f"{PACKAGE}.navigator.run" in registering
-    assert registering <= loaded, f"not loaded by retrieval/catalog.py or retrievers.py: {sorted(registering - loaded)}"
-
-
-@pytest.mark.parametrize("name", ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr", "navigator"])
-def test_every_retriever_registers_itself(name):
-    from memgraph_agents.retrievers import RETRIEVERS
-
-    assert name in RETRIEVERS
-
-
-def test_the_registry_rejects_a_second_retriever_under_a_taken_name():
-    from memgraph_agents.retrieval.registry import register_retriever
-    from memgraph_agents.retrievers import RETRIEVERS
-
-    before = dict(RETRIEVERS)
-    with pytest.raises(ValueError, match="'dense' is already registered"):
-        register_retriever("dense")(lambda query, store, *, k=10: [])
-    assert RETRIEVERS == before
 
 
 def test_the_walker_sees_function_level_and_relative_imports(tmp_path):

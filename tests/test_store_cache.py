@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from memgraph_agents.ingest import ingest_conversation
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import cached_stores, get_store
 from memgraph_agents.storage import MemoryStore
 from memgraph_agents.storage.locks import NamespaceIngestLock

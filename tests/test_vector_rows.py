@@ -20,7 +20,7 @@ import pytest
 from memgraph_agents.bench.process import in_child
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model.graph import Node, NodeKind
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import cached_stores, get_store
 from memgraph_agents.storage import MemoryStore, SessionRecord, SessionWrite
 from memgraph_agents.storage.vector_rows import matching

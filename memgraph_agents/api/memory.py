@@ -23,7 +23,7 @@ from typing import Any
 
 from memgraph_agents.aio import background
 from memgraph_agents.api import ops
-from memgraph_agents.api.overrides import check_k, check_retriever, default_retriever, settings_with
+from memgraph_agents.api.overrides import check_k, check_retriever, settings_with
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
 from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.config import Settings
@@ -58,7 +58,7 @@ class Memory:
         return validate_stored_name(self.settings.namespace if namespace is None else namespace)
 
     def _retriever(self, retriever: str | None) -> str:
-        return default_retriever(self.settings) if retriever is None else check_retriever(retriever)
+        return self.settings.default_retriever if retriever is None else check_retriever(retriever)
 
     # -- add -----------------------------------------------------------------------------
     async def _add(

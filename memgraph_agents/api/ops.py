@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import re
 
-from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
 from memgraph_agents.config import Settings
 from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.registry import is_navigator
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
 from memgraph_agents.storage.namespaces import validate_stored_name
 
@@ -63,7 +63,7 @@ async def search(settings: Settings, namespace: str, query: str, k: int, retriev
     llm = get_chat_model(settings)
     if is_navigator(retriever):
         return (await navigation(settings, store, query, k, llm)).ranking[:k]
-    from memgraph_agents.retrievers import retrieve
+    from memgraph_agents.registry import retrieve
 
     evidence = await asyncio.to_thread(
         retrieve, retriever, query, store, k=k, llm=llm, llm_timeout=settings.llm_timeout

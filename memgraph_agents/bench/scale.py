@@ -134,7 +134,7 @@ def run_size(
     k: int = 10,
 ) -> dict:
     """Build one synthetic graph, load it, time every retriever and the baselines."""
-    from memgraph_agents.retrievers import get_retriever
+    from memgraph_agents.registry import get_retriever
     from memgraph_agents.storage.snapshot import GraphSnapshot
 
     t0 = time.perf_counter()

@@ -120,7 +120,7 @@ def create_tenants(data_dir: Path, first: int, last: int, cache: int, chroma, gr
 
 def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str | None = None) -> dict:
     """Touch ``n`` tenants once each (cold query, then warm query): latency, RSS, descriptors."""
-    from memgraph_agents.retrievers import get_retriever
+    from memgraph_agents.registry import get_retriever
     from memgraph_agents.runtime import cached_stores, get_store
 
     settings = _settings(data_dir, cache, chroma, graph_url)

@@ -88,15 +88,15 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api.ops import open_store
-    from memgraph_agents.api.overrides import check_k, check_retriever, default_retriever, is_navigator
+    from memgraph_agents.api.overrides import check_k, check_retriever
     from memgraph_agents.llm.usage import LLMUsage
-    from memgraph_agents.retrievers import retrieve
+    from memgraph_agents.registry import is_navigator, retrieve
     from memgraph_agents.runtime import get_chat_model
 
     k = check_k(args.top_k, settings.top_k)  # -k, else MEMGRAPH_TOP_K
     # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (navigator);
     # an unknown name fails before any model loads
-    name = check_retriever(args.retriever) if args.retriever else default_retriever(settings)
+    name = check_retriever(args.retriever) if args.retriever else settings.default_retriever
     ns = settings.namespace if args.namespace is None else args.namespace  # "" is refused, not defaulted
     store = open_store(settings, ns)  # missing: an error listing the others
     try:

@@ -18,7 +18,7 @@ def _retrieve(question: str, store, name: str, k: int) -> list[Evidence]:
 
         r = navigate(question, store, context=NavigatorContext(policy="offline"), k=k)
         return r.ranking[:k] or r.evidence[:k]
-    from memgraph_agents.retrievers import retrieve
+    from memgraph_agents.registry import retrieve
 
     return retrieve(name, question, store, k=k)
 

@@ -12,8 +12,8 @@ from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 from memgraph_agents.errors import MemgraphError
 
 PRESET_HELP = (
-    "a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
-    "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)"
+    "a seed paper's system: base, compassmem, emem, emem-g, sgmem, memorai, premem "
+    "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: base, the event graph alone)"
 )
 
 

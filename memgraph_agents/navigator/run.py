@@ -2,8 +2,8 @@
 
 ``navigate(question, store, context=..., llm=...)`` runs the navigator graph on a store and
 returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
-(``k`` items), the trace and the counters. The ``navigator`` retriever (registered for
-``memgraph bench``) ranks turns: the seed pool and the kept events' turns, each scored by its
+(``k`` items), the trace and the counters. The ``navigator`` retriever (the registry's
+``navigator``) ranks turns: the seed pool and the kept events' turns, each scored by its
 seed score plus its corroboration by kept neighbours (``navigator.rank``) plus the turn priors
 (``navigator.priors``: informativeness, a date for a "when" question), then reordered so that
 paraphrases of better-ranked turns give way (MMR, ``navigator.diverse``).
@@ -24,7 +24,6 @@ from memgraph_agents.navigator.graph import graph
 from memgraph_agents.navigator.resources import LLM_KEY, STORE_KEY
 from memgraph_agents.navigator.trace import format_trace
 from memgraph_agents.retrieval.evidence import turn_evidence
-from memgraph_agents.retrieval.registry import register_retriever
 from memgraph_agents.storage.protocols import StoreReader
 
 
@@ -182,8 +181,9 @@ async def astream_navigate(
     yield "result", await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
-@register_retriever("navigator")
-def navigator(query: str, store: StoreReader, *, k: int = 10, llm=None, **params: Any) -> list[Evidence]:
-    """Retriever contract: ranked turn evidence (offline policy unless ``llm`` is given)."""
-    ctx = NavigatorContext(**{"policy": "llm" if llm is not None else "offline", **params})
-    return navigate(query, store, context=ctx, llm=llm, k=k).ranking[:k]
+def navigator(
+    query: str, store: StoreReader, *, k: int = 10, options: NavigatorContext | None = None, llm=None
+) -> list[Evidence]:
+    """Retriever contract: ranked turn evidence; ``options`` are the search parameters (policy
+    ``auto`` by default: the LLM policy when ``llm`` is given, else offline)."""
+    return navigate(query, store, context=options, llm=llm, k=k).ranking[:k]
