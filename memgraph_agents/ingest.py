@@ -1,6 +1,6 @@
 """Public ingest API: add conversations to memory, one session at a time (incremental).
 
-Each session runs through the ingest graph (``memgraph_agents.graphs.ingest``) and commits
+Each session runs through the ingest pipeline (``construct.pipeline``) and commits
 atomically; an unchanged session is skipped, so re-running an ingest adds nothing. A stored
 session that grew (new turns after the stored ones) gets only its new turns built; a stored
 session that changed otherwise is refused with ``SessionConflictError`` unless ``replace=True``
@@ -222,7 +222,7 @@ def _record_conversation(store: Any, conversation_id: str) -> None:
 async def _ingest_sessions(
     conversation: Conversation, run: Settings, store: Any, progress: ProgressFn | None, replace: bool, rebuild: bool
 ) -> IngestReport:
-    from memgraph_agents.graphs.ingest import plan_session
+    from memgraph_agents.construct.pipeline.nodes import plan_session
 
     ns = run.namespace
 
@@ -274,7 +274,7 @@ async def _build_sessions(
     prefetch: SessionPrefetch | None,
     ahead: list[int],
 ) -> None:
-    from memgraph_agents.graphs.ingest import graph
+    from memgraph_agents.construct.pipeline.graph import run_session
 
     with store.usage.use():  # an eviction from the store cache waits for this ingest
         total = len(conversation.sessions)
@@ -282,16 +282,8 @@ async def _build_sessions(
             if prefetch is not None:  # this session and the next few, as many as the model's limit
                 window = [j for j in ahead if j >= i - 1][: run.llm_max_concurrency]
                 prefetch.ensure([conversation.sessions[j] for j in window])
-            async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
-                out = await graph.ainvoke(
-                    {
-                        "session": session,
-                        "speakers": list(conversation.speakers),
-                        "replace": replace,
-                        "rebuild": rebuild,
-                    },
-                    context=ctx,
-                )
+            # one writer per namespace, session by session (the lock is held check -> commit)
+            out = await run_session(store, session, list(conversation.speakers), ctx, replace=replace, rebuild=rebuild)
             status = out.get("status")
             if status == "unchanged":
                 report.sessions_unchanged += 1

@@ -320,4 +320,7 @@ def test_sentence_hop_defaults_to_chunks_only_and_the_preset_turns_generated_mem
     assert [e.kind for e in got[:5]] == ["turn"] * 5
     kinds = [e.kind for e in got[5:]]
     assert kinds and all(kinds.count(k) <= per_kind for k in GENERATED) and set(kinds) <= set(GENERATED)
-    assert sentence_hop(QUERY, store, k=5, options=SentenceHopOptions(generated=2, generated_kinds=("fact",)))[5].kind == "fact"
+    assert (
+        sentence_hop(QUERY, store, k=5, options=SentenceHopOptions(generated=2, generated_kinds=("fact",)))[5].kind
+        == "fact"
+    )

@@ -131,7 +131,7 @@ async def respond(state: NavState, config, runtime) -> dict:
     wall = 1000 * (time.time() - state["started"]) if state.get("started") else 0.0
     return {
         "answer": answer,
-        "evidence": evidence,
+        "evidence": [ev.model_dump(mode="json") for ev in evidence],  # state is plain data
         "wall_ms": round(wall, 1),
         "trace": emit(runtime, events),
         "counters": counters,

@@ -107,7 +107,7 @@ def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> t
 def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
     """Kept events in keeping order; when the search kept fewer than ``k``, the best ranked
     turns outside them fill the rest, so a caller asking for k items gets k."""
-    kept = list(state.get("evidence") or [])
+    kept = [Evidence.model_validate(ev) for ev in state.get("evidence") or []]
     covered = {t for ev in kept for t in ev.turn_ids}
     extra = [ev for ev in ranked if not covered.intersection(ev.turn_ids)]
     return kept[:k] if len(kept) >= k else [*kept, *extra[: k - len(kept)]]

@@ -20,8 +20,6 @@ from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
-from memgraph_agents.model.evidence import Evidence
-
 
 class QueueEntry(TypedDict, total=False):
     node: str
@@ -131,7 +129,7 @@ class NavState(TypedDict, total=False):
     trace: Annotated[list[dict[str, Any]], operator.add]
     counters: Annotated[dict[str, float], add_counts]
     answer: str | None
-    evidence: list[Evidence]
+    evidence: list[dict[str, Any]]  # ``Evidence.model_dump(mode="json")`` of the kept evidence
     started: float
     wall_ms: float
 
