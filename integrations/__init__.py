@@ -8,8 +8,7 @@
 - ``MemgraphStore``: LangGraph's ``BaseStore`` over graph memory (``compile(store=...)``, langmem).
 """
 
-from memgraph_agents.integrations.hooks import MemoryMiddleware, memory_writer_node
-from memgraph_agents.integrations.memory import (
+from memgraph_agents.integrations.agent_memory import (
     AgentMemory,
     BackgroundWriter,
     MemoryWriteError,
@@ -17,6 +16,7 @@ from memgraph_agents.integrations.memory import (
     RecallResult,
     user_namespace,
 )
+from memgraph_agents.integrations.hooks import MemoryMiddleware, memory_writer_node
 from memgraph_agents.integrations.offline_model import OfflineRecallModel
 from memgraph_agents.integrations.retriever import MemoryRetriever, evidence_document
 from memgraph_agents.integrations.store import MemgraphStore

@@ -24,7 +24,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
+from memgraph_agents.integrations.agent_memory import AgentMemory, MissingUserError
 
 log = logging.getLogger(__name__)
 

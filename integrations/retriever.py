@@ -19,7 +19,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
 from memgraph_agents.config import DEFAULT_RETRIEVER, Settings
-from memgraph_agents.integrations.memory import AgentMemory, current_config, current_context
+from memgraph_agents.integrations.agent_memory import AgentMemory, current_config, current_context
 from memgraph_agents.model.evidence import Evidence
 
 

@@ -27,7 +27,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
 from memgraph_agents.config import Settings
-from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
+from memgraph_agents.integrations.agent_memory import AgentMemory, MissingUserError
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.storage.namespaces import NamespaceError
 

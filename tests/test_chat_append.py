@@ -139,7 +139,7 @@ def _chat(text: str, i: int, ai: bool = False, stamp: str | None = None):
 
 @pytest.mark.parametrize("replay", [False, True], ids=["no-checkpointer", "checkpointer-replays-history"])
 def test_a_thread_resumed_after_a_restart_appends_and_keeps_its_dates(settings, replay):
-    from memgraph_agents.integrations.memory import AgentMemory
+    from memgraph_agents.integrations.agent_memory import AgentMemory
 
     first = [
         _chat(f"Message {i} about kayaking in Oslo.", i, ai=bool(i % 2), stamp=f"2024-03-01T09:0{i}:00")

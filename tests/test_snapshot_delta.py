@@ -15,7 +15,7 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Conversation, Session, Turn
 from memgraph_agents.runtime import get_store
 from memgraph_agents.storage import vector_plan
-from memgraph_agents.storage.memory import MemoryStore
+from memgraph_agents.storage.memory_store import MemoryStore
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from tests.workloads import chat_thread, conversation
 
