@@ -6,7 +6,8 @@ reads or writes is fixed by the server's configuration, never by a tool argument
 a JSON file ``{"token": "namespace"}``), so one client cannot name another's memory.
 
 Tools are async and call ``Memory``'s async methods (its background loop and worker threads),
-so one slow call does not stall the others. A bad argument or a failing call comes back as an MCP
+so one slow call does not stall the others. Their defaults are every door's: the preset's
+retriever, else ``MEMGRAPH_RETRIEVER``; ``k`` = ``MEMGRAPH_TOP_K``. A bad argument or a failing call comes back as an MCP
 error result (``isError``); the server keeps running.
 """
 
@@ -64,7 +65,7 @@ class MemoryServer:
 
         self.memory = Memory(settings=settings)
 
-    async def recall(self, ns: str, query: str, k: int) -> str:
+    async def recall(self, ns: str, query: str, k: int | None) -> str:
         evidence = await self.memory.asearch(query, namespace=ns, k=k)
         return "\n".join(ev.cite() for ev in evidence) or "Nothing relevant in memory."
 
@@ -76,7 +77,7 @@ class MemoryServer:
         out = await self.memory.aforget(namespace=ns, note=note_id)
         return f"forgot {note_id} ({out.nodes_removed} nodes removed)"
 
-    async def ask(self, ns: str, question: str, k: int) -> str:
+    async def ask(self, ns: str, question: str, k: int | None) -> str:
         r = await self.memory.aask(question, namespace=ns, k=k)
         lines = [f"answer: {r.answer}"] if r.answer else ["(offline: no language model, evidence only)"]
         return "\n".join(lines + [ev.cite() for ev in r.evidence])
@@ -92,7 +93,9 @@ class MemoryServer:
 
 
 Query = Annotated[str, Field(min_length=1, description="what to look for, in natural language")]
-TopK = Annotated[int, Field(ge=1, le=50, description="how many evidence items")]
+TopK = Annotated[
+    int | None, Field(ge=1, le=50, description="how many evidence items (default: the server's MEMGRAPH_TOP_K, 10)")
+]
 
 
 def build_server(
@@ -124,7 +127,7 @@ def build_server(
         return token.client_id
 
     @mcp.tool()
-    async def recall(query: Query, k: TopK = 5) -> str:
+    async def recall(query: Query, k: TopK = None) -> str:
         """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text."""
         return await server.recall(ns(), query, k)
 
@@ -141,7 +144,7 @@ def build_server(
         return await server.forget_note(ns(), note_id)
 
     @mcp.tool()
-    async def ask(question: Query, k: TopK = 5) -> str:
+    async def ask(question: Query, k: TopK = None) -> str:
         """Answer a question from memory (with an LLM configured), with the evidence used."""
         return await server.ask(ns(), question, k)
 

@@ -103,6 +103,47 @@ class MemoryContext:
         return ctx
 
 
+def context_overrides(context: Any) -> dict[str, Any]:
+    """The settings a run context sets. A ``MemoryContext`` (or a subclass: the chatbot's,
+    the navigator's) gives ``overrides()``; any other object or dict — an application's own
+    ``context_schema`` — gives its attributes or keys named like ``MemoryContext``'s fields."""
+    if context is None:
+        return {}
+    if isinstance(context, MemoryContext):
+        return context.overrides()
+
+    def get(name: str) -> Any:
+        return context.get(name) if isinstance(context, dict) else getattr(context, name, None)
+
+    extra = get("extra")
+    out: dict[str, Any] = dict((extra.get("settings") or {}) if isinstance(extra, dict) else {})
+    for name in CONTEXT_FIELDS:
+        value = get(name)
+        if value not in ("", 0, None):
+            out[name] = value
+    return out
+
+
+def settings_for(context: Any, base: Settings | None = None) -> Settings:
+    """A run's settings: ``base`` (default: the environment) with what the run context sets,
+    validated (``ConfigError`` naming the field). The one place a run context becomes
+    ``Settings``: the agent tools, the turn writer, ``MemoryRetriever`` and the graphs use it,
+    so a field set in the context (``preset``, ``top_k``, ``retriever``…) reaches every door."""
+    if isinstance(context, MemoryContext):
+        return context.settings(base)
+    overrides = context_overrides(context)
+    base = base or Settings.load()
+    return base.override(**overrides) if overrides else base
+
+
+def run_retriever(context: Any, settings: Settings, chosen: Any = None) -> Any:
+    """The retriever of a run, the rule of every door: one the run context names (its
+    ``retriever`` field), else ``chosen`` (a call's or a door's own: a name or a callable),
+    else ``settings.default_retriever`` (the preset's, else ``Settings.retriever``)."""
+    named = context_overrides(context).get("retriever")
+    return named or chosen or settings.default_retriever
+
+
 _STORES: StoreCache[MemoryStore] = StoreCache(Settings.model_fields["cache_namespaces"].default)
 _CHAT: dict[str, Any] = {}
 _LOCK = threading.Lock()

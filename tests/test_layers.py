@@ -41,13 +41,9 @@ RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 # (importing module, imported module) -> why the upward import is needed. Keep it empty.
 ALLOWED: dict[tuple[str, str], str] = {}
 
-# Groups of modules that may import each other (function-level, deferred) -> why.
-ALLOWED_CYCLES: dict[frozenset[str], str] = {
-    frozenset(
-        {f"{PACKAGE}.integrations.hooks", f"{PACKAGE}.integrations.tools"}
-    ): "MemoryMiddleware(tools=True) builds the tools and MemoryTools.turn_writer() builds the middleware: "
-    "two conveniences of one public API pointing at each other, both imports deferred",
-}
+# Groups of modules that may import each other (function-level, deferred) -> why. Keep it empty.
+ALLOWED_CYCLES: dict[frozenset[str], str] = {}
+
 
 MODULES = package_modules()  # memgraph_agents/ and the folders mapped into it (graphs/, integrations/…)
 

@@ -7,9 +7,10 @@
 
 Every method takes ``namespace=`` (default: ``settings.namespace``). The async twins
 (``aadd``, ``asearch``, ``aask``, ``aforget``, ``astats``) run the same work on one shared
-background event loop and worker threads, so they never block the caller's loop. The CLI, the
-agent tools and the graphs call the same functions underneath (``ingest_conversation``,
-``api.ops``).
+background event loop and worker threads, so they never block the caller's loop. ``Memory``
+is the one engine: the agent tools and turn writer, ``MemoryRetriever``, ``MemgraphStore``, the
+MCP server, the CLI and the exported graphs all call it or the coroutines under it
+(``api.ops``), so the same settings give the same evidence at every door.
 """
 
 from __future__ import annotations
@@ -155,7 +156,9 @@ class Memory:
         self, query: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
     ) -> list[Evidence]:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
-        ``settings.retriever``); ``k`` defaults to ``settings.top_k``. Empty for an empty namespace."""
+        ``settings.retriever``): at most ``k`` (default ``settings.top_k``) ranked items, then the
+        generated items a preset adds (``sgmem``'s summaries and facts). Empty for an empty
+        namespace. Every door (agent tools, store, MCP, CLI, graphs) runs this same search."""
         return background.run(self._search(query, namespace, k, retriever))
 
     async def asearch(

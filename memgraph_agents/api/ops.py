@@ -1,14 +1,24 @@
 """The coroutines behind ``Memory``: search, ask, forget, stats on one namespace.
 
+Every door that turns a question into evidence — ``Memory``, the agent tools and
+``MemoryRetriever``, ``MemgraphStore``, the MCP server, ``memgraph ask`` / ``demo``, the
+exported graphs — ends in ``retrieval``: one place that opens the namespace, runs the
+retriever (the navigator as the async graph it is; a one-shot retriever in a worker thread)
+and hands it the settings' chat model. Callers resolve the settings first (``MemoryContext``
+→ ``Settings``), the retriever (``Settings.default_retriever`` when none is named) and ``k``
+(``Settings.top_k``), so the same settings give the same evidence at every door.
+
 They run on the shared background loop (``memgraph_agents.aio.background``); blocking work
-(SQLite, Chroma, a one-shot retriever) goes to worker threads, the navigator runs as the
-async graph it is. Stores come from ``runtime.get_store`` (opened once per process).
+(SQLite, Chroma) goes to worker threads. Stores come from ``runtime.get_store`` (opened once
+per process).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass, field
+from typing import Any
 
 from memgraph_agents.api.results import AskResult, ForgetReport
 from memgraph_agents.config import Settings
@@ -16,6 +26,7 @@ from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.registry import is_navigator
+from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
 from memgraph_agents.storage.namespaces import validate_stored_name
 
@@ -42,57 +53,97 @@ def _question(text: str) -> str:
     return text
 
 
-async def navigation(settings: Settings, store, question: str, k: int, llm):
-    """The navigator on ``store`` (LLM policy when ``llm`` is given), its full result."""
+@dataclass
+class Retrieval:
+    """What one question found: the evidence (best first: at most k ranked items, then the
+    generated items a preset adds, such as ``sgmem``'s summaries), how, and at what LLM cost.
+
+    ``navigation`` is the navigator's full result (path, subgoals, answer) when it ran;
+    ``usage`` and ``notes`` are the LLM calls and fallbacks of a one-shot retriever's LLM steps;
+    ``empty`` says why nothing was searched (a namespace with no memory), else ``""``."""
+
+    retriever: str
+    evidence: list[Evidence] = field(default_factory=list)
+    navigation: Any = None  # navigator.run.NavigationResult
+    usage: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    empty: str = ""
+
+
+async def navigation(settings: Settings, store, question: str, k: int, llm, retriever: str = "navigator"):
+    """The navigator on ``store`` (LLM policy when ``llm`` is given), its full result. Its
+    parameters: the settings' (``NavigatorContext.from_settings``), then ``retriever``'s preset's."""
     from memgraph_agents.navigator import NavigatorContext, anavigate
+    from memgraph_agents.registry import resolve
 
     ctx = NavigatorContext.from_settings(
-        settings.override(namespace=store.namespace), policy="llm" if llm is not None else "offline"
+        settings.override(namespace=store.namespace),
+        policy="llm" if llm is not None else "offline",
+        **resolve(retriever)[1],
     )
     return await anavigate(question, store, context=ctx, llm=llm, k=k)
 
 
-async def search(settings: Settings, namespace: str, query: str, k: int, retriever: str) -> list[Evidence]:
-    """Ranked evidence; ``[]`` for a namespace that holds nothing yet (never a guess)."""
-    _question(query)
+async def _memory_of(settings: Settings, namespace: str):
+    """The namespace's store, or ``None`` when it holds no memory yet (never an error: a user
+    with nothing stored has nothing to recall)."""
     if not await asyncio.to_thread(exists, settings, namespace):
-        return []
+        return None
     store = await asyncio.to_thread(get_store, settings, namespace, create=False)
     if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
-        return []
+        return None
+    return store
+
+
+async def retrieval(settings: Settings, namespace: str, query: str, k: int, retriever: str | Retriever) -> Retrieval:
+    """Evidence for ``query`` in ``namespace``, the one path every door takes: ``retriever`` (a
+    name, checked by the caller, or a callable ``(query, store, *, k)``) with the settings'
+    chat model (``settings.llm``; none offline) for the navigator's LLM policy and the LLM
+    steps of the retrievers that have them."""
+    _question(query)
+    name = retriever if isinstance(retriever, str) else getattr(retriever, "__name__", "custom")
+    store = await _memory_of(settings, namespace)
+    if store is None:
+        return Retrieval(name, empty=f"namespace {namespace!r} holds no memory yet")
+    if not isinstance(retriever, str):  # an application's own retriever
+        return Retrieval(name, list(await asyncio.to_thread(retriever, query, store, k=k))[:k])
     llm = get_chat_model(settings)
     if is_navigator(retriever):
-        return (await navigation(settings, store, query, k, llm)).ranking[:k]
+        nav = await navigation(settings, store, query, k, llm, retriever)
+        return Retrieval(name, nav.ranking[:k] or nav.evidence[:k], navigation=nav)
+    from memgraph_agents.llm.usage import LLMUsage
     from memgraph_agents.registry import retrieve
 
+    usage, notes = LLMUsage(), list[str]()
     evidence = await asyncio.to_thread(
-        retrieve, retriever, query, store, k=k, llm=llm, llm_timeout=settings.llm_timeout
+        retrieve, retriever, query, store, k=k, llm=llm, usage=usage, llm_timeout=settings.llm_timeout, notes=notes
     )
-    return list(evidence)[:k]
+    # at most k ranked items; a preset may add its generated items after them (sgmem's summaries)
+    return Retrieval(name, list(evidence), usage=usage.snapshot(), notes=notes)
+
+
+async def search(settings: Settings, namespace: str, query: str, k: int, retriever: str) -> list[Evidence]:
+    """Ranked evidence; ``[]`` for a namespace that holds nothing yet (never a guess)."""
+    return (await retrieval(settings, namespace, query, k, retriever)).evidence
 
 
 async def ask(settings: Settings, namespace: str, question: str, k: int, retriever: str) -> AskResult:
     """Evidence and trace always; an answer when a chat model is configured."""
-    _question(question)
-    out = AskResult(question=question, namespace=namespace, retriever=retriever)
-    llm = get_chat_model(settings)
-    store = None
-    if await asyncio.to_thread(exists, settings, namespace):
-        store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if store is None or not await asyncio.to_thread(store.sessions):
-        out.trace = [f"namespace {namespace!r} holds no memory yet"]
+    found = await retrieval(settings, namespace, question, k, retriever)
+    out = AskResult(question=question, namespace=namespace, retriever=retriever, evidence=found.evidence)
+    if found.empty:
+        out.trace = [found.empty]
         return out
-    if is_navigator(retriever):
-        nav = await navigation(settings, store, question, k, llm)
-        out.evidence, out.answer, out.trace = nav.ranking[:k], nav.answer, nav.trace_lines()
-        out.counters = dict(nav.counters)
+    nav = found.navigation
+    if nav is not None:
+        out.answer, out.trace, out.counters = nav.answer, nav.trace_lines(), dict(nav.counters)
         out.cited_turns = cited_in(nav.answer or "", out.evidence + nav.evidence)
         return out
-    out.evidence = await search(settings, namespace, question, k, retriever)
     out.trace = [
         f"{i}. {ev.node_id} ({ev.score:.3f}) via {' -> '.join(ev.path) or ev.node_id}"
         for i, ev in enumerate(out.evidence, start=1)
     ]
+    llm = get_chat_model(settings)
     if llm is not None:
         from memgraph_agents.llm.answer import aanswer
         from memgraph_agents.llm.usage import LLMUsage
@@ -108,6 +159,49 @@ def cited_in(answer: str, evidence: list[Evidence]) -> list[str]:
     """The evidence turn ids an answer cites (the prompts ask for "(S2:4)"-style citations)."""
     known = dict.fromkeys(t for ev in evidence for t in ev.turn_ids)
     return [t for t in known if re.search(rf"(?<![\w:]){re.escape(t)}(?![\w:])", answer)]
+
+
+def node_view(settings: Settings, namespace: str, node_id: str, *, neighbours: int = 60, turns: int = 20) -> dict:
+    """One node of a namespace (``event:S1:2``, ``arg:odalys``, or a turn id ``D1:3``): its text
+    and attributes, up to ``neighbours`` neighbours and ``turns`` provenance turns with their
+    dates. ``KeyError`` for a node the namespace does not hold."""
+    from memgraph_agents.retrieval.evidence import provenance
+
+    store = open_store(settings, namespace)
+    snap = store.snapshot()
+    nid = node_id if node_id in snap else f"turn:{node_id}"
+    if nid not in snap:
+        raise KeyError(f"no node {node_id!r} in namespace {store.namespace!r}")
+    node = snap.node(nid)
+    edges = snap.edges_of(nid)
+    near = []
+    for e in edges[:neighbours]:
+        other = e.dst if e.src == nid else e.src
+        near.append(
+            {
+                "direction": "->" if e.src == nid else "<-",
+                "edge": e.kind.value,
+                "label": e.label,
+                "node": other,
+                "text": snap.text[snap.index[other]],
+            }
+        )
+    cited = []
+    for t in provenance(snap, snap.index[nid])[:turns]:
+        ti = snap.index.get(f"turn:{t}")
+        if ti is not None:
+            cited.append({"turn": t, "date": snap.session_date(snap.owner[ti]), "text": snap.text[ti]})
+    return {
+        "id": nid,
+        "kind": node.kind.value,
+        "session": node.session_id,
+        "text": node.text,
+        "attrs": {k: v for k, v in node.attrs.items() if k != "centroid"},  # 384 floats say nothing here
+        "neighbours": near,
+        "neighbour_count": len(edges),
+        "provenance": cited,
+        "provenance_count": len(provenance(snap, snap.index[nid])),
+    }
 
 
 def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetReport:

@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace")
     s.add_argument(
         "--retriever",
-        help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator, or a preset's "
+        help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, fusion, navigator, or a preset's "
         "name (its retriever); default: the preset's, else MEMGRAPH_RETRIEVER (navigator)",
     )
     s.add_argument("--preset", help=PRESET_HELP)
@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("demo", help="ingest the example conversation and answer a few questions (offline)")
     s.add_argument(
         "--retriever",
-        help="retriever to use (env MEMGRAPH_RETRIEVER; default ppr); MEMGRAPH_TOP_K items per question (default 10)",
+        help="retriever to use (default: the preset's, else MEMGRAPH_RETRIEVER: navigator); "
+        "MEMGRAPH_TOP_K items per question (default 10)",
     )
 
     from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd

@@ -119,33 +119,20 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.api.ops import open_store
-    from memgraph_agents.retrieval.evidence import provenance
+    from memgraph_agents.api.ops import node_view
 
-    store = open_store(settings, settings.namespace if args.namespace is None else args.namespace)
-    snap = store.snapshot()
-    nid = args.node_id if args.node_id in snap else f"turn:{args.node_id}"
-    if nid not in snap:
-        raise KeyError(f"no node {args.node_id!r} in namespace {store.namespace!r}")
-    i = snap.index[nid]
-    node = snap.node(nid)
-    console.print(f"[bold]{nid}[/bold] ({node.kind.value}, owner session {node.session_id or '-'})")
-    console.print(node.text, markup=False)
-    attrs = {k: v for k, v in node.attrs.items() if k != "centroid"}
-    if attrs:
-        console.print(f"attrs: {attrs}", markup=False)
-    rows = []
-    for e in snap.edges_of(nid)[:60]:
-        other = e.dst if e.src == nid else e.src
-        j = snap.index[other]
-        rows.append(["->" if e.src == nid else "<-", e.kind.value, e.label, other, " ".join(snap.text[j].split())[:70]])
-    console.print(table(f"Neighbours ({len(snap.edges_of(nid))})", ["dir", "edge", "label", "node", "text"], rows))
-    turns = provenance(snap, i)
-    console.print(f"provenance turns ({len(turns)}):")
-    for t in turns[:20]:
-        ti = snap.index.get(f"turn:{t}")
-        if ti is not None:
-            console.print(f"  [{snap.session_date(snap.owner[ti])} | {t}] {snap.text[ti]}", markup=False)
+    v = node_view(settings, settings.namespace if args.namespace is None else args.namespace, args.node_id)
+    console.print(f"[bold]{v['id']}[/bold] ({v['kind']}, owner session {v['session'] or '-'})")
+    console.print(v["text"], markup=False)
+    if v["attrs"]:
+        console.print(f"attrs: {v['attrs']}", markup=False)
+    rows = [
+        [n["direction"], n["edge"], n["label"], n["node"], " ".join(n["text"].split())[:70]] for n in v["neighbours"]
+    ]
+    console.print(table(f"Neighbours ({v['neighbour_count']})", ["dir", "edge", "label", "node", "text"], rows))
+    console.print(f"provenance turns ({v['provenance_count']}):")
+    for t in v["provenance"]:
+        console.print(f"  [{t['date']} | {t['turn']}] {t['text']}", markup=False)
     return 0
 
 
