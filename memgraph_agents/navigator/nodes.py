@@ -20,7 +20,7 @@ import numpy as np
 from langgraph.types import Send
 
 from memgraph_agents.aio import off_loop
-from memgraph_agents.llm.structured import LLMError
+from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator import budget
 from memgraph_agents.navigator.localize import candidates, one_shot, rank_events, select_start

@@ -15,7 +15,7 @@ from datetime import date
 from typing import Any
 
 from memgraph_agents.aio import off_loop
-from memgraph_agents.llm.structured import LLMError
+from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator import budget
@@ -24,6 +24,7 @@ from memgraph_agents.navigator.resources import resources
 from memgraph_agents.navigator.search import Search, build_search
 from memgraph_agents.navigator.state import NavState
 from memgraph_agents.navigator.trace import emit, event
+from memgraph_agents.navigator.turn_ranking import ranking
 from memgraph_agents.retrieval.evidence import to_evidence
 
 MAX_ANSWER_TURNS = 40  # raw turns shown to the answering model
@@ -129,9 +130,14 @@ async def respond(state: NavState, config, runtime) -> dict:
             "output_tokens": s["output_tokens"],
         }
     wall = 1000 * (time.time() - state["started"]) if state.get("started") else 0.0
+    k = state.get("k") or res.context.top_k or res.context.settings().top_k  # the input's, else the run's
+    ranked, kept_only = await off_loop(ranking, res.store, state, res.context, k)
     return {
         "answer": answer,
-        "evidence": [ev.model_dump(mode="json") for ev in evidence],  # state is plain data
+        # state is plain data: evidence as JSON dumps
+        "evidence": [ev.model_dump(mode="json") for ev in evidence],
+        "ranking": [ev.model_dump(mode="json") for ev in ranked],
+        "kept_ranking": [ev.model_dump(mode="json") for ev in kept_only],
         "wall_ms": round(wall, 1),
         "trace": emit(runtime, events),
         "counters": counters,
