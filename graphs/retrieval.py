@@ -22,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from memgraph_agents.aio import background
 from memgraph_agents.api import ops
 from memgraph_agents.api.overrides import check_k
 from memgraph_agents.config import Settings
@@ -46,10 +47,12 @@ def _settings(runtime: Runtime[MemoryContext]) -> Settings:
 def retriever_node(name: str):
     """A node running the retriever ``name`` on the context's namespace."""
 
-    async def run(state: RetrievalState, runtime: Runtime[MemoryContext]) -> dict:
+    def run(state: RetrievalState, runtime: Runtime[MemoryContext]) -> dict:
+        # Sync, so ``graph.invoke`` works too; under ``ainvoke`` LangGraph runs it in a worker
+        # thread, and the search itself runs on the engine's background loop as Memory.search does.
         settings = _settings(runtime)
         k = check_k(state.get("k") or None, settings.top_k)
-        found = await ops.retrieval(settings, settings.namespace, state.get("query", ""), k, name)
+        found = background.run(ops.retrieval(settings, settings.namespace, state.get("query", ""), k, name))
         usage = dict(found.navigation.counters) if found.navigation is not None else found.usage
         return {"evidence": [ev.model_dump(mode="json") for ev in found.evidence], "usage": usage}
 

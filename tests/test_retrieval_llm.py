@@ -242,7 +242,7 @@ def test_retrieval_graph_runs_the_llm_steps_when_configured(memory):
     out = graph.invoke({"query": PIXEL_Q, "k": 3}, context=MemoryContext(llm="fake:retrieval-llm", **base))
     assert out["usage"]["calls"] == 2 and out["usage"]["total_tokens"] > 0
     assert [task_text(c).splitlines()[0] for c in model.calls] == [MENTIONS_MARKER, FILTER_MARKER]
-    assert out["evidence"][0].node_id == "turn:D2:4"
+    assert out["evidence"][0]["node_id"] == "turn:D2:4"  # state is plain data
     offline = graph.invoke({"query": PIXEL_Q, "k": 3}, context=MemoryContext(**base))
     assert offline["usage"]["calls"] == 0 and len(model.calls) == 2
     assert len(offline["evidence"]) == 3

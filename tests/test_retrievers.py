@@ -235,7 +235,7 @@ def test_retrieval_graph_runs_the_context_retriever_and_draws_every_node(memory)
     ctx = MemoryContext(data_dir=str(s.data_dir), namespace=s.namespace, embeddings="hash", retriever="ppr")
     out = graph.invoke({"query": "What was Ben's time in the Lisbon half marathon?", "k": 3}, context=ctx)
     assert 0 < len(out["evidence"]) <= 3
-    assert {e.retriever for e in out["evidence"]} == {"ppr"}
+    assert {e["retriever"] for e in out["evidence"]} == {"ppr"}
     mermaid = graph.get_graph().draw_mermaid()
     for name in RETRIEVERS:
         assert name in mermaid
