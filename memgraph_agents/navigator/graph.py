@@ -8,10 +8,13 @@
 frontiers claimed in the same update, so no node is expanded twice); explorers merge
 through the reducers of ``NavState``. Both conditional edges declare their ``path_map``,
 so ``graph.get_graph(xray=True)`` draws the real topology. Parameters are the run context
-(``NavigatorContext``); the graph is compiled without a checkpointer.
+(``NavigatorContext``); the graph is compiled without a checkpointer (``langgraph dev`` brings
+its own); its state is plain data (``navigator.state``), so any checkpointer stores it.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
@@ -23,7 +26,7 @@ from memgraph_agents.navigator.state import ExplorerInput, NavState
 PATHS = {"explore": "explore", "refine": "refine", "respond": "respond"}
 
 
-def build_navigator_graph():
+def build_navigator_graph(checkpointer: Any = None):
     g = StateGraph(NavState, context_schema=NavigatorContext)
     g.add_node("planner", planner)
     g.add_node("localize", localize)
@@ -38,7 +41,7 @@ def build_navigator_graph():
     g.add_conditional_edges("coordinate", route, PATHS)
     g.add_edge("refine", "localize")
     g.add_edge("respond", END)
-    return g.compile()
+    return g.compile(checkpointer=checkpointer, name="navigator")
 
 
 graph = build_navigator_graph()

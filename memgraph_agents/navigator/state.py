@@ -130,7 +130,7 @@ class NavState(TypedDict, total=False):
     counters: Annotated[dict[str, float], add_counts]
     answer: str | None
     evidence: list[dict[str, Any]]  # ``Evidence.model_dump(mode="json")`` of the kept evidence
-    ranking: list[dict[str, Any]]  # the final turn ranking (``navigator.turn_ranking``), k items, as JSON
+    ranking: list[dict[str, Any]]  # the final turn ranking, best first (its first k: the evidence), as JSON
     kept_ranking: list[dict[str, Any]]  # the ranking's turns of kept events, as JSON
     started: float
     wall_ms: float
