@@ -14,8 +14,6 @@ its own); its state is plain data (``navigator.state``), so any checkpointer sto
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.graph import END, START, StateGraph
 
 from memgraph_agents.navigator.config import NavigatorContext
@@ -26,7 +24,7 @@ from memgraph_agents.navigator.state import ExplorerInput, NavState
 PATHS = {"explore": "explore", "refine": "refine", "respond": "respond"}
 
 
-def build_navigator_graph(checkpointer: Any = None):
+def build_navigator_graph(checkpointer=None):  # no annotations: the nodes take (state, config, runtime) untyped
     g = StateGraph(NavState, context_schema=NavigatorContext)
     g.add_node("planner", planner)
     g.add_node("localize", localize)
