@@ -14,7 +14,7 @@ from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, NodeKind
-from memgraph_agents.model.ranking import top_k
+from memgraph_agents.model.ranking import exact_dots, top_k
 
 JUDGE_FLOOR = 0.8
 MAX_JUDGE_CALLS = 5
@@ -51,12 +51,14 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
     idx, old = await off_loop(ctx.existing, NodeKind.EVENT, other_sessions=True)
     if not events or not len(idx):
         return b
-    sims = await off_loop(ctx.embedder.embed, [e.text for e in events]) @ old.T
+    new = await off_loop(ctx.embedder.embed, [e.text for e in events])
+    sims = new @ old.T
     rank = ctx.snapshot.id_rank[idx]
     judged = 0
     for r, ev in enumerate(events):
         j = int(top_k(sims[r], 1, tiebreak=rank)[0])  # near-ties by event id, not row order
-        best, old_id = float(sims[r, j]), ctx.snapshot.ids[idx[j]]
+        # The thresholds judge the pair's exact cosine, not its BLAS rounding (model.ranking).
+        best, old_id = float(exact_dots(new, old, [r], [j])[0]), ctx.snapshot.ids[idx[j]]
         if best >= ctx.params.fusion_threshold:
             _merge(b, ev.id, old_id, session.id)
         elif ctx.llm is not None and best >= JUDGE_FLOOR and judged < MAX_JUDGE_CALLS:

@@ -20,7 +20,7 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.synonyms import synonym_pairs, synonym_pairs_within
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
-from memgraph_agents.model.ranking import top_k
+from memgraph_agents.model.ranking import exact_dots, top_k
 
 _KEY = re.compile(r"[^a-z0-9]+")
 
@@ -59,8 +59,10 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
     sims = new @ old.T
     rank = ctx.snapshot.id_rank[idx]
     for r, ev in enumerate(events):
-        for j in top_k(sims[r], ctx.params.similar_max, tiebreak=rank):  # near-ties by event id
-            if sims[r, j] < ctx.params.similar_threshold:
+        best = top_k(sims[r], ctx.params.similar_max, tiebreak=rank)  # near-ties by event id
+        # The threshold and the weight: exact cosines, not their BLAS rounding (model.ranking).
+        for j, sim in zip(best.tolist(), exact_dots(new, old, [r] * len(best), best).tolist()):
+            if sim < ctx.params.similar_threshold:
                 break
             b.edges.append(
                 Edge(
@@ -69,7 +71,7 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
                     kind=EdgeKind.SIMILAR,
                     label="event",
                     session_id=session.id,
-                    weight=float(sims[r, j]),
+                    weight=sim,
                 )
             )
 

@@ -47,8 +47,10 @@ def _normalise(v: np.ndarray) -> np.ndarray:
 
 
 def _cos(a: np.ndarray, b: np.ndarray) -> float:
-    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
-    return float(a @ b) / (na * nb) if na > 0 and nb > 0 else 0.0
+    # Elementwise products and numpy's sums, not BLAS dots (``norm`` of a vector is one): the
+    # same pair of windows gets the same cosine on every kernel, so ties between gaps cannot flip.
+    na, nb = float(np.sqrt((a * a).sum())), float(np.sqrt((b * b).sum()))
+    return float((a * b).sum()) / (na * nb) if na > 0 and nb > 0 else 0.0
 
 
 def gap_similarities(vectors: np.ndarray, window: int = 2) -> np.ndarray:

@@ -9,8 +9,11 @@
   (``knn_pairs``), as undirected edges.
 
 All similarity matrices are computed in row blocks (about ``_BLOCK_ELEMS`` floats at a time),
-so 20k x 20k never exists in memory. Results are deterministic: ties break towards the
-smaller index.
+so 20k x 20k never exists in memory. BLAS only screens: a pair is a candidate when its float32
+score is within ``screen_margin`` of the threshold or the cut, and every decision (threshold,
+order, cap, k best) is taken on ``exact_dots``, which depends on the two vectors alone, not on
+their rows or the CPU's BLAS kernel. Ties (equal exact scores: identical vectors) break
+towards the smaller index (or key).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from collections import Counter
 from collections.abc import Iterator
 
 import numpy as np
+
+from memgraph_agents.model.ranking import exact_dots, screen_margin
 
 Pair = tuple[int, int, float]
 _BLOCK_ELEMS = 4_000_000  # ~16 MB of float32 per block
@@ -40,18 +45,28 @@ def _blocks(a: np.ndarray, b: np.ndarray, block_rows: int | None) -> Iterator[tu
 
 
 def _top_over(
-    sims: np.ndarray, threshold: float, cap: int, key: np.ndarray | None = None
+    a: np.ndarray,
+    b: np.ndarray,
+    lo: int,
+    sims: np.ndarray,
+    threshold: float,
+    cap: int,
+    key: np.ndarray | None = None,
 ) -> Iterator[tuple[int, int, float]]:
-    """Per row: up to ``cap`` (row, col, sim) with sim >= threshold, best first, ties by col
-    (by ``key[col]`` when given)."""
+    """Per row ``r`` of the block ``sims = a[lo:lo+len(sims)] @ b.T``: up to ``cap``
+    (row, col, exact cosine) with exact cosine >= threshold, best first, ties by col (by
+    ``key[col]`` when given)."""
+    floor = threshold - screen_margin(a.shape[1])
     for r in range(len(sims)):
-        row = sims[r]
-        cols = np.flatnonzero(row >= threshold)
-        if len(cols) > cap:
-            keep = np.lexsort((cols if key is None else key[cols], -row[cols]))[:cap]
-            cols = cols[keep]
-        for c in cols[np.lexsort((cols if key is None else key[cols], -row[cols]))]:
-            yield r, int(c), float(row[c])
+        cols = np.flatnonzero(sims[r] >= floor)
+        if not len(cols):
+            continue
+        exact = exact_dots(a, b, np.full(len(cols), lo + r), cols)
+        keep = exact >= threshold
+        cols, exact = cols[keep], exact[keep]
+        order = np.lexsort((cols if key is None else key[cols], -exact))[:cap]
+        for c, v in zip(cols[order].tolist(), exact[order].tolist()):
+            yield lo + r, c, v
 
 
 def _precap(cap: int) -> int:
@@ -79,6 +94,17 @@ def _cap_greedy(cands: list[Pair], cap: int, symmetric: bool, key: np.ndarray | 
     return sorted(out, key=lambda p: (p[0], -p[2], jk(p[1])))
 
 
+def pairs_over(
+    a: np.ndarray, b: np.ndarray, threshold: float, cap: int, *, block_rows: int | None = None
+) -> list[Pair]:
+    """Per row ``i`` of ``a``: up to ``cap`` pairs (i, j, a_i·b_j) with a_i·b_j >= threshold, the
+    best first (exact scores; ties -> the lower j), ordered by i. The rows are used as given
+    (normalise them first for cosines)."""
+    if len(a) == 0 or len(b) == 0 or cap <= 0:
+        return []
+    return [p for lo, sims in _blocks(a, b, block_rows) for p in _top_over(a, b, lo, sims, threshold, cap)]
+
+
 def synonym_pairs(
     new_vecs: np.ndarray,
     old_vecs: np.ndarray,
@@ -102,7 +128,7 @@ def synonym_pairs(
     key = None if old_order is None else np.asarray(old_order)
     cands: list[Pair] = []
     for lo, sims in _blocks(a, b, block_rows):
-        cands.extend((lo + r, c, s) for r, c, s in _top_over(sims, threshold, _precap(max_per_node), key))
+        cands.extend(_top_over(a, b, lo, sims, threshold, _precap(max_per_node), key))
     return _cap_greedy(cands, max_per_node, symmetric=False, key=key)
 
 
@@ -122,7 +148,7 @@ def synonym_pairs_within(
     for lo, sims in _blocks(v, v, block_rows):
         rows = lo + np.arange(len(sims))
         sims[cols[None, :] <= rows[:, None]] = -np.inf  # only j > i (and never i itself)
-        cands.extend((lo + r, c, s) for r, c, s in _top_over(sims, threshold, _precap(max_per_node)))
+        cands.extend(_top_over(v, v, lo, sims, threshold, _precap(max_per_node)))
     return _cap_greedy(cands, max_per_node, symmetric=True)
 
 
@@ -141,9 +167,10 @@ def knn_pairs(vecs: np.ndarray, k: int, *, block_rows: int | None = None) -> lis
     for lo, sims in _blocks(v, v, block_rows):
         rows = np.arange(len(sims))
         sims[rows, lo + rows] = -np.inf  # not itself
-        kth = np.partition(sims, -k, axis=1)[:, -k]  # k-th largest similarity per row
-        rr, cc = np.nonzero(sims >= kth[:, None])  # the top k plus any ties at the k-th value
-        vals = sims[rr, cc]
+        kth = np.partition(sims, -k, axis=1)[:, -k]  # k-th largest BLAS similarity per row
+        # Every pair whose exact score can reach the row's exact k-th best; ranked exactly.
+        rr, cc = np.nonzero(sims >= (kth - screen_margin(v.shape[1]))[:, None])
+        vals = exact_dots(v, v, rr + lo, cc)
         order = np.lexsort((cc, -vals, rr))  # per row: best first, ties -> smaller index
         rr, cc, vals = rr[order], cc[order], vals[order]
         rank = np.arange(len(rr)) - np.searchsorted(rr, rr, side="left")

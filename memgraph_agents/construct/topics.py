@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.cluster import KMeans
 
+from memgraph_agents.model.ranking import exact_dots
+
 
 def topic_count(n_events: int) -> int:
     """max(2, min(n // 5, 50)), never more than n; 1 for one event, 0 for none."""
@@ -65,6 +67,10 @@ def assign_online(vector: np.ndarray, centroids: np.ndarray, threshold: float) -
     c = np.asarray(centroids, dtype=np.float64)
     if c.size == 0:
         return None
-    sims = _normalise(c.reshape(len(c), -1)) @ _normalise(np.asarray(vector, dtype=np.float64).ravel())
+    cn = _normalise(c.reshape(len(c), -1))
+    vn = _normalise(np.asarray(vector, dtype=np.float64).reshape(1, -1))
+    # Exact cosines (model.ranking): the threshold and a tie between centroids never depend on
+    # how a BLAS kernel rounds.
+    sims = exact_dots(cn, vn, np.arange(len(cn)), np.zeros(len(cn), dtype=np.int64))
     best = int(np.argmax(sims))  # first of ties
     return best if sims[best] >= threshold else None

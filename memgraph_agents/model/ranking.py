@@ -5,6 +5,10 @@ server) or by BLAS kernels on rows at different positions can differ in the last
 the index order of nodes follows insertion history. So "equal" means within ``TIE_EPS``, and
 a run of such near-equal scores is ordered by the tiebreak key (``ranks_of(ids)``: the rank
 of each id in sorted order), the same everywhere.
+
+Where a threshold or an exact tie decides (similarity edges), the scores are recomputed per
+pair by ``exact_dots``: BLAS screens candidates with a margin wider than its rounding
+(``screen_margin``), and the decision is taken on values that depend only on the two vectors.
 """
 
 from __future__ import annotations
@@ -17,6 +21,32 @@ TIE_EPS = 1e-6  # cosine / score differences below this are ties (float32 noise 
 _SAMPLE_COLUMNS = 1024  # ``top_k_named_rows``: how many columns bound each row's k-th best
 
 
+def screen_margin(dim: int) -> float:
+    """How far a float32 BLAS dot product of two unit vectors of ``dim`` components may lie
+    from the exact value, doubled: ``2·dim·u`` with ``u = 2^-24`` (the classic bound
+    ``|fl(a·b) - a·b| <= dim·u·|a|·|b|``, Higham, *Accuracy and Stability of Numerical
+    Algorithms*, 2002, §3.1). Doubled because a k-th best is itself off by up to ``dim·u``:
+    every pair whose exact score clears a cut has a BLAS score above ``cut - screen_margin``."""
+    return 2.0 * max(int(dim), 1) * 2.0**-24
+
+
+def exact_dots(
+    a: np.ndarray, b: np.ndarray, rows: Sequence[int] | np.ndarray, cols: Sequence[int] | np.ndarray
+) -> np.ndarray:
+    """``a[rows[p]] · b[cols[p]]`` for every pair ``p``, in float64, without BLAS.
+
+    A BLAS kernel rounds a dot product differently depending on where the row sits in the
+    matrix (which micro-kernel tile, which thread) and on the kernel chosen for the CPU, so
+    two identical vectors get scores a few ulps apart, and "ties by id" silently becomes
+    "ties by row position and CPU". Here each pair is an elementwise product (exact: float32
+    products fit in float64) summed by numpy's pairwise sum over that row alone, so the value
+    depends only on the two vectors: identical vectors tie exactly, on every machine."""
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    if not len(rows):
+        return np.zeros(0, dtype=np.float64)
+    return (np.asarray(a)[rows].astype(np.float64) * np.asarray(b)[cols].astype(np.float64)).sum(axis=1)
+
+
 def ranks_of(ids: Sequence[str] | np.ndarray) -> np.ndarray:
     """Each id's rank in sorted order: a tiebreak key that does not depend on list order."""
     if len(ids) == 0:
@@ -24,6 +54,16 @@ def ranks_of(ids: Sequence[str] | np.ndarray) -> np.ndarray:
     order = np.argsort(np.asarray(ids, dtype=object), kind="stable")
     out = np.empty(len(ids), dtype=np.int64)
     out[order] = np.arange(len(ids))
+    return out
+
+
+def ranks_by(*keys: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Each position's rank in the lexicographic order of ``keys`` (the first key decides,
+    the next breaks its ties, ...; the position last): a composite tiebreak for
+    ``order_best_first``."""
+    n = len(keys[0]) if keys else 0
+    out = np.empty(n, dtype=np.int64)
+    out[np.lexsort((np.arange(n), *reversed([np.asarray(k) for k in keys])))] = np.arange(n)
     return out
 
 
@@ -135,4 +175,15 @@ def sort_pairs(items: Sequence[tuple[str, float]], eps: float = TIE_EPS) -> list
     return [items[int(j)] for j in order]
 
 
-__all__ = ["TIE_EPS", "order_best_first", "ranks_of", "sort_pairs", "top_k", "top_k_named", "top_k_named_rows"]
+__all__ = [
+    "TIE_EPS",
+    "exact_dots",
+    "order_best_first",
+    "ranks_by",
+    "screen_margin",
+    "ranks_of",
+    "sort_pairs",
+    "top_k",
+    "top_k_named",
+    "top_k_named_rows",
+]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from memgraph_agents.model.ranking import exact_dots
+
 
 def mmr_order(scores: list[float], vectors: np.ndarray, lam: float, picks: int) -> tuple[list[int], list[float]]:
     """``(order, values)``: positions ``0..len(scores)-1`` reordered, the first ``picks`` greedily
@@ -45,6 +47,8 @@ def mmr_order(scores: list[float], vectors: np.ndarray, lam: float, picks: int) 
         out.append(j)
         vals.append(float(value[j]))
         left[j] = False
-        nearest = np.maximum(nearest, v @ v[j])
+        # Exact cosines, not ``v @ v[j]``: BLAS rounds a row by its position, so two copies of
+        # one turn would differ by an ulp and argmax would pick by position, not input order.
+        nearest = np.maximum(nearest, exact_dots(v, v, np.arange(n), np.full(n, j)))
     rest = sorted(np.flatnonzero(left).tolist(), key=lambda i: (-(base[i] - lam * nearest[i]), i))
     return out + rest, vals + [float(base[i] - lam * nearest[i]) for i in rest]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from memgraph_agents.model.ranking import order_best_first, ranks_by
 from memgraph_agents.navigator.diverse import mmr_order
 from memgraph_agents.navigator.priors import asks_for, prior
 from memgraph_agents.navigator.view import EventView
@@ -63,7 +64,9 @@ def rank_turns(
     boost = support_scores(view, seed_score, kept, cap) if support > 0 else {}
     cands = list(dict.fromkeys([*order, *owner]))
     scored = [(seed_score.get(t, 0.0) + support * boost.get(t, 0.0), t) for t in cands]
-    scored.sort(key=lambda x: (-x[0], order.get(x[1], len(order)), x[1]))
+    # Best first; near-ties (TIE_EPS: float noise in the seed scores) by seed rank, then node.
+    tiebreak = ranks_by([order.get(t, len(order)) for _, t in scored], [t for _, t in scored])
+    scored = [scored[int(j)] for j in order_best_first([s for s, _ in scored], tiebreak)]
     return [RankedTurn(t, round(s, 6), owner.get(t)) for s, t in scored]
 
 
@@ -86,6 +89,7 @@ def with_priors(
         )
         for r in ranked
     ]
+    # Scores are rounded to 6 decimals above (a stated tolerance): equal ones keep their order.
     return [scored[i] for i in sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))]
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import exact_dots
 from memgraph_agents.retrieval.evidence import provenance
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot
 
@@ -139,7 +140,11 @@ class Scorer:
         """The event's turns, best first: one-shot score, then cosine to the question."""
         ts = self.view.turns.get(node, [])
         vecs = self.snap.vectors()
-        dense = vecs[ts] @ qv if ts and vecs.shape[1] == qv.shape[0] else np.zeros(len(ts))
+        # Exact cosines (model.ranking): two copies of a turn tie exactly and go by node id.
+        fits = ts and vecs.shape[1] == qv.shape[0]
+        dense = (
+            exact_dots(vecs, qv.reshape(1, -1), ts, np.zeros(len(ts), dtype=np.int64)) if fits else np.zeros(len(ts))
+        )
         rank = self.snap.id_rank
         return [
             t for *_, t in sorted(zip([-self.one_shot.get(t, 0.0) for t in ts], -dense, [int(rank[t]) for t in ts], ts))

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
-from memgraph_agents.model.ranking import order_best_first
+from memgraph_agents.model.ranking import order_best_first, ranks_by
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop as hop
 from memgraph_agents.retrieval.evidence import to_evidence, top_indices
@@ -91,7 +91,9 @@ def generated_evidence(
         for i in idx[top_indices(sims[idx], per_kind, tiebreak=snap.id_rank[idx])]:
             if snap.ids[i] not in exclude:
                 picked.append((float(sims[i]), rank, int(i)))
-    picked.sort(key=lambda p: (-p[0], p[1], int(snap.id_rank[p[2]])))
+    # Best cosine first; near-ties (within TIE_EPS, not BLAS noise) by kind order, then node id.
+    tiebreak = ranks_by([p[1] for p in picked], [int(snap.id_rank[p[2]]) for p in picked])
+    picked = [picked[int(j)] for j in order_best_first([p[0] for p in picked], tiebreak)]
     return [to_evidence(snap, i, floor + min(cos, 1.0) - 1.0, retriever="sentence_hop") for cos, _, i in picked]
 
 
@@ -130,7 +132,8 @@ def sentence_hop(
     )
     sw = speaker_weights(query, snap, other_speaker) if other_speaker < 1 else None
     if sw is not None:  # the speaker prior re-orders the chunks (stable for equal scores)
-        ranked = sorted(((t, _penalise(s, sw[t]), js) for t, s, js in ranked), key=lambda r: -r[1])
+        ranked = [(t, _penalise(s, sw[t]), js) for t, s, js in ranked]
+        ranked = [ranked[int(j)] for j in order_best_first([r[1] for r in ranked])]  # near-ties keep their order
     out = [
         to_evidence(
             snap, int(t), s, retriever="sentence_hop", path=[snap.ids[sents[j]] for j in js[:3]] + [snap.ids[t]]

@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import silhouette_score
 
+from memgraph_agents.construct.synonyms import pairs_over
+
 DEFAULT_MAX_CLUSTERS = 10
 N_INIT = 4
 MAX_ITER = 50
@@ -121,12 +123,5 @@ def link_clusters(new: np.ndarray, pool: np.ndarray, threshold: float, max_links
     pool_n = normalise(np.atleast_2d(pool)) if len(pool) else np.zeros((0, 0))
     if not len(new_n) or not len(pool_n) or max_links <= 0:
         return []
-    sims = new_n @ pool_n.T
-    out: list[tuple[int, int, float]] = []
-    for r in range(len(new_n)):
-        order = np.lexsort((np.arange(sims.shape[1]), -sims[r]))  # by -cos, then pool row
-        for j in order[:max_links]:
-            if sims[r, j] < threshold:
-                break
-            out.append((r, int(j), float(sims[r, j])))
-    return out
+    # Threshold and order on exact cosines: two identical clusters tie on every BLAS kernel.
+    return pairs_over(new_n, pool_n, threshold, max_links)

@@ -34,6 +34,7 @@ from memgraph_agents.construct.sgmem.generate import content_words
 from memgraph_agents.construct.timeparse import find_time_mentions
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import exact_dots, order_best_first
 
 MAX_SUMMARY_SENTENCES = 5
 REDUNDANT = 0.9  # a summary sentence this similar to one already picked adds nothing
@@ -67,10 +68,13 @@ def pick_central(
     scores = centroid_scores(vecs)
     pool = [i for i in range(len(vecs)) if eligible is None or eligible[i]] or list(range(len(vecs)))
     chosen: list[int] = []
-    for i in sorted(pool, key=lambda i: (-scores[i], i)):
+    # Near-equal centralities (repeated sentences) by index, redundancy on exact cosines: not
+    # on how BLAS rounded a row at its position (model.ranking).
+    pool_arr = np.asarray(pool, dtype=np.int64)
+    for i in pool_arr[order_best_first(scores[pool_arr], pool_arr)].tolist():
         if len(chosen) >= m:
             break
-        if all(float(vecs[i] @ vecs[j]) < redundant for j in chosen):
+        if not chosen or exact_dots(vecs, vecs, [i] * len(chosen), chosen).max() < redundant:
             chosen.append(i)
     return sorted(chosen)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from memgraph_agents.model.ranking import order_best_first
+from memgraph_agents.model.ranking import order_best_first, ranks_by
 
 __all__ = ["sentence_hop"]
 
@@ -82,6 +82,12 @@ def sentence_hop(
     for i in members[order_best_first(sims[members], None if tiebreak is None else np.asarray(tiebreak)[members])]:
         by_chunk.setdefault(int(chunks[i]), []).append(int(i))
     ranked = [(chunk, float(np.mean(sims[idx])), idx) for chunk, idx in by_chunk.items()]
-    key = (lambda c: c) if chunk_rank is None else (lambda c: int(chunk_rank[c]))
-    ranked.sort(key=lambda t: (-t[1], -sims[t[2][0]], key(t[0])))
-    return ranked
+    if not ranked:
+        return ranked
+    # Mean first, then the best sentence, then the chunk key; "equal" is within TIE_EPS at
+    # both levels, so BLAS noise in the similarities never decides.
+    keys = [c if chunk_rank is None else int(chunk_rank[c]) for c, _, _ in ranked]
+    by_best = order_best_first([sims[idx[0]] for _, _, idx in ranked], ranks_by(keys))
+    second = np.empty(len(ranked), dtype=np.int64)
+    second[by_best] = np.arange(len(ranked))
+    return [ranked[int(j)] for j in order_best_first([t[1] for t in ranked], second)]
