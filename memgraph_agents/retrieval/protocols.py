@@ -1,7 +1,7 @@
 """The retriever contract: ``(query, store, *, k, options) -> list[Evidence]``, best first.
 
 A retriever's parameters are one typed options model (``RetrieverOptions``: frozen, unknown
-fields refused), declared beside it and named in the registry (``retrieval.registry``), so a
+fields refused), declared beside it and named in the registry (``memgraph_agents.registry``), so a
 preset's ``retriever_params`` or a caller's keywords are validated before the retriever runs.
 A retriever with optional LLM steps also takes ``llm``, ``usage``, ``llm_timeout`` and
 ``notes`` (the registry entry says which).
