@@ -99,6 +99,9 @@ class InputLimits(_EnvSettings):
     max_turn_chars: int = Field(200_000, ge=1, description="longest turn (text + image caption), in characters")
     max_turns_per_session: int = Field(2_000, ge=1, description="most turns in one session")
     max_sessions: int = Field(10_000, ge=1, description="most sessions in one file or conversation")
+    max_metadata_bytes: int = Field(
+        16_384, ge=2, description="largest metadata of one session or note, in bytes of compact UTF-8 JSON"
+    )
 
     @staticmethod
     def env_name(field: str) -> str:

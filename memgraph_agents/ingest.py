@@ -183,15 +183,17 @@ async def aingest_conversation(
     progress: ProgressFn | None = None,
     replace: bool = False,
     rebuild: bool = False,
+    existing: bool = False,
 ) -> IngestReport:
-    """See ``ingest_conversation``. Everything is validated first."""
+    """See ``ingest_conversation``. Everything is validated first. ``existing``: every session
+    must be stored already (checked under the ingest lock; an ``InputError`` otherwise)."""
     conversation = validated_conversation(conversation, settings.limits)  # before anything is written
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
     run = settings.override(namespace=ns)
     created = not await asyncio.to_thread(namespace_exists, run, ns)
     try:
         store = await asyncio.to_thread(get_store, run)  # may wait for a lock
-        return await _ingest_sessions(conversation, run, store, progress, replace, rebuild)
+        return await _ingest_sessions(conversation, run, store, progress, replace, rebuild, existing)
     except BaseException:
         if created:  # a failed first ingest leaves no empty namespace for `stats` to list
             await asyncio.to_thread(_drop_if_empty, run, ns)
@@ -220,7 +222,13 @@ def _record_conversation(store: Any, conversation_id: str) -> None:
 
 
 async def _ingest_sessions(
-    conversation: Conversation, run: Settings, store: Any, progress: ProgressFn | None, replace: bool, rebuild: bool
+    conversation: Conversation,
+    run: Settings,
+    store: Any,
+    progress: ProgressFn | None,
+    replace: bool,
+    rebuild: bool,
+    existing: bool = False,
 ) -> IngestReport:
     from memgraph_agents.construct.pipeline.nodes import plan_session
 
@@ -242,7 +250,9 @@ async def _ingest_sessions(
     t0 = time.perf_counter()
     try:
         with prefetching(prefetch):
-            await _build_sessions(conversation, run, store, progress, replace, rebuild, ctx, report, prefetch, ahead)
+            await _build_sessions(
+                conversation, run, store, progress, replace, rebuild, ctx, report, prefetch, ahead, existing
+            )
     finally:
         if prefetch is not None:
             unused = (await prefetch.close()).snapshot()
@@ -273,6 +283,7 @@ async def _build_sessions(
     report: IngestReport,
     prefetch: SessionPrefetch | None,
     ahead: list[int],
+    existing: bool = False,
 ) -> None:
     from memgraph_agents.construct.pipeline.graph import run_session
 
@@ -283,7 +294,9 @@ async def _build_sessions(
                 window = [j for j in ahead if j >= i - 1][: run.llm_max_concurrency]
                 prefetch.ensure([conversation.sessions[j] for j in window])
             # one writer per namespace, session by session (the lock is held check -> commit)
-            out = await run_session(store, session, list(conversation.speakers), ctx, replace=replace, rebuild=rebuild)
+            out = await run_session(
+                store, session, list(conversation.speakers), ctx, replace=replace, rebuild=rebuild, existing=existing
+            )
             status = out.get("status")
             if status == "unchanged":
                 report.sessions_unchanged += 1
@@ -315,13 +328,15 @@ def ingest_conversation(
     progress: ProgressFn | None = None,
     replace: bool = False,
     rebuild: bool = False,
+    existing: bool = False,
 ) -> IngestReport:
     """Ingest ``conversation`` into ``namespace`` (default: ``settings.namespace``).
 
     ``replace``: a stored session that differs is replaced (atomically) instead of refused
     with ``SessionConflictError``; an unchanged one stored with another builder or preset is
     rebuilt. ``rebuild``: only the latter (the CLI's explicit ``--llm`` / ``--preset``).
-    Appending new turns to a stored session needs neither."""
+    Appending new turns to a stored session needs neither. ``existing``: every session must be
+    stored already (an update; ``InputError`` for one that is not, checked under the ingest lock)."""
     return run_sync(
         aingest_conversation(
             conversation,
@@ -330,5 +345,6 @@ def ingest_conversation(
             progress=progress,
             replace=replace,
             rebuild=rebuild,
+            existing=existing,
         )
     )

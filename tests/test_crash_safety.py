@@ -18,6 +18,9 @@ after a random delay drawn over the length of that work, then reopens the store 
   each with the vector of its committed text (document = text);
 * the store is usable: ingesting the rest gives the same graph as a clean one-shot ingest.
 
+A note's update (``Memory.update``, the replace path) gets kills of its own: the note is its
+old text with one version in its history or its new text with two, never gone.
+
 Half of the trials widen the window between the Chroma write and the SQLite commit (and
 between the Chroma delete and the SQLite delete) with a sleep in the child, so that kills
 often land inside it; the kill itself is still SIGKILL at a random time.
@@ -31,11 +34,14 @@ import shutil
 import sqlite3
 import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from memgraph_agents import Memory
+from memgraph_agents.api.sources import note_conversation, note_id
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.build import session_hash
 from memgraph_agents.ingest import ingest_conversation
@@ -52,6 +58,9 @@ TRIALS = {"ingest": 6, "delete": 2, "replace": 20, "chat": 20}  # 48 kills
 # after each vector delete) in "widened" trials, so that kills often land inside them.
 WIDEN = {"ingest": 0.04, "delete": 0.04, "replace": 0.25, "chat": 0.1}
 CHAT_BASE, CHAT_STEP, CHAT_TURNS = 6, 2, 12  # a stored 6-turn thread grows 2 turns a write to 12
+NOTE_OLD, NOTE_NEW = "Ana keeps her spare key under the blue flowerpot.", "Ana keeps her spare key with Ben."
+NOTE_WHEN = datetime(2024, 5, 1, 8, 0)
+UPDATE_TRIALS = 12
 
 
 def settings_for(data_dir: Path) -> Settings:
@@ -100,10 +109,21 @@ def _child(data_dir: str, mode: str, widen: float, ready, done) -> None:
             store.delete_session(s.id)
     elif mode == "replace":
         ingest_conversation(changed(conv), settings, replace=True)
+    elif mode == "prepare-note":
+        Memory(settings=settings).add(NOTE_OLD, when=NOTE_WHEN, speaker="Ana")
+    elif mode == "update":  # a note corrected: the replace path of the commit protocol
+        Memory(settings=settings).update(note_id(NOTE_OLD, NOTE_WHEN), NOTE_NEW)
     else:  # chat: the stored thread grows, a write per new pair of turns
         for n in range(CHAT_BASE + CHAT_STEP, CHAT_TURNS + 1, CHAT_STEP):
             ingest_conversation(thread_prefix(n), settings)
     done.set()
+
+
+def note_sessions() -> tuple[Session, Session]:
+    """The note as added and as updated (same id, date, speaker and turn id; new text)."""
+    old = note_conversation(NOTE_OLD, speaker="Ana", when=NOTE_WHEN).sessions[0]
+    turn = old.turns[0].model_copy(update={"text": NOTE_NEW})
+    return old, old.model_copy(update={"turns": [turn]})
 
 
 def thread_prefix(n: int):
@@ -293,6 +313,46 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
     for mode in ("replace", "chat"):
         assert sum(v for k, v in outcomes.items() if k.startswith(mode) and "mid-" in k) >= 2, outcomes
         assert sum(v for k, v in outcomes.items() if k.startswith(mode) and "mid-" not in k) >= 2, outcomes
+
+
+def test_sigkill_mid_update_leaves_the_old_note_or_the_new_one_with_its_history(tmp_path, mp):
+    """A note's update killed at random points: after recovery the note is its old text with one
+    version in its history, or its new text with two; never gone, never both, never a version
+    without its text. Half of the kills land in a widened window inside the commit."""
+    rng = random.Random(int(os.environ.get("MEMGRAPH_CRASH_SEED", "6")))
+    old, new = note_sessions()
+    versions = {old.id: {session_hash(old): old, session_hash(new): new}}
+    base = tmp_path / "base-note"
+    assert run_child(mp, base, "prepare-note", 0.0, None)[1]
+    length, finished = run_child(mp, tmp_path / "calibrate-update", "update", 0.0, None, base)
+    assert finished
+    outcomes: Counter[str] = Counter()
+    for trial in range(UPDATE_TRIALS):
+        widen = WIDEN["replace"] if trial % 2 else 0.0
+        d = tmp_path / f"update-{trial:02d}"
+        _, finished = run_child(mp, d, "update", widen, rng.uniform(0.0, length + 2 * widen), base)
+        db = d / "namespaces" / NS / "graph.sqlite"
+        assert integrity(db) == "ok"
+        con = sqlite3.connect(str(db))
+        mid = con.execute("SELECT COUNT(*) FROM writes").fetchone()[0] > 0  # killed inside the write
+        con.close()
+        forget_store(settings_for(d), NS)
+        store = MemoryStore.open(settings_for(d), NS)  # runs recover()
+        committed = check_consistent(store, versions)
+        assert list(committed) == [old.id], f"trial {trial}: the note was lost"
+        texts = [v["text"] for v in store.note_versions(old.id)]
+        is_new = committed[old.id] == session_hash(new)
+        assert texts == ([NOTE_OLD, NOTE_NEW] if is_new else [NOTE_OLD]), (trial, texts)
+        outcomes[f"{'new' if is_new else 'old'}{' (finished)' if finished else ''}{' mid-write' if mid else ''}"] += 1
+        store.close()
+        mem = Memory(settings=settings_for(d))  # usable: the update can be made (again)
+        assert mem.update(old.id, NOTE_NEW).text == NOTE_NEW
+        assert [v.text for v in mem.history(old.id).versions] == [NOTE_OLD, NOTE_NEW]
+        forget_store(settings_for(d), NS)
+    print("\nupdate kills:", dict(sorted(outcomes.items())))
+    assert sum(v for k, v in outcomes.items() if k.startswith("old")) >= 1, outcomes
+    assert sum(v for k, v in outcomes.items() if k.startswith("new")) >= 1, outcomes
+    assert sum(v for k, v in outcomes.items() if k.endswith("mid-write")) >= 1, outcomes
 
 
 def test_survivable_failure_mid_commit_is_rolled_back_at_once(settings):

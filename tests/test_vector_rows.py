@@ -23,6 +23,7 @@ from memgraph_agents.model.graph import Node, NodeKind
 from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import cached_stores, get_store
 from memgraph_agents.storage import MemoryStore, SessionRecord, SessionWrite
+from memgraph_agents.storage.sqlite_schema import SCHEMA_VERSION
 from memgraph_agents.storage.vector_rows import matching
 from tests.conftest import make_conversation
 from tests.workloads import conversation
@@ -67,7 +68,7 @@ def test_a_store_from_before_the_vector_rows_still_loads(settings):
     )
     con.close()
     old = MemoryStore.open(settings)  # migrates: the table again, the vectors copied from Chroma
-    assert old.db.get_meta("vectors") == "rows" and old.db.get_meta("schema") == "3"
+    assert old.db.get_meta("vectors") == "rows" and old.db.get_meta("schema") == SCHEMA_VERSION
     snap = old.snapshot()
     assert snap.ids.tolist() == ids
     np.testing.assert_allclose(snap.vectors(), before, atol=1e-6)  # Chroma's copies (renormalised)

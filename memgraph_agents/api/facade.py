@@ -5,37 +5,50 @@
     for ev in mem.search("Where did Jonas travel?", k=3):
         print(ev.cite())
 
-Every method takes ``namespace=`` (default: ``settings.namespace``). The async twins
-(``aadd``, ``asearch``, ``aask``, ``aforget``, ``astats``) run the same work on one shared
-background event loop and worker threads, so they never block the caller's loop. ``Memory``
-is the one engine: the agent tools and turn writer, ``MemoryRetriever``, ``MemgraphStore``, the
-MCP server, the CLI and the exported graphs all call it or the coroutines under it
-(``api.ops``), so the same settings give the same evidence at every door.
+Every method takes ``namespace=`` (default: ``settings.namespace``; ``Memory.user(user_id)``
+is a ``Memory`` bound to a user's namespace). Each has an async twin (``aadd``, ``asearch``,
+``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``) that runs the
+same work on one shared background event loop and worker threads, so it never blocks the
+caller's loop. ``Memory`` is the one engine: the agent tools and turn writer,
+``MemoryRetriever``, ``MemgraphStore``, the MCP server, the CLI and the exported graphs all call
+it or the coroutines under it (``api.ops``, ``api.read``, ``api.notes``), so the same settings
+give the same evidence at every door.
+
+Filters (``search``, ``ask``, ``list``): ``since`` / ``until`` (a turn's date: its timestamp,
+else its session's date; ``since <= date < until``), ``speaker`` (a name or a list),
+``filter`` (the sessions' metadata, LangGraph store filter syntax: ``{"project": "x",
+"year": {"$gte": 2024}, "tag": {"$in": ["a", "b"]}}``). They apply inside retrieval
+(``retrieval.scope``): ``k`` results come back whenever ``k`` matching items exist.
 """
 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from memgraph_agents.aio import background
 from memgraph_agents.api import ops
+from memgraph_agents.api.filters import DateLike, memory_filter
+from memgraph_agents.api.item_verbs import ItemVerbs
 from memgraph_agents.api.overrides import check_k, check_retriever, settings_with
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
 from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
+from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.storage.namespaces import validate_stored_name
+from memgraph_agents.model.metadata import check_metadata
+from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
 
 
-class Memory:
+class Memory(ItemVerbs):
     """Long-term memory of conversations in ``data_dir`` (see the module docstring).
 
     ``Memory(data_dir=None, *, settings=None, **overrides)``: ``settings`` (default: the
@@ -61,6 +74,30 @@ class Memory:
     def _retriever(self, retriever: str | None) -> str:
         return self.settings.default_retriever if retriever is None else check_retriever(retriever)
 
+    def _scopes(self, namespace: str | None, namespaces: Sequence[str] | None) -> builtins.list[str] | None:
+        """The namespaces of a search over several (``None``: one, ``_ns(namespace)``)."""
+        if namespaces is None:
+            return None
+        if namespace is not None:
+            raise InputError("search takes namespace= or namespaces=, not both")
+        if isinstance(namespaces, str) or not isinstance(namespaces, Sequence) or not namespaces:
+            raise InputError(f"namespaces must be a non-empty list of namespace names, got {namespaces!r}")
+        out = [self._ns(n) for n in namespaces]
+        if len(set(out)) != len(out):
+            raise InputError(f"namespaces lists a namespace twice: {out}")
+        return out
+
+    # -- users ---------------------------------------------------------------------------
+    @staticmethod
+    def namespace_for_user(user_id: str, prefix: str = "") -> str:
+        """The namespace of ``user_id``: the agent tools' mapping (``u.<hash>``, or
+        ``<prefix>.<hash>`` with the tools' ``namespace_prefix``), never a name a person types."""
+        return user_namespace(user_id, prefix)
+
+    def user(self, user_id: str, prefix: str = "") -> Memory:
+        """This memory bound to ``user_id``'s namespace (``namespace_for_user``)."""
+        return Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
+
     # -- add -----------------------------------------------------------------------------
     async def _add(
         self,
@@ -73,13 +110,20 @@ class Memory:
         when: datetime | None,
         progress: ProgressFn | None,
         rebuild: bool = False,
+        metadata: dict[str, Any] | None = None,
     ) -> AddReport:
         from memgraph_agents.ingest import aingest_conversation, plan_ingest
 
         ns = self._ns(namespace)
+        meta = check_metadata(metadata)
         conversations = await asyncio.to_thread(
             conversations_from, source, format=format, conversation_id=conversation_id, speaker=speaker, when=when
         )
+        if meta:  # on every session; a session's own keys win, as a conversation's metadata does
+            conversations = [
+                Conversation.model_validate({**c.model_dump(), "metadata": {**meta, **c.metadata}})
+                for c in conversations
+            ]
         # All of them validated (dates, limits) before the first is written.
         planned = await asyncio.to_thread(plan_ingest, conversations, self.settings, ns)  # reads SQLite
         conversations = [c for c, _ in planned]
@@ -114,8 +158,11 @@ class Memory:
         when: datetime | None = None,
         progress: ProgressFn | None = None,
         rebuild: bool = False,
+        metadata: dict[str, Any] | None = None,
     ) -> AddReport:
-        """Add a conversation file, a ``Conversation``, LangChain messages or a text note.
+        """Add a conversation file, a ``Conversation``, a conversation ``dict`` (or a list of
+        them) in the documented format (docs/conversation-format.md), LangChain messages or a
+        text note.
 
         Sessions already stored unchanged are skipped; new turns after a stored session's are
         appended (only they are built). A session that differs otherwise raises
@@ -123,10 +170,13 @@ class Memory:
         ``rebuild=True`` rebuilds sessions stored with another builder or preset. A note is a dated one-turn
         session; its id is in ``report.note_ids`` (``forget(note=id)``). ``conversation_id``
         names a message list's thread; ``speaker`` a note's author; ``when`` dates a note or
-        untimed messages (default: now, UTC).
+        untimed messages (default: now, UTC). ``metadata``: a JSON object stored with every
+        session added (``model.metadata``; a session's own keys win), returned with evidence
+        and filterable; it is part of a session's content (adding it again with other
+        metadata is a change).
         """
         return background.run(
-            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild)
+            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild, metadata)
         )
 
     async def aadd(
@@ -141,50 +191,103 @@ class Memory:
         when: datetime | None = None,
         progress: ProgressFn | None = None,
         rebuild: bool = False,
+        metadata: dict[str, Any] | None = None,
     ) -> AddReport:
         return await background.arun(
-            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild)
+            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild, metadata)
         )
 
     # -- search / ask --------------------------------------------------------------------
-    def _search(self, query: str, namespace: str | None, k: int | None, retriever: str | None):
-        return ops.search(
-            self.settings, self._ns(namespace), query, check_k(k, self.settings.top_k), self._retriever(retriever)
+    def _search(self, query: str, namespace, namespaces, k, retriever, since, until, speaker, filter):
+        f = memory_filter(since, until, speaker, filter)
+        scopes, k, name = (
+            self._scopes(namespace, namespaces),
+            check_k(k, self.settings.top_k),
+            self._retriever(retriever),
         )
+        if scopes is not None:
+            return ops.search_many(self.settings, scopes, query, k, name, f)
+        return ops.search(self.settings, self._ns(namespace), query, k, name, f)
 
     def search(
-        self, query: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
-    ) -> list[Evidence]:
+        self,
+        query: str,
+        *,
+        namespace: str | None = None,
+        namespaces: Sequence[str] | None = None,
+        k: int | None = None,
+        retriever: str | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+        speaker: str | Sequence[str] | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> builtins.list[Evidence]:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
         ``settings.retriever``): at most ``k`` (default ``settings.top_k``) ranked items, then the
         generated items a preset adds (``sgmem``'s summaries and facts). Empty for an empty
-        namespace. Every door (agent tools, store, MCP, CLI, graphs) runs this same search."""
-        return background.run(self._search(query, namespace, k, retriever))
+        namespace. Every door (agent tools, store, MCP, CLI, graphs) runs this same search.
+
+        Filters (module docstring) restrict what the retriever sees. ``namespaces=[...]`` ranks
+        across several namespaces in one call (``api.scopes``: merged by rank, as reciprocal-
+        rank fusion; each item's ``namespace`` says where it came from)."""
+        return background.run(self._search(query, namespace, namespaces, k, retriever, since, until, speaker, filter))
 
     async def asearch(
-        self, query: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
-    ) -> list[Evidence]:
-        return await background.arun(self._search(query, namespace, k, retriever))
-
-    def _ask(self, question: str, namespace: str | None, k: int | None, retriever: str | None):
-        return ops.ask(
-            self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k), self._retriever(retriever)
+        self,
+        query: str,
+        *,
+        namespace: str | None = None,
+        namespaces: Sequence[str] | None = None,
+        k: int | None = None,
+        retriever: str | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+        speaker: str | Sequence[str] | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> builtins.list[Evidence]:
+        return await background.arun(
+            self._search(query, namespace, namespaces, k, retriever, since, until, speaker, filter)
         )
 
+    def _ask(self, question: str, namespace, k, retriever, since, until, speaker, filter):
+        f = memory_filter(since, until, speaker, filter)
+        k, name = check_k(k, self.settings.top_k), self._retriever(retriever)
+        return ops.ask(self.settings, self._ns(namespace), question, k, name, f)
+
     def ask(
-        self, question: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+        self,
+        question: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        retriever: str | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+        speaker: str | Sequence[str] | None = None,
+        filter: dict[str, Any] | None = None,
     ) -> AskResult:
         """Evidence and trace always; ``answer`` (with dates and cited turns) when an LLM is
-        configured (``llm="openai:gpt-4o-mini"``), ``None`` offline."""
-        return background.run(self._ask(question, namespace, k, retriever))
+        configured (``llm="openai:gpt-4o-mini"``), ``None`` offline. Filters as ``search``."""
+        return background.run(self._ask(question, namespace, k, retriever, since, until, speaker, filter))
 
     async def aask(
-        self, question: str, *, namespace: str | None = None, k: int | None = None, retriever: str | None = None
+        self,
+        question: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        retriever: str | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+        speaker: str | Sequence[str] | None = None,
+        filter: dict[str, Any] | None = None,
     ) -> AskResult:
-        return await background.arun(self._ask(question, namespace, k, retriever))
+        return await background.arun(self._ask(question, namespace, k, retriever, since, until, speaker, filter))
 
     # -- forget / stats / namespaces -----------------------------------------------------
-    def _forget_args(self, namespace: str | None, session: str | None, note: str | None) -> tuple[str, list[str]]:
+    def _forget_args(
+        self, namespace: str | None, session: str | None, note: str | None
+    ) -> tuple[str, builtins.list[str]]:
         if session is not None and note is not None:
             raise InputError("forget takes session= or note=, not both")
         if note is not None and not is_note_id(note):
@@ -197,7 +300,8 @@ class Memory:
     def forget(
         self, *, namespace: str | None = None, session: str | None = None, note: str | None = None
     ) -> ForgetReport:
-        """Delete exactly one session, one note (by id), or, with neither, the whole namespace."""
+        """Delete exactly one session, one note (by id, with its history), or, with neither, the
+        whole namespace."""
         ns, sessions = self._forget_args(namespace, session, note)
         return ops.forget(self.settings, ns, sessions)
 
@@ -214,7 +318,7 @@ class Memory:
     async def astats(self, namespace: str | None = None) -> dict:
         return await asyncio.to_thread(ops.stats, self.settings, self._ns(namespace))
 
-    def namespaces(self) -> list[str]:
+    def namespaces(self) -> builtins.list[str]:
         """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in
         PostgreSQL (``graph_url``)."""
         from memgraph_agents.storage.graph_store import stored_namespaces

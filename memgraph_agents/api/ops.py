@@ -1,4 +1,4 @@
-"""The coroutines behind ``Memory``: search, ask, forget, stats on one namespace.
+"""The coroutines behind ``Memory``: search (one namespace or several), ask, forget, stats.
 
 Every door that turns a question into evidence — ``Memory``, the agent tools and
 ``MemoryRetriever``, ``MemgraphStore``, the MCP server, ``memgraph ask`` / ``demo``, the
@@ -21,14 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memgraph_agents.api.results import AskResult, ForgetReport
+from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
 from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.filters import MemoryFilter
 from memgraph_agents.registry import is_navigator
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
 from memgraph_agents.storage.namespaces import validate_stored_name
+from memgraph_agents.storage.protocols import StoreReader
 
 
 def exists(settings: Settings, namespace: str) -> bool:
@@ -84,27 +87,47 @@ async def navigation(settings: Settings, store, question: str, k: int, llm, retr
     return await anavigate(question, store, context=ctx, llm=llm, k=k)
 
 
-async def _memory_of(settings: Settings, namespace: str):
-    """The namespace's store, or ``None`` when it holds no memory yet (never an error: a user
-    with nothing stored has nothing to recall)."""
+async def _reader(settings: Settings, namespace: str, filter: MemoryFilter | None) -> tuple[StoreReader | None, str]:
+    """The namespace's store seen through ``filter`` (``retrieval.scope``), or ``None`` and why
+    not: it holds nothing yet, or nothing the filter admits (never an error: a user with
+    nothing stored has nothing to recall)."""
     if not await asyncio.to_thread(exists, settings, namespace):
-        return None
+        return None, f"namespace {namespace!r} holds no memory yet"
     store = await asyncio.to_thread(get_store, settings, namespace, create=False)
     if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
-        return None
-    return store
+        return None, f"namespace {namespace!r} holds no memory yet"
+    from memgraph_agents.retrieval.scope import scoped
+
+    reader = scoped(store, filter)
+    if reader is not store and not len(await asyncio.to_thread(reader.snapshot)):
+        return None, f"nothing in namespace {namespace!r} matches the filter"
+    return reader, ""
 
 
-async def retrieval(settings: Settings, namespace: str, query: str, k: int, retriever: str | Retriever) -> Retrieval:
+async def retrieval(
+    settings: Settings,
+    namespace: str,
+    query: str,
+    k: int,
+    retriever: str | Retriever,
+    filter: MemoryFilter | None = None,
+) -> Retrieval:
     """Evidence for ``query`` in ``namespace``, the one path every door takes: ``retriever`` (a
-    name, checked by the caller, or a callable ``(query, store, *, k)``) with the settings'
-    chat model (``settings.llm``; none offline) for the navigator's LLM policy and the LLM
-    steps of the retrievers that have them."""
+    name, checked by the caller, or a callable ``(query, store, *, k)``) over what ``filter``
+    admits (``k`` items whenever that holds ``k``), with the settings' chat model
+    (``settings.llm``; none offline) for the navigator's LLM policy and the LLM steps of the
+    retrievers that have them. Each item names its namespace."""
     _question(query)
     name = retriever if isinstance(retriever, str) else getattr(retriever, "__name__", "custom")
-    store = await _memory_of(settings, namespace)
+    store, why = await _reader(settings, namespace, filter)
     if store is None:
-        return Retrieval(name, empty=f"namespace {namespace!r} holds no memory yet")
+        return Retrieval(name, empty=why)
+    found = await _run(settings, store, query, k, retriever, name)
+    found.evidence = [ev.model_copy(update={"namespace": namespace}) for ev in found.evidence]
+    return found
+
+
+async def _run(settings: Settings, store, query: str, k: int, retriever: str | Retriever, name: str) -> Retrieval:
     if not isinstance(retriever, str):  # an application's own retriever
         return Retrieval(name, list(await asyncio.to_thread(retriever, query, store, k=k))[:k])
     llm = get_chat_model(settings)
@@ -122,14 +145,30 @@ async def retrieval(settings: Settings, namespace: str, query: str, k: int, retr
     return Retrieval(name, list(evidence), usage=usage.snapshot(), notes=notes)
 
 
-async def search(settings: Settings, namespace: str, query: str, k: int, retriever: str) -> list[Evidence]:
-    """Ranked evidence; ``[]`` for a namespace that holds nothing yet (never a guess)."""
-    return (await retrieval(settings, namespace, query, k, retriever)).evidence
+async def search(
+    settings: Settings, namespace: str, query: str, k: int, retriever: str, filter: MemoryFilter | None = None
+) -> list[Evidence]:
+    """Ranked evidence from what ``filter`` admits (``k`` items whenever that holds ``k``);
+    ``[]`` for a namespace that holds nothing yet (never a guess)."""
+    return (await retrieval(settings, namespace, query, k, retriever, filter)).evidence
 
 
-async def ask(settings: Settings, namespace: str, question: str, k: int, retriever: str) -> AskResult:
-    """Evidence and trace always; an answer when a chat model is configured."""
-    found = await retrieval(settings, namespace, question, k, retriever)
+async def search_many(
+    settings: Settings, namespaces: list[str], query: str, k: int, retriever: str, filter: MemoryFilter | None = None
+) -> list[Evidence]:
+    """One ranking over several namespaces (``api.scopes``: merged by rank, each item naming
+    its namespace); each namespace is searched for ``k`` items, concurrently."""
+    _question(query)
+    found = await asyncio.gather(*(search(settings, ns, query, k, retriever, filter) for ns in namespaces))
+    return merge_namespaces(list(zip(namespaces, found)), k)
+
+
+async def ask(
+    settings: Settings, namespace: str, question: str, k: int, retriever: str, filter: MemoryFilter | None = None
+) -> AskResult:
+    """Evidence and trace always; an answer when a chat model is configured. With ``filter``
+    the whole search (and so the answer) sees only what it admits."""
+    found = await retrieval(settings, namespace, question, k, retriever, filter)
     out = AskResult(question=question, namespace=namespace, retriever=retriever, evidence=found.evidence)
     if found.empty:
         out.trace = [found.empty]
@@ -159,49 +198,6 @@ def cited_in(answer: str, evidence: list[Evidence]) -> list[str]:
     """The evidence turn ids an answer cites (the prompts ask for "(S2:4)"-style citations)."""
     known = dict.fromkeys(t for ev in evidence for t in ev.turn_ids)
     return [t for t in known if re.search(rf"(?<![\w:]){re.escape(t)}(?![\w:])", answer)]
-
-
-def node_view(settings: Settings, namespace: str, node_id: str, *, neighbours: int = 60, turns: int = 20) -> dict:
-    """One node of a namespace (``event:S1:2``, ``arg:odalys``, or a turn id ``D1:3``): its text
-    and attributes, up to ``neighbours`` neighbours and ``turns`` provenance turns with their
-    dates. ``KeyError`` for a node the namespace does not hold."""
-    from memgraph_agents.retrieval.evidence import provenance
-
-    store = open_store(settings, namespace)
-    snap = store.snapshot()
-    nid = node_id if node_id in snap else f"turn:{node_id}"
-    if nid not in snap:
-        raise KeyError(f"no node {node_id!r} in namespace {store.namespace!r}")
-    node = snap.node(nid)
-    edges = snap.edges_of(nid)
-    near = []
-    for e in edges[:neighbours]:
-        other = e.dst if e.src == nid else e.src
-        near.append(
-            {
-                "direction": "->" if e.src == nid else "<-",
-                "edge": e.kind.value,
-                "label": e.label,
-                "node": other,
-                "text": snap.text[snap.index[other]],
-            }
-        )
-    cited = []
-    for t in provenance(snap, snap.index[nid])[:turns]:
-        ti = snap.index.get(f"turn:{t}")
-        if ti is not None:
-            cited.append({"turn": t, "date": snap.session_date(snap.owner[ti]), "text": snap.text[ti]})
-    return {
-        "id": nid,
-        "kind": node.kind.value,
-        "session": node.session_id,
-        "text": node.text,
-        "attrs": {k: v for k, v in node.attrs.items() if k != "centroid"},  # 384 floats say nothing here
-        "neighbours": near,
-        "neighbour_count": len(edges),
-        "provenance": cited,
-        "provenance_count": len(provenance(snap, snap.index[nid])),
-    }
 
 
 def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetReport:

@@ -4,6 +4,7 @@
 - a file (a ``Path``, or a ``str`` without spaces ending in ``.json`` / ``.jsonl`` /
   ``.ndjson``: a missing file is an error, not a note): JSON, JSONL or LoCoMo, as
   ``memgraph ingest`` reads it;
+- a conversation ``dict`` in the JSON format of docs/conversation-format.md, or a list of them;
 - a list of LangChain messages (a chat thread; untimed messages are dated now);
 - any other ``str``: a **note**, one dated turn in a session of its own whose id
   (``note-…``) is returned so ``forget(note=id)`` deletes exactly it.
@@ -20,8 +21,18 @@ from typing import Any
 
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
+from memgraph_agents.model.notes import NOTE_PREFIX, is_note_id
 
-NOTE_PREFIX = "note-"
+__all__ = [
+    "FILE_SUFFIXES",
+    "NOTE_PREFIX",
+    "conversations_from",
+    "is_note_id",
+    "note_conversation",
+    "note_id",
+    "now_utc",
+]
+
 FILE_SUFFIXES = (".json", ".jsonl", ".ndjson")
 
 
@@ -45,10 +56,6 @@ def note_conversation(text: str, *, speaker: str = "user", when: datetime | None
     sid = note_id(text, when)
     turn = Turn(id=f"{sid}:1", speaker=speaker, text=text, timestamp=when)
     return Conversation(id=sid, sessions=[Session(id=sid, date=when, turns=[turn])], speakers=[speaker])
-
-
-def is_note_id(value: str) -> bool:
-    return isinstance(value, str) and value.startswith(NOTE_PREFIX)
 
 
 def _is_file(source: Any) -> bool:
@@ -85,6 +92,10 @@ def conversations_from(
         from memgraph_agents.loaders import load_conversations
 
         return load_conversations(Path(str(source).strip() if isinstance(source, str) else source), format)  # type: ignore[arg-type]
+    if isinstance(source, dict) or (isinstance(source, list) and source and all(isinstance(c, dict) for c in source)):
+        from memgraph_agents.loaders.jsonconv import conversations_from_json
+
+        return conversations_from_json(source, "input")
     if _is_messages(source):
         from memgraph_agents.loaders import conversation_from_messages
 
@@ -102,5 +113,5 @@ def conversations_from(
         return [note_conversation(source, speaker=speaker, when=when)]
     raise InputError(
         f"cannot add a {type(source).__name__}: pass a conversation file path, a Conversation, "
-        "a list of LangChain messages or a text note"
+        "a conversation dict (or a list of them), a list of LangChain messages or a text note"
     )

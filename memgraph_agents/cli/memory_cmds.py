@@ -119,20 +119,28 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.api.ops import node_view
+    """A stored item through ``Memory.get``: its text, attributes, graph neighbours and the
+    provenance turns it rests on (with their dates)."""
+    from memgraph_agents.api import Memory
 
-    v = node_view(settings, settings.namespace if args.namespace is None else args.namespace, args.node_id)
-    console.print(f"[bold]{v['id']}[/bold] ({v['kind']}, owner session {v['session'] or '-'})")
-    console.print(v["text"], markup=False)
-    if v["attrs"]:
-        console.print(f"attrs: {v['attrs']}", markup=False)
+    memory = Memory(settings=settings)
+    ns = settings.namespace if args.namespace is None else args.namespace  # "" is refused, not defaulted
+    item = memory.get(args.node_id, namespace=ns)
+    console.print(
+        f"[bold]{item.node_id or item.id}[/bold] ({item.node_kind or item.kind}, owner session {item.session_id or '-'})"
+    )
+    console.print(f"{item.speaker}: {item.text}" if item.kind == "turn" else item.text, markup=False)
+    if item.attrs:
+        console.print(f"attrs: {item.attrs}", markup=False)
     rows = [
-        [n["direction"], n["edge"], n["label"], n["node"], " ".join(n["text"].split())[:70]] for n in v["neighbours"]
+        ["->" if n.direction == "out" else "<-", n.edge, n.label, n.node_id, " ".join(n.text.split())[:70]]
+        for n in item.neighbours
     ]
-    console.print(table(f"Neighbours ({v['neighbour_count']})", ["dir", "edge", "label", "node", "text"], rows))
-    console.print(f"provenance turns ({v['provenance_count']}):")
-    for t in v["provenance"]:
-        console.print(f"  [{t['date']} | {t['turn']}] {t['text']}", markup=False)
+    console.print(table(f"Neighbours ({item.n_neighbours})", ["dir", "edge", "label", "node", "text"], rows))
+    console.print(f"provenance turns ({len(item.turn_ids)}):")
+    for tid in item.turn_ids[:20]:
+        turn = item if tid == item.id and item.kind == "turn" else memory.get(tid, namespace=ns)
+        console.print(f"  [{turn.date[:10]} | {tid}] {turn.speaker}: {turn.text}", markup=False)
     return 0
 
 

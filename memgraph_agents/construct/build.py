@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -58,13 +58,13 @@ def fallback_note(step: str, exc: BaseException) -> str:
 
 
 def session_hash(session: Session, layers: tuple[str, ...] = (), *, llm_built: bool = False) -> str:
-    """Content hash: re-ingesting an unchanged session is a no-op.
+    """Content hash: re-ingesting an unchanged session is a no-op. Its metadata is content.
 
     The generated-memory layers asked for are part of it (when there are any): ingesting
     again with another preset rebuilds the session with that preset's layers. So is an LLM
     build (``llm_built``): ingesting with an LLM rebuilds a session built offline (or one
     whose LLM extraction fell back); an offline hash is the same as before builders counted."""
-    payload = {
+    payload: dict[str, Any] = {
         "id": session.id,
         "date": session.date.isoformat(),
         "turns": [
@@ -72,6 +72,8 @@ def session_hash(session: Session, layers: tuple[str, ...] = (), *, llm_built: b
             for t in session.turns
         ],
     }
+    if session.metadata:  # only when given: hashes stored before metadata stay valid
+        payload["metadata"] = session.metadata
     if layers:
         payload["layers"] = sorted(layers)
     if llm_built:

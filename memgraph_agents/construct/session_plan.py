@@ -8,10 +8,10 @@ built (the builder, ``offline`` or ``llm``, and the preset). Against the stored 
 * same content, another builder or preset -> rebuilt (``replace``) only when asked
   (``replace=True``, or ``rebuild=True``: the CLI sets it when ``--llm`` or ``--preset`` is
   given explicitly); otherwise ``unchanged``, with a note saying how to rebuild;
-* the stored turns are a prefix of the given ones, same date -> ``append`` (a chat thread
+* the stored turns are a prefix of the given ones, same date and metadata -> ``append`` (a chat thread
   that grew: the normal chat path, never a conflict); with a preset that builds per-session
   generated memory, or a rebuild asked for, the session is rebuilt whole instead;
-* anything else (edited or removed turns, another date) -> ``SessionConflictError`` unless
+* anything else (edited or removed turns, another date or metadata) -> ``SessionConflictError`` unless
   ``replace=True``, which replaces the stored version in one commit.
 """
 
@@ -90,7 +90,8 @@ def plan_write(
     n = len(stored_digests)
     digests = [turn_digest(t) for t in session.turns]
     same_date = record["date"] == session.date.isoformat()
-    if 0 < n < len(digests) and same_date and digests[:n] == stored_digests:
+    same_metadata = (record.get("metadata") or {}) == session.metadata
+    if 0 < n < len(digests) and same_date and same_metadata and digests[:n] == stored_digests:
         if get_preset(identity["preset"]).layers or (rebuild_asked and old_identity != identity):
             return WritePlan("replace")  # generated memory is per session: build it whole
         return WritePlan("append", n_stored=n)

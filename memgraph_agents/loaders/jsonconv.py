@@ -32,6 +32,7 @@ from memgraph_agents.loaders.errors import InputError, build, json_type, load_js
 from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.loaders.locomo import looks_like_locomo, samples_from_data
 from memgraph_agents.model.conversation import Conversation, Session, Turn, clean_name
+from memgraph_agents.model.metadata import check_metadata
 
 __all__ = [
     "Format",
@@ -44,8 +45,8 @@ __all__ = [
 
 Format = Literal["json", "jsonl", "locomo"]
 
-_CONVERSATION_KEYS = ("id", "speakers", "sessions")
-_SESSION_KEYS = ("id", "date", "turns")
+_CONVERSATION_KEYS = ("id", "speakers", "sessions", "metadata")
+_SESSION_KEYS = ("id", "date", "turns", "metadata")
 _TURN_KEYS = ("id", "speaker", "text", "image_caption", "timestamp")
 _LINE_KEYS = ("conversation", "session", "date", *_TURN_KEYS)
 
@@ -194,6 +195,7 @@ class _Draft:
     where: str
     first_line: int = 0
     turns: list[tuple[Turn, str]] = field(default_factory=list)  # (turn, where it came from)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def _json_conversation(raw: Any, where: str) -> Conversation:
@@ -232,7 +234,7 @@ def _json_conversation(raw: Any, where: str) -> Conversation:
             raise InputError(f"{s_where}: 'turns' must be an array, got {json_type(turns_raw)}")
         if not turns_raw:
             raise InputError(f"{s_where}: session has no turns")
-        draft = _Draft(sid, date, where=s_where)
+        draft = _Draft(sid, date, where=s_where, metadata=check_metadata(s.get("metadata"), f"{s_where}: 'metadata'"))
         for k, t in enumerate(turns_raw, start=1):
             t_where = f"{s_where} turn {k}"
             if not isinstance(t, dict):
@@ -240,7 +242,8 @@ def _json_conversation(raw: Any, where: str) -> Conversation:
             _check_keys(t, _TURN_KEYS, t_where)
             draft.turns.append(_turn(t, f"{sid}:{k}", t_where))
         drafts.append(draft)
-    return _conversation(conv_id, drafts, speakers, where)
+    metadata = check_metadata(raw.get("metadata"), f"{where}: 'metadata'")
+    return _conversation(conv_id, drafts, speakers, where, metadata)
 
 
 def _turn(raw: dict[str, Any], default_id: str, where: str) -> tuple[Turn, str]:
@@ -262,7 +265,9 @@ def _turn(raw: dict[str, Any], default_id: str, where: str) -> tuple[Turn, str]:
     return turn, where
 
 
-def _conversation(conv_id: str, drafts: list[_Draft], speakers: list[str] | None, where: str) -> Conversation:
+def _conversation(
+    conv_id: str, drafts: list[_Draft], speakers: list[str] | None, where: str, metadata: dict[str, Any] | None = None
+) -> Conversation:
     # Duplicates are checked here, not left to the data model, so the message can point at both places.
     session_at: dict[str, str] = {}
     turn_at: dict[str, str] = {}
@@ -281,10 +286,12 @@ def _conversation(conv_id: str, drafts: list[_Draft], speakers: list[str] | None
     for d in drafts:
         turns = [t for t, _ in d.turns]
         participants = list(dict.fromkeys(t.speaker for t in turns))
-        sessions.append(build(Session, d.where, id=d.id, date=d.date, turns=turns, participants=participants))
+        sessions.append(
+            build(Session, d.where, id=d.id, date=d.date, turns=turns, participants=participants, metadata=d.metadata)
+        )
     if speakers is None:
         speakers = list(dict.fromkeys(p for s in sessions for p in s.participants))
-    return build(Conversation, where, id=conv_id, sessions=sessions, speakers=speakers)
+    return build(Conversation, where, id=conv_id, sessions=sessions, speakers=speakers, metadata=metadata or {})
 
 
 def _check_unique_conversations(convs: list[Conversation], source: str) -> None:

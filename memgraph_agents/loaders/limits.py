@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from memgraph_agents.config import InputLimits
 from memgraph_agents.loaders.errors import over_limit
 from memgraph_agents.model.conversation import Conversation
+from memgraph_agents.model.metadata import metadata_bytes
 
 __all__ = ["check_limits"]
 
@@ -23,6 +24,9 @@ def check_limits(conversations: Sequence[Conversation], limits: InputLimits, whe
     for conv in conversations:
         for s in conv.sessions:
             s_where = f"{where}: conversation {conv.id!r} session {s.id!r}"
+            size = metadata_bytes(s.metadata)
+            if size > limits.max_metadata_bytes:
+                raise over_limit(f"{s_where} metadata", "max_metadata_bytes", size, limits.max_metadata_bytes)
             if len(s.turns) > limits.max_turns_per_session:
                 raise over_limit(s_where, "max_turns_per_session", len(s.turns), limits.max_turns_per_session)
             for t in s.turns:

@@ -7,6 +7,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from memgraph_agents.model.metadata import Metadata, check_metadata
+
 # \Z, not $: "$" also matches before a trailing newline ("D1:1\n" is not an id).
 TURN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}\Z")
 # Control characters and line/paragraph separators: a name holding one could forge a line
@@ -74,6 +76,7 @@ class Session(BaseModel):
     date: datetime
     turns: list[Turn] = Field(min_length=1)
     participants: list[str] = Field(default_factory=list)
+    metadata: Metadata = Field(default_factory=dict, description="the user's JSON metadata (model.metadata)")
 
     @field_validator("id")
     @classmethod
@@ -86,6 +89,11 @@ class Session(BaseModel):
     @classmethod
     def _names(cls, v: list[str]) -> list[str]:
         return _clean_names(v)
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, v: object) -> Metadata:
+        return check_metadata(v)
 
     @model_validator(mode="after")
     def _check(self) -> Session:
@@ -107,6 +115,9 @@ class Conversation(BaseModel):
     id: str
     sessions: list[Session] = Field(min_length=1)
     speakers: list[str] = Field(default_factory=list)
+    metadata: Metadata = Field(
+        default_factory=dict, description="metadata of every session (a session's own keys win over these)"
+    )
 
     @field_validator("id")
     @classmethod
@@ -121,6 +132,11 @@ class Conversation(BaseModel):
     @classmethod
     def _names(cls, v: list[str]) -> list[str]:
         return _clean_names(v)
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, v: object) -> Metadata:
+        return check_metadata(v)
 
     @model_validator(mode="after")
     def _check(self) -> Conversation:
@@ -141,6 +157,9 @@ class Conversation(BaseModel):
                     if p not in names:
                         names.append(p)
             object.__setattr__(self, "speakers", names)
+        if self.metadata:  # stored per session: each session carries the conversation's keys
+            sessions = [s.model_copy(update={"metadata": {**self.metadata, **s.metadata}}) for s in self.sessions]
+            object.__setattr__(self, "sessions", sessions)
         return self
 
     def turn_index(self) -> dict[str, tuple[Session, Turn]]:

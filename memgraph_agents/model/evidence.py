@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -15,6 +17,10 @@ class Evidence(BaseModel):
     session_dates: list[str] = Field(default_factory=list, description="ISO dates of those sessions")
     path: list[str] = Field(default_factory=list, description="node ids by which it was reached")
     retriever: str = ""
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="the user's metadata of its first session (session_ids[0])"
+    )
+    namespace: str = Field("", description="the namespace it came from (set by Memory.search)")
 
     def cite(self) -> str:
         """One line for a prompt or a terminal: ``[2023-05-08 | D1:3] text``."""

@@ -90,7 +90,8 @@ def to_evidence(
     path: list[str] | None = None,
     turn_ids: list[str] | None = None,
 ) -> Evidence:
-    """``Evidence`` for node ``i``; sessions from its turns (else its owner session)."""
+    """``Evidence`` for node ``i``; sessions from its turns (else its owner session), metadata
+    from the first of them."""
     turns = turn_ids if turn_ids is not None else provenance(snap, i)
     ts = snap.turn_session
     sessions = list(dict.fromkeys(ts[t] for t in turns if t in ts)) or ([snap.owner[i]] if snap.owner[i] else [])
@@ -104,7 +105,13 @@ def to_evidence(
         session_dates=[snap.session_date(s) for s in sessions],
         path=path or [snap.ids[i]],
         retriever=retriever,
+        metadata=_metadata(snap, sessions[0]) if sessions else {},
     )
+
+
+def _metadata(snap: GraphSnapshot, session_id: str) -> dict:
+    record = snap.sessions.get(session_id)
+    return dict(record.get("metadata") or {}) if record else {}
 
 
 def turn_evidence(

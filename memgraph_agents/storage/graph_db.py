@@ -38,8 +38,8 @@ from filelock import FileLock
 from memgraph_agents.datadir import create_private_file
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.sqlite_wal import enable_wal
-from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict
-from memgraph_agents.storage.sqlite_schema import MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
+from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict, version_dict
+from memgraph_agents.storage.sqlite_schema import ADD_METADATA, MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
 from memgraph_agents.storage.sqlite_writer import SqliteWriter
 
 
@@ -131,6 +131,8 @@ class GraphDB:
                 for stmt in MIGRATE_1_TO_2.split(";"):
                     if stmt.strip():
                         c.execute(stmt)
+            if "metadata" not in {r[1] for r in c.execute("PRAGMA table_info(sessions)")}:
+                c.execute(ADD_METADATA)
             c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
             c.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             c.execute("COMMIT")
@@ -330,6 +332,11 @@ class GraphDB:
             "SELECT turn_id, digest, data FROM turns WHERE session_id=? ORDER BY idx", (session_id,)
         )
         return [(r[0], r[1], json.loads(r[2])) for r in rows]
+
+    def note_versions(self, session_id: str) -> list[dict]:
+        """A note's versions, oldest first (``version``, ``at``, ``text``, ``metadata``)."""
+        q = "SELECT version, at, text, metadata FROM note_versions WHERE session_id=? ORDER BY version"
+        return [version_dict(r) for r in self.reader.execute(q, (session_id,))]
 
     def pending_writes(self) -> list[tuple[str, str]]:
         return self.reader.execute("SELECT session_id, kind FROM writes ORDER BY session_id").fetchall()

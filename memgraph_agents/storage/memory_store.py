@@ -11,7 +11,8 @@ extends it with new turns (``append``: a chat thread that grew):
    nodes whose text changed (metadata ``session_id`` = the writing session).
 3. Graph store, ONE transaction: the old version's rows out (all of them for ``replace``, the
    reopened tail for ``append``), the new rows in, the input turns, the session row
-   ``committed``, the ``writes`` row gone, the vectors of removed rows listed as garbage.
+   ``committed`` (a note's new version recorded beside it), the ``writes`` row gone, the
+   vectors of removed rows listed as garbage.
 4. Chroma: delete the garbage vectors, then their garbage rows.
 
 Without a Chroma index, steps 2 and 4 do nothing: the transaction of step 3 is the whole write
@@ -46,6 +47,7 @@ from memgraph_agents.datadir import check_data_dir, ensure_private_dir
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Node
+from memgraph_agents.model.notes import is_note_id
 from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage import chroma_index
 from memgraph_agents.storage.exact_search import exact_search
@@ -250,6 +252,11 @@ class MemoryStore:
         return self.db.session(session_id)
 
     @in_use
+    def note_versions(self, session_id: str) -> list[dict]:
+        """A note's stored versions, oldest first (``version``, ``at``, ``text``, ``metadata``)."""
+        return self.db.note_versions(session_id)
+
+    @in_use
     def session_hash(self, session_id: str) -> str | None:
         s = self.session(session_id)
         return s["content_hash"] if s else None
@@ -311,7 +318,7 @@ class MemoryStore:
                 if self.fault_hook is not None:
                     self.fault_hook("after_vectors")
                 with self.db.write() as t:  # 3. one transaction: old rows out, new rows in, committed
-                    garbage, removed = self._write_rows(t, w)
+                    garbage, removed = self._write_rows(t, w, now)
                     if indexed:  # Chroma's copies go in step 4
                         t.add_garbage(garbage)
                     if build:
@@ -399,7 +406,7 @@ class MemoryStore:
                 out.append(n)
         return out
 
-    def _write_rows(self, t: GraphWrite, w: SessionWrite) -> tuple[list[str], list[str]]:
+    def _write_rows(self, t: GraphWrite, w: SessionWrite, now: str) -> tuple[list[str], list[str]]:
         """The rows of the write; returns (vectors to collect, node ids ``drop_rows`` removed)."""
         r = w.record
         keep = {n.id for n in w.nodes} | {e.src for e in w.edges} | {e.dst for e in w.edges}
@@ -416,6 +423,8 @@ class MemoryStore:
             self._replace_derived(t, w)
         t.write_turns(r.id, w.turns_start, w.turns, replace=w.mode != "append")
         t.commit_session_row(r.model_dump())
+        if is_note_id(r.id) and w.turns:  # a note's every version, in the commit that stores it
+            t.add_version(r.id, str(w.turns[0][2].get("text", "")), r.metadata, now)
         # A removed id written again by this commit keeps its (new) vector; a node of this
         # session that the new version no longer embeds (e.g. an event now fused) loses it.
         rewritten = {n.id for n in w.nodes if n.embed}

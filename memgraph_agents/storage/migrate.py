@@ -37,6 +37,7 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
         gen, nodes, edges, sessions = src.db.read_graph()
         owners = src.db.raw_owners()
         turns = {s["id"]: src.db.session_turns(s["id"]) for s in sessions}
+        versions = {s["id"]: src.db.note_versions(s["id"]) for s in sessions}  # empty but for notes
         meta = {k: v for k, v in src.db.all_meta().items() if k not in _OWN_META}
         embedded = [r for r in nodes if r[6]]
         text = {r[0]: r[2] for r in embedded}
@@ -66,6 +67,8 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
             for s in sessions:
                 t.write_turns(s["id"], 0, turns[s["id"]], replace=True)
                 t.commit_session_row(s)
+                for version in versions[s["id"]]:
+                    t.add_version(s["id"], version["text"], version["metadata"], version["at"])
             for k, v in meta.items():
                 t.set_meta(k, v)
             if index:

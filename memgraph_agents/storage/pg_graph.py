@@ -29,7 +29,7 @@ from memgraph_agents.model.graph import Edge
 from memgraph_agents.storage.graph_db import row_to_edge
 from memgraph_agents.storage.pg_schema import TABLES, GraphServerError, pool_for, redact
 from memgraph_agents.storage.pg_writer import PgWriter
-from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict
+from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict, version_dict
 
 NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
 EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
@@ -263,6 +263,11 @@ class PgGraphDB:
     def session_turns(self, session_id: str) -> list[tuple[str, str, dict]]:
         q = f"SELECT turn_id, digest, data FROM mg_turns WHERE {SCOPED} AND session_id=%s ORDER BY idx"
         return [(r[0], r[1], json.loads(r[2])) for r in self._q(q, (session_id,))]
+
+    def note_versions(self, session_id: str) -> list[dict]:
+        """A note's versions, oldest first (``version``, ``at``, ``text``, ``metadata``)."""
+        q = f"SELECT version, at, text, metadata FROM mg_note_versions WHERE {SCOPED} AND session_id=%s ORDER BY version"
+        return [version_dict(r) for r in self._q(q, (session_id,))]
 
     def pending_writes(self) -> list[tuple[str, str]]:
         return [(r[0], r[1]) for r in self._q(f"SELECT session_id, kind FROM mg_writes WHERE {SCOPED} ORDER BY 1")]

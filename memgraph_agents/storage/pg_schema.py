@@ -23,7 +23,7 @@ from memgraph_agents.errors import StorageError
 _T = 'TEXT COLLATE "C" NOT NULL'
 _SCOPE = f"store_id {_T}, namespace {_T}"
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MIGRATIONS: dict[int, list[str]] = {
     1: [
         f"CREATE TABLE mg_meta ({_SCOPE}, key {_T}, value TEXT NOT NULL, PRIMARY KEY (store_id, namespace, key))",
@@ -58,6 +58,13 @@ MIGRATIONS: dict[int, list[str]] = {
         f"""CREATE TABLE mg_node_vectors ({_SCOPE}, id {_T}, digest BYTEA NOT NULL, vec BYTEA NOT NULL,
             PRIMARY KEY (store_id, namespace, id))""",
     ],
+    # The user's metadata of a session (apart from the builder's ``info``), and a note's texts
+    # over time (``note_versions``: written in the commit that stores each version).
+    3: [
+        "ALTER TABLE mg_sessions ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'",
+        f"""CREATE TABLE mg_note_versions ({_SCOPE}, session_id {_T}, version INTEGER NOT NULL, at {_T},
+            text TEXT NOT NULL, metadata TEXT NOT NULL, PRIMARY KEY (store_id, namespace, session_id, version))""",
+    ],
 }
 TABLES = (
     "mg_edges",
@@ -67,6 +74,7 @@ TABLES = (
     "mg_writes",
     "mg_vector_garbage",
     "mg_node_vectors",
+    "mg_note_versions",
     "mg_sessions",
     "mg_meta",
 )

@@ -16,7 +16,7 @@ from typing import Any
 
 from memgraph_agents.model.graph import Edge, Node
 from memgraph_agents.storage.graph_db import _edge_row, _node_row
-from memgraph_agents.storage.session_write import session_row, session_update
+from memgraph_agents.storage.session_write import session_row, session_update, version_row
 
 S = "store_id=%s AND namespace=%s"
 _NODE_INSERT = (
@@ -170,14 +170,14 @@ class PgWriter:
             or self.c.execute(f"SELECT COALESCE(MAX(seq), 0) + 1 FROM mg_sessions WHERE {S}", self.s).fetchone()[0]
         )
         self.c.execute(
-            "INSERT INTO mg_sessions VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+            "INSERT INTO mg_sessions VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
             (*self.s, *session_row(v, "pending", seq)),
         )
 
     def commit_session_row(self, v: dict[str, Any]) -> None:
         self.c.execute(
             "UPDATE mg_sessions SET date=%s, status='committed', participants=%s, n_turns=%s, content_hash=%s, "
-            f"builder=%s, info=%s WHERE {S} AND id=%s",
+            f"builder=%s, info=%s, metadata=%s WHERE {S} AND id=%s",
             (*session_update(v), *self.s, v["id"]),
         )
 
@@ -185,8 +185,23 @@ class PgWriter:
         self.c.execute(f"UPDATE mg_sessions SET status=%s WHERE {S} AND id=%s", (status, *self.s, session_id))
 
     def remove_session(self, session_id: str) -> None:
-        for table, col in (("mg_turns", "session_id"), ("mg_writes", "session_id"), ("mg_sessions", "id")):
+        tables = (("mg_turns", "session_id"), ("mg_note_versions", "session_id"), ("mg_writes", "session_id"))
+        for table, col in (*tables, ("mg_sessions", "id")):
             self.c.execute(f"DELETE FROM {table} WHERE {S} AND {col}=%s", (*self.s, session_id))
+
+    def add_version(self, session_id: str, text: str, metadata: dict[str, Any], at: str) -> None:
+        """The next version of a note, unless it equals the latest (a rebuild changes nothing)."""
+        row = self.c.execute(
+            f"SELECT version, text, metadata FROM mg_note_versions WHERE {S} AND session_id=%s "
+            "ORDER BY version DESC LIMIT 1",
+            (*self.s, session_id),
+        ).fetchone()
+        data = version_row(text, metadata)
+        if row is None or (row[1], row[2]) != data:
+            n = row[0] + 1 if row else 1
+            self.c.execute(
+                "INSERT INTO mg_note_versions VALUES (%s,%s,%s,%s,%s,%s,%s)", (*self.s, session_id, n, at, *data)
+            )
 
     def add_garbage(self, ids: Iterable[str]) -> None:
         self._many(

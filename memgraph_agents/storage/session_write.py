@@ -20,6 +20,7 @@ class SessionRecord(BaseModel):
     content_hash: str = ""
     builder: str = "offline"
     info: dict = Field(default_factory=dict)
+    metadata: dict = Field(default_factory=dict)  # the user's (model.metadata), apart from the builder's ``info``
 
 
 WriteMode = Literal["new", "replace", "append"]
@@ -71,6 +72,7 @@ SESSION_KEYS = (
     "builder",
     "ingested_at",
     "info",
+    "metadata",
 )
 
 
@@ -88,6 +90,7 @@ def session_row(v: dict[str, Any], status: str, seq: int) -> tuple:
         v["builder"],
         v["ingested_at"],
         json.dumps(v["info"]),
+        json.dumps(v.get("metadata") or {}),
     )
 
 
@@ -96,11 +99,13 @@ def session_dict(row: tuple) -> dict[str, Any]:
     d = dict(zip(SESSION_KEYS, row, strict=True))
     d["participants"] = json.loads(d["participants"])
     d["info"] = json.loads(d["info"])
+    d["metadata"] = json.loads(d["metadata"])
     return d
 
 
 def session_update(v: dict[str, Any]) -> tuple:
-    """What committing a session rewrites: date, participants, n_turns, content_hash, builder, info."""
+    """What committing a session rewrites: date, participants, n_turns, content_hash, builder, info,
+    metadata."""
     return (
         v["date"],
         json.dumps(v["participants"]),
@@ -108,4 +113,16 @@ def session_update(v: dict[str, Any]) -> tuple:
         v["content_hash"],
         v["builder"],
         json.dumps(v["info"]),
+        json.dumps(v.get("metadata") or {}),
     )
+
+
+def version_row(text: str, metadata: dict[str, Any]) -> tuple[str, str]:
+    """A note version's (text, metadata) columns: one encoding for both stores, so "equal to
+    the latest version" is a comparison of stored text."""
+    return text, json.dumps(metadata, sort_keys=True)
+
+
+def version_dict(row: tuple) -> dict[str, Any]:
+    """A ``(version, at, text, metadata)`` row read back."""
+    return {"version": int(row[0]), "at": row[1], "text": row[2], "metadata": json.loads(row[3])}

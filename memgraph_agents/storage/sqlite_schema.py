@@ -9,7 +9,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, date TEXT NOT NULL, status TEXT NOT NULL, seq INTEGER NOT NULL,
     participants TEXT NOT NULL, n_turns INTEGER NOT NULL, content_hash TEXT NOT NULL,
-    builder TEXT NOT NULL, ingested_at TEXT NOT NULL, info TEXT NOT NULL DEFAULT '{}'
+    builder TEXT NOT NULL, ingested_at TEXT NOT NULL, info TEXT NOT NULL DEFAULT '{}',
+    metadata TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS nodes (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, text TEXT NOT NULL, session_id TEXT NOT NULL,
@@ -30,6 +31,10 @@ CREATE TABLE IF NOT EXISTS turns (
 CREATE TABLE IF NOT EXISTS writes (session_id TEXT PRIMARY KEY, kind TEXT NOT NULL, started_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS vector_garbage (id TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS node_vectors (id TEXT PRIMARY KEY, digest BLOB NOT NULL, vec BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS note_versions (
+    session_id TEXT NOT NULL, version INTEGER NOT NULL, at TEXT NOT NULL, text TEXT NOT NULL,
+    metadata TEXT NOT NULL, PRIMARY KEY (session_id, version)
+);
 CREATE INDEX IF NOT EXISTS owners_session ON node_owners(session_id);
 CREATE INDEX IF NOT EXISTS nodes_session ON nodes(session_id);
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
@@ -38,7 +43,11 @@ CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
 """
 # Version 3 adds ``node_vectors`` (``storage.vector_rows``); ``CREATE TABLE IF NOT EXISTS`` above
 # adds it to a version 2 file, whose vectors ``MemoryStore`` then copies from Chroma once.
-SCHEMA_VERSION = "3"
+# Version 4 adds the user's ``metadata`` to sessions (``ADD_METADATA`` on an older file: an
+# existing table keeps its columns under ``CREATE TABLE IF NOT EXISTS``) and ``note_versions``,
+# a note's texts over time (written in the commit that stores each version).
+SCHEMA_VERSION = "4"
+ADD_METADATA = "ALTER TABLE sessions ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'"
 
 # Version 1 (no ownership table, edge keys without the session): rebuild the edge table with
 # the session in its key and derive owners as deletion used to (a node's owner, plus every

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from memgraph_agents.model.graph import Edge, Node
-from memgraph_agents.storage.session_write import session_row, session_update
+from memgraph_agents.storage.session_write import session_row, session_update, version_row
 
 
 class SqliteWriter:
@@ -61,12 +61,12 @@ class SqliteWriter:
     def add_pending_session(self, v: dict[str, Any]) -> None:
         # The next number, unless given (a copy keeps the original's).
         seq = v.get("seq") or int(self.c.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0])
-        self.c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)", session_row(v, "pending", seq))
+        self.c.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?,?)", session_row(v, "pending", seq))
 
     def commit_session_row(self, v: dict[str, Any]) -> None:
         self.c.execute(
             "UPDATE sessions SET date=?, status='committed', participants=?, n_turns=?, content_hash=?, "
-            "builder=?, info=? WHERE id=?",
+            "builder=?, info=?, metadata=? WHERE id=?",
             (*session_update(v), v["id"]),
         )
 
@@ -74,10 +74,22 @@ class SqliteWriter:
         self.c.execute("UPDATE sessions SET status=? WHERE id=?", (status, session_id))
 
     def remove_session(self, session_id: str) -> None:
-        """The session's row, turns and unfinished-write mark (its graph rows go by ``drop_rows``)."""
+        """The session's row, turns, versions and unfinished-write mark (its graph rows go by ``drop_rows``)."""
         self.c.execute("DELETE FROM turns WHERE session_id=?", (session_id,))
+        self.c.execute("DELETE FROM note_versions WHERE session_id=?", (session_id,))
         self.c.execute("DELETE FROM writes WHERE session_id=?", (session_id,))
         self.c.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+
+    def add_version(self, session_id: str, text: str, metadata: dict[str, Any], at: str) -> None:
+        """The next version of a note, unless it equals the latest (a rebuild changes nothing)."""
+        row = self.c.execute(
+            "SELECT version, text, metadata FROM note_versions WHERE session_id=? ORDER BY version DESC LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        data = version_row(text, metadata)
+        if row is None or (row[1], row[2]) != data:
+            n = row[0] + 1 if row else 1
+            self.c.execute("INSERT INTO note_versions VALUES (?,?,?,?,?)", (session_id, n, at, *data))
 
     def add_garbage(self, ids: Iterable[str]) -> None:
         self.c.executemany("INSERT OR IGNORE INTO vector_garbage VALUES (?)", [(g,) for g in ids])

@@ -65,11 +65,19 @@ pipeline = build_pipeline()
 
 
 async def run_session(
-    store: Any, session: Session, speakers: list[str], context: MemoryContext, *, replace: bool, rebuild: bool
+    store: Any,
+    session: Session,
+    speakers: list[str],
+    context: MemoryContext,
+    *,
+    replace: bool,
+    rebuild: bool,
+    existing: bool = False,
 ) -> dict[str, Any]:
     """Build and commit ``session`` in ``store``'s namespace, holding its ingest lock from the
     check to the commit (one writer per namespace: every session is built on the graph it is
-    committed to). Returns the pipeline's final state."""
+    committed to). ``existing``: the session must be stored already (an update never
+    re-creates a deleted one; checked under the lock). Returns the pipeline's final state."""
     async with store.ingest_lock.hold_async():
         return await pipeline.ainvoke(
             {
@@ -77,6 +85,7 @@ async def run_session(
                 "speakers": list(speakers),
                 "replace": replace,
                 "rebuild": rebuild,
+                "existing": existing,
             },
             context=context,
         )

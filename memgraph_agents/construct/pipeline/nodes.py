@@ -29,6 +29,7 @@ from memgraph_agents.construct.relate import relate
 from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.session_plan import build_identity, plan_write
 from memgraph_agents.construct.topic_layer import update_topics
+from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.presets import get_preset
@@ -120,6 +121,8 @@ def check(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
     plan = plan_session(
         store, session, settings, replace=bool(state.get("replace")), rebuild=bool(state.get("rebuild"))
     )
+    if state.get("existing") and plan.status == "new":  # checked under the ingest lock: no race with forget
+        raise InputError(f"no session {session.id!r} in namespace {store.namespace!r} (deleted?)")
     out: dict = {"status": plan.status, "replaced": plan.status == "replace"}
     if plan.note:
         out["notes"] = [plan.note]
@@ -221,6 +224,7 @@ def commit(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
         n_turns=len(session.turns),
         content_hash=session_hash(session),
         builder=llm_builder,
+        metadata=dict(session.metadata),
         info={
             "notes": notes,
             "usage": state.get("usage", {}),

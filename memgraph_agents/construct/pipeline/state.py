@@ -33,6 +33,7 @@ class PipelineState(TypedDict, total=False):
     speakers: list[str]  # input: the conversation's participants
     replace: bool  # input: replace a stored version that differs (else SessionConflictError)
     rebuild: bool  # input: rebuild an unchanged session stored with another builder or preset
+    existing: bool  # input: the session must be stored already (an update never re-creates a deleted one)
     build: dict[str, Any]  # the session's graph so far (``SessionBuild`` as JSON)
     status: str  # new | replace | append | unchanged, then committed
     replaced: bool  # the commit replaced a stored version of this session

@@ -1,0 +1,142 @@
+"""User metadata on sessions and notes, and the filters that select by it.
+
+Metadata is a JSON object: keys of 1-64 letters, digits and ``_.-`` (not starting with ``.``,
+``-`` or ``$``: ``$`` starts a filter operator), values any JSON value (finite numbers, nesting
+at most ``MAX_DEPTH`` deep). Its size is bounded by ``InputLimits.max_metadata_bytes`` (the
+loaders' ``check_limits``), measured as ``metadata_bytes``.
+
+A filter is LangGraph's store filter (``langgraph.store.memory.InMemoryStore``): every
+top-level key must match; a plain value matches by equality (a list: same length, items
+equal; an object: each of its keys matches, recursively); an object whose keys start with
+``$`` applies operators, all of which must hold: ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
+``$lte`` (numbers, compared as floats) and, beyond InMemoryStore, ``$in`` (the stored value
+equals one of a list). Where InMemoryStore raises (``$gt`` on a missing or non-numeric value)
+the item simply does not match.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from memgraph_agents.errors import InputError
+
+KEY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
+MAX_DEPTH = 8
+COMPARISONS = ("$gt", "$gte", "$lt", "$lte")
+OPERATORS = ("$eq", "$ne", "$in", *COMPARISONS)
+
+Metadata = dict[str, Any]
+
+
+def check_key(key: Any, where: str) -> str:
+    if not isinstance(key, str) or not KEY_RE.match(key):
+        raise InputError(
+            f"{where}: invalid key {key!r}: 1-64 letters, digits and '_.-', not starting with '.', '-' or '$'"
+        )
+    return key
+
+
+def _json_value(value: Any, where: str, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise InputError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"{where}: {value!r} is not a JSON number")
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InputError(f"{where}: key {k!r} is not a string")
+            out[k] = _json_value(v, f"{where}.{k}", depth + 1)
+        return out
+    raise InputError(f"{where}: a {type(value).__name__} is not a JSON value")
+
+
+def check_metadata(value: Any, where: str = "metadata") -> Metadata:
+    """``value`` as metadata (``None``: empty), else an ``InputError`` naming the bad part."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"{where} must be an object of key: JSON value, got {type(value).__name__}")
+    return {check_key(k, where): _json_value(v, f"{where}.{k}", 1) for k, v in value.items()}
+
+
+def metadata_bytes(metadata: Metadata) -> int:
+    """Size counted against ``max_metadata_bytes``: the compact UTF-8 JSON encoding."""
+    return len(json.dumps(metadata, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+# -- filters ---------------------------------------------------------------------------------
+def _check_condition(cond: Any, where: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise InputError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+    if isinstance(cond, Mapping) and any(isinstance(k, str) and k.startswith("$") for k in cond):
+        for op, operand in cond.items():
+            if op not in OPERATORS:
+                raise InputError(f"{where}: unknown operator {op!r} (use {', '.join(OPERATORS)})")
+            if op == "$in" and not isinstance(operand, (list, tuple)):
+                raise InputError(f"{where}: '$in' takes a list of values")
+            if op in COMPARISONS and (isinstance(operand, bool) or not isinstance(operand, (int, float))):
+                raise InputError(f"{where}: {op!r} takes a number, got {operand!r}")
+            _json_value(operand, f"{where}.{op}", depth + 1)
+    elif isinstance(cond, Mapping):
+        for k, v in cond.items():
+            if not isinstance(k, str):
+                raise InputError(f"{where}: key {k!r} is not a string")
+            _check_condition(v, f"{where}.{k}", depth + 1)
+    else:
+        _json_value(cond, where, depth)
+
+
+def check_filter(value: Any, where: str = "filter") -> Metadata:
+    """``value`` as a metadata filter (``None``: match all), else an ``InputError``."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"{where} must be an object of key: value or {{operator: value}}, got {type(value).__name__}")
+    for k, v in value.items():
+        check_key(k, where)
+        _check_condition(v, f"{where}.{k}", 1)
+    return dict(value)
+
+
+def matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
+    """Whether ``metadata`` passes ``filter`` (see the module docstring; ``{}`` passes all)."""
+    return all(_compare(metadata.get(k), v) for k, v in filter.items())
+
+
+def _compare(value: Any, cond: Any) -> bool:
+    if isinstance(cond, Mapping):
+        if any(k.startswith("$") for k in cond):
+            return all(_apply(value, op, operand) for op, operand in cond.items())
+        return isinstance(value, Mapping) and all(_compare(value.get(k), v) for k, v in cond.items())
+    if isinstance(cond, (list, tuple)):
+        return (
+            isinstance(value, (list, tuple))
+            and len(value) == len(cond)
+            and all(_compare(a, b) for a, b in zip(value, cond, strict=True))
+        )
+    return bool(value == cond)
+
+
+def _apply(value: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return bool(value == operand)
+    if op == "$ne":
+        return bool(value != operand)
+    if op == "$in":
+        return any(value == x for x in operand)
+    try:
+        a, b = float(value), float(operand)
+    except (TypeError, ValueError):
+        return False
+    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
