@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from memgraph_agents.cli.main import main
+from memgraph_agents.llm.usage import add_counts
 from memgraph_agents.model.evidence import flatten_turns
 from memgraph_agents.navigator import NavigatorContext, navigate, navigator
 from memgraph_agents.navigator.localize import one_shot
 from memgraph_agents.navigator.policies import offline
 from memgraph_agents.navigator.queue import reprioritise, schedule
-from memgraph_agents.navigator.state import add_counts, max_merge, merge_kept, or_merge, queue_reducer, union
+from memgraph_agents.navigator.state import max_merge, merge_kept, or_merge, queue_reducer, union
 from memgraph_agents.registry import RETRIEVERS
 from tests.test_navigator_support import NS, build_memory, decisions, of_type, strip_timing
 

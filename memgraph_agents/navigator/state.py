@@ -20,6 +20,8 @@ from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
+from memgraph_agents.llm.usage import add_counts
+
 
 class QueueEntry(TypedDict, total=False):
     node: str
@@ -94,14 +96,6 @@ def queue_reducer(a: dict[str, QueueEntry] | None, op: QueueOp | None) -> dict[s
     out.update(op.get("set") or {})
     for node in op.get("pop") or []:
         out.pop(node, None)
-    return out
-
-
-def add_counts(a: dict[str, float] | None, b: dict[str, float] | None) -> dict[str, float]:
-    out = dict(a or {})
-    for k, v in (b or {}).items():
-        if isinstance(v, (int, float)):
-            out[k] = out.get(k, 0) + v
     return out
 
 

@@ -16,16 +16,8 @@ from typing_extensions import TypedDict
 
 from memgraph_agents.construct.append import AppendPlan
 from memgraph_agents.construct.build import SessionBuild
+from memgraph_agents.llm.usage import add_counts
 from memgraph_agents.model.conversation import Session, Turn
-
-
-def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
-    """Reducer: sum LLM usage counters from every step."""
-    out = dict(a or {})
-    for k, v in (b or {}).items():
-        if isinstance(v, (int, float)):
-            out[k] = out.get(k, 0) + v
-    return out
 
 
 class PipelineState(TypedDict, total=False):
