@@ -52,8 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("stats", help="sessions, nodes and edges by kind, size on disk")
     s.add_argument("--namespace", help="one namespace (env MEMGRAPH_NAMESPACE; default: all)")
 
-    s = command("show", help="a node, its neighbours and its provenance turns")
-    s.add_argument("node_id", help="a node id (event:S1:2, arg:pixel) or a turn id (D1:3)")
+    s = command("show", help="a stored item (node, turn, session or note), its neighbours and its provenance turns")
+    s.add_argument("node_id", help="a node id (event:S1:2, arg:pixel), a turn id (D1:3), a session or note id")
     s.add_argument("--namespace")
 
     s = command("forget", help="delete a session, or a whole namespace")
