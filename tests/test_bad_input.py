@@ -456,7 +456,7 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
     "ingest_missing_file": (["ingest", "{tmp}/nowhere.json", "--namespace", "base"], "file not found"),
     "ingest_a_directory": (["ingest", "{tmp}", "--namespace", "base"], "is a directory"),
     "stats_unknown_namespace": (["stats", "--namespace", "ghost"], "does not exist"),
-    "show_unknown_node": (["show", "event:nope", "--namespace", "base"], "no node 'event:nope'"),
+    "show_unknown_node": (["show", "event:nope", "--namespace", "base"], "no note, session, turn or node 'event:nope'"),
     "forget_traversal": (["forget", "--namespace", "../.."], "invalid namespace"),
     "forget_unknown_session": (["forget", "--namespace", "base", "--session", "S404"], "no session 'S404'"),
     "forget_without_namespace": (["forget"], "forget needs --namespace"),
