@@ -27,7 +27,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="A terminal chatbot with long-term memory (memgraph-agents).")
     p.add_argument("--user", default=os.environ.get("USER") or "me", help="whose memory (one namespace per user)")
     p.add_argument("--data-dir", type=Path, help="memory location (env MEMGRAPH_DATA_DIR, default ~/.memgraph)")
-    p.add_argument("--embeddings", help="'minilm' (default) or 'hash' (tests only)")
+    p.add_argument("--embeddings", help="embedding model: 'minilm' (default), 'minilm-torch', 'hash' (tests only)…")
     p.add_argument("--offline", action="store_true", help="no LLM even if MEMGRAPH_LLM is set: show recalled evidence")
     p.add_argument("--message", "-m", action="append", help="send this message and exit (repeatable)")
     return p.parse_args(argv)

@@ -28,7 +28,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--questions", type=Path, help="questions JSON: [{question, answer?, evidence?: [turn ids]}]")
     p.add_argument("--data-dir", type=Path, help="memory location (default: a temporary directory)")
     p.add_argument("--namespace", default="replay")
-    p.add_argument("--embeddings", help="'minilm' (default) or 'hash' (tests only)")
+    p.add_argument("--embeddings", help="embedding model: 'minilm' (default), 'minilm-torch', 'hash' (tests only)…")
     p.add_argument("--retrievers", help="comma-separated (default: every registered retriever)")
     p.add_argument("-k", "--top-k", type=int, help="evidence items (default: MEMGRAPH_TOP_K, 10)")
     return p.parse_args(argv)

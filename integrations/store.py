@@ -40,13 +40,20 @@ class MemgraphStore(BaseStore):
     """``BaseStore`` on an event-graph memory in ``data_dir`` (or ``settings.data_dir``)."""
 
     def __init__(
-        self, data_dir: str | Path | None = None, *, settings: Settings | None = None, retriever: str | None = None
+        self,
+        data_dir: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        retriever: str | None = None,
+        embeddings: Any = None,
+        llm: Any = None,
     ) -> None:
         """``data_dir`` overrides ``settings.data_dir`` (settings default: ``MEMGRAPH_*``);
-        ``retriever`` ranks query searches (default: the preset's, else ``settings.retriever``)."""
+        ``retriever`` ranks query searches (default: the preset's, else ``settings.retriever``);
+        ``embeddings`` / ``llm``: a spec or a LangChain model object (as ``Memory`` takes them)."""
         from memgraph_agents.api import Memory
 
-        self.memory = Memory(data_dir, settings=settings)
+        self.memory = Memory(data_dir, settings=settings, embeddings=embeddings, llm=llm)
         self.settings = self.memory.settings
         self.retriever = retriever  # None: the preset's retriever, else settings.retriever
         self.items = ItemTable(Path(self.settings.data_dir) / "store" / "items.sqlite")

@@ -65,6 +65,8 @@ def create_memory_tools(
     recall_name: str = "recall",
     remember_name: str = "remember",
     remember_speaker: str = "user",
+    embeddings: Any = None,
+    llm: Any = None,
 ) -> MemoryTools:
     """Recall and remember tools over one ``AgentMemory`` (see the module docstring).
 
@@ -75,8 +77,13 @@ def create_memory_tools(
     ``settings.top_k``, 10). A run's context (``MemoryContext`` fields) overrides both.
     ``user_key``: the context attribute / configurable key holding the user id.
     ``default_namespace``: used when a run names no user (``""`` = ``settings.namespace``;
-    ``None`` = refuse such runs).
+    ``None`` = refuse such runs). ``embeddings`` / ``llm``: a spec or a LangChain model object,
+    over ``settings`` (the chat model is also the one recall's LLM steps use).
     """
+    if embeddings is not None or llm is not None:  # model objects become registered specs (runtime)
+        from memgraph_agents.runtime import model_specs
+
+        settings = (settings or Settings.load()).override(**model_specs(embeddings, llm))
     mem = memory or AgentMemory(
         settings,
         retriever=retriever,

@@ -85,6 +85,27 @@ def graph_url_problem(url: str) -> str:
     return f"MEMGRAPH_GRAPH_URL={url!r}: expected postgresql://user@host:port/database (or unset for the embedded SQLite store)"
 
 
+# Embedding specs (README "Embeddings"): what ``Settings.embeddings`` may name. The
+# models behind them are resolved in ``memgraph_agents.embeddings`` (objects: ``runtime``).
+DEFAULT_EMBEDDINGS = "minilm"
+EMBEDDING_PREFIXES = ("sentence-transformers:", "custom:")
+_EMBEDDING_ALIASES = {"all-MiniLM-L6-v2": "minilm-torch"}  # the name earlier versions recorded
+
+
+def embedding_spec(value: str) -> str:
+    """``value`` as a valid embedding spec (aliases resolved), or ``ValueError`` saying which exist."""
+    v = value.strip()
+    v = _EMBEDDING_ALIASES.get(v, v)
+    if v in ("minilm", "minilm-torch", "hash") or (v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0):
+        return v
+    if any(v.startswith(p) and v[len(p) :].strip() for p in EMBEDDING_PREFIXES):
+        return v
+    raise ValueError(
+        f"unknown embeddings {value!r}: use 'minilm' (default), 'minilm-torch', "
+        "'sentence-transformers:NAME_OR_PATH', 'custom:NAME' or 'hash' / 'hash-N' (tests)"
+    )
+
+
 # The retriever the LoCoMo bench shows best for its cost (BENCHMARKS.md): the offline navigator.
 DEFAULT_RETRIEVER = "navigator"
 
@@ -113,7 +134,12 @@ class Settings(_EnvSettings):
 
     data_dir: Path = Field(DEFAULT_DATA_DIR, description="where SQLite graphs, Chroma and caches live")
     namespace: str = Field("default", description="memory namespace (a user or a conversation)")
-    embeddings: str = Field("minilm", description="'minilm' (offline default) or 'hash' (tests)")
+    embeddings: str = Field(
+        DEFAULT_EMBEDDINGS,
+        description="embedding model: 'minilm' (offline default: int8 ONNX, no torch), 'minilm-torch' "
+        "(the fp32 model; the [torch] extra), 'sentence-transformers:NAME_OR_PATH' ([torch]), 'custom:NAME' "
+        "(an Embeddings object registered in this process) or 'hash' / 'hash-N' (tests)",
+    )
     llm: str = Field("none", description="'none' or 'provider:model', e.g. 'openai:gpt-4o-mini'")
     llm_timeout: float = Field(60.0, gt=0, description="seconds per LLM call")
     llm_max_concurrency: int = Field(4, ge=1)
@@ -185,13 +211,7 @@ class Settings(_EnvSettings):
     @field_validator("embeddings")
     @classmethod
     def _embeddings(cls, v: str) -> str:
-        v = v.strip()
-        ok = v in ("minilm", "all-MiniLM-L6-v2", "hash") or (
-            v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0
-        )
-        if not ok:
-            raise ValueError(f"unknown embeddings {v!r}: use 'minilm' (default) or 'hash' / 'hash-N' (tests)")
-        return v
+        return embedding_spec(v)
 
     @field_validator("preset")
     @classmethod

@@ -1,13 +1,18 @@
 """Run context shared by every graph, and the live objects it resolves to.
 
 ``MemoryContext`` is plain data (a graph's ``context_schema``: LangGraph Studio can edit it
-per run). Nodes turn it into live objects — the namespace's ``MemoryStore`` and the chat
-model — through process-wide caches, so a graph opens each store once.
+per run). Nodes turn it into live objects — the namespace's ``MemoryStore``, its embedding
+model and the chat model — through process-wide caches, so a graph opens each store once.
+
+Models chosen as objects (any LangChain ``Embeddings``, any LangChain chat model) stay plain
+data in settings too: ``register_embeddings`` / ``register_chat_model`` put the object in this
+module's registry under a ``custom:NAME`` spec, and every door resolves that spec here.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,9 +21,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from memgraph_agents.config import IngestParams, Settings
+from memgraph_agents.errors import ConfigError, StorageError
 from memgraph_agents.storage.cache import StoreCache
 
 if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
+    from memgraph_agents.embeddings import EmbeddingModel
     from memgraph_agents.storage import MemoryStore
 
 # The run-context fields that are ``Settings`` fields; "" / 0 means "from the base settings".
@@ -47,7 +54,13 @@ class MemoryContext:
     namespace: Annotated[
         str, Field(description="Whose memory: the namespace read or written (empty: MEMGRAPH_NAMESPACE)")
     ] = ""
-    embeddings: Annotated[str, Field(description="Embedding model: 'minilm' (offline default) or 'hash' (tests)")] = ""
+    embeddings: Annotated[
+        str,
+        Field(
+            description="Embedding model: 'minilm' (offline default), 'minilm-torch', "
+            "'sentence-transformers:NAME', a registered 'custom:NAME', or 'hash' (tests)"
+        ),
+    ] = ""
     llm: Annotated[
         str, Field(description="Chat model 'provider:model', or 'none' for offline (empty: MEMGRAPH_LLM)")
     ] = ""
@@ -146,7 +159,10 @@ def run_retriever(context: Any, settings: Settings, chosen: Any = None) -> Any:
 
 _STORES: StoreCache[MemoryStore] = StoreCache(Settings.model_fields["cache_namespaces"].default)
 _CHAT: dict[str, Any] = {}
+_EMBEDDINGS: dict[str, Any] = {}  # "custom:NAME" -> a LangChain Embeddings object
+_EMBEDDING_MODELS: dict[tuple[str, str], EmbeddingModel] = {}  # (spec, cache path) -> its cached model
 _LOCK = threading.Lock()
+CUSTOM = "custom:"
 
 
 def _store_key(settings: Settings, namespace: str) -> tuple:
@@ -169,7 +185,7 @@ def get_store(settings: Settings, namespace: str | None = None, *, create: bool 
     ns = settings.namespace if namespace is None else namespace  # "" is refused by the store, not defaulted
     store = _STORES.get_or_open(
         _store_key(settings, ns),
-        lambda: MemoryStore.open(settings, ns, create=create),
+        lambda: MemoryStore.open(settings, ns, create=create, embedder=get_embedding_model(settings)),
         valid=lambda s: s.exists(),
         capacity=settings.cache_namespaces,
     )
@@ -190,13 +206,114 @@ def forget_store(settings: Settings, namespace: str) -> None:
         store.retire()
 
 
+def _object_name(model: Any) -> str:
+    """``Class:model`` for a model object: its class and the model it names, if it says."""
+    named = next(
+        (getattr(model, a) for a in ("model", "model_name", "model_id") if isinstance(getattr(model, a, None), str)),
+        "",
+    )
+    return f"{type(model).__name__}:{named}" if named else type(model).__name__
+
+
+def register_embeddings(model: Any, name: str | None = None) -> str:
+    """Make a LangChain ``Embeddings`` object usable wherever a spec is: returns its spec
+    ``custom:NAME`` (``Settings(embeddings=...)``, a run context, ``MEMGRAPH_EMBEDDINGS`` in this
+    process). ``NAME`` (default: the class and its ``model`` / ``model_name``, e.g.
+    ``OpenAIEmbeddings:text-embedding-3-small``) is also the identity namespaces record of the
+    vectors it made: name it yourself when two configurations share a class and model name.
+    Registering another object under a name replaces the first."""
+    if not (callable(getattr(model, "embed_documents", None)) and callable(getattr(model, "embed_query", None))):
+        raise ConfigError(
+            f"embeddings={type(model).__name__}: expected a spec string or a LangChain Embeddings "
+            "(embed_documents and embed_query)"
+        )
+    label = (name if name is not None else _object_name(model)).strip()
+    if not label:
+        raise ConfigError("register_embeddings: the name is empty")
+    spec = CUSTOM + label
+    with _LOCK:
+        replaced = spec in _EMBEDDINGS and _EMBEDDINGS[spec] is not model
+        _EMBEDDINGS[spec] = model
+        if replaced:  # the old object's wrappers, and the stores opened with them
+            for key in [k for k in _EMBEDDING_MODELS if k[0] == spec]:
+                del _EMBEDDING_MODELS[key]
+    if replaced:
+        for store in _STORES.pop_where(lambda k: isinstance(k, tuple) and k[2] == spec):
+            store.retire()
+    return spec
+
+
+def get_embedding_model(settings: Settings) -> EmbeddingModel:
+    """The embedding model of ``settings.embeddings`` with the data dir's cache: a built-in spec's
+    (``embeddings.make_embedding_model``) or a registered object's (``register_embeddings``)."""
+    from memgraph_agents.datadir import check_data_dir
+    from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
+
+    check_data_dir(Path(settings.data_dir))  # a file, under a file, read-only: said so, before the cache
+    cache = Path(settings.data_dir) / "embeddings.sqlite"
+    spec = settings.embeddings
+    if not spec.startswith(CUSTOM):
+        try:
+            return make_embedding_model(spec, cache)
+        except (OSError, sqlite3.Error) as e:
+            raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
+    with _LOCK:
+        model = _EMBEDDINGS.get(spec)
+        if model is None:
+            raise ConfigError(
+                f"embeddings {spec!r} name no object registered in this process: pass the object "
+                "(Memory(embeddings=obj)) or call memgraph_agents.runtime.register_embeddings(obj) first"
+            )
+        key = (spec, str(cache))
+        if key not in _EMBEDDING_MODELS:
+            try:
+                _EMBEDDING_MODELS[key] = EmbeddingModel(model, spec.removeprefix(CUSTOM), cache)
+            except (OSError, sqlite3.Error) as e:
+                raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
+        return _EMBEDDING_MODELS[key]
+
+
 def register_chat_model(spec: str, model: Any) -> None:
     """Make ``spec`` (e.g. ``"fake:scripted"``) resolve to ``model``: tests and custom models."""
+    with _LOCK:
+        _CHAT[spec] = model
+    _name_limiter(spec, model)
+
+
+def _name_limiter(spec: str, model: Any) -> None:
     from memgraph_agents.llm import loops
 
-    _CHAT[spec] = model
     if loops.info_of(model) is None:  # the spec names its limiter and breaker
         loops.register(model, loops.ModelInfo(key=spec, provider=""))
+
+
+def chat_model_spec(model: Any) -> str:
+    """A spec (``custom:Class:model``) resolving to a LangChain chat model object, registered
+    here once per object (another object of the same name gets ``#2``, ``#3``…)."""
+    if not callable(getattr(model, "invoke", None)):
+        raise ConfigError(f"llm={type(model).__name__}: expected a spec string or a LangChain chat model")
+    base = CUSTOM + _object_name(model)
+    with _LOCK:
+        for spec, known in _CHAT.items():
+            if known is model:
+                return spec
+        spec, n = base, 1
+        while spec in _CHAT:
+            n += 1
+            spec = f"{base}#{n}"
+        _CHAT[spec] = model
+    _name_limiter(spec, model)
+    return spec
+
+
+def model_specs(embeddings: Any = None, llm: Any = None) -> dict[str, str]:
+    """Settings overrides for models given as specs or objects (objects registered here)."""
+    out: dict[str, str] = {}
+    if embeddings is not None:
+        out["embeddings"] = embeddings if isinstance(embeddings, str) else register_embeddings(embeddings)
+    if llm is not None:
+        out["llm"] = llm if isinstance(llm, str) else chat_model_spec(llm)
+    return out
 
 
 def get_chat_model(settings: Settings):
@@ -205,6 +322,11 @@ def get_chat_model(settings: Settings):
         return None
     with _LOCK:
         if settings.llm not in _CHAT:
+            if settings.llm.startswith(CUSTOM):
+                raise ConfigError(
+                    f"llm {settings.llm!r} names no chat model registered in this process: pass the object "
+                    "(Memory(llm=model))"
+                )
             from memgraph_agents.llm.chat import make_chat_model
 
             _CHAT[settings.llm] = make_chat_model(

@@ -135,6 +135,37 @@ def test_langchain_mcp_adapters_load_the_tools_into_create_agent(tmp_path):
     assert "1:58:41" in out["messages"][-1].content
 
 
+@pytest.mark.timeout(180)
+def test_one_client_session_is_one_server_process_for_every_tool_call(tmp_path):
+    """The README's snippet: ``client.session`` + ``load_mcp_tools`` keeps one server (and one
+    loaded model) for the agent's life; ``get_tools()`` would start a server per tool call."""
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+    from langchain_mcp_adapters.tools import load_mcp_tools
+
+    starts = tmp_path / "starts.log"
+    wrapper = (
+        f"import sys; open({str(starts)!r}, 'a').write('start\\n'); "
+        "from memgraph_agents.cli.main import main; sys.exit(main(['mcp', '--namespace', 'maya']))"
+    )
+    p = _stdio(tmp_path / "mem", "maya")
+    client = MultiServerMCPClient(
+        {"memory": {"transport": "stdio", "command": sys.executable, "args": ["-c", wrapper], "env": p.env}}
+    )
+
+    async def go():
+        async with client.session("memory") as session:
+            tools = await load_mcp_tools(session)
+            assert {t.name for t in tools} == TOOLS
+            agent = create_agent(_agent_model(), tools=tools)
+            first = await agent.ainvoke({"messages": [HumanMessage("Maya ran her half marathon in 1:58:41.")]})
+            second = await agent.ainvoke({"messages": [HumanMessage("Maya ran her half marathon in 1:58:41.")]})
+            return first, second
+
+    first, second = asyncio.run(go())
+    assert "1:58:41" in first["messages"][-1].content and "1:58:41" in second["messages"][-1].content
+    assert starts.read_text().splitlines() == ["start"]  # four tool calls, one server process
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

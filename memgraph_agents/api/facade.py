@@ -43,6 +43,7 @@ from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.metadata import check_metadata
+from memgraph_agents.runtime import model_specs
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
@@ -51,17 +52,27 @@ ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
 class Memory(ItemVerbs):
     """Long-term memory of conversations in ``data_dir`` (see the module docstring).
 
-    ``Memory(data_dir=None, *, settings=None, **overrides)``: ``settings`` (default: the
-    ``MEMGRAPH_*`` environment) with ``data_dir`` and any ``Settings`` field as an override
-    (``embeddings="hash"``, ``top_k=5``, ``preset="sgmem"``…), validated: a bad value raises
-    one ``ConfigError`` naming the field.
+    ``Memory(data_dir=None, *, settings=None, embeddings=None, llm=None, **overrides)``:
+    ``settings`` (default: the ``MEMGRAPH_*`` environment) with ``data_dir`` and any ``Settings``
+    field as an override (``top_k=5``, ``preset="sgmem"``…), validated: a bad value raises one
+    ``ConfigError`` naming the field. ``embeddings`` and ``llm`` take a spec (``"minilm"``,
+    ``"openai:gpt-4o-mini"``) or a model object: any LangChain ``Embeddings``, any LangChain
+    chat model (registered in ``runtime`` under a ``custom:`` spec).
     """
 
     def __init__(
-        self, data_dir: str | Path | None = None, *, settings: Settings | None = None, **overrides: Any
+        self,
+        data_dir: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        embeddings: Any = None,
+        llm: Any = None,
+        **overrides: Any,
     ) -> None:
         if data_dir is not None:
             overrides["data_dir"] = data_dir
+        # A model object (LangChain Embeddings / chat model) becomes a registered spec: settings stay data.
+        overrides.update(model_specs(embeddings, llm))
         self.settings = settings_with(settings, **overrides)
 
     def __repr__(self) -> str:
@@ -317,6 +328,13 @@ class Memory(ItemVerbs):
 
     async def astats(self, namespace: str | None = None) -> dict:
         return await asyncio.to_thread(ops.stats, self.settings, self._ns(namespace))
+
+    def reembed(self, namespace: str | None = None, progress: Callable[[int, int], None] | None = None):
+        """Re-embed a namespace stored with another embedding model with this memory's model
+        (atomic: the old vectors until the new ones are all committed; a crash keeps the old
+        ones); returns what was done (``old_model``, ``new_model``, ``vectors``).
+        ``progress(done, total)`` follows the texts embedded."""
+        return ops.reembed(self.settings, self._ns(namespace), progress)
 
     def namespaces(self) -> builtins.list[str]:
         """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in

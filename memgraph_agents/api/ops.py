@@ -227,3 +227,26 @@ def stats(settings: Settings, namespace: str) -> dict:
     from memgraph_agents.storage.stats import namespace_stats
 
     return namespace_stats(settings.data_dir, validate_stored_name(namespace), settings.graph_url, settings.store_id)
+
+
+def reembed(settings: Settings, namespace: str, progress=None):
+    """Re-embed ``namespace`` with ``settings.embeddings`` (``storage.reembed``: atomic, crash-safe);
+    a ``ReembedResult``. Stores this process holds open on the namespace are closed first and
+    opened again, with the new vectors, when next used."""
+    from memgraph_agents.runtime import get_embedding_model
+    from memgraph_agents.storage import MemoryStore
+    from memgraph_agents.storage.reembed import reembed_store
+
+    check_data_dir(settings.data_dir)
+    if not exists(settings, namespace):
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
+    forget_store(settings, namespace)
+    store = MemoryStore.open(
+        settings, namespace, create=False, embedder=get_embedding_model(settings), check_model=False
+    )
+    try:
+        return reembed_store(store, progress)
+    finally:
+        store.close()

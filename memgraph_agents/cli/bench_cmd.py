@@ -75,7 +75,7 @@ def add_parser(sub) -> None:
     # Also accepted after the sub-command; SUPPRESS keeps the global option's value when absent.
     s.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="memory location (as the global option)")
     s.add_argument(
-        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)"
+        "--embeddings", default=argparse.SUPPRESS, help="the embedding model, as the global option (default minilm)"
     )
 
     s = bsub.add_parser(
@@ -89,7 +89,7 @@ def add_parser(sub) -> None:
     s.add_argument("--repeat", type=int, default=3, help="runs of both ways; medians reported (default 3)")
     s.add_argument("--out", type=Path, help="output directory (required)")
     s.add_argument(
-        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default) or 'hash' (as the global option)"
+        "--embeddings", default=argparse.SUPPRESS, help="the embedding model, as the global option (default minilm)"
     )
     s = bsub.add_parser(
         "scale",
@@ -337,7 +337,9 @@ def cmd_bench_chat(args: argparse.Namespace, settings: Settings) -> int:
         f"{doc['turns']} turns ({doc['embeddings']}, median of {doc['repeat']}): at once "
         f"{doc['seconds_at_once']:.2f} s, turn by turn {doc['seconds_turn_by_turn']:.2f} s "
         f"(x{doc['ratio']:.2f}; goal x{doc['goal_ratio']}); CPU {doc['cpu_seconds_at_once']:.2f} s vs "
-        f"{doc['cpu_seconds_turn_by_turn']:.2f} s (x{doc['cpu_ratio']:.2f}); write p50 {doc['write_p50_ms']:.0f} ms; "
+        f"{doc['cpu_seconds_turn_by_turn']:.2f} s (x{doc['cpu_ratio']:.2f}); write p50 {doc['write_p50_ms']:.1f} ms vs "
+        f"InMemoryStore.put p50 {doc['store_put_p50_ms']:.1f} ms (x{doc['write_to_put_p50']:.2f}; goal "
+        f"x{doc['goal_write_to_put']}); "
         f"model calls {doc['model_calls_at_once']} vs {doc['model_calls_turn_by_turn']}; Chroma "
         f"{doc['chroma_bytes_at_once'] / 1e6:.1f} MB vs {doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB; embedded "
         f"{doc['chars_embedded_at_once']} vs {doc['chars_embedded_turn_by_turn']} characters "

@@ -26,7 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})",
     )
     common.add_argument(
-        "--embeddings", default=argparse.SUPPRESS, help="'minilm' (default, offline) or 'hash' (tests only)"
+        "--embeddings",
+        default=argparse.SUPPRESS,
+        help="embedding model (env MEMGRAPH_EMBEDDINGS): 'minilm' (default: int8 ONNX, offline), 'minilm-torch' "
+        "(the fp32 model), 'sentence-transformers:NAME_OR_PATH' (both: the [torch] extra), 'hash' (tests only)",
     )
     p = argparse.ArgumentParser(
         prog="memgraph", description="Long-term conversational memory as an event graph.", parents=[common]
@@ -60,9 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace")
     s.add_argument("--session")
 
-    from memgraph_agents.cli import migrate_cmd
+    from memgraph_agents.cli import migrate_cmd, reembed_cmd
 
     migrate_cmd.add_parser(command)
+    reembed_cmd.add_parser(command)
 
     s = command("ask", help="retrieve evidence for a question")
     s.add_argument("question")
@@ -112,7 +116,16 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     args = build_parser().parse_args(argv)
-    from memgraph_agents.cli import ask_cmd, bench_cmd, draw_cmd, mcp_cmd, memory_cmds, migrate_cmd, trace_cmd
+    from memgraph_agents.cli import (
+        ask_cmd,
+        bench_cmd,
+        draw_cmd,
+        mcp_cmd,
+        memory_cmds,
+        migrate_cmd,
+        reembed_cmd,
+        trace_cmd,
+    )
     from memgraph_agents.cli.output import err_console
 
     commands = {
@@ -121,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         "show": memory_cmds.cmd_show,
         "forget": memory_cmds.cmd_forget,
         "migrate": migrate_cmd.cmd_migrate,
+        "reembed": reembed_cmd.cmd_reembed,
         "ask": ask_cmd.cmd_ask,
         "demo": ask_cmd.cmd_demo,
         "bench": bench_cmd.cmd_bench,

@@ -1,31 +1,86 @@
-"""Pluggable embeddings: the offline MiniLM default, a hash embedding for tests, a cache."""
+"""Pluggable embeddings: the offline int8 MiniLM default, sentence-transformers models (the
+``[torch]`` extra), a hash embedding for tests, and the cache every model is wrapped in.
+
+A spec (``Settings.embeddings``; grammar in ``config.embedding_spec``) names a model; the
+model's *identity* (``EmbeddingModel.name``) is what a namespace records about its vectors
+and what the embedding cache is keyed by, so two models (or two numerics of one model) never
+share a vector. ``custom:NAME`` specs name objects registered in this process
+(``runtime.register_embeddings``); they are resolved there, not here.
+"""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+from memgraph_agents.config import embedding_spec
 from memgraph_agents.embeddings.cache import EmbeddingModel
 from memgraph_agents.embeddings.hashing import HashEmbeddings
+from memgraph_agents.errors import ConfigError
 
 _MODELS: dict[tuple[str, str], EmbeddingModel] = {}
+_LOCK = threading.Lock()
+
+ONNX_MINILM_ID = "all-MiniLM-L6-v2/onnx-int8"  # = onnx_minilm.MODEL_ID (a test checks): no import for a name
+TORCH_MINILM_ID = "all-MiniLM-L6-v2"  # = st_torch.MINILM_NAME; what namespaces from before the ONNX default hold
+ST_PREFIX = "sentence-transformers:"
 
 
-def make_embedding_model(name: str, cache_path: Path | None = None) -> EmbeddingModel:
-    """``'minilm'`` (offline default) or ``'hash'`` / ``'hash-N'``; one instance per (name, cache)."""
-    key = (name, str(cache_path))
-    if key in _MODELS:
+def identity_of(spec: str) -> str:
+    """The identity a built-in spec's model records (``custom:`` specs: their object's, in ``runtime``)."""
+    spec = embedding_spec(spec)
+    if spec == "minilm":
+        return ONNX_MINILM_ID
+    if spec == "minilm-torch":
+        return TORCH_MINILM_ID
+    if spec.startswith("hash"):
+        return f"hash-{spec.split('-', 1)[1] if '-' in spec else 64}"
+    return spec  # sentence-transformers:NAME and custom:NAME are their own identity
+
+
+def spec_for(identity: str) -> str | None:
+    """The built-in spec whose model records ``identity`` (None: an object's, unknown here)."""
+    if identity == ONNX_MINILM_ID:
+        return "minilm"
+    if identity == TORCH_MINILM_ID:
+        return "minilm-torch"
+    if identity.startswith(("hash-", ST_PREFIX)):
+        return identity
+    return None
+
+
+def make_embedding_model(spec: str, cache_path: Path | None = None) -> EmbeddingModel:
+    """The model of a built-in spec (or of an identity a built-in spec records), wrapped in the
+    cache at ``cache_path``; one instance per (spec, cache). Nothing is imported or loaded
+    until the model first embeds."""
+    spec = spec_for(spec) or spec
+    try:
+        spec = embedding_spec(spec)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    if spec.startswith("custom:"):
+        raise ConfigError(
+            f"embeddings {spec!r} name an object this process has not registered: pass it "
+            "(Memory(embeddings=obj)) or call memgraph_agents.runtime.register_embeddings first"
+        )
+    key = (spec, str(cache_path))
+    with _LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = EmbeddingModel(_inner(spec), identity_of(spec), cache_path)
         return _MODELS[key]
-    if name in ("minilm", "all-MiniLM-L6-v2"):
-        from memgraph_agents.embeddings.local import MINILM_NAME, MiniLMEmbeddings
-
-        model = EmbeddingModel(MiniLMEmbeddings(), MINILM_NAME, cache_path)
-    elif name.startswith("hash"):
-        dim = int(name.split("-", 1)[1]) if "-" in name else 64
-        model = EmbeddingModel(HashEmbeddings(dim), f"hash-{dim}", cache_path)
-    else:
-        raise ValueError(f"unknown embeddings {name!r}: use 'minilm' or 'hash'")
-    _MODELS[key] = model
-    return model
 
 
-__all__ = ["EmbeddingModel", "HashEmbeddings", "make_embedding_model"]
+def _inner(spec: str):
+    if spec == "minilm":
+        from memgraph_agents.embeddings.onnx_minilm import OnnxMiniLM
+
+        return OnnxMiniLM()
+    if spec == "minilm-torch" or spec.startswith(ST_PREFIX):
+        from memgraph_agents.embeddings.st_torch import SentenceTransformerEmbeddings
+
+        return SentenceTransformerEmbeddings(None if spec == "minilm-torch" else spec[len(ST_PREFIX) :].strip())
+    dim = int(spec.split("-", 1)[1]) if "-" in spec else 64
+    return HashEmbeddings(dim)
+
+
+__all__ = ["EmbeddingModel", "HashEmbeddings", "identity_of", "make_embedding_model", "spec_for"]

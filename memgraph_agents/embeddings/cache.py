@@ -78,6 +78,14 @@ class EmbeddingModel:
                     found[bytes(k)] = np.frombuffer(v, dtype=np.float32)
         return found
 
+    def _compute(self, texts: list[str]) -> np.ndarray:
+        """The model's vectors for ``texts``, as an array (``embed_array`` when the model has one:
+        no round trip through lists of floats)."""
+        direct = getattr(self.inner, "embed_array", None)
+        if callable(direct):
+            return np.asarray(direct(texts), dtype=np.float32)
+        return np.asarray(self.inner.embed_documents(texts), dtype=np.float32)
+
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` -> ``(n, dim)`` float32, normalised; cached by (model, text)."""
         if not texts:
@@ -88,7 +96,7 @@ class EmbeddingModel:
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         if missing:
-            vecs: np.ndarray = np.asarray(self.inner.embed_documents(missing), dtype=np.float32)
+            vecs: np.ndarray = self._compute(missing)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             vecs = (vecs / np.where(norms == 0, 1.0, norms)).astype(np.float32)
             if self._dim is None:
@@ -122,8 +130,7 @@ class EmbeddingModel:
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             batch = getattr(self.inner, "embed_queries", None)
-            raw = batch(missing) if callable(batch) else self.inner.embed_documents(missing)
-            vecs = np.asarray(raw, dtype=np.float32)
+            vecs = np.asarray(batch(missing), dtype=np.float32) if callable(batch) else self._compute(missing)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             vecs = (vecs / np.where(norms == 0, 1.0, norms)).astype(np.float32)
             if self._dim is None:

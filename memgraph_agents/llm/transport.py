@@ -16,28 +16,40 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import sys
 import threading
 import time
 from dataclasses import dataclass
-
-import httpx
-import openai
 
 BREAKER_THRESHOLD = 5  # logical calls in a row failing after their retries
 BREAKER_COOLDOWN = 30.0  # seconds the breaker stays open
 MAX_RETRY_AFTER = 120.0  # a longer Retry-After is not waited for: the call fails now
 
-_TRANSIENT_TYPES: tuple[type[BaseException], ...] = (
-    openai.RateLimitError,
-    openai.APITimeoutError,  # a subclass of APIConnectionError; listed for the reader
-    openai.APIConnectionError,
-    openai.InternalServerError,
-    httpx.TimeoutException,
-    httpx.TransportError,
-    TimeoutError,
-    ConnectionError,
-)
 _TRANSIENT_STATUS = {408, 409, 429}
+
+
+def _transient_types() -> tuple[type[BaseException], ...]:
+    """Exception types that mean "try again later". The SDKs' are looked up in ``sys.modules``,
+    not imported: an exception of a library can only exist once it is imported, and importing
+    openai (with aiohttp, ~0.5 s) for a process that configured no LLM is what start-up avoids."""
+    types: list[type[BaseException]] = [TimeoutError, ConnectionError]
+    openai = sys.modules.get("openai")
+    if openai is not None:
+        types += [
+            openai.RateLimitError,
+            openai.APITimeoutError,  # a subclass of APIConnectionError; listed for the reader
+            openai.APIConnectionError,
+            openai.InternalServerError,
+        ]
+    httpx = sys.modules.get("httpx")
+    if httpx is not None:
+        types += [httpx.TimeoutException, httpx.TransportError]
+    return tuple(types)
+
+
+def _is_bad_request(e: BaseException) -> bool:
+    openai = sys.modules.get("openai")
+    return openai is not None and isinstance(e, openai.BadRequestError)
 
 
 def _status(e: BaseException) -> int | None:
@@ -59,11 +71,12 @@ def _chain(exc: BaseException) -> list[BaseException]:
 def is_transient(exc: BaseException) -> bool:
     """Whether the same request may succeed later: decided by the exception's type, or by the
     HTTP status an SDK attached to it (408/409/429/5xx), along the cause chain."""
+    transient = _transient_types()
     for e in _chain(exc):
         code = _status(e)
         if code is not None:  # authoritative: a 400 stays a 400
             return code in _TRANSIENT_STATUS or 500 <= code < 600
-        if isinstance(e, _TRANSIENT_TYPES):
+        if isinstance(e, transient):
             return True
     return False
 
@@ -71,7 +84,7 @@ def is_transient(exc: BaseException) -> bool:
 def is_rejected_request(exc: BaseException) -> bool:
     """A 400/404/422 answer: the server refused this request's form (e.g. a response_format
     it does not support), so another form of the same request may work."""
-    return any(_status(e) in (400, 404, 422) or isinstance(e, openai.BadRequestError) for e in _chain(exc))
+    return any(_status(e) in (400, 404, 422) or _is_bad_request(e) for e in _chain(exc))
 
 
 def retry_after(exc: BaseException) -> float | None:

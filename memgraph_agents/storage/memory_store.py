@@ -15,8 +15,9 @@ extends it with new turns (``append``: a chat thread that grew):
    vectors of removed rows listed as garbage.
 4. Chroma: delete the garbage vectors, then their garbage rows.
 
-Without a Chroma index, steps 2 and 4 do nothing: the transaction of step 3 is the whole write
-(vectors are stored beside the rows in it).
+Without a Chroma index, steps 2 and 4 do nothing and step 1 goes into step 3's transaction:
+that one transaction is the whole write (vectors are stored beside the rows in it), so a chat
+turn costs one commit.
 
 Readers see the old version until step 3 commits and the new one after it: snapshots read
 committed rows, and a vector is used only when its stored document is the text of the
@@ -39,21 +40,24 @@ from __future__ import annotations
 import sqlite3
 import threading
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from memgraph_agents.datadir import check_data_dir, ensure_private_dir
-from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
+from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model, spec_for
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Node
 from memgraph_agents.model.notes import is_note_id
 from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage import chroma_index
+from memgraph_agents.storage.embedding_mark import MODEL_META, mismatch, recorded_model
 from memgraph_agents.storage.exact_search import exact_search
 from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, open_graph_store
 from memgraph_agents.storage.identity import legacy_collection_name, store_id
-from memgraph_agents.storage.locks import namespace_ingest_lock
+from memgraph_agents.storage.locks import hold_process_lock, namespace_ingest_lock
 from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
 from memgraph_agents.storage.session_write import SessionWrite, check_dimension
 from memgraph_agents.storage.snapshot import GraphSnapshot
@@ -85,6 +89,8 @@ class MemoryStore:
         store_id: str = "default",
         exact_search_nodes: int = 100_000,
         chroma_index_nodes: int | None = None,
+        spec: str | None = None,
+        check_model: bool = True,
     ) -> None:
         self.namespace = validate_stored_name(namespace)
         self.data_dir = Path(data_dir)
@@ -106,28 +112,30 @@ class MemoryStore:
         self.exact_search_nodes = exact_search_nodes
         self.chroma_index_nodes = chroma_index_nodes  # None: the exact-search threshold
         self._indexed: bool | None = None  # whether the namespace has a Chroma index (cached once on)
-        stored_model = self.db.get_meta("embedding_model")  # None: a namespace created just now
-        existed = stored_model is not None
-        if stored_model is None:
-            # The first writer records the model; a worker creating the same namespace at the
-            # same time reads that one back (``init_meta``) instead of writing its own over it.
-            stored_model = self.db.init_meta("embedding_model", embedder.name)
+        existed = self.db.get_meta(MODEL_META) is not None
+        self.spec = spec or spec_for(embedder.name) or embedder.name
+        stored_model = recorded_model(self.db, embedder.name)
+        if not existed:
             # Indexed once it grows past the threshold; with none (0), from the start, as an empty
             # index is complete: a crash in the first commit is then repaired like any other.
             self.db.init_meta(
                 chroma_index.INDEX_META, chroma_index.ON if self._index_limit() == 0 else chroma_index.OFF
             )
-        if stored_model != embedder.name:
-            raise ValueError(
-                f"namespace {namespace!r} was built with embeddings {stored_model!r}, not {embedder.name!r}: "
-                "use the same embeddings or `memgraph forget --namespace` and re-ingest"
-            )
-        self.vectors = VectorIndex(
-            chroma_client(self.data_dir, chroma_host, chroma_port),
-            namespace,
-            embedder.name,
-            self._collection(legacy=existed),
-        )
+        # Another model's vectors: refused (``storage.embedding_mark``), unless opened to be
+        # re-embedded (``storage.reembed``), which then also does what ``recover`` would.
+        self.model_matches = stored_model == embedder.name
+        if not self.model_matches and check_model:
+            self.db.close()
+            raise mismatch(namespace, stored_model, embedder.name, self.spec)
+        client: Any
+        if chroma_host:  # a server: reachable now, or a clear error before anything is written
+            client = chroma_client(self.data_dir, chroma_host, chroma_port)
+        else:
+            # Embedded Chroma is one process per data dir: taken now (as the client would), while
+            # the client itself (and chromadb's import) waits until the namespace needs its index.
+            hold_process_lock(self.data_dir / "chroma")
+            client = partial(chroma_client, self.data_dir)
+        self.vectors = VectorIndex(client, namespace, embedder.name, self._collection(legacy=existed))
         self.lock = self.db.writer_lock()
         self._thread_lock = threading.RLock()
         self._snap_lock = threading.Lock()
@@ -146,7 +154,8 @@ class MemoryStore:
         self.fault_hook = None  # tests: called between the vector write and the graph commit
         # Evicted from the runtime's cache: free connections and caches once no call is running.
         self.usage = UseCounter(self._free)
-        self.recover()
+        if self.model_matches:
+            self.recover()
         self._vectors_into_rows()
 
     def _collection(self, legacy: bool) -> str:
@@ -160,13 +169,24 @@ class MemoryStore:
         return name
 
     @classmethod
-    def open(cls, settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
-        """Open a namespace with a ``Settings`` object (data dir, embeddings, Chroma host)."""
+    def open(
+        cls,
+        settings,
+        namespace: str | None = None,
+        *,
+        create: bool = True,
+        embedder: EmbeddingModel | None = None,
+        check_model: bool = True,
+    ) -> MemoryStore:
+        """Open a namespace with a ``Settings`` object (data dir, embeddings, Chroma host);
+        ``embedder``: the model of ``settings.embeddings`` when the caller resolved it
+        (``runtime.get_embedding_model``: objects registered there)."""
         check_data_dir(Path(settings.data_dir))
-        try:
-            embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
-        except (OSError, sqlite3.Error) as e:
-            raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
+        if embedder is None:
+            try:
+                embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
+            except (OSError, sqlite3.Error) as e:
+                raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
         return cls(
             Path(settings.data_dir),
             settings.namespace if namespace is None else namespace,
@@ -178,6 +198,8 @@ class MemoryStore:
             store_id=settings.store_id,
             exact_search_nodes=settings.exact_search_nodes,
             chroma_index_nodes=settings.chroma_index_nodes,
+            spec=settings.embeddings,
+            check_model=check_model,
         )
 
     def exists(self) -> bool:
@@ -194,6 +216,7 @@ class MemoryStore:
             with self._snap_lock:  # not the write lock: readers never wait for a commit
                 snap = self._snapshot
                 if snap is None or snap.generation != self.db.generation():
+                    self._check_model()  # re-embedded by another process meanwhile?
                     keyed = getattr(self.db, "read_graph_keyed", None)
                     # one consistent read
                     gen, nodes, edges, sessions = keyed() if keyed is not None else self.db.read_graph()
@@ -293,20 +316,20 @@ class MemoryStore:
         check_dimension(w, self.embedder.dim, self.embedder.name)  # before anything is written
         with self._thread_lock, self.lock:
             r = w.record
+            self._check_model()
             self._check_mode(w)
             now = datetime.now(UTC).isoformat(timespec="seconds")
             base = self._keyed
-            with self.db.write() as t:  # 1. the write is recorded before any vector
-                t.begin_write(r.id, w.mode, now)
-                if w.mode == "new":
-                    t.add_pending_session({**r.model_dump(), "ingested_at": now})
+            fresh = self._vectors_to_write(w)
+            build = self._index_to_build(len(fresh))
+            indexed = build or self.indexed()
+            if indexed:
+                with self.db.write() as t:  # 1. the write is recorded before any vector
+                    self._begin(t, w, now)
             began = self.db.generation()
             try:
-                fresh = self._vectors_to_write(w)
-                build = self._index_to_build(len(fresh))
                 if build:  # this commit takes the namespace past the threshold: index what is stored
                     chroma_index.build_index(self.db, self.vectors, self.embedder)
-                indexed = build or self._indexed
                 if fresh and indexed:  # 2. vectors (a committed node's own vector is never touched for another text)
                     self.vectors.upsert(
                         [n.id for n in fresh],
@@ -318,6 +341,8 @@ class MemoryStore:
                 if self.fault_hook is not None:
                     self.fault_hook("after_vectors")
                 with self.db.write() as t:  # 3. one transaction: old rows out, new rows in, committed
+                    if not indexed:  # nothing outside this transaction: it is the whole write
+                        self._begin(t, w, now)
                     garbage, removed = self._write_rows(t, w, now)
                     if indexed:  # Chroma's copies go in step 4
                         t.add_garbage(garbage)
@@ -346,6 +371,20 @@ class MemoryStore:
             collected = self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
             if delta is not None and base is not None and self.db.generation() == delta.generation + collected:
                 self._install(base, apply_delta(base, delta, delta.generation + collected, self._load_vectors))
+
+    @staticmethod
+    def _begin(t: GraphWrite, w: SessionWrite, now: str) -> None:
+        """Step 1's rows: the unfinished write, and a new session's row as ``pending``."""
+        t.begin_write(w.record.id, w.mode, now)
+        if w.mode == "new":
+            t.add_pending_session({**w.record.model_dump(), "ingested_at": now})
+
+    def _check_model(self) -> None:
+        """``EmbeddingMismatchError`` once the namespace records another model than ours (a
+        ``memgraph reembed`` in another process): never a vector of ours among theirs."""
+        stored = self.db.get_meta(MODEL_META)
+        if stored is not None and stored != self.embedder.name:
+            raise mismatch(self.namespace, stored, self.embedder.name, self.spec)
 
     def indexed(self) -> bool:
         """Whether the namespace has a Chroma index (``storage.chroma_index``); read again
@@ -542,9 +581,14 @@ class MemoryStore:
 
     def _free(self) -> None:
         self.db.close()
-        self._snapshot = None
-        self._keyed = None
-        self._vec_cache = {}
+        self._forget_cached()
+
+    def _forget_cached(self) -> None:
+        """Drop the cached snapshot and vectors (after ``storage.reembed`` replaced every vector)."""
+        with self._snap_lock:
+            self._snapshot = None
+            self._keyed = None
+            self._vec_cache = {}
 
     def close(self) -> None:
         self.db.close()

@@ -11,13 +11,15 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
+
+if TYPE_CHECKING:
+    import networkx as nx
 from memgraph_agents.model.ranking import ranks_of
 from memgraph_agents.storage.vector_plan import KindRows, VectorPlan
 
@@ -248,6 +250,8 @@ class GraphSnapshot:
             return rows.idx, rows.vecs
 
     def to_networkx(self) -> nx.MultiDiGraph:
+        import networkx as nx  # on demand: ~0.2 s to import, and no query path needs it
+
         g = nx.MultiDiGraph()
         for i, nid in enumerate(self.ids):
             g.add_node(

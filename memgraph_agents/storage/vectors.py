@@ -1,54 +1,25 @@
-"""Chroma vector index, one collection per indexed namespace (DESIGN §4; which ones: ``storage.chroma_index``).
+"""Chroma vector index, one collection per indexed namespace (which ones: ``storage.chroma_index``).
 
 Vectors are computed by our cached ``EmbeddingModel`` and passed explicitly; the collection
-also records a registered embedding function (``memgraph_agents``) so that it reopens, and
-answers ``query_texts``, without ever touching Chroma's downloading default.
+also records a registered embedding function (``memgraph_agents``, ``storage.chroma_ef``) so
+that it reopens, and answers ``query_texts``, without ever touching Chroma's downloading default.
+
+chromadb is imported only when a client is made: a namespace without a Chroma index never
+imports it (its dense queries are exact, on the vectors beside the graph rows).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-from chromadb.utils.embedding_functions import register_embedding_function
 
 from memgraph_agents.datadir import tighten
 from memgraph_agents.errors import StorageError
 from memgraph_agents.storage.locks import hold_process_lock
-
-
-@register_embedding_function
-class MemgraphEmbeddingFunction(EmbeddingFunction[Documents]):
-    """Chroma-side handle on our embedding models ('minilm', 'hash-64', ...)."""
-
-    def __init__(self, model: str = "minilm") -> None:
-        self.model = model
-
-    def __call__(self, input: Documents) -> Embeddings:
-        from memgraph_agents.embeddings import make_embedding_model
-
-        return list(make_embedding_model(self.model).embed(list(input)))
-
-    @staticmethod
-    def name() -> str:
-        return "memgraph_agents"
-
-    def default_space(self) -> str:  # type: ignore[override]
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:  # type: ignore[override]
-        return ["cosine"]
-
-    def get_config(self) -> dict[str, Any]:
-        return {"model": self.model}
-
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> MemgraphEmbeddingFunction:
-        return MemgraphEmbeddingFunction(config.get("model", "minilm"))
-
 
 _CLIENTS: dict[str, Any] = {}
 _CLIENTS_LOCK = threading.Lock()
@@ -62,6 +33,8 @@ def chroma_client(data_dir: Path, host: str | None = None, port: int = 8000):
     """
     import chromadb
     from chromadb.config import Settings as ChromaSettings
+
+    import memgraph_agents.storage.chroma_ef  # noqa: F401  (registers our embedding function first)
 
     key = f"http://{host}:{port}" if host else str(Path(data_dir, "chroma").resolve())
     with _CLIENTS_LOCK:
@@ -89,15 +62,13 @@ class ChromaUnavailableError(StorageError):
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
+    """httpx's transport errors (imported with a server client, never for embedded Chroma)."""
     try:
         import httpx
 
         return (httpx.TransportError,)
     except ImportError:  # pragma: no cover - chromadb's HTTP client depends on httpx
         return ()
-
-
-_TRANSPORT_ERRORS = _transport_errors()
 
 
 class _Reachable:
@@ -115,7 +86,7 @@ class _Reachable:
         def call(*args, **kwargs):
             try:
                 return attr(*args, **kwargs)
-            except _TRANSPORT_ERRORS as e:
+            except _transport_errors() as e:
                 raise ChromaUnavailableError(
                     f"the Chroma server at {self._where} is unreachable ({type(e).__name__}: {e}); is `chroma run` up?"
                 ) from e
@@ -128,13 +99,25 @@ class VectorIndex:
     (readers use a vector only when its document is the text they expect), metadata ``kind``
     and ``session_id`` (the session whose write stored it)."""
 
-    def __init__(self, client, namespace: str, model_name: str, name: str) -> None:
-        self.client = client
+    def __init__(self, client: Any, namespace: str, model_name: str, name: str) -> None:
+        """``client``: a Chroma client, or a function making one on first use (embedded Chroma:
+        a namespace that is never indexed never imports chromadb)."""
+        self._make_client: Callable[[], Any] | None = client if callable(client) else None
+        self._client = None if callable(client) else client
         self.name = name
         self._namespace, self._model = namespace, model_name
         self._collection = None
         self._batch = 1
         self._open_lock = threading.Lock()
+        self._client_lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        if self._client is None and self._make_client is not None:
+            with self._client_lock:
+                if self._client is None:
+                    self._client = self._make_client()
+        return self._client
 
     @property
     def opened(self) -> bool:
@@ -157,6 +140,8 @@ class VectorIndex:
         server = settings.chroma_server_host and f"{settings.chroma_server_host}:{settings.chroma_server_http_port}"
         # Server mode: a lost connection is one clear ``ChromaUnavailableError``.
         api = _Reachable(client, server) if server else client
+        from memgraph_agents.storage.chroma_ef import MemgraphEmbeddingFunction
+
         collection = api.get_or_create_collection(
             self.name,
             embedding_function=MemgraphEmbeddingFunction(self._model),
@@ -229,6 +214,9 @@ class VectorIndex:
         return self.collection.count()
 
     def drop(self) -> None:
+        """Delete the collection (the next use creates it again, empty)."""
+        with self._open_lock:
+            self._collection = None
         try:
             self.client.delete_collection(self.name)
         except Exception:  # already gone: dropping is idempotent
