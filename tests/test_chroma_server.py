@@ -15,7 +15,7 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
-from memgraph_agents.storage.namespaces import collection_name
+from memgraph_agents.storage.identity import collection_name
 from memgraph_agents.storage.vectors import ChromaUnavailableError
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.conftest import make_conversation

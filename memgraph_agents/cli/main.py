@@ -17,11 +17,18 @@ PRESET_HELP = (
 )
 
 
+def _directory(text: str) -> Path:
+    """A directory argument: ``Path("")`` would be ".", so an empty one is refused, not the cwd."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give a directory")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
     common.add_argument(
         "--data-dir",
-        type=Path,
+        type=_directory,
         default=argparse.SUPPRESS,
         help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})",
     )
