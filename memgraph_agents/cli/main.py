@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 from memgraph_agents.errors import MemgraphError
+from memgraph_agents.registry import RETRIEVERS
 
 PRESET_HELP = (
     "a seed paper's system: base, compassmem, emem, emem-g, sgmem, memorai, premem "
@@ -80,8 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace")
     s.add_argument(
         "--retriever",
-        help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, fusion, navigator, or a preset's "
-        "name (its retriever); default: the preset's, else MEMGRAPH_RETRIEVER (navigator)",
+        help=f"{', '.join(RETRIEVERS)}, or a preset's name (its retriever); default: the preset's, "
+        "else MEMGRAPH_RETRIEVER (navigator)",
     )
     s.add_argument("--preset", help=PRESET_HELP)
     s.add_argument(
