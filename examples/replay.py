@@ -30,7 +30,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--namespace", default="replay")
     p.add_argument("--embeddings", help="embedding model: 'minilm' (default), 'minilm-torch', 'hash' (tests only)…")
     p.add_argument("--retrievers", help="comma-separated (default: every registered retriever)")
-    p.add_argument("-k", "--top-k", type=int, default=5)
+    p.add_argument("-k", "--top-k", type=int, help="evidence items (default: MEMGRAPH_TOP_K, 10)")
     return p.parse_args(argv)
 
 
@@ -43,13 +43,11 @@ def main(argv: list[str] | None = None, *, out=None) -> dict[str, dict[str, floa
     from rich.console import Console
     from rich.table import Table
 
+    from memgraph_agents import Memory
     from memgraph_agents.bench.metrics import turn_recall_at_k
-    from memgraph_agents.config import Settings
-    from memgraph_agents.ingest import ingest_conversation
     from memgraph_agents.loaders import load_conversations
     from memgraph_agents.model.evidence import flatten_turns
-    from memgraph_agents.retrievers import RETRIEVERS, retrieve
-    from memgraph_agents.runtime import get_store
+    from memgraph_agents.registry import RETRIEVERS
 
     console = Console(file=out, highlight=False, width=160 if out is not None or not sys.stdout.isatty() else None)
     examples = resources.files("memgraph_agents.examples")
@@ -67,27 +65,19 @@ def main(argv: list[str] | None = None, *, out=None) -> dict[str, dict[str, floa
     if data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="memgraph-replay-")
         data_dir = Path(tmp.name)
-    update: dict = {"data_dir": data_dir, "namespace": args.namespace}
-    if args.embeddings:
-        update["embeddings"] = args.embeddings
-    settings = Settings().model_copy(update=update)
+    memory = Memory(data_dir, namespace=args.namespace, **({"embeddings": args.embeddings} if args.embeddings else {}))
+    args.top_k = args.top_k or memory.settings.top_k  # every door's default k
 
     console.print(
         f"[bold]replay[/bold] {conversation.id}: {len(conversation.sessions)} sessions, "
         f"{sum(len(s.turns) for s in conversation.sessions)} turns → {data_dir} (namespace {args.namespace})"
     )
     t0 = time.perf_counter()
-    report = ingest_conversation(
-        conversation,
-        settings,
-        namespace=args.namespace,
-        progress=lambda sid, i, n: console.print(f"  ingested {sid} ({i}/{n})"),
-    )
+    report = memory.add(conversation, progress=lambda sid, i, n: console.print(f"  ingested {sid} ({i}/{n})"))
     console.print(
-        f"  {report.sessions_new} new, {report.sessions_unchanged} unchanged sessions in "
-        f"{time.perf_counter() - t0:.1f} s"
+        f"  {report.sessions_added + report.sessions_replaced} new, {report.sessions_unchanged} unchanged "
+        f"sessions in {time.perf_counter() - t0:.1f} s"
     )
-    store = get_store(settings, args.namespace)
 
     totals: dict[str, dict[str, float]] = {n: {"recall": 0.0, "ms": 0.0, "scored": 0} for n in names}
     for q in questions:
@@ -105,7 +95,7 @@ def main(argv: list[str] | None = None, *, out=None) -> dict[str, dict[str, floa
         table.add_column("best evidence")
         for name in names:
             t1 = time.perf_counter()
-            evidence = retrieve(name, q["question"], store, k=args.top_k)
+            evidence = memory.search(q["question"], k=args.top_k, retriever=name)
             ms = 1000 * (time.perf_counter() - t1)
             turns = flatten_turns(evidence, args.top_k)
             marked = " ".join(f"{t}✓" if t in gold else t for t in turns)
@@ -131,7 +121,7 @@ def main(argv: list[str] | None = None, *, out=None) -> dict[str, dict[str, floa
     if tmp is not None:
         from memgraph_agents.runtime import forget_store
 
-        forget_store(settings, args.namespace)
+        forget_store(memory.settings, args.namespace)
         tmp.cleanup()
     return result
 

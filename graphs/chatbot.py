@@ -9,7 +9,9 @@ through ``OPENAI_BASE_URL``. Without one the chatbot runs **offline**: an
 ``OfflineRecallModel`` recalls evidence for each message and shows it instead of chatting.
 
 Compiled without a checkpointer (``langgraph dev`` brings its own); the run context
-(``ChatbotContext``: ``user_id`` plus the ``MemoryContext`` fields) is editable in Studio.
+(``ChatbotContext``: ``user_id`` plus the ``MemoryContext`` fields) is editable in Studio and
+reaches every part of the run through ``runtime.settings_for``: the chat model, ``recall``
+(``preset``, ``retriever``, ``top_k``) and the turn writer (``preset``, ``llm``, ``data_dir``).
 """
 
 from __future__ import annotations
@@ -65,22 +67,14 @@ class ModelFromContext(AgentMiddleware):
 
 
 class ChatTurnWriter(MemoryMiddleware):
-    """The turn writer, naming the user by the context's ``user_name``."""
+    """The turn writer, naming the user by the run context's ``user_name``."""
 
-    def _names(self, runtime: Any) -> dict[str, str] | None:
+    def names_for(self, runtime: Any) -> dict[str, str] | None:
         name = getattr(getattr(runtime, "context", None), "user_name", "")
         return {"user": name} if name else None
 
-    def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        self.speaker_names = self._names(runtime)
-        return super().after_agent(state, runtime)
 
-    async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        self.speaker_names = self._names(runtime)
-        return await super().aafter_agent(state, runtime)
-
-
-def build_chatbot_graph(memory: AgentMemory | None = None, *, model: Any = None):
+def build_chatbot_graph(memory: AgentMemory | None = None, *, model: Any = None, checkpointer: Any = None):
     """The chatbot over ``memory`` (default: settings from ``MEMGRAPH_*``); ``model`` fixes the
     chat model (tests), otherwise it is chosen per run (see the module docstring)."""
     memory = memory or AgentMemory()
@@ -93,6 +87,7 @@ def build_chatbot_graph(memory: AgentMemory | None = None, *, model: Any = None)
         middleware=middleware,
         system_prompt=SYSTEM_PROMPT,
         context_schema=ChatbotContext,
+        checkpointer=checkpointer,
         name="chatbot",
     )
 

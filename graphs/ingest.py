@@ -1,317 +1,90 @@
-"""The ingest graph (DESIGN §5): one run adds one session to a namespace's memory.
+"""The ingest graph exported to LangGraph Studio: one run adds one session to a namespace,
+exactly as ``Memory.add`` does.
 
-    check ─┬─> normalise -> segment -> relate -> fuse -> topics -> sentences
-           │       -> premem -> memorai -> sgmem -> commit
-           └─> END (the session is already stored unchanged)
+    START -> validate -> ingest -> END
 
-``check`` plans the write (``construct.session_plan``): a new session, an unchanged one, an
-append of new turns (only they are built, plus a bounded window: ``construct.append``), or a
-replacement (the whole session is built while the old version stays readable, and ``commit``
-swaps them in one transaction). A session that differs from the stored one is refused with
-``SessionConflictError`` unless the run asks to ``replace`` it.
+``validate`` turns the JSON input into a one-session conversation and checks it before
+anything is opened: its structure and dates, every relative time expression, the input
+limits (``MEMGRAPH_MAX_TURN_CHARS``…) and the namespace name; a bad input fails the run with
+one ``InputError`` line and nothing stored changes. ``ingest`` is ``Memory.aadd``: the
+namespace's ingest lock held from the check of the session to its commit, the ingest pipeline
+(``memgraph_agents.construct.pipeline``: check, normalise, segment, relate, fuse, topics,
+sentences, the preset's layers, commit), a failed first write leaving no empty namespace.
 
-Each step has an offline and an LLM implementation, chosen by the run context's ``llm``;
-LLM failures fall back to offline for that session (recorded in ``notes``). The generated-
-memory layers (premem, memorai, sgmem) run only when the context's preset asks for them
-(``memgraph_agents.presets``); otherwise they pass the build through unchanged.
+State is plain JSON (the session in, the ``AddReport`` out), so a checkpointer stores and
+restores it as is. The run context (``MemoryContext``: namespace, data dir, models, preset)
+resolves to ``Settings`` through ``MemoryContext.settings`` like every other door.
 """
 
 from __future__ import annotations
 
-import operator
-import threading
-from collections import OrderedDict
-from itertools import pairwise
-from typing import Annotated, Literal
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from memgraph_agents.aio import off_loop
-from memgraph_agents.config import Settings
-from memgraph_agents.construct.append import AppendPlan, link_to_stored, plan_append, strip_window
-from memgraph_agents.construct.build import SessionBuild, session_hash, turn_record
-from memgraph_agents.construct.context import BuildContext
-from memgraph_agents.construct.events import segment_events
-from memgraph_agents.construct.fuse import fuse
-from memgraph_agents.construct.layers import LAYER_STEPS
-from memgraph_agents.construct.normalise import normalise_session
-from memgraph_agents.construct.relate import relate
-from memgraph_agents.construct.sentence_layer import add_sentences
-from memgraph_agents.construct.session_plan import build_identity, plan_write
-from memgraph_agents.construct.topic_layer import update_topics
+from memgraph_agents.api import Memory
 from memgraph_agents.errors import InputError
-from memgraph_agents.model.conversation import Session
-from memgraph_agents.model.graph import NodeKind
-from memgraph_agents.presets import get_preset
-from memgraph_agents.runtime import MemoryContext, chat_limiter, get_chat_model, get_store
-from memgraph_agents.storage import SessionRecord, SessionWrite
-from memgraph_agents.storage.session_write import WriteMode
+from memgraph_agents.ingest import plan_ingest
+from memgraph_agents.loaders.errors import build
+from memgraph_agents.model.conversation import Conversation, Session
+from memgraph_agents.runtime import MemoryContext
 
 
-def add_counts(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
-    """Reducer: sum LLM usage counters from every step."""
-    out = dict(a or {})
-    for k, v in (b or {}).items():
-        if isinstance(v, (int, float)):
-            out[k] = out.get(k, 0) + v
-    return out
+class IngestInput(TypedDict, total=False):
+    session: dict[str, Any]  # {id, date, turns: [{id, speaker, text}], participants?}
+    speakers: list[str]  # the conversation's participants (default: the session's, else its speakers)
+    conversation_id: str  # the conversation the session belongs to (default: the namespace)
+    replace: bool  # replace a stored version that differs (else SessionConflictError)
+    rebuild: bool  # rebuild an unchanged session stored with another builder or preset
 
 
-# Settings of recent run contexts: validating ``Settings`` for every step cost more than a
-# whole chat-turn append. Keyed by the context object (kept alive with it).
-_RUN_SETTINGS: OrderedDict[int, tuple[MemoryContext, Settings]] = OrderedDict()
-_RUN_SETTINGS_LOCK = threading.Lock()
+class IngestState(IngestInput, total=False):
+    conversation: dict[str, Any]  # the validated one-session conversation (JSON)
+    report: dict[str, Any]  # what was stored: ``AddReport`` as JSON
 
 
-def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
-    """The run's settings: the context over the environment, validated (``MemoryContext.settings``)."""
-    ctx = runtime.context or MemoryContext()
-    with _RUN_SETTINGS_LOCK:
-        hit = _RUN_SETTINGS.get(id(ctx))
-        if hit is not None and hit[0] is ctx:
-            return hit[1]
-    settings = ctx.settings()
-    with _RUN_SETTINGS_LOCK:
-        _RUN_SETTINGS[id(ctx)] = (ctx, settings)
-        while len(_RUN_SETTINGS) > 32:
-            _RUN_SETTINGS.popitem(last=False)
-    return settings
-
-
-class IngestState(TypedDict, total=False):
-    builder: str  # how the committed session was built: "llm" or "offline"
-    session: Session
-    speakers: list[str]
-    replace: bool  # input: replace a stored version that differs (else SessionConflictError)
-    rebuild: bool  # input: rebuild an unchanged session stored with another builder or preset
-    existing: bool  # input: the session must be stored already (an update never re-creates a deleted one)
-    build: SessionBuild
-    status: str  # new | replace | append | unchanged, then committed
-    replaced: bool  # the commit replaced a stored version of this session
-    append: dict  # an append's plan (``AppendPlan`` fields)
-    notes: Annotated[list[str], operator.add]
-    usage: Annotated[dict[str, float], add_counts]
-
-
-def _plan(state: IngestState) -> AppendPlan | None:
-    return AppendPlan(**state["append"]) if state.get("append") else None
-
-
-def _work(state: IngestState) -> Session:
-    """The turns the build steps see: the whole session, or an append's window and new turns."""
-    plan = _plan(state)
-    return plan.work_session(state["session"]) if plan else state["session"]
-
-
-def _context(state: IngestState, runtime: Runtime[MemoryContext]) -> BuildContext:
-    from memgraph_agents.llm.usage import LLMUsage
-
-    settings = run_settings(runtime)
-    store = get_store(settings)
-    llm = get_chat_model(settings)
-    snap = store.snapshot()
-    session = state["session"]
-    plan = _plan(state)
-    if plan is not None:
-        exclude = frozenset(plan.drop_nodes)
-    elif state.get("status") == "replace":  # the old version is not memory this build adds to
-        exclude = frozenset(snap.ids[i] for i, o in enumerate(snap.owner) if o == session.id)
-    else:
-        exclude = frozenset()
-    return BuildContext(
-        snapshot=snap,
-        embedder=store.embedder,
-        params=settings.ingest,
-        speakers=state.get("speakers") or list(session.participants),
-        # the committed sessions of the snapshot the build reads (no read of every session row)
-        seq=len(snap.sessions) + (0 if state.get("status") in ("append", "replace") else 1),
-        llm=llm,
-        usage=LLMUsage() if llm else None,
-        llm_timeout=settings.llm_timeout,
-        # one bound per chat model for the whole process, not per step or session
-        semaphore=chat_limiter(settings, llm),
-        session_id=session.id,
-        exclude=exclude,
-        first_event=plan.first_event if plan else 1,
-        append=plan is not None,
-        context_turns=plan.context if plan else [],
+def validate(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    """The input as a validated one-session conversation (``InputError`` before anything opens)."""
+    settings = (runtime.context or MemoryContext()).settings()
+    raw = state.get("session")
+    if not isinstance(raw, dict):
+        raise InputError("the input needs a 'session': {id, date, turns: [{id, speaker, text}]}")
+    session = build(Session, "session", **raw)
+    speakers = (
+        state.get("speakers") or list(session.participants) or list(dict.fromkeys(t.speaker for t in session.turns))
     )
-
-
-def _layers(settings: Settings) -> tuple[str, ...]:
-    return get_preset(settings.preset).layers
-
-
-def _usage(ctx: BuildContext) -> dict:
-    return ctx.usage.snapshot() if ctx.usage is not None else {}
-
-
-def identity(settings: Settings) -> dict[str, str]:
-    return build_identity(settings.offline, settings.preset)
-
-
-def plan_session(store, session: Session, settings: Settings, *, replace: bool = False, rebuild: bool = False):
-    """The ``WritePlan`` of ``session`` against what ``store`` holds (raises ``SessionConflictError``)."""
-    record = store.session(session.id)
-    digests = [d for _, d, _ in store.db.session_turns(session.id)] if record else []
-    return plan_write(store.namespace, record, digests, session, identity(settings), replace=replace, rebuild=rebuild)
-
-
-def check(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    settings = run_settings(runtime)
-    store = get_store(settings)
-    session = state["session"]
-    plan = plan_session(
-        store, session, settings, replace=bool(state.get("replace")), rebuild=bool(state.get("rebuild"))
+    conversation = build(
+        Conversation,
+        "conversation",
+        id=state.get("conversation_id") or settings.namespace,
+        sessions=[session],
+        speakers=speakers,
     )
-    if state.get("existing") and plan.status == "new":  # checked under the ingest lock: no race with forget
-        raise InputError(f"no session {session.id!r} in namespace {store.namespace!r} (deleted?)")
-    out: dict = {"status": plan.status, "replaced": plan.status == "replace"}
-    if plan.note:
-        out["notes"] = [plan.note]
-    if plan.status == "append":
-        a = plan_append(
-            session,
-            plan.n_stored,
-            store.snapshot(),
-            llm=not settings.offline,
-            reopen_below=settings.ingest.segment_min_turns,
-        )
-        out["append"] = vars(a)
-    return out
+    ((checked, _),) = plan_ingest([conversation], settings, settings.namespace)  # limits, dates, namespace
+    return {"conversation": checked.model_dump(mode="json")}
 
 
-def route_check(state: IngestState) -> Literal["normalise", "__end__"]:
-    return "__end__" if state["status"] == "unchanged" else "normalise"  # "__end__" is END, as a Literal
-
-
-def normalise(state: IngestState) -> dict:
-    plan = _plan(state)
-    if plan is None:
-        return {"build": normalise_session(state["session"])}
-    return {"build": normalise_session(_work(state), plan.first_index, whole=state["session"])}
-
-
-async def segment(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await off_loop(_context, state, runtime)
-    b = await segment_events(state["build"].fork(), _work(state), ctx)
-    plan = _plan(state)
-    if plan is not None:  # the window's turns are stored already: later steps see new turns only
-        b = strip_window(b, plan)
-    return {"build": b, "usage": _usage(ctx)}
-
-
-async def relate_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await off_loop(_context, state, runtime)
-    b = await relate(state["build"].fork(), _work(state), ctx)
-    plan = _plan(state)
-    if plan is not None:
-        b = link_to_stored(b, state["session"], plan)
-    return {"build": b, "usage": _usage(ctx)}
-
-
-async def fuse_step(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await off_loop(_context, state, runtime)
-    b = await fuse(state["build"].fork(), _work(state), ctx)
-    return {"build": b, "usage": _usage(ctx)}
-
-
-def topics(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
-    return {"build": update_topics(state["build"].fork(), _work(state), ctx)}
-
-
-def sentences(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
-    return {"build": add_sentences(state["build"].fork(), _work(state), ctx)}
-
-
-def layer_node(name: str):
-    """The ``name`` layer as a node: runs when the preset asks for it, else passes through."""
-
-    async def run(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-        if name not in _layers(run_settings(runtime)):
-            return {}
-        ctx = await off_loop(_context, state, runtime)
-        b = await LAYER_STEPS[name](state["build"].fork(), _work(state), ctx)
-        return {"build": b, "usage": _usage(ctx)}
-
-    run.__name__ = name
-    return run
-
-
-def commit(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
-    settings = run_settings(runtime)
-    store = get_store(settings)
-    session, b = state["session"], state["build"]
-    plan = _plan(state)
-    snap = store.snapshot()
-    # Vectors for nodes the store does not hold with this text (new ids, changed texts).
-    fresh = [n for n in b.nodes if n.embed and (n.id not in snap or snap.text[snap.index[n.id]] != n.text)]
-    vecs = list(store.embedder.embed([n.text for n in fresh])) if fresh else []
-    # "llm" only when the events really came from the LLM: a session whose extraction fell
-    # back is recorded as built offline (the reason is in info.notes).
-    llm_events = any(n.attrs.get("builder") == "llm" for n in b.of_kind(NodeKind.EVENT))
-    old = store.session(session.id) if plan is not None else None
-    if old is not None and old["builder"] == "llm":
-        llm_events = True  # an append keeps the events stored before it
-    llm_builder = "llm" if not settings.offline and llm_events else "offline"
-    notes = ((old or {}).get("info", {}).get("notes", []) + b.notes)[-20:]
-    record = SessionRecord(
-        id=session.id,
-        date=session.date.isoformat(),
-        participants=list(session.participants),
-        n_turns=len(session.turns),
-        content_hash=session_hash(session),
-        builder=llm_builder,
-        metadata=dict(session.metadata),
-        info={
-            "notes": notes,
-            "usage": state.get("usage", {}),
-            "preset": settings.preset,
-            "identity": identity(settings),
-        },
+async def ingest(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
+    """``Memory.aadd`` of the validated conversation (lock, pipeline, commit)."""
+    memory = Memory(settings=(runtime.context or MemoryContext()).settings())
+    report = await memory.aadd(
+        Conversation.model_validate(state["conversation"]),
+        replace=bool(state.get("replace")),
+        rebuild=bool(state.get("rebuild")),
     )
-    mode: WriteMode = "append" if plan is not None else ("replace" if state.get("status") == "replace" else "new")
-    first = plan.n_stored if plan is not None else 0
-    store.commit_session(
-        SessionWrite(
-            record=record,
-            nodes=b.nodes,
-            edges=b.edges,
-            vectors={n.id: v for n, v in zip(fresh, vecs)},
-            replace_nodes=b.replace_nodes,
-            replace_edges=b.replace_edges,
-            replace_kinds=("topic",) if b.replace_all_topics else (),
-            mode=mode,
-            drop_nodes=tuple(plan.drop_nodes) if plan else (),
-            turns=[turn_record(t) for t in session.turns[first:]],
-            turns_start=first,
-        )
-    )
-    return {"status": "committed", "notes": b.notes, "builder": llm_builder}
+    return {"report": report.model_dump(mode="json")}
 
 
-def build_ingest_graph():
-    g = StateGraph(IngestState, context_schema=MemoryContext)
-    g.add_node("check", check)
-    g.add_node("normalise", normalise)
-    g.add_node("segment", segment)
-    g.add_node("relate", relate_step)
-    g.add_node("fuse", fuse_step)
-    g.add_node("topics", topics)
-    g.add_node("sentences", sentences)
-    for name in LAYER_STEPS:
-        g.add_node(name, layer_node(name))
-    g.add_node("commit", commit)
-    g.add_edge(START, "check")
-    g.add_conditional_edges("check", route_check, {"normalise": "normalise", END: END})
-    chain = ["normalise", "segment", "relate", "fuse", "topics", "sentences", *LAYER_STEPS, "commit", END]
-    for a, b in pairwise(chain):
-        g.add_edge(a, b)
-    return g.compile()
+def build_ingest_graph(checkpointer: Any = None):
+    g = StateGraph(IngestState, input_schema=IngestInput, context_schema=MemoryContext)
+    g.add_node("validate", validate)
+    g.add_node("ingest", ingest)
+    g.add_edge(START, "validate")
+    g.add_edge("validate", "ingest")
+    g.add_edge("ingest", END)
+    return g.compile(checkpointer=checkpointer, name="ingest")
 
 
 graph = build_ingest_graph()

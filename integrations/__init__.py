@@ -8,19 +8,14 @@
 - ``MemgraphStore``: LangGraph's ``BaseStore`` over graph memory (``compile(store=...)``, langmem).
 """
 
+from memgraph_agents.integrations.agent_memory import AgentMemory, MissingUserError, user_namespace
 from memgraph_agents.integrations.hooks import MemoryMiddleware, memory_writer_node
-from memgraph_agents.integrations.memory import (
-    AgentMemory,
-    BackgroundWriter,
-    MemoryWriteError,
-    MissingUserError,
-    RecallResult,
-    user_namespace,
-)
 from memgraph_agents.integrations.offline_model import OfflineRecallModel
+from memgraph_agents.integrations.recall_result import RecallResult
 from memgraph_agents.integrations.retriever import MemoryRetriever, evidence_document
 from memgraph_agents.integrations.store import MemgraphStore
 from memgraph_agents.integrations.tools import MemoryTools, create_memory_tools
+from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
 
 __all__ = [
     "AgentMemory",

@@ -24,7 +24,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
+from memgraph_agents.integrations.agent_memory import AgentMemory, MissingUserError
+from memgraph_agents.integrations.recall_tools import recall_tool, remember_tool
 
 log = logging.getLogger(__name__)
 
@@ -55,30 +56,31 @@ class MemoryMiddleware(AgentMiddleware):
         *,
         tools: bool = False,
         speaker_names: dict[str, str] | None = None,
-        **tool_options: Any,
     ) -> None:
+        """``memory``: default an ``AgentMemory`` on ``MEMGRAPH_*`` settings. ``tools``: also give
+        the agent ``recall`` and ``remember`` over the same memory."""
         super().__init__()
         self.memory = memory or AgentMemory()
         self.speaker_names = speaker_names
-        if tools:
-            from memgraph_agents.integrations.tools import create_memory_tools
-
-            self.tools = list(create_memory_tools(memory=self.memory, **tool_options))
-        else:
-            self.tools = []
+        self.tools = [recall_tool(self.memory), remember_tool(self.memory)] if tools else []
 
     @property
     def name(self) -> str:  # the graph node is "memory.after_agent"
         return "memory"
 
+    def names_for(self, runtime: Any) -> dict[str, str] | None:
+        """How this run's speakers appear in memory (a subclass may read them from the run;
+        never stored on the middleware, which concurrent runs share)."""
+        return self.speaker_names
+
     def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        _write(self.memory, state, getattr(runtime, "context", None), _config(), self.speaker_names)
+        _write(self.memory, state, getattr(runtime, "context", None), _config(), self.names_for(runtime))
         return None
 
     async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         # resolving the namespace may open its store (SQLite): off the event loop
         await asyncio.to_thread(
-            _write, self.memory, state, getattr(runtime, "context", None), _config(), self.speaker_names
+            _write, self.memory, state, getattr(runtime, "context", None), _config(), self.names_for(runtime)
         )
         return None
 

@@ -6,12 +6,13 @@ reads or writes is fixed by the server's configuration, never by a tool argument
 a JSON file ``{"token": "namespace"}``), so one client cannot name another's memory.
 
 Tools are async and call ``Memory``'s async methods (its background loop and worker threads),
-so one slow call does not stall the others. A bad argument or a failing call comes back as an MCP
-error result (``isError``) that names only what the client may see (``api.client_errors``: no
-other tenant's namespace, no server path; the full error goes to the server's log); the server
-keeps running. The token file is loaded strictly (``integrations.mcp_tokens``): one that maps no
-token, cannot be read or is malformed stops the server before it listens, and so does HTTP on a
-non-loopback address without tokens.
+so one slow call does not stall the others. Their defaults are every door's: the preset's
+retriever, else ``MEMGRAPH_RETRIEVER``; ``k`` = ``MEMGRAPH_TOP_K``. A bad argument or a failing
+call comes back as an MCP error result (``isError``) that names only what the client may see
+(``api.client_errors``: no other tenant's namespace, no server path; the full error goes to the
+server's log); the server keeps running. The token file is loaded strictly
+(``integrations.mcp_tokens``): one that maps no token, cannot be read or is malformed stops the
+server before it listens, and so does HTTP on a non-loopback address without tokens.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ class MemoryServer:
             log.warning("memgraph mcp: %s: %s", type(exc).__name__, exc, exc_info=not isinstance(exc, MemgraphError))
             raise ToolError(client_message(exc, self.hidden)) from None
 
-    async def recall(self, ns: str, query: str, k: int) -> str:
+    async def recall(self, ns: str, query: str, k: int | None) -> str:
         evidence = await self.memory.asearch(query, namespace=ns, k=k)
         return "\n".join(ev.cite() for ev in evidence) or "Nothing relevant in memory."
 
@@ -91,7 +92,7 @@ class MemoryServer:
         out = await self.memory.aforget(namespace=ns, note=note_id)
         return f"forgot {note_id} ({out.nodes_removed} nodes removed)"
 
-    async def ask(self, ns: str, question: str, k: int) -> str:
+    async def ask(self, ns: str, question: str, k: int | None) -> str:
         r = await self.memory.aask(question, namespace=ns, k=k)
         lines = [f"answer: {r.answer}"] if r.answer else ["(offline: no language model, evidence only)"]
         return "\n".join(lines + [ev.cite() for ev in r.evidence])
@@ -107,7 +108,9 @@ class MemoryServer:
 
 
 Query = Annotated[str, Field(min_length=1, description="what to look for, in natural language")]
-TopK = Annotated[int, Field(ge=1, le=50, description="how many evidence items")]
+TopK = Annotated[
+    int | None, Field(ge=1, le=50, description="how many evidence items (default: the server's MEMGRAPH_TOP_K, 10)")
+]
 
 
 def build_server(
@@ -141,7 +144,7 @@ def build_server(
         return token.client_id
 
     @mcp.tool()
-    async def recall(query: Query, k: TopK = 5) -> str:
+    async def recall(query: Query, k: TopK = None) -> str:
         """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text."""
         return await server.guarded(server.recall(ns(), query, k))
 
@@ -158,7 +161,7 @@ def build_server(
         return await server.guarded(server.forget_note(ns(), note_id))
 
     @mcp.tool()
-    async def ask(question: Query, k: TopK = 5) -> str:
+    async def ask(question: Query, k: TopK = None) -> str:
         """Answer a question from memory (with an LLM configured), with the evidence used."""
         return await server.guarded(server.ask(ns(), question, k))
 

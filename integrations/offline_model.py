@@ -20,7 +20,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from memgraph_agents.integrations.memory import SKIP_FLAG
+from memgraph_agents.integrations.chat_threads import SKIP_FLAG
 
 _REMEMBER = re.compile(r"^\s*(?:please\s+)?(?:remember|note)\b", re.I)
 OFFLINE_NOTE = "(offline mode: no language model is configured, so I show what I recall instead of chatting)"

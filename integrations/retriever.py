@@ -6,7 +6,9 @@
 Each ``Document`` holds the evidence text; its metadata has the node id, kind, score, turn
 ids, session ids and dates, the path and a one-line ``citation``. Without ``namespace``
 the namespace comes from the run (user id in the LangGraph runtime context or in
-``config["configurable"]``), as for the memory tools.
+``config["configurable"]``), as for the memory tools. It recalls through the same
+``AgentMemory`` as the tools, so the defaults are every door's: the preset's retriever, else
+``settings.retriever``; ``k`` = ``settings.top_k``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
-from memgraph_agents.config import DEFAULT_RETRIEVER, Settings
-from memgraph_agents.integrations.memory import AgentMemory, current_config, current_context
+from memgraph_agents.config import Settings
+from memgraph_agents.integrations.agent_memory import AgentMemory, current_config, current_context
 from memgraph_agents.model.evidence import Evidence
 
 
@@ -50,8 +52,8 @@ class MemoryRetriever(BaseRetriever):
     namespace: str | None = None
     # A pydantic field: a typing.Protocol cannot be validated, so the contract of
     # ``retrieval.protocols.Retriever`` is spelled as the callable it is.
-    retriever: str | Callable[..., list[Evidence]] = DEFAULT_RETRIEVER  # as AgentMemory and the tools
-    k: int = 5
+    retriever: str | Callable[..., list[Evidence]] | None = None  # None: the preset's, else settings.retriever
+    k: int | None = None  # None: settings.top_k
     memory: AgentMemory | None = Field(default=None, exclude=True)
 
     def _memory(self) -> AgentMemory:

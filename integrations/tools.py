@@ -1,47 +1,25 @@
-"""``create_memory_tools``: recall and remember as LangChain tools (sync and async).
+"""``create_memory_tools``: recall and remember as LangChain tools, plus the memory behind them.
 
     memory = create_memory_tools()                  # settings from MEMGRAPH_* variables
     agent = create_agent(model, tools=memory, middleware=[memory.turn_writer()])
     agent.invoke({"messages": [...]}, {"configurable": {"user_id": "alice"}})
     memory.flush()                                  # tests / shutdown: wait for background writes
 
-The tools take only what the model should decide (``query``, ``text``); whose memory is used
-comes from the run: the injected ``ToolRuntime`` (``create_agent``, ``ToolNode``) gives the
-runtime context and the config, and a direct ``tool.invoke(..., config)`` gives the config.
-
-- ``recall(query)``: content = numbered evidence lines ``[2024-03-10 | S1:4] Jonas: …`` (dates
-  and turn ids); artifact = a dict with the evidence, the navigation path (step, node,
-  SKIP/EXPAND/ANSWER, scores), subgoals and the raw trace.
-- ``remember(text)``: queues a dated note and returns at once; the write happens on the
-  memory's background thread (``flush`` waits for it; a later ``recall`` in the same
-  namespace waits for it too).
+The tools themselves are built in ``integrations.recall_tools``; what they read and write is
+``AgentMemory`` over ``Memory`` (same settings, same retriever rule and k as every door).
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from langchain.tools import ToolRuntime
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import StructuredTool, ToolException
+from langchain_core.tools import StructuredTool
 
-from memgraph_agents.config import DEFAULT_RETRIEVER, Settings
-from memgraph_agents.integrations.memory import AgentMemory, MissingUserError
+from memgraph_agents.config import Settings
+from memgraph_agents.integrations.agent_memory import AgentMemory
+from memgraph_agents.integrations.hooks import MemoryMiddleware
+from memgraph_agents.integrations.recall_tools import recall_tool, remember_tool
 from memgraph_agents.retrieval.protocols import Retriever
-from memgraph_agents.storage.namespaces import NamespaceError
-
-RECALL_DESCRIPTION = (
-    "Search your long-term memory of past conversations with this user. Use it whenever the "
-    "answer may depend on something said before (names, dates, plans, preferences, events). "
-    "Input: a self-contained question or keywords. Returns dated evidence lines "
-    "'[date | turn ids] speaker: text'; cite the turn ids you rely on."
-)
-REMEMBER_DESCRIPTION = (
-    "Save one fact to long-term memory so it can be recalled in later conversations. Input: a "
-    "short, self-contained statement with names and dates (e.g. 'The user's sister Eva moved "
-    "to Porto in May 2024'). Returns immediately; the memory is written in the background."
-)
 
 
 class MemoryTools(list):
@@ -63,10 +41,8 @@ class MemoryTools(list):
     async def aflush(self, timeout: float | None = None) -> list[Any]:
         return await self.memory.aflush(timeout)
 
-    def turn_writer(self, **kwargs: Any):
+    def turn_writer(self, **kwargs: Any) -> MemoryMiddleware:
         """A ``create_agent`` middleware that writes every finished chat turn to memory."""
-        from memgraph_agents.integrations.hooks import MemoryMiddleware
-
         return MemoryMiddleware(self.memory, **kwargs)
 
     def retriever(self, namespace: str | None = None, **kwargs: Any):
@@ -76,21 +52,11 @@ class MemoryTools(list):
         return MemoryRetriever(memory=self.memory, namespace=namespace, **kwargs)
 
 
-def _runtime_parts(runtime: Any, config: Any) -> tuple[Any, dict]:
-    if runtime is not None:
-        return getattr(runtime, "context", None), dict(getattr(runtime, "config", None) or config or {})
-    return None, dict(config or {})
-
-
-def _user_error(exc: Exception) -> ToolException:
-    return ToolException(f"memory unavailable: {exc}")
-
-
 def create_memory_tools(
     settings: Settings | None = None,
     *,
-    retriever: str | Retriever = DEFAULT_RETRIEVER,
-    k: int = 5,
+    retriever: str | Retriever | None = None,
+    k: int | None = None,
     user_key: str = "user_id",
     default_namespace: str | None = "",
     namespace_prefix: str = "",
@@ -99,18 +65,20 @@ def create_memory_tools(
     recall_name: str = "recall",
     remember_name: str = "remember",
     remember_speaker: str = "user",
-    navigator_llm: Any = None,
     embeddings: Any = None,
     llm: Any = None,
 ) -> MemoryTools:
     """Recall and remember tools over one ``AgentMemory`` (see the module docstring).
 
     ``settings``: where memory lives (default: ``MEMGRAPH_*`` variables). ``retriever``: any
-    registered name (``oneshot``, the default, ``navigator``, ``ppr``, ``hybrid``, ``dense``, …) or a callable
-    ``(query, store, *, k)``. ``user_key``: the context attribute / configurable key holding
-    the user id. ``default_namespace``: used when a run names no user (``""`` =
-    ``settings.namespace``; ``None`` = refuse such runs). ``embeddings`` / ``llm``: a spec or a
-    LangChain model object, over ``settings``.
+    retriever or preset name (``oneshot``, ``navigator``, ``ppr``, ``hybrid``…) or a callable
+    ``(query, store, *, k)``; default: the preset's retriever, else ``settings.retriever``
+    (``oneshot``), as at every door. ``k``: evidence items (default
+    ``settings.top_k``, 10). A run's context (``MemoryContext`` fields) overrides both.
+    ``user_key``: the context attribute / configurable key holding the user id.
+    ``default_namespace``: used when a run names no user (``""`` = ``settings.namespace``;
+    ``None`` = refuse such runs). ``embeddings`` / ``llm``: a spec or a LangChain model object,
+    over ``settings`` (the chat model is also the one recall's LLM steps use).
     """
     if embeddings is not None or llm is not None:  # model objects become registered specs (runtime)
         from memgraph_agents.runtime import model_specs
@@ -123,58 +91,6 @@ def create_memory_tools(
         user_key=user_key,
         default_namespace=default_namespace,
         namespace_prefix=namespace_prefix,
-        navigator_llm=navigator_llm,
     )
-
-    # ``runtime: ToolRuntime = None`` / ``config: RunnableConfig = None``, not ``X | None``: LangChain
-    # injects these parameters only when the annotation is exactly the class (mypy: implicit_optional).
-    def recall(query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
-        context, conf = _runtime_parts(runtime, config)
-        try:
-            result = mem.recall(query, context=context, config=conf)
-        except (MissingUserError, NamespaceError, ValueError) as exc:
-            raise _user_error(exc) from exc
-        return result.content(), result.artifact()
-
-    async def arecall(
-        query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None
-    ) -> tuple[str, dict]:
-        context, conf = _runtime_parts(runtime, config)
-        try:
-            result = await mem.arecall(query, context=context, config=conf)
-        except (MissingUserError, NamespaceError, ValueError) as exc:
-            raise _user_error(exc) from exc
-        return result.content(), result.artifact()
-
-    def remember(text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
-        context, conf = _runtime_parts(runtime, config)
-        try:
-            info = mem.remember(text, context=context, config=conf, speaker=remember_speaker)
-        except (MissingUserError, NamespaceError, ValueError) as exc:
-            raise _user_error(exc) from exc
-        return "Saved to long-term memory.", info
-
-    async def aremember(
-        text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None
-    ) -> tuple[str, dict]:
-        return await asyncio.to_thread(remember, text, runtime, config)  # queues; may open the store
-
-    recall_tool = StructuredTool.from_function(
-        func=recall,
-        coroutine=arecall,
-        name=recall_name,
-        description=RECALL_DESCRIPTION,
-        response_format="content_and_artifact",
-        handle_tool_error=True,
-    )
-    remember_tool = None
-    if include_remember:
-        remember_tool = StructuredTool.from_function(
-            func=remember,
-            coroutine=aremember,
-            name=remember_name,
-            description=REMEMBER_DESCRIPTION,
-            response_format="content_and_artifact",
-            handle_tool_error=True,
-        )
-    return MemoryTools(mem, recall_tool, remember_tool)
+    remember = remember_tool(mem, name=remember_name, speaker=remember_speaker) if include_remember else None
+    return MemoryTools(mem, recall_tool(mem, name=recall_name), remember)

@@ -2,8 +2,10 @@
 
     from memgraph_agents import Memory
 
-``Memory`` and the error classes are imported on first use (module ``__getattr__``), so
-``import memgraph_agents`` stays light: no torch, no LangGraph until they are needed.
+``Memory``, the data types (``Conversation``, ``Session``, ``Turn``, ``Evidence``), the run
+contexts (``MemoryContext``, ``NavigatorContext``) and the error classes are imported on first
+use (module ``__getattr__``), so ``import memgraph_agents`` stays light: no torch, no LangGraph
+until they are needed.
 """
 
 from __future__ import annotations
@@ -20,7 +22,12 @@ _LAZY = {
     "AskResult": "memgraph_agents.api",
     "ForgetReport": "memgraph_agents.api",
     "Settings": "memgraph_agents.config",
+    "Conversation": "memgraph_agents.model.conversation",
+    "Session": "memgraph_agents.model.conversation",
+    "Turn": "memgraph_agents.model.conversation",
     "Evidence": "memgraph_agents.model.evidence",
+    "MemoryContext": "memgraph_agents.runtime",
+    "NavigatorContext": "memgraph_agents.navigator.config",
     **{name: "memgraph_agents.errors" for name in _ERRORS},
 }
 
@@ -32,7 +39,12 @@ __all__ = [
     "AskResult",
     "ForgetReport",
     "Settings",
+    "Conversation",
+    "Session",
+    "Turn",
     "Evidence",
+    "MemoryContext",
+    "NavigatorContext",
     "MemgraphError",
     "InputError",
     "NamespaceError",
@@ -58,7 +70,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SessionConflictError,
         StorageError,
     )
+    from memgraph_agents.model.conversation import Conversation, Session, Turn
     from memgraph_agents.model.evidence import Evidence
+    from memgraph_agents.navigator.config import NavigatorContext
+    from memgraph_agents.runtime import MemoryContext
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""One settings object (DESIGN §9), read from ``MEMGRAPH_*`` environment variables.
+"""One settings object, read from ``MEMGRAPH_*`` environment variables.
 
 The same fields are the graphs' ``context_schema`` so LangGraph Studio can edit them per run.
 Every change after construction goes through ``Settings.override`` (validated, like the
@@ -9,6 +9,7 @@ values become one ``ConfigError`` naming the field, in words.
 from __future__ import annotations
 
 import os
+import warnings
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,8 @@ class _EnvSettings(BaseSettings):
 
 
 class IngestParams(_EnvSettings):
-    """Offline construction parameters (DESIGN §5)."""
+    """Offline construction parameters: how turns become events, topics and links (segmentation,
+    fusion and similarity thresholds) without an LLM, and those of the presets' layers."""
 
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_INGEST_", extra="ignore")
 
@@ -107,7 +109,7 @@ def embedding_spec(value: str) -> str:
 
 
 # The default retriever (BENCHMARKS.md, "A default ranking that generalises"): the navigator's
-# ranking without its search, chosen on conversations it was not checked on.
+# ranking without its search, tuned on three development conversations and checked on the other four.
 DEFAULT_RETRIEVER = "oneshot"
 
 
@@ -201,23 +203,23 @@ class Settings(_EnvSettings):
     )
     retriever: str = Field(
         DEFAULT_RETRIEVER,
-        description="default retriever name (`memgraph ask`, retrieval graph, "
-        "the API): the best for its cost in BENCHMARKS.md",
+        description="the retriever of every door (API, agent tools, store, MCP, CLI, graphs) when "
+        "none is named and the preset names none: the best for its cost in BENCHMARKS.md",
     )
-    top_k: int = Field(10, ge=1, le=200)
+    top_k: int = Field(10, ge=1, le=200, description="evidence items of every door when a call names no k")
     min_score: float | None = Field(
         None,
         ge=0.0,
         le=1.0,
-        description="relevance floor of search / ask / recall: evidence whose relevance (the "
+        description="relevance floor of every door's search / ask / recall: evidence whose relevance (the "
         "question's cosine to the item's best sentence, comparable across questions) is below it "
         "is dropped; nothing left is the 'nothing relevant in memory' outcome. Default: the "
-        "embedding model's floor (MiniLM: chosen on data, BENCHMARKS.md; others: 0). 0 keeps everything",
+        "embedding model's floor (MiniLM: 0.2, chosen on data, BENCHMARKS.md; others: 0). 0 keeps everything",
     )
     preset: str = Field(
-        "default",
+        "base",
         description="a seed paper's system: layers built at ingest and the retriever "
-        "(default, compassmem, emem, emem-g, sgmem, memorai, premem)",
+        "(base, compassmem, emem, emem-g, sgmem, memorai, premem; 'default' is read as 'base')",
     )
     ingest: IngestParams = Field(default_factory=IngestParams)
     limits: InputLimits = Field(default_factory=InputLimits)
@@ -259,9 +261,33 @@ class Settings(_EnvSettings):
     @field_validator("preset")
     @classmethod
     def _preset(cls, v: str) -> str:
+        from memgraph_agents.presets import RENAMED, get_preset
+
+        if v.strip().lower() in RENAMED:
+            warnings.warn(
+                f"preset {v!r} was renamed {RENAMED[v.strip().lower()]!r}; the old name is read as the new one",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        return get_preset(v).name
+
+    @field_validator("retriever")
+    @classmethod
+    def _retriever(cls, v: str) -> str:
+        from memgraph_agents.registry import is_retriever, retriever_names
+
+        if not is_retriever(v):
+            raise ValueError(f"unknown retriever {v!r}: choose from {', '.join(retriever_names())}")
+        return v
+
+    @property
+    def default_retriever(self) -> str:
+        """The retriever of a call that names none, at every door: the preset's (by the preset's
+        name, which carries its options), else ``retriever``."""
         from memgraph_agents.presets import get_preset
 
-        return get_preset(v).name
+        preset = get_preset(self.preset)
+        return preset.name if preset.retriever else self.retriever
 
     @property
     def offline(self) -> bool:

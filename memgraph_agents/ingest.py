@@ -1,6 +1,6 @@
 """Public ingest API: add conversations to memory, one session at a time (incremental).
 
-Each session runs through the ingest graph (``memgraph_agents.graphs.ingest``) and commits
+Each session runs through the ingest pipeline (``construct.pipeline``) and commits
 atomically; an unchanged session is skipped, so re-running an ingest adds nothing. A stored
 session that grew (new turns after the stored ones) gets only its new turns built; a stored
 session that changed otherwise is refused with ``SessionConflictError`` unless ``replace=True``
@@ -247,7 +247,7 @@ async def _ingest_sessions(
     rebuild: bool,
     existing: bool = False,
 ) -> IngestReport:
-    from memgraph_agents.graphs.ingest import plan_session
+    from memgraph_agents.construct.pipeline.nodes import plan_session
 
     ns = run.namespace
 
@@ -302,7 +302,7 @@ async def _build_sessions(
     ahead: list[int],
     existing: bool = False,
 ) -> None:
-    from memgraph_agents.graphs.ingest import graph
+    from memgraph_agents.construct.pipeline.graph import run_session
 
     with store.usage.use():  # an eviction from the store cache waits for this ingest
         total = len(conversation.sessions)
@@ -310,17 +310,10 @@ async def _build_sessions(
             if prefetch is not None:  # this session and the next few, as many as the model's limit
                 window = [j for j in ahead if j >= i - 1][: run.llm_max_concurrency]
                 prefetch.ensure([conversation.sessions[j] for j in window])
-            async with store.ingest_lock.hold_async():  # one writer per namespace, session by session
-                out = await graph.ainvoke(
-                    {
-                        "session": session,
-                        "speakers": list(conversation.speakers),
-                        "replace": replace,
-                        "rebuild": rebuild,
-                        "existing": existing,
-                    },
-                    context=ctx,
-                )
+            # one writer per namespace, session by session (the lock is held check -> commit)
+            out = await run_session(
+                store, session, list(conversation.speakers), ctx, replace=replace, rebuild=rebuild, existing=existing
+            )
             status = out.get("status")
             if status == "unchanged":
                 report.sessions_unchanged += 1

@@ -1,10 +1,16 @@
-"""Presets: each seed paper's system as a configuration of this project (issue 7).
+"""Presets: each seed paper's system as a configuration of this project.
 
 A preset picks the *layers* of generated memory built on top of the event graph at ingest
 and the retriever (with parameters) that answers from it, so ``--preset sgmem`` runs "the
-SGMem system" on the same data as the others. The core layers of DESIGN §5 (turns, events,
+SGMem system" on the same data as the others. The core layers (turns, events,
 relations, arguments, topics, sentences) are always built: every retriever can run on every
 memory, and presets differ only in what they add and how they read it.
+
+``base`` (the default) adds nothing and names no retriever: a run reads with
+``Settings.retriever`` (``MEMGRAPH_RETRIEVER``, ``oneshot`` by default). Every other preset
+names its retriever, which a run uses unless the caller names one: *the preset's retriever,
+else ``Settings.retriever``* (``Settings.default_retriever``). ``default``, this preset's old name, is
+still read (sessions stored under it, old configurations) as ``base``.
 
 Layers (``construct/<layer>/``), each with an LLM and an offline implementation:
 
@@ -25,18 +31,17 @@ class Preset(BaseModel):
     paper: str
     summary: str
     layers: tuple[str, ...] = ()
-    retriever: str = "ppr"
-    retriever_params: dict[str, Any] = Field(default_factory=dict)
+    retriever: str | None = None  # None: the settings' retriever
+    retriever_params: dict[str, Any] = Field(default_factory=dict)  # its options (validated by the registry)
 
 
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
         Preset(
-            name="default",
+            name="base",
             paper="this project",
-            retriever="ppr",
-            summary="the event graph (events, arguments, topics, sentences) read by Personalized PageRank",
+            summary="the event graph (events, arguments, topics, sentences), read by the settings' retriever",
         ),
         Preset(
             name="compassmem",
@@ -82,7 +87,8 @@ PRESETS: dict[str, Preset] = {
         ),
     ]
 }
-DEFAULT_PRESET = "default"
+DEFAULT_PRESET = "base"
+RENAMED = {"default": "base"}  # old name -> name: still read (stored sessions, old configurations)
 # The node kinds whose presence shows that a namespace has a layer (a retriever that reads the
 # layer has nothing to read without them).
 LAYER_KINDS: dict[str, tuple[str, ...]] = {
@@ -93,9 +99,10 @@ LAYER_KINDS: dict[str, tuple[str, ...]] = {
 
 
 def get_preset(name: str | None) -> Preset:
-    """The preset called ``name`` (``None``/empty: the default); ``ValueError`` listing the names."""
+    """The preset called ``name`` (``None``/empty: the default; an old name: its new one);
+    ``ValueError`` listing the names."""
     key = (name or DEFAULT_PRESET).strip().lower()
     try:
-        return PRESETS[key]
+        return PRESETS[RENAMED.get(key, key)]
     except KeyError:
         raise ValueError(f"unknown preset {name!r}: choose from {', '.join(PRESETS)}") from None

@@ -22,6 +22,7 @@ from pydantic import Field
 
 from memgraph_agents.config import IngestParams, Settings
 from memgraph_agents.errors import ConfigError, StorageError
+from memgraph_agents.registry import RETRIEVERS
 from memgraph_agents.storage.cache import StoreCache
 
 if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
@@ -69,9 +70,7 @@ class MemoryContext:
     top_k: Annotated[int, Field(description="Evidence items to return (0: MEMGRAPH_TOP_K)")] = 0
     retriever: Annotated[
         str,
-        Field(
-            description="Retriever: dense, bm25, hybrid, ppr, sentence_hop, dwpr, fusion, oneshot, navigator or a preset (empty: MEMGRAPH_RETRIEVER)"
-        ),
+        Field(description=f"Retriever: {', '.join(RETRIEVERS)} or a preset (empty: MEMGRAPH_RETRIEVER)"),
     ] = ""
     preset: Annotated[
         str, Field(description="A seed paper's system (layers built at ingest + retriever); empty: MEMGRAPH_PRESET")
@@ -114,6 +113,47 @@ class MemoryContext:
         ctx = cls(**fields_)
         ctx._origin = s  # type: ignore[attr-defined]  # not a field: Studio's form never shows it
         return ctx
+
+
+def context_overrides(context: Any) -> dict[str, Any]:
+    """The settings a run context sets. A ``MemoryContext`` (or a subclass: the chatbot's,
+    the navigator's) gives ``overrides()``; any other object or dict — an application's own
+    ``context_schema`` — gives its attributes or keys named like ``MemoryContext``'s fields."""
+    if context is None:
+        return {}
+    if isinstance(context, MemoryContext):
+        return context.overrides()
+
+    def get(name: str) -> Any:
+        return context.get(name) if isinstance(context, dict) else getattr(context, name, None)
+
+    extra = get("extra")
+    out: dict[str, Any] = dict((extra.get("settings") or {}) if isinstance(extra, dict) else {})
+    for name in CONTEXT_FIELDS:
+        value = get(name)
+        if value not in ("", 0, None):
+            out[name] = value
+    return out
+
+
+def settings_for(context: Any, base: Settings | None = None) -> Settings:
+    """A run's settings: ``base`` (default: the environment) with what the run context sets,
+    validated (``ConfigError`` naming the field). The one place a run context becomes
+    ``Settings``: the agent tools, the turn writer, ``MemoryRetriever`` and the graphs use it,
+    so a field set in the context (``preset``, ``top_k``, ``retriever``…) reaches every door."""
+    if isinstance(context, MemoryContext):
+        return context.settings(base)
+    overrides = context_overrides(context)
+    base = base or Settings.load()
+    return base.override(**overrides) if overrides else base
+
+
+def run_retriever(context: Any, settings: Settings, chosen: Any = None) -> Any:
+    """The retriever of a run, the rule of every door: one the run context names (its
+    ``retriever`` field), else ``chosen`` (a call's or a door's own: a name or a callable),
+    else ``settings.default_retriever`` (the preset's, else ``Settings.retriever``)."""
+    named = context_overrides(context).get("retriever")
+    return named or chosen or settings.default_retriever
 
 
 _STORES: StoreCache[MemoryStore] = StoreCache(Settings.model_fields["cache_namespaces"].default)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from tests.workloads import conversation
 

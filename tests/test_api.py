@@ -190,7 +190,7 @@ def test_forget_session_namespace_and_errors(filled):
 
 def test_stats(shared):
     s = shared.stats()
-    assert s["namespace"] == "alice" and s["sessions"] == 3 and s["presets"] == ["default"]
+    assert s["namespace"] == "alice" and s["sessions"] == 3 and s["presets"] == ["base"]
     assert s["nodes"]["turn"] == 16 and s["vectors"] > 16
 
 

@@ -1,4 +1,4 @@
-"""Bad-input corpus (issue 6.1): malformed input through the public API and the CLI.
+"""Bad-input corpus: malformed input through the public API and the CLI.
 
 Every case either gets a clear error (CLI: exit 2 and one ``error:`` line; API: the named
 exception, with the same message) or is stored safely as plain data. A content hash of the
@@ -30,7 +30,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.loaders import InputError, load_conversations
 from memgraph_agents.model import Conversation, Session, Turn
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import get_store
 from memgraph_agents.storage import MemoryStore, NamespaceError, delete_namespace
 from memgraph_agents.storage.vectors import chroma_client
@@ -456,7 +456,7 @@ CLI_CASES: dict[str, tuple[list[str], str]] = {
     "ingest_missing_file": (["ingest", "{tmp}/nowhere.json", "--namespace", "base"], "file not found"),
     "ingest_a_directory": (["ingest", "{tmp}", "--namespace", "base"], "is a directory"),
     "stats_unknown_namespace": (["stats", "--namespace", "ghost"], "does not exist"),
-    "show_unknown_node": (["show", "event:nope", "--namespace", "base"], "no node 'event:nope'"),
+    "show_unknown_node": (["show", "event:nope", "--namespace", "base"], "no note, session, turn or node 'event:nope'"),
     "forget_traversal": (["forget", "--namespace", "../.."], "invalid namespace"),
     "forget_unknown_session": (["forget", "--namespace", "base", "--session", "S404"], "no session 'S404'"),
     "forget_without_namespace": (["forget"], "forget needs --namespace"),

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from memgraph_agents import retrievers as registry
+from memgraph_agents import registry
 from memgraph_agents.bench.locomo import evidence_prefix, parse_int_list, run_locomo_bench
 from memgraph_agents.bench.qa import evidence_lines, human_date
 from memgraph_agents.cli.main import main
@@ -117,7 +117,7 @@ SCRIPTED = [
 ]
 
 
-def scripted_retriever(query: str, store, *, k: int = 10) -> list[Evidence]:
+def scripted_retriever(query: str, store, *, k: int = 10, options=None) -> list[Evidence]:
     return [
         Evidence(
             node_id=f"event:{nid}",
@@ -142,7 +142,8 @@ def data_file(tmp_path):
 
 @pytest.fixture
 def scripted(monkeypatch):
-    monkeypatch.setitem(registry.RETRIEVERS, "scripted", scripted_retriever)
+    spec = registry.RetrieverSpec(f"{__name__}:scripted_retriever", "memgraph_agents.retrieval.lexical:BM25Options")
+    monkeypatch.setitem(registry.RETRIEVERS, "scripted", spec)
     return "scripted"
 
 

@@ -1,4 +1,4 @@
-"""Chat writes cost only the new turns (issue 11.3) and a resumed thread appends (11.4).
+"""Chat writes cost only the new turns and a resumed thread appends.
 
 A 100-turn thread written turn by turn: every text is computed by the embedding model once,
 every turn and sentence node is written once (never rebuilt by a later write), only the
@@ -139,7 +139,7 @@ def _chat(text: str, i: int, ai: bool = False, stamp: str | None = None):
 
 @pytest.mark.parametrize("replay", [False, True], ids=["no-checkpointer", "checkpointer-replays-history"])
 def test_a_thread_resumed_after_a_restart_appends_and_keeps_its_dates(settings, replay):
-    from memgraph_agents.integrations.memory import AgentMemory
+    from memgraph_agents.integrations.agent_memory import AgentMemory
 
     first = [
         _chat(f"Message {i} about kayaking in Oslo.", i, ai=bool(i % 2), stamp=f"2024-03-01T09:0{i}:00")
@@ -178,7 +178,7 @@ def test_thread_ids_that_clean_alike_and_repeated_messages_stay_distinct(setting
     twice; the whole id-less history passed again adds only what follows it."""
     from langchain_core.messages import AIMessage, HumanMessage
 
-    from memgraph_agents.integrations.memory import AgentMemory
+    from memgraph_agents.integrations.agent_memory import AgentMemory
 
     mem = AgentMemory(settings)
     mem.write_messages([HumanMessage("I parked on level three.")], thread_id="chat 1")

@@ -21,11 +21,11 @@ import pytest
 
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
 from memgraph_agents.storage.chroma_index import INDEX_META
-from memgraph_agents.storage.memory import StoreFault
+from memgraph_agents.storage.memory_store import StoreFault
 from memgraph_agents.storage.migrate import copy_namespace
 from memgraph_agents.storage.vector_rows import matching
 from memgraph_agents.storage.vectors import chroma_client

@@ -1,4 +1,4 @@
-"""Concurrency (issue 6.3): writers and readers at once on one data directory.
+"""Concurrency: writers and readers at once on one data directory.
 
 The model (README "Concurrency model"): one writer per namespace at a time — an ingest holds
 the namespace's ingest lock (threads, asyncio tasks, processes) from the ``check`` of a
@@ -29,7 +29,7 @@ import pytest
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import aingest_conversation, ingest_conversation
 from memgraph_agents.model.graph import NodeKind
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
 from tests.chroma_server import ChromaServer, chroma_executable

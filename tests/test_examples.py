@@ -106,7 +106,7 @@ def test_terminal_chatbot_offline_remembers_across_runs(tmp_path):
 def test_replay_compares_every_retriever(tmp_path):
     out = io.StringIO()
     result = replay.main(["--data-dir", str(tmp_path / "mem"), "--embeddings", "hash", "-k", "5"], out=out)
-    from memgraph_agents.retrievers import RETRIEVERS
+    from memgraph_agents.registry import RETRIEVERS
 
     assert list(result) == list(RETRIEVERS)
     assert all(0.0 <= r["recall"] <= 1.0 for r in result.values())

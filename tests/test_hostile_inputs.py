@@ -1,4 +1,4 @@
-"""Hostile inputs (issue 16): every case is refused with one clear error, and the store is unchanged.
+"""Hostile inputs: every case is refused with one clear error, and the store is unchanged.
 
 A module-wide data dir holds two namespaces (``base``: a conversation; ``u.<hash>``: a
 user's memory) built once with hash embeddings. Before and after every hostile call the
@@ -42,7 +42,7 @@ from memgraph_agents.ingest import ingest_conversation, plan_ingest
 from memgraph_agents.integrations import AgentMemory
 from memgraph_agents.loaders import load_conversations
 from memgraph_agents.model import Conversation, Session, Turn
-from memgraph_agents.retrieval.registry import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage.namespaces import user_namespace
 from tests.chroma_server import free_port

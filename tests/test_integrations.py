@@ -196,10 +196,10 @@ def test_remember_does_not_block_and_recall_reads_its_own_writes(mem_settings, m
 def test_flush_reports_failed_background_writes(mem_settings, monkeypatch):
     import memgraph_agents.ingest as ingest_mod
 
-    def broken(*args, **kwargs):
+    async def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(ingest_mod, "ingest_conversation", broken)
+    monkeypatch.setattr(ingest_mod, "aingest_conversation", broken)  # what Memory.add runs
     mem = AgentMemory(mem_settings)
     mem.remember("something", config={"configurable": {"user_id": "frank"}})
     with pytest.raises(MemoryWriteError, match="disk full"):

@@ -1,4 +1,4 @@
-"""Tenant isolation (issue 6.4): many namespaces in one data dir.
+"""Tenant isolation: many namespaces in one data dir.
 
 * No query returns another namespace's node: every retriever, asked about content that only
   other namespaces hold (and about content with the same node ids but different text in a
@@ -19,7 +19,7 @@ import pytest
 from memgraph_agents.cli.main import main
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Conversation, Session, Turn
-from memgraph_agents.retrievers import RETRIEVERS, retrieve
+from memgraph_agents.registry import RETRIEVERS, retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import NamespaceError, delete_namespace, list_namespaces
 from memgraph_agents.storage.identity import store_id

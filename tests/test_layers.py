@@ -4,14 +4,14 @@ The package's modules are read with ``ast`` (nothing is imported), every ``impor
 at module level or inside a function (a function-level import is still a dependency; it only
 hides a cycle until run time). Layers, bottom to top:
 
-    foundation  model, config, errors, presets, prompts, aio, sqlite_wal, datadir  (data, settings, utilities)
+    foundation  model, config, errors, presets, registry, prompts, aio, sqlite_wal, datadir  (data, settings, tables)
     adapters    loaders, embeddings, llm                                   (the outside world in)
     storage     storage                                                    (SQLite + Chroma)
     runtime     runtime                                 (open stores and chat models, per process)
     construct   construct                                                  (conversation -> graph)
     retrieval   retrieval                                                  (graph -> evidence)
     navigator   navigator                                                  (agentic search)
-    top         the package root, api, retrievers, ingest, graphs, integrations, cli, bench, debug, examples
+    top         the package root, api, ingest, graphs, integrations, cli, bench, debug, examples
 
 Imports inside one layer are allowed (between ``loaders`` and ``llm``, say); an import cycle
 between two modules is not, whatever their layers.
@@ -22,38 +22,24 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 from tests.paths import REPO, package_modules
 
 PACKAGE = "memgraph_agents"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("model", "config", "errors", "presets", "prompts", "aio", "sqlite_wal", "datadir")),
+    ("foundation", ("model", "config", "errors", "presets", "registry", "prompts", "aio", "sqlite_wal", "datadir")),
     ("adapters", ("loaders", "embeddings", "llm")),
     ("storage", ("storage",)),
     ("runtime", ("runtime",)),
     ("construct", ("construct",)),
     ("retrieval", ("retrieval",)),
     ("navigator", ("navigator",)),
-    ("top", ("", "api", "retrievers", "ingest", "graphs", "integrations", "cli", "bench", "debug", "examples")),
+    ("top", ("", "api", "ingest", "graphs", "integrations", "cli", "bench", "debug", "examples")),
 ]
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 
 # (importing module, imported module) -> why the upward import is needed. Keep it empty.
 ALLOWED: dict[tuple[str, str], str] = {}
-
-# Groups of modules that may import each other (function-level, deferred) -> why.
-ALLOWED_CYCLES: dict[frozenset[str], str] = {
-    frozenset(
-        {f"{PACKAGE}.integrations.hooks", f"{PACKAGE}.integrations.tools"}
-    ): "MemoryMiddleware(tools=True) builds the tools and MemoryTools.turn_writer() builds the middleware: "
-    "two conveniences of one public API pointing at each other, both imports deferred",
-}
-
-# Above the navigator, retrievers are looked up through the module that registers them all.
-ALL_RETRIEVERS = f"{PACKAGE}.retrievers"
-PARTIAL_REGISTRIES = (f"{PACKAGE}.retrieval.registry", f"{PACKAGE}.retrieval.catalog")
 
 
 MODULES = package_modules()  # memgraph_agents/ and the folders mapped into it (graphs/, integrations/…)
@@ -114,11 +100,11 @@ def test_no_upward_imports():
 def test_allow_list_entries_are_still_needed():
     used = {(m, t) for m, imports in IMPORTS.items() for _, t in imports}
     assert not [pair for pair in ALLOWED if pair not in used], "stale entries in ALLOWED"
-    assert all(group <= MODULES.keys() for group in ALLOWED_CYCLES), "stale entries in ALLOWED_CYCLES"
 
 
 def test_no_import_cycles():
-    """No two modules import each other, directly or through others (Tarjan's SCCs)."""
+    """No two modules import each other, directly or through others (Tarjan's SCCs): none is
+    allowed, not even through function-level imports."""
     graph = {m: sorted({t for _, t in IMPORTS[m] if t in MODULES and t != m}) for m in MODULES}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -144,63 +130,13 @@ def test_no_import_cycles():
                 scc.append(w)
                 if w == v:
                     break
-            if len(scc) > 1 and frozenset(scc) not in ALLOWED_CYCLES:
+            if len(scc) > 1:
                 cycles.append(sorted(scc))
 
     for v in sorted(graph):
         if v not in index:
             visit(v)
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
-
-
-def test_entry_points_load_every_retriever():
-    """Above the navigator, a lookup by name must see the navigator too: only ``retrievers`` loads it."""
-    navigator = RANK["navigator"]
-    partial = [
-        f"{m}:{line} imports {t}"
-        for m, imports in IMPORTS.items()
-        for line, t in imports
-        if layer_of(m) > navigator and m != ALL_RETRIEVERS and t in PARTIAL_REGISTRIES
-    ]
-    assert not partial, f"use {ALL_RETRIEVERS} instead:\n" + "\n".join(partial)
-
-
-def registering_modules() -> set[str]:
-    """Modules that register a retriever (``@register_retriever(...)`` anywhere in them)."""
-    out = set()
-    for module, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.Call)
-                and getattr(node.func, "id", getattr(node.func, "attr", "")) == "register_retriever"
-            ):
-                if module != f"{PACKAGE}.retrieval.registry":
-                    out.add(module)
-    return out
-
-
-def test_the_catalog_loads_every_module_that_registers_a_retriever():
-    loaded = {t for _, t in IMPORTS[f"{PACKAGE}.retrieval.catalog"] + IMPORTS[ALL_RETRIEVERS]}
-    registering = registering_modules()
-    assert f"{PACKAGE}.retrieval.dense" in registering and f"{PACKAGE}.navigator.run" in registering
-    assert registering <= loaded, f"not loaded by retrieval/catalog.py or retrievers.py: {sorted(registering - loaded)}"
-
-
-@pytest.mark.parametrize("name", ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr", "navigator"])
-def test_every_retriever_registers_itself(name):
-    from memgraph_agents.retrievers import RETRIEVERS
-
-    assert name in RETRIEVERS
-
-
-def test_the_registry_rejects_a_second_retriever_under_a_taken_name():
-    from memgraph_agents.retrieval.registry import register_retriever
-    from memgraph_agents.retrievers import RETRIEVERS
-
-    before = dict(RETRIEVERS)
-    with pytest.raises(ValueError, match="'dense' is already registered"):
-        register_retriever("dense")(lambda query, store, *, k=10: [])
-    assert RETRIEVERS == before
 
 
 def test_the_walker_sees_function_level_and_relative_imports(tmp_path):

@@ -13,11 +13,11 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel, Field
 
+from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.chat import LLMConfigError, make_chat_model, parse_spec
 from memgraph_agents.llm.structured import (
     REPAIR_MARKER,
     LLMCallError,
-    LLMError,
     LLMOutputError,
     LLMTimeoutError,
     ainvoke_json,

@@ -1,4 +1,4 @@
-"""The MemORAI layer (issue 7): offline and LLM construction through the real ingest graph,
+"""The MemORAI layer: offline and LLM construction through the real ingest graph,
 repair and fallback, session deletion, and DW-PR reading the MemORAI structures."""
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def test_offline_layer_builds_segments_gate_and_entities(settings):
 
 
 def test_layer_runs_only_when_the_preset_asks_for_it(settings):
-    ingest_conversation(make_conversation(n_sessions=1), settings)  # preset "default"
+    ingest_conversation(make_conversation(n_sessions=1), settings)  # preset "base"
     store = get_store(settings)
     assert nodes(store, "segment") == {} and edges(store, "mentions") == []
     assert all("user_specific" not in n.attrs for n in nodes(store, "turn").values())

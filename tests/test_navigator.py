@@ -85,12 +85,12 @@ def test_budget_exhausted_goes_to_the_responder_with_what_it_has(store):
             "reason": "keep going",
         }
     )
-    r, model = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, max_llm_calls=3, top_k=1, topics_p=0)
+    r, model = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, max_llm_calls=3, events_k=1, topics_p=0)
     assert len(model.calls) == r.counters["llm_calls"] == 3  # plan, one explorer, answer: the cap holds
     last = of_type(r, "route")[-1]
     assert last["to"] == "respond" and "budget" in last["reason"]
     assert r.evidence and r.answer
-    r2, _ = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, max_steps=1, top_k=1, topics_p=0)
+    r2, _ = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, max_steps=1, events_k=1, topics_p=0)
     assert of_type(r2, "route")[-1]["reason"] == "step budget exhausted" and r2.counters["steps"] == 1
 
 
@@ -144,7 +144,7 @@ def test_reducers_merge_parallel_explorer_writes(store):
             d["satisfied_subgoals"] = [seen[d["node_id"]]]
         return json.dumps(p)
 
-    r, _ = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, n_explorers=3, frontier=1, top_k=3, topics_p=0)
+    r, _ = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, n_explorers=3, frontier=1, events_k=3, topics_p=0)
     first_wave = [d for d in decisions(r) if d["wave"] == 1]
     assert len({d["explorer"] for d in first_wave}) == 3
     assert r.satisfied == [True, True, True]
@@ -199,7 +199,7 @@ def test_unknown_node_ids_are_dropped_and_missing_nodes_decided_offline(store):
         p["decisions"] = p["decisions"][:1] + [{"node_id": "event:S99:1", "action": "SKIP"}]
         return json.dumps(p)
 
-    r, _ = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, top_k=3, topics_p=0, max_refinements=0)
+    r, _ = run_llm(store, nav_step_override(CAREFUL, step), Q_PIXEL, events_k=3, topics_p=0, max_refinements=0)
     notes = " ".join(e["reason"] for e in of_type(r, "note"))
     assert "unknown node 'event:S99:1'" in notes and "not its unvisited neighbours" in notes
     assert "offline policy decides" in notes
@@ -222,7 +222,7 @@ def test_planner_failure_falls_back_to_offline_subgoals(store):
 
 def test_scripted_end_to_end_run(store):
     """The careful model on the fixture: plan, one start, a hop along a shared entity, answer."""
-    r, model = run_llm(store, CAREFUL, Q_PIXEL, top_k=1, topics_p=0)
+    r, model = run_llm(store, CAREFUL, Q_PIXEL, events_k=1, topics_p=0)
     assert r.subgoals == [Q_PIXEL, "Pixel chew Pixel", "pass puppy training class"]
     assert [e.node_id for e in r.evidence if e.kind == "event"] == ["event:S2:1", "event:S1:1"]
     assert [e.kind for e in r.evidence[2:]] == ["turn"] * (len(r.evidence) - 2) and 2 < len(r.evidence) <= 10
@@ -266,7 +266,7 @@ def test_stream_shows_decisions_live(store):
         model = ScriptedChatModel(responder=CAREFUL)
         out = []
         async for mode, chunk in astream_navigate(
-            Q_PIXEL, store, context=NavigatorContext(policy="llm", top_k=1, topics_p=0), llm=model
+            Q_PIXEL, store, context=NavigatorContext(policy="llm", events_k=1, topics_p=0), llm=model
         ):
             out.append((mode, chunk))
         return out

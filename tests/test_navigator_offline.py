@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from memgraph_agents.cli.main import main
+from memgraph_agents.llm.usage import add_counts
 from memgraph_agents.model.evidence import flatten_turns
 from memgraph_agents.navigator import NavigatorContext, navigate, navigator
 from memgraph_agents.navigator.localize import one_shot
 from memgraph_agents.navigator.policies import offline
 from memgraph_agents.navigator.queue import reprioritise, schedule
-from memgraph_agents.navigator.state import add_counts, max_merge, merge_kept, or_merge, queue_reducer, union
-from memgraph_agents.retrievers import RETRIEVERS
+from memgraph_agents.navigator.state import max_merge, merge_kept, or_merge, queue_reducer, union
+from memgraph_agents.registry import RETRIEVERS
 from tests.test_navigator_support import NS, build_memory, decisions, of_type, strip_timing
 
 
@@ -131,7 +132,7 @@ def test_nothing_kept_falls_back_to_the_candidates(store):
 
 
 def test_navigator_is_a_registered_retriever_ranking_turns(store):
-    assert RETRIEVERS["navigator"] is navigator
+    assert RETRIEVERS["navigator"].target == f"{navigator.__module__}:{navigator.__name__}"
     q = "What did Pixel chew?"
     ev = navigator(q, store, k=6)
     turns = [e.turn_ids[0] for e in ev]
@@ -147,7 +148,7 @@ def test_navigator_is_a_registered_retriever_ranking_turns(store):
     seed = one_shot(q, store, retriever="ppr+dwpr", pool=50)
     seed_top = {store.snapshot().attrs[i]["turn_id"] for i, _ in seed[:10]}
     plain = {"support": 0.0, "informative": 0.0, "answer_type": 0.0, "redundancy": 0.0}
-    assert set(flatten_turns(navigator(q, store, k=10, **plain), 10)) == seed_top
+    assert set(flatten_turns(navigator(q, store, k=10, options=NavigatorContext(**plain)), 10)) == seed_top
 
 
 def test_navigator_honours_k(store):

@@ -1,4 +1,4 @@
-"""The PostgreSQL graph store (issue 15.1-2) on a real, throwaway PostgreSQL cluster, with the
+"""The PostgreSQL graph store on a real, throwaway PostgreSQL cluster, with the
 vectors on a real Chroma server (workers share no folder).
 
 * The same ingests (new, replace, append, delete) into SQLite and into PostgreSQL give the
@@ -23,7 +23,7 @@ import pytest
 from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore, StoreFault, WriterBusyError
 from memgraph_agents.storage.pg_schema import SCHEMA_VERSION, SchemaVersionError, close_pools, migrate, pool_for

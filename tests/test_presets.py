@@ -1,4 +1,4 @@
-"""Presets (issue 7): `memgraph ingest --preset P` builds the kinds P needs, read back through
+"""Presets: `memgraph ingest --preset P` builds the kinds P needs, read back through
 `memgraph stats`; a preset's name runs its retriever.
 
 One scripted fake model answers every prompt of an LLM ingest (events, relations, fusion and
@@ -14,7 +14,7 @@ import pytest
 
 from memgraph_agents.cli.main import main
 from memgraph_agents.presets import PRESETS, get_preset
-from memgraph_agents.retrievers import get_retriever, retriever_names
+from memgraph_agents.registry import get_retriever, retriever_names
 from memgraph_agents.runtime import register_chat_model
 from tests.fakes import ScriptedChatModel, ingest_routes, route_responder
 from tests.fakes_memorai import ENTITIES_MARKER, SEGMENTS_MARKER, entities_responder, segments_responder
@@ -31,7 +31,7 @@ SPEC = "fake:presets"
 
 # What each preset must build beyond the always-built core (node kinds, edge kinds).
 NEEDS: dict[str, tuple[set[str], set[str]]] = {
-    "default": ({"turn", "sentence", "event", "argument", "topic"}, {"evidence", "relation", "role", "member"}),
+    "base": ({"turn", "sentence", "event", "argument", "topic"}, {"evidence", "relation", "role", "member"}),
     "compassmem": ({"event", "topic"}, {"relation", "member"}),
     "emem": ({"event", "argument"}, {"role"}),
     "emem-g": ({"event", "argument"}, {"role"}),
@@ -111,7 +111,7 @@ def test_offline_presets_build_their_layers_without_an_llm(tmp_path, capsys, pre
 
 
 def test_switching_preset_rebuilds_the_sessions_with_the_new_layers(tmp_path, capsys):
-    first = ingest_and_stats(tmp_path, capsys, "default")
+    first = ingest_and_stats(tmp_path, capsys, "base")
     assert not first.get("fragment")
     again = ingest_and_stats(tmp_path, capsys, "premem")
     assert again.get("fragment") and again["session"] == first["session"] and again["turn"] == first["turn"]
@@ -120,7 +120,7 @@ def test_switching_preset_rebuilds_the_sessions_with_the_new_layers(tmp_path, ca
 def test_preset_names_are_retrievers_and_bad_names_are_clear():
     names = retriever_names()
     for name in PRESETS:
-        if name != "default":
+        if name != "base":
             assert name in names
             get_retriever(name)
     with pytest.raises(ValueError, match="unknown preset 'hipporag'.*premem"):

@@ -16,6 +16,7 @@ import pytest
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.registry import RETRIEVERS, get_retriever, retrieve
 from memgraph_agents.retrieval.llm_steps import (
     Candidate,
     QueryMentions,
@@ -26,7 +27,6 @@ from memgraph_agents.retrieval.llm_steps import (
 )
 from memgraph_agents.retrieval.ppr_retriever import ppr, ppr_seeds
 from memgraph_agents.retrieval.seeds import node_similarities
-from memgraph_agents.retrievers import accepts, get_retriever, retrieve
 from memgraph_agents.runtime import MemoryContext, get_store, register_chat_model
 from tests.conftest import make_conversation
 from tests.fakes import ScriptedChatModel, always_malformed, malformed_then_valid, slow, task_text
@@ -229,7 +229,7 @@ def test_registry_passes_the_llm_only_to_retrievers_that_take_it(memory):
     assert usage.calls == 2 and len(model.calls) == 2
     retrieve("emem-g", PIXEL_Q, store, k=4, llm=model, usage=usage)  # a preset over ppr
     assert usage.calls == 4
-    assert accepts(get_retriever("navigator"), "llm") and not accepts(get_retriever("navigator"), "usage")
+    assert RETRIEVERS["navigator"].llm_args == ("llm",) and get_retriever("emem-g").spec is RETRIEVERS["ppr"]
 
 
 def test_retrieval_graph_runs_the_llm_steps_when_configured(memory):
@@ -242,7 +242,7 @@ def test_retrieval_graph_runs_the_llm_steps_when_configured(memory):
     out = graph.invoke({"query": PIXEL_Q, "k": 3}, context=MemoryContext(llm="fake:retrieval-llm", **base))
     assert out["usage"]["calls"] == 2 and out["usage"]["total_tokens"] > 0
     assert [task_text(c).splitlines()[0] for c in model.calls] == [MENTIONS_MARKER, FILTER_MARKER]
-    assert out["evidence"][0].node_id == "turn:D2:4"
+    assert out["evidence"][0]["node_id"] == "turn:D2:4"  # state is plain data
     offline = graph.invoke({"query": PIXEL_Q, "k": 3}, context=MemoryContext(**base))
     assert offline["usage"]["calls"] == 0 and len(model.calls) == 2
     assert len(offline["evidence"]) == 3

@@ -13,9 +13,9 @@ import pytest
 from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Conversation, Session, Turn
+from memgraph_agents.registry import RETRIEVERS, get_retriever, retrieve
 from memgraph_agents.retrieval.evidence import top_indices
 from memgraph_agents.retrieval.seeds import mentioned_speakers, speaker_weights
-from memgraph_agents.retrievers import RETRIEVERS, get_retriever, retrieve
 from memgraph_agents.runtime import MemoryContext, get_store
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from tests.conftest import make_conversation
@@ -55,7 +55,7 @@ def test_retriever_contract(memory, name):
     turns = _turns(conv)
     for query in QUERIES:
         for k in (1, 5, 100):  # 100 > the 16 turns
-            got = RETRIEVERS[name](query, store, k=k)
+            got = get_retriever(name)(query, store, k=k)
             assert len(got) <= min(k, len(turns)), (query, k)
             assert len({e.node_id for e in got}) == len(got), "a node returned twice"
             scores = [e.score for e in got]
@@ -65,9 +65,9 @@ def test_retriever_contract(memory, name):
                 assert e.turn_ids and set(e.turn_ids) <= set(turns), e.turn_ids
                 assert e.session_ids == list(dict.fromkeys(turns[t] for t in e.turn_ids))
                 assert e.session_dates == [DATES[s] for s in e.session_ids]
-            again = RETRIEVERS[name](query, store, k=k)
+            again = get_retriever(name)(query, store, k=k)
             assert [e.model_dump() for e in again] == [e.model_dump() for e in got], "not deterministic"
-    assert RETRIEVERS[name](QUERIES[0], store, k=0) == []
+    assert get_retriever(name)(QUERIES[0], store, k=0) == []
 
 
 def test_fusion_is_the_rrf_of_ppr_and_dwpr(memory):
@@ -75,33 +75,33 @@ def test_fusion_is_the_rrf_of_ppr_and_dwpr(memory):
 
     _, _, store = memory
     for query in QUERIES:
-        lists = [[e.turn_ids[0] for e in RETRIEVERS[n](query, store, k=50)] for n in ("ppr", "dwpr")]
+        lists = [[e.turn_ids[0] for e in get_retriever(n)(query, store, k=50)] for n in ("ppr", "dwpr")]
         want = [t for t, _ in reciprocal_rank_fusion(lists, k=60)][:5]
-        assert [e.turn_ids[0] for e in RETRIEVERS["fusion"](query, store, k=5)] == want, query
+        assert [e.turn_ids[0] for e in get_retriever("fusion")(query, store, k=5)] == want, query
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n != "bm25"])
 def test_non_lexical_retrievers_fill_k_even_for_stopword_queries(memory, name):
     _, conv, store = memory
-    assert len(RETRIEVERS[name]("the and of is", store, k=5)) == 5
-    assert len(RETRIEVERS[name]("what?", store, k=100)) == len(_turns(conv))
+    assert len(get_retriever(name)("the and of is", store, k=5)) == 5
+    assert len(get_retriever(name)("what?", store, k=100)) == len(_turns(conv))
 
 
 def test_hybrid_fills_a_k_larger_than_its_pool(memory):
     _, _, store = memory
-    assert len(RETRIEVERS["hybrid"]("Pixel the puppy", store, k=12, pool=3)) == 12
+    assert len(get_retriever("hybrid")("Pixel the puppy", store, k=12, pool=3)) == 12
 
 
 def test_bm25_needs_a_shared_term(memory):
     _, _, store = memory
-    assert RETRIEVERS["bm25"]("the and of is", store, k=5) == []
-    assert RETRIEVERS["bm25"]("zyzzyva", store, k=5) == []
+    assert get_retriever("bm25")("the and of is", store, k=5) == []
+    assert get_retriever("bm25")("zyzzyva", store, k=5) == []
 
 
 @pytest.mark.parametrize("name", ["bm25", "hybrid", "ppr"])
 def test_obvious_question_finds_the_turn(memory, name):
     _, _, store = memory
-    top = [e.turn_ids[0] for e in RETRIEVERS[name]("What was Ben's time in the Lisbon half marathon?", store, k=3)]
+    top = [e.turn_ids[0] for e in get_retriever(name)("What was Ben's time in the Lisbon half marathon?", store, k=3)]
     assert "D2:1" in top, top  # "I finished the Lisbon half marathon ... in 1 hour 52 minutes!"
 
 
@@ -125,8 +125,8 @@ def test_speaker_prior_ranks_the_named_participant_higher(settings):
     query = "Where does Ana love hiking?"
     ana = {"turn:D1:1", "turn:D1:3"}
     for name in SPEAKER_PRIOR:
-        flat = [e.node_id for e in RETRIEVERS[name](query, store, k=4, other_speaker=1.0)]
-        prior = [e.node_id for e in RETRIEVERS[name](query, store, k=4)]
+        flat = [e.node_id for e in get_retriever(name)(query, store, k=4, other_speaker=1.0)]
+        prior = [e.node_id for e in get_retriever(name)(query, store, k=4)]
         assert flat[0] == "turn:D1:2", (name, flat)  # without the prior Ben's echo wins
         assert sorted(flat) == sorted(prior)
         for t in ana:
@@ -200,7 +200,7 @@ def test_empty_namespace_returns_nothing(settings):
     assert store.sessions() == []
     for name in NAMES:
         for k in (0, 10):
-            assert RETRIEVERS[name]("What was Ben's time in the Lisbon half marathon?", store, k=k) == [], name
+            assert get_retriever(name)("What was Ben's time in the Lisbon half marathon?", store, k=k) == [], name
 
 
 def test_unknown_retriever_and_empty_question(memory):
@@ -235,7 +235,7 @@ def test_retrieval_graph_runs_the_context_retriever_and_draws_every_node(memory)
     ctx = MemoryContext(data_dir=str(s.data_dir), namespace=s.namespace, embeddings="hash", retriever="ppr")
     out = graph.invoke({"query": "What was Ben's time in the Lisbon half marathon?", "k": 3}, context=ctx)
     assert 0 < len(out["evidence"]) <= 3
-    assert {e.retriever for e in out["evidence"]} == {"ppr"}
+    assert {e["retriever"] for e in out["evidence"]} == {"ppr"}
     mermaid = graph.get_graph().draw_mermaid()
     for name in RETRIEVERS:
         assert name in mermaid

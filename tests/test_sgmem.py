@@ -18,8 +18,8 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.llm.usage import message_text
 from memgraph_agents.model.evidence import flatten_turns
 from memgraph_agents.presets import PRESETS
-from memgraph_agents.retrieval.sentence_hop_retriever import sentence_hop
-from memgraph_agents.retrievers import get_retriever
+from memgraph_agents.registry import get_retriever
+from memgraph_agents.retrieval.sentence_hop_retriever import SentenceHopOptions, sentence_hop
 from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 from tests.fakes import (
@@ -286,7 +286,7 @@ def test_sentence_hop_appends_generated_memory_after_the_k_chunks(sgmem_memory_s
     store = sgmem_memory_store
     snap = store.snapshot()
     base = sentence_hop(QUERY, store, k=5)
-    got = sentence_hop(QUERY, store, k=5, generated=2)
+    got = sentence_hop(QUERY, store, k=5, options=SentenceHopOptions(generated=2))
     assert [e.model_dump() for e in got[:5]] == [e.model_dump() for e in base]
     assert flatten_turns(got, 5) == flatten_turns(base, 5)  # turn recall@k is untouched
     extra = got[5:]
@@ -320,4 +320,7 @@ def test_sentence_hop_defaults_to_chunks_only_and_the_preset_turns_generated_mem
     assert [e.kind for e in got[:5]] == ["turn"] * 5
     kinds = [e.kind for e in got[5:]]
     assert kinds and all(kinds.count(k) <= per_kind for k in GENERATED) and set(kinds) <= set(GENERATED)
-    assert sentence_hop(QUERY, store, k=5, generated=2, generated_kinds=("fact",))[5].kind == "fact"
+    assert (
+        sentence_hop(QUERY, store, k=5, options=SentenceHopOptions(generated=2, generated_kinds=("fact",)))[5].kind
+        == "fact"
+    )

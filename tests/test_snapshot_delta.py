@@ -1,4 +1,4 @@
-"""A store's own commit updates its cached snapshot in memory (issue 15.5): the next
+"""A store's own commit updates its cached snapshot in memory: the next
 ``snapshot()`` reads only what the commit changed, not the namespace. The delta-updated
 snapshot must equal a full reload column by column, in the same order, after every write of
 randomized workloads; another process's commit still forces a full reload."""
@@ -15,7 +15,7 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Conversation, Session, Turn
 from memgraph_agents.runtime import get_store
 from memgraph_agents.storage import vector_plan
-from memgraph_agents.storage.memory import MemoryStore
+from memgraph_agents.storage.memory_store import MemoryStore
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from tests.workloads import chat_thread, conversation
 

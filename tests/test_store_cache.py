@@ -1,4 +1,4 @@
-"""Bounded per-namespace caches (issue 15.4): ``runtime.get_store`` keeps at most
+"""Bounded per-namespace caches: ``runtime.get_store`` keeps at most
 ``cache_namespaces`` stores open; an evicted store is closed (its SQLite descriptors freed),
 but only once no call is running on it, and it stays usable by whoever still holds it."""
 
@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from memgraph_agents.ingest import ingest_conversation
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import cached_stores, get_store
 from memgraph_agents.storage import MemoryStore
 from memgraph_agents.storage.locks import NamespaceIngestLock

@@ -1,4 +1,4 @@
-"""The data dir's store id scopes its Chroma collections (issue 16.2), and data dirs made
+"""The data dir's store id scopes its Chroma collections, and data dirs made
 before store ids (schema 1, legacy collection names) keep working unchanged."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from memgraph_agents.errors import StorageError
 from memgraph_agents.ingest import ingest_conversation
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import delete_namespace
 from memgraph_agents.storage.identity import STORE_ID_FILE, store_id

@@ -48,7 +48,7 @@ def test_memgraph_draw_every_exported_graph(name, tmp_path, capsys):
     text = mmd.read_text(encoding="utf-8")
     assert text.lstrip().startswith("---") and "graph TD;" in text and "__start__" in text
     for node in {
-        "ingest": ["check", "commit"],
+        "ingest": ["validate", "ingest"],
         "navigator": ["planner", "explore", "respond"],
         "retrieval": ["ppr", "navigator"],
         "chatbot": ["model", "tools"],
@@ -259,7 +259,14 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
             f"{base}/runs/wait",
             {"assistant_id": "ingest", "input": {"session": session}, "context": {**ctx, "namespace": "studio"}},
         )
-        assert out.get("status") == "committed", out
+        assert out.get("report", {}).get("sessions_added") == 1, out
+        # and refuses what Memory.add refuses, writing nothing (the input limits, here a turn)
+        too_long = {**session, "id": "X2", "turns": [{"id": "X2:1", "speaker": "Ana", "text": "x" * 300_000}]}
+        out = _request(
+            f"{base}/runs/wait",
+            {"assistant_id": "ingest", "input": {"session": too_long}, "context": {**ctx, "namespace": "studio"}},
+        )
+        assert "over the limit" in str(out.get("__error__", out)), out
     finally:
         stop_server(server)
         log.close()

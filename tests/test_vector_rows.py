@@ -1,4 +1,4 @@
-"""Vectors beside the graph rows (issue 15.4, ``storage.vector_rows``).
+"""Vectors beside the graph rows (``storage.vector_rows``).
 
 * the vectors a snapshot reads from the graph rows are the ones written (and Chroma's);
 * a namespace from before the table (no ``node_vectors``, schema 2) still loads: its vectors
@@ -20,7 +20,7 @@ import pytest
 from memgraph_agents.bench.process import in_child
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model.graph import Node, NodeKind
-from memgraph_agents.retrievers import retrieve
+from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import cached_stores, get_store
 from memgraph_agents.storage import MemoryStore, SessionRecord, SessionWrite
 from memgraph_agents.storage.sqlite_schema import SCHEMA_VERSION

@@ -1,4 +1,4 @@
-"""Conversations and store fingerprints shared by the reliability tests (issue 6)."""
+"""Conversations and store fingerprints shared by the reliability tests."""
 
 from __future__ import annotations
 
@@ -116,10 +116,10 @@ def digest(obj) -> str:
 # Imported once by the fork server: a forked test process then starts in milliseconds.
 FORKSERVER_PRELOAD = [
     "memgraph_agents.ingest",
-    "memgraph_agents.graphs.ingest",
+    "memgraph_agents.construct.pipeline.graph",
     "memgraph_agents.storage",
     "memgraph_agents.cli.main",
-    "memgraph_agents.retrievers",
+    "memgraph_agents.navigator.run",
     "chromadb",
     "sklearn.cluster",
     "tests.workloads",

@@ -1,16 +1,25 @@
 """The coroutines behind ``Memory``: search (one namespace or several), ask, forget, stats.
 
+Every door that turns a question into evidence — ``Memory``, the agent tools and
+``MemoryRetriever``, ``MemgraphStore``, the MCP server, ``memgraph ask`` / ``demo``, the
+exported graphs — ends in ``retrieval``: one place that opens the namespace, runs the
+retriever (the navigator as the async graph it is; a one-shot retriever in a worker thread)
+and hands it the settings' chat model. Callers resolve the settings first (``MemoryContext``
+→ ``Settings``), the retriever (``Settings.default_retriever`` when none is named) and ``k``
+(``Settings.top_k``), so the same settings give the same evidence at every door.
+
 They run on the shared background loop (``memgraph_agents.aio.background``); blocking work
-(SQLite, Chroma, a one-shot retriever) goes to worker threads, the navigator runs as the
-async graph it is. Stores come from ``runtime.get_store`` (opened once per process).
+(SQLite, Chroma) goes to worker threads. Stores come from ``runtime.get_store`` (opened once
+per process).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass, field
+from typing import Any
 
-from memgraph_agents.api.overrides import is_navigator
 from memgraph_agents.api.results import AskResult, ForgetReport
 from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
@@ -18,6 +27,8 @@ from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.filters import MemoryFilter
+from memgraph_agents.registry import is_navigator
+from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
 from memgraph_agents.storage.namespaces import validate_stored_name
 from memgraph_agents.storage.protocols import StoreReader
@@ -45,19 +56,45 @@ def _question(text: str, settings: Settings) -> str:
     return settings.limits.check_query(text)
 
 
-async def navigation(settings: Settings, store, question: str, k: int, llm):
-    """The navigator on ``store`` (LLM policy when ``llm`` is given), its full result."""
+@dataclass
+class Retrieval:
+    """What one question found: the evidence (best first: at most k ranked items, then the
+    generated items a preset adds, such as ``sgmem``'s summaries), how, and at what LLM cost.
+
+    ``navigation`` is the navigator's full result (path, subgoals, answer) when it ran;
+    ``usage`` and ``notes`` are the LLM calls and fallbacks of a one-shot retriever's LLM steps;
+    ``empty`` says why nothing was searched (a namespace with no memory), else ``""``;
+    ``evidence`` is what the relevance floor ``min_score`` kept of a ranking whose best
+    relevance was ``best_relevance`` (nothing left: nothing relevant in memory)."""
+
+    retriever: str
+    evidence: list[Evidence] = field(default_factory=list)
+    navigation: Any = None  # navigator.run.NavigationResult
+    usage: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    empty: str = ""
+    min_score: float = 0.0  # the relevance floor applied
+    best_relevance: float | None = None  # the best relevance of the ranking, before the floor
+
+
+async def navigation(settings: Settings, store, question: str, k: int, llm, retriever: str = "navigator"):
+    """The navigator on ``store`` (LLM policy when ``llm`` is given), its full result. Its
+    parameters: the settings' (``NavigatorContext.from_settings``), then ``retriever``'s preset's."""
     from memgraph_agents.navigator import NavigatorContext, anavigate
+    from memgraph_agents.registry import resolve
 
     ctx = NavigatorContext.from_settings(
-        settings.override(namespace=store.namespace), policy="llm" if llm is not None else "offline"
+        settings.override(namespace=store.namespace),
+        policy="llm" if llm is not None else "offline",
+        **resolve(retriever)[1],
     )
     return await anavigate(question, store, context=ctx, llm=llm, k=k)
 
 
 async def _reader(settings: Settings, namespace: str, filter: MemoryFilter | None) -> tuple[StoreReader | None, str]:
     """The namespace's store seen through ``filter`` (``retrieval.scope``), or ``None`` and why
-    not: it holds nothing yet, or nothing the filter admits."""
+    not: it holds nothing yet, or nothing the filter admits (never an error: a user with
+    nothing stored has nothing to recall)."""
     if not await asyncio.to_thread(exists, settings, namespace):
         return None, f"namespace {namespace!r} holds no memory yet"
     store = await asyncio.to_thread(get_store, settings, namespace, create=False)
@@ -78,17 +115,55 @@ def floored(evidence: list[Evidence], min_score: float) -> tuple[list[Evidence],
     return [ev for ev in evidence if ev.relevance is None or ev.relevance >= min_score], best
 
 
-async def _ranked(settings: Settings, store: StoreReader, query: str, k: int, retriever: str, llm):
-    """(the ranking, the navigation when the navigator made it)."""
-    if is_navigator(retriever):
-        nav = await navigation(settings, store, query, k, llm)
-        return nav.ranking[:k], nav
-    from memgraph_agents.retrievers import retrieve
+async def retrieval(
+    settings: Settings,
+    namespace: str,
+    query: str,
+    k: int,
+    retriever: str | Retriever,
+    filter: MemoryFilter | None = None,
+    min_score: float | None = None,
+) -> Retrieval:
+    """Evidence for ``query`` in ``namespace``, the one path every door takes: ``retriever`` (a
+    name, checked by the caller, or a callable ``(query, store, *, k)``) over what ``filter``
+    admits (``k`` items whenever that holds ``k``), with the settings' chat model
+    (``settings.llm``; none offline) for the navigator's LLM policy and the LLM steps of the
+    retrievers that have them, finished (``retrieval.finish``: what is current, each item's
+    relevance) and cut at the relevance floor: ``min_score``, else ``settings.relevance_floor``
+    for a named retriever (a caller's own ranking is cut only at a ``min_score`` it names).
+    Each item names its namespace."""
+    _question(query, settings)
+    name = retriever if isinstance(retriever, str) else getattr(retriever, "__name__", "custom")
+    store, why = await _reader(settings, namespace, filter)
+    if store is None:
+        return Retrieval(name, empty=why)
+    found = await _run(settings, store, query, k, retriever, name)
+    if min_score is None:
+        min_score = settings.relevance_floor if isinstance(retriever, str) else 0.0
+    kept, found.best_relevance = floored(found.evidence, min_score)
+    found.evidence, found.min_score = [ev.model_copy(update={"namespace": namespace}) for ev in kept], min_score
+    return found
 
+
+async def _run(settings: Settings, store, query: str, k: int, retriever: str | Retriever, name: str) -> Retrieval:
+    if not isinstance(retriever, str):  # an application's own retriever, finished like ours
+        from memgraph_agents.retrieval.finish import finish
+
+        ranked = list(await asyncio.to_thread(retriever, query, store, k=k))[:k]
+        return Retrieval(name, await asyncio.to_thread(finish, query, store, ranked))
+    llm = get_chat_model(settings)
+    if is_navigator(retriever):
+        nav = await navigation(settings, store, query, k, llm, retriever)
+        return Retrieval(name, nav.ranking[:k] or nav.evidence[:k], navigation=nav)
+    from memgraph_agents.llm.usage import LLMUsage
+    from memgraph_agents.registry import retrieve
+
+    usage, notes = LLMUsage(), list[str]()
     evidence = await asyncio.to_thread(
-        retrieve, retriever, query, store, k=k, llm=llm, llm_timeout=settings.llm_timeout
+        retrieve, retriever, query, store, k=k, llm=llm, usage=usage, llm_timeout=settings.llm_timeout, notes=notes
     )
-    return list(evidence)[:k], None
+    # at most k ranked items; a preset may add its generated items after them (sgmem's summaries)
+    return Retrieval(name, list(evidence), usage=usage.snapshot(), notes=notes)
 
 
 async def search(
@@ -103,13 +178,7 @@ async def search(
     """Ranked evidence from what ``filter`` admits (``k`` items whenever that holds ``k``), at or
     above the relevance floor (``min_score``, default ``settings.relevance_floor``); ``[]`` for
     a namespace that holds nothing yet, or nothing relevant (never a guess)."""
-    _question(query, settings)
-    store, _ = await _reader(settings, namespace, filter)
-    if store is None:
-        return []
-    floor = settings.relevance_floor if min_score is None else min_score
-    ranked, _ = await _ranked(settings, store, query, k, retriever, get_chat_model(settings))
-    return [ev.model_copy(update={"namespace": namespace}) for ev in floored(ranked, floor)[0]]
+    return (await retrieval(settings, namespace, query, k, retriever, filter, min_score)).evidence
 
 
 async def search_many(
@@ -140,32 +209,28 @@ async def ask(
     """Evidence and trace always; an answer when a chat model is configured and memory holds
     something relevant. With ``filter`` the whole search (and so the answer) sees only what it
     admits. ``outcome``: found | nothing_relevant (nothing at or above the floor) | no_memory."""
-    _question(question, settings)
-    out = AskResult(question=question, namespace=namespace, retriever=retriever)
-    llm = get_chat_model(settings)
-    store, why = await _reader(settings, namespace, filter)
-    if store is None:
-        out.trace = [why]
+    found = await retrieval(settings, namespace, question, k, retriever, filter, min_score)
+    out = AskResult(question=question, namespace=namespace, retriever=retriever, evidence=found.evidence)
+    if found.empty:
+        out.trace = [found.empty]
         out.outcome = "no_memory"
         return out
-    floor = settings.relevance_floor if min_score is None else min_score
-    ranked, nav = await _ranked(settings, store, question, k, retriever, llm)
-    kept, out.best_relevance = floored(ranked, floor)
-    out.evidence, out.min_score = [ev.model_copy(update={"namespace": namespace}) for ev in kept], floor
+    out.best_relevance, out.min_score = found.best_relevance, found.min_score
     if not out.evidence:
         out.outcome = "nothing_relevant"
         best = "none" if out.best_relevance is None else f"{out.best_relevance:.3f}"
-        out.trace = [f"nothing relevant in memory: the best relevance, {best}, is below the floor {floor:g}"]
+        out.trace = [f"nothing relevant in memory: the best relevance, {best}, is below the floor {found.min_score:g}"]
         return out
+    nav = found.navigation
     if nav is not None:
-        out.answer, out.trace = nav.answer, nav.trace_lines()
-        out.counters = dict(nav.counters)
+        out.answer, out.trace, out.counters = nav.answer, nav.trace_lines(), dict(nav.counters)
         out.cited_turns = cited_in(nav.answer or "", out.evidence + nav.evidence)
         return out
     out.trace = [
         f"{i}. {ev.node_id} ({ev.score:.3f}) via {' -> '.join(ev.path) or ev.node_id}"
         for i, ev in enumerate(out.evidence, start=1)
     ]
+    llm = get_chat_model(settings)
     if llm is not None:
         from memgraph_agents.llm.answer import aanswer
         from memgraph_agents.llm.usage import LLMUsage

@@ -11,7 +11,6 @@ from typing import Any
 
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError
-from memgraph_agents.presets import DEFAULT_PRESET, get_preset
 
 
 def settings_with(base: Settings | None, **overrides: Any) -> Settings:
@@ -22,15 +21,14 @@ def settings_with(base: Settings | None, **overrides: Any) -> Settings:
 
 
 def check_retriever(name: Any) -> str:
-    """``name`` when it is a registered retriever or a preset; else a ``ConfigError`` listing them."""
-    from memgraph_agents.retrievers import get_retriever, retriever_names
+    """``name`` when it is a retriever or a preset with one; else a ``ConfigError`` listing them
+    (nothing is imported: the registry is a table)."""
+    from memgraph_agents.registry import is_retriever, retriever_names
 
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"invalid retriever {name!r}: choose from {', '.join(retriever_names())}")
-    try:
-        get_retriever(name)
-    except ValueError:
-        raise ConfigError(f"unknown retriever {name!r}: choose from {', '.join(retriever_names())}") from None
+    if not is_retriever(name):
+        raise ConfigError(f"unknown retriever {name!r}: choose from {', '.join(retriever_names())}")
     return name
 
 
@@ -43,25 +41,8 @@ def check_k(k: Any, default: int) -> int:
     return k
 
 
-def default_retriever(settings: Settings) -> str:
-    """The retriever a run uses when none is named: the preset's, else ``settings.retriever``."""
-    if settings.preset != DEFAULT_PRESET:
-        return get_preset(settings.preset).name  # a preset name is a retriever name (its retriever)
-    return settings.retriever
-
-
-def is_navigator(name: str) -> bool:
-    """Whether ``name`` runs the navigator (itself, or a preset whose retriever it is)."""
-    if name == "navigator":
-        return True
-    try:
-        return name != DEFAULT_PRESET and get_preset(name).retriever == "navigator"
-    except ValueError:
-        return False
-
-
 def check_min_score(value: Any) -> float | None:
-    """A relevance floor in [0, 1] (``None``: the settings' default); ``InputError`` otherwise."""
+    """A relevance floor in [0, 1] (``None``: the settings' default); ``ConfigError`` otherwise."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:

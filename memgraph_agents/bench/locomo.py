@@ -1,4 +1,4 @@
-"""LoCoMo benchmark runner (DESIGN §11): ingest, retrieve every question, score, optionally QA.
+"""LoCoMo benchmark runner: ingest, retrieve every question, score, optionally QA.
 
 ``run_locomo_bench`` is the whole benchmark as a function that returns a JSON-able dict (the
 CLI writes it to ``results.json`` and renders ``results.md`` / ``recall.png`` from it):
@@ -64,6 +64,7 @@ from memgraph_agents.bench.scoring import (
 from memgraph_agents.config import Settings
 from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoQuestion, LocomoSample, iter_locomo_questions, load_locomo
 from memgraph_agents.model.evidence import Evidence, flatten_turns
+from memgraph_agents.registry import is_navigator
 
 __all__ = [
     "BENCH_VERSION",
@@ -152,7 +153,7 @@ class _RetrieverRun:
 
     def warm_up(self, stores: dict[str, Any]) -> None:
         """One unrelated query per namespace: model loading and index building are not latency."""
-        from memgraph_agents.retrievers import retrieve
+        from memgraph_agents.registry import retrieve
 
         for ns, store in stores.items():
             t0 = time.perf_counter()
@@ -163,7 +164,7 @@ class _RetrieverRun:
             self.warm_ms.append(1000 * (time.perf_counter() - t0))
 
     def run(self, item: _Question, store) -> None:
-        from memgraph_agents.retrievers import retrieve
+        from memgraph_agents.registry import retrieve
 
         _fresh_queries(store)
         t0 = time.perf_counter()
@@ -183,14 +184,10 @@ class _RetrieverRun:
             self.kept.record(item, kept or [], latency)
 
     def _navigate(self, question: str, store) -> tuple[list[Evidence], list[Evidence]]:
-        from memgraph_agents.navigator.config import NavigatorContext
         from memgraph_agents.navigator.run import navigate
-        from memgraph_agents.presets import PRESETS
+        from memgraph_agents.registry import options_for
 
-        params = PRESETS[self.name].retriever_params if self.name in PRESETS else {}
-        r = navigate(
-            question, store, context=NavigatorContext(**{**params, "policy": "offline"}), k=self.opts.retrieve_k
-        )
+        r = navigate(question, store, context=options_for(self.name, policy="offline"), k=self.opts.retrieve_k)
         k = self.opts.retrieve_k
         return r.ranking[:k], r.kept_ranking[:k]
 
@@ -293,13 +290,6 @@ def _retrieve_all(
     return [r for run in runs for r in (run, run.kept) if r is not None]
 
 
-def is_navigator(name: str) -> bool:
-    """``navigator`` itself or a preset whose retriever it is."""
-    from memgraph_agents.presets import PRESETS
-
-    return name == "navigator" or (name in PRESETS and PRESETS[name].retriever == "navigator")
-
-
 def _answers_by_navigator(
     name: str, questions: Sequence[_Question], stores: dict[str, Any], model, settings: Settings, progress
 ) -> tuple[dict[str, str | None], dict[str, float], dict[str, Any]]:
@@ -308,11 +298,9 @@ def _answers_by_navigator(
     and what fell back: questions with a fallback, the most calls one question used."""
     from memgraph_agents.bench.prompts import NAV_ANSWER_SHORT
     from memgraph_agents.bench.qa import QA_EVIDENCE
-    from memgraph_agents.navigator.config import NavigatorContext
     from memgraph_agents.navigator.run import anavigate
-    from memgraph_agents.presets import PRESETS
+    from memgraph_agents.registry import options_for
 
-    params = PRESETS[name].retriever_params if name in PRESETS else {}
     task = progress.add_task(f"navigate {name} (llm)", total=len(questions))
     # searches run side by side; their LLM calls share the model's process-wide limiter
     searches = asyncio.Semaphore(4 * settings.llm_max_concurrency)
@@ -326,7 +314,7 @@ def _answers_by_navigator(
                 stores[x.namespace],
                 llm=model,
                 k=QA_EVIDENCE,
-                context=NavigatorContext(**{**params, "policy": "llm", "answer_prompt": NAV_ANSWER_SHORT}),
+                context=options_for(name, policy="llm", answer_prompt=NAV_ANSWER_SHORT),
             )
         for key, v in r.counters.items():
             if isinstance(v, (int, float)):

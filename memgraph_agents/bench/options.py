@@ -77,7 +77,7 @@ def check_options(
 ) -> BenchOptions:
     """Validate everything that can be checked before loading data; one-line ``ValueError``s."""
     from memgraph_agents.presets import DEFAULT_PRESET
-    from memgraph_agents.retrievers import RETRIEVERS, retriever_names
+    from memgraph_agents.registry import RETRIEVERS, retriever_names
 
     available = retriever_names()
     # With a preset and no --retrievers: the preset's own retriever (named after the preset).
@@ -123,7 +123,7 @@ def select_samples(
     return [s for s in samples if s.sample_id in wanted]
 
 
-def namespace_for(sample_id: str, preset: str = "default") -> str:
+def namespace_for(sample_id: str, preset: str = "base") -> str:
     """The namespace of a LoCoMo sample: the same as ``memgraph ingest FILE`` picks.
 
     A preset that builds extra layers gets its own namespace (``conv-26-premem``), so one data

@@ -24,9 +24,10 @@ from pydantic import BaseModel, Field, field_validator
 
 from memgraph_agents.bench import metrics
 from memgraph_agents.bench.prompts import BENCH_PROMPTS
+from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.answer import ANSWER_EVIDENCE as QA_EVIDENCE
 from memgraph_agents.llm.answer import evidence_lines
-from memgraph_agents.llm.structured import LLMError, ainvoke_json
+from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence, human_date
 from memgraph_agents.prompts import render_prompt

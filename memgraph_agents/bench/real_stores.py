@@ -1,5 +1,4 @@
-"""``memgraph bench scale --real-stores``: the real stores with 1e4 .. 1e5 nodes in one namespace
-(issue 15.6).
+"""``memgraph bench scale --real-stores``: the real stores with 1e4 .. 1e5 nodes in one namespace.
 
     memgraph bench scale --real-stores --nodes 1e4,1e5 --tenant-backends sqlite,postgres --out DIR
 
@@ -100,7 +99,7 @@ def ingest(data_dir: Path, n_nodes: int, *, seed: int, n_questions: int, chroma,
 
 
 def cold_start(data_dir: Path, questions: list[str], *, chroma, graph_url) -> dict:
-    from memgraph_agents.retrievers import get_retriever
+    from memgraph_agents.registry import get_retriever
     from memgraph_agents.runtime import get_store
 
     settings = _settings(data_dir, 4, chroma, graph_url)

@@ -396,7 +396,7 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
     per_session = ing.get("llm_per_session") or {}
     if per_session:
         lines += [
-            f"LLM at ingest (preset {ing.get('preset', 'default')}), per newly built session: "
+            f"LLM at ingest (preset {ing.get('preset', 'base')}), per newly built session: "
             + ", ".join(f"{k} {v}" for k, v in per_session.items()),
             "",
         ]

@@ -1,4 +1,4 @@
-"""``memgraph bench scale --tenants N``: N small namespaces in one process, bounded memory (issue 15.4).
+"""``memgraph bench scale --tenants N``: N small namespaces in one process, bounded memory.
 
     memgraph bench scale --tenants 10000 --out DIR [--cache-namespaces 32]
         [--tenant-backends sqlite,sqlite+chroma-server,postgres]
@@ -120,7 +120,7 @@ def create_tenants(data_dir: Path, first: int, last: int, cache: int, chroma, gr
 
 def measure(data_dir: Path, n: int, *, cache: int, chroma=None, graph_url: str | None = None) -> dict:
     """Touch ``n`` tenants once each (cold query, then warm query): latency, RSS, descriptors."""
-    from memgraph_agents.retrievers import get_retriever
+    from memgraph_agents.registry import get_retriever
     from memgraph_agents.runtime import cached_stores, get_store
 
     settings = _settings(data_dir, cache, chroma, graph_url)

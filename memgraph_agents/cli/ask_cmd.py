@@ -59,14 +59,8 @@ def check_layers(name: str, store) -> None:
         )
 
 
-def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, offline: bool = False) -> None:
-    """The navigator: its answer (LLM mode) or kept evidence, and with ``trace`` the path taken."""
-    from memgraph_agents.aio import background
-    from memgraph_agents.api.ops import navigation
-    from memgraph_agents.runtime import get_chat_model
-
-    llm = None if offline else get_chat_model(settings)
-    r = background.run(navigation(settings, store, question, k, llm))
+def _print_navigation(question: str, r) -> None:
+    """The navigator's header, its LLM report and its answer (LLM mode)."""
     c = r.counters
     console.print(
         f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
@@ -80,56 +74,38 @@ def _navigate(question: str, store, settings: Settings, k: int, *, trace: bool, 
             console.print(f"    fallback {why}", markup=False)
     if r.answer is not None:
         console.print(f"  answer: {r.answer}", markup=False)
-    evidence = r.ranking[:k] or r.evidence[:k]
-    if not evidence:
-        raise NothingToRead(f"the navigator found nothing in namespace {store.namespace!r}")
-    print_evidence(evidence, len(evidence))
-    if trace:
-        console.print("  path:")
-        for line in r.trace_lines():
-            console.print(f"    {line}", markup=False)
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.api.ops import open_store
-    from memgraph_agents.api.overrides import check_k, check_retriever, default_retriever, is_navigator
-    from memgraph_agents.llm.usage import LLMUsage
-    from memgraph_agents.retrievers import retrieve
-    from memgraph_agents.runtime import get_chat_model
+    """Evidence for a question through the engine's one path (``api.ops.retrieval``), printed
+    with what it cost: ``-k`` (else ``MEMGRAPH_TOP_K``), ``--retriever`` (else the preset's, else
+    ``MEMGRAPH_RETRIEVER``), the settings' chat model."""
+    from memgraph_agents.aio import background
+    from memgraph_agents.api import ops
+    from memgraph_agents.api.overrides import check_k, check_retriever
 
-    k = check_k(args.top_k, settings.top_k)  # -k, else MEMGRAPH_TOP_K
-    # --retriever, else the preset's retriever, else MEMGRAPH_RETRIEVER / the default (oneshot);
+    k = check_k(args.top_k, settings.top_k)
     # an unknown name fails before any model loads
-    name = check_retriever(args.retriever) if args.retriever else default_retriever(settings)
+    name = check_retriever(args.retriever) if args.retriever else settings.default_retriever
     ns = settings.namespace if args.namespace is None else args.namespace  # "" is refused, not defaulted
     settings.limits.check_query(args.question, "question")  # before any store or model is opened
-    store = open_store(settings, ns)  # missing: an error listing the others
+    store = ops.open_store(settings, ns)  # missing: an error listing the others
     try:
         check_layers(name, store)
         _load_model(store)
-        if is_navigator(name):
-            _navigate(args.question, store, settings, k, trace=args.trace)
-            return 0
-        usage = LLMUsage()
         t0 = time.perf_counter()
-        # With an LLM configured, retrievers that have optional LLM steps use them (ppr, dense on events).
-        notes: list[str] = []  # the LLM steps' fallbacks, each with its reason
-        evidence = retrieve(
-            name,
-            args.question,
-            store,
-            k=k,
-            llm=get_chat_model(settings),
-            usage=usage,
-            llm_timeout=settings.llm_timeout,
-            notes=notes,
-        )
-        console.print(f"[bold]{args.question}[/bold]  ({name}, {1000 * (time.perf_counter() - t0):.0f} ms)")
-        report = _llm_report(usage.snapshot(), len(notes))
-        if report:
-            console.print(f"  {report}", markup=False)
-            for note in notes:
-                console.print(f"    fallback {note}", markup=False)
+        found = background.run(ops.retrieval(settings, ns, args.question, k, name))
+        ms = 1000 * (time.perf_counter() - t0)
+        if found.navigation is not None:
+            _print_navigation(args.question, found.navigation)
+        else:
+            console.print(f"[bold]{args.question}[/bold]  ({name}, {ms:.0f} ms)")
+            report = _llm_report(found.usage, len(found.notes))
+            if report:
+                console.print(f"  {report}", markup=False)
+                for note in found.notes:
+                    console.print(f"    fallback {note}", markup=False)
+        evidence = found.evidence
         if not evidence:
             raise NothingToRead(f"retriever {name!r} found nothing to read in namespace {store.namespace!r}")
     except NothingToRead as exc:
@@ -138,8 +114,13 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     # Every item the retriever returned: a preset may add generated items (summaries, facts) after the k turns.
     print_evidence(evidence, len(evidence))
     if args.trace:
-        for ev in evidence:
-            console.print(f"  path {ev.node_id}: {' -> '.join(ev.path)}", markup=False)
+        if found.navigation is not None:
+            console.print("  path:")
+            for line in found.navigation.trace_lines():
+                console.print(f"    {line}", markup=False)
+        else:
+            for ev in evidence:
+                console.print(f"  path {ev.node_id}: {' -> '.join(ev.path)}", markup=False)
     return 0
 
 
@@ -153,6 +134,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api.ops import open_store
     from memgraph_agents.cli.demo_view import show_question
 
+    settings = settings.override(llm="none")  # the demo is the offline default, whatever MEMGRAPH_LLM says
     memory = Memory(settings=settings)
     conv_file, q_file = demo_files()
     console.print(f"memgraph demo: offline mode, memory in {settings.data_dir} (namespace {DEMO_NAMESPACE!r})")
@@ -165,9 +147,13 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     )
     store = open_store(settings, DEMO_NAMESPACE)
     _load_model(store)
-    # The same defaults as `memgraph ask`: --retriever / MEMGRAPH_RETRIEVER (oneshot), MEMGRAPH_TOP_K (10).
-    name = args.retriever or settings.retriever
+    # The defaults of every door: --retriever, else the preset's, else MEMGRAPH_RETRIEVER (oneshot); MEMGRAPH_TOP_K (10).
+    name = args.retriever or settings.default_retriever
     questions = json.loads(q_file.read_text(encoding="utf-8"))
-    visible = sum(show_question(q, store, name, settings.top_k) for q in questions)
+    visible = 0
+    for q in questions:
+        t0 = time.perf_counter()
+        evidence = memory.search(q["question"], namespace=DEMO_NAMESPACE, retriever=name)
+        visible += show_question(q, store, evidence, name, 1000 * (time.perf_counter() - t0))
     console.print(f"\nanswer visible for {visible} of {len(questions)}")
     return 0

@@ -3,24 +3,11 @@
 
 from __future__ import annotations
 
-import time
-
 from memgraph_agents.cli.evidence_view import answer_visible, select
 from memgraph_agents.cli.output import console
 from memgraph_agents.model.evidence import Evidence
 
 SENTENCES_PER_ITEM = 3  # a chat turn rarely has more: most items are shown whole
-
-
-def _retrieve(question: str, store, name: str, k: int) -> list[Evidence]:
-    if name == "navigator":
-        from memgraph_agents.navigator import NavigatorContext, navigate
-
-        r = navigate(question, store, context=NavigatorContext(policy="offline"), k=k)
-        return r.ranking[:k] or r.evidence[:k]
-    from memgraph_agents.retrievers import retrieve
-
-    return retrieve(name, question, store, k=k)
 
 
 def turn_texts(store, evidence: list[Evidence]) -> dict[str, str]:
@@ -34,11 +21,9 @@ def turn_texts(store, evidence: list[Evidence]) -> dict[str, str]:
     return out
 
 
-def show_question(q: dict, store, name: str, k: int) -> bool:
-    """Print question ``q``'s evidence; ``True`` when its expected answer is visible in it."""
-    t0 = time.perf_counter()
-    evidence = _retrieve(q["question"], store, name, k)
-    ms = 1000 * (time.perf_counter() - t0)
+def show_question(q: dict, store, evidence: list[Evidence], name: str, ms: float) -> bool:
+    """Print question ``q``'s evidence (found by ``name`` in ``ms``); ``True`` when its expected
+    answer is visible in it."""
     chosen = select(q["question"], evidence, turn_texts(store, evidence), store.embedder, SENTENCES_PER_ITEM)
     shown = []
     console.print(f"\n[bold]Q: {q['question']}[/bold]  ({name}, {ms:.0f} ms)")

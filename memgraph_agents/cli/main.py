@@ -10,10 +10,11 @@ from pathlib import Path
 
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 from memgraph_agents.errors import MemgraphError
+from memgraph_agents.registry import RETRIEVERS
 
 PRESET_HELP = (
-    "a seed paper's system: compassmem, emem, emem-g, sgmem, memorai, premem "
-    "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: default)"
+    "a seed paper's system: base, compassmem, emem, emem-g, sgmem, memorai, premem "
+    "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: base, the event graph alone)"
 )
 
 
@@ -62,8 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("stats", help="sessions, nodes and edges by kind, size on disk")
     s.add_argument("--namespace", help="one namespace (env MEMGRAPH_NAMESPACE; default: all)")
 
-    s = command("show", help="a node, its neighbours and its provenance turns")
-    s.add_argument("node_id", help="a node id (event:S1:2, arg:pixel) or a turn id (D1:3)")
+    s = command("show", help="a stored item (node, turn, session or note), its neighbours and its provenance turns")
+    s.add_argument("node_id", help="a node id (event:S1:2, arg:pixel), a turn id (D1:3), a session or note id")
     s.add_argument("--namespace")
 
     s = command("forget", help="delete a session, or a whole namespace")
@@ -80,8 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--namespace")
     s.add_argument(
         "--retriever",
-        help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, fusion, oneshot, navigator, or a preset's "
-        "name (its retriever); default: the preset's, else MEMGRAPH_RETRIEVER (oneshot)",
+        help=f"{', '.join(RETRIEVERS)}, or a preset's name (its retriever); default: the preset's, "
+        "else MEMGRAPH_RETRIEVER (oneshot)",
     )
     s.add_argument("--preset", help=PRESET_HELP)
     s.add_argument(
@@ -96,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("demo", help="ingest the example conversation and answer a few questions (offline)")
     s.add_argument(
         "--retriever",
-        help="retriever to use (env MEMGRAPH_RETRIEVER; default ppr); MEMGRAPH_TOP_K items per question (default 10)",
+        help="retriever to use (default: the preset's, else MEMGRAPH_RETRIEVER: navigator); "
+        "MEMGRAPH_TOP_K items per question (default 10)",
     )
 
     from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd

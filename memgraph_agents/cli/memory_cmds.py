@@ -133,33 +133,28 @@ def _unread_error(settings: Settings, unread: list[tuple[str, BaseException]], t
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.api.ops import open_store
-    from memgraph_agents.retrieval.evidence import provenance
+    """A stored item through ``Memory.get``: its text, attributes, graph neighbours and the
+    provenance turns it rests on (with their dates)."""
+    from memgraph_agents.api import Memory
 
-    store = open_store(settings, settings.namespace if args.namespace is None else args.namespace)
-    snap = store.snapshot()
-    nid = args.node_id if args.node_id in snap else f"turn:{args.node_id}"
-    if nid not in snap:
-        raise KeyError(f"no node {args.node_id!r} in namespace {store.namespace!r}")
-    i = snap.index[nid]
-    node = snap.node(nid)
-    console.print(f"[bold]{nid}[/bold] ({node.kind.value}, owner session {node.session_id or '-'})")
-    console.print(node.text, markup=False)
-    attrs = {k: v for k, v in node.attrs.items() if k != "centroid"}
-    if attrs:
-        console.print(f"attrs: {attrs}", markup=False)
-    rows = []
-    for e in snap.edges_of(nid)[:60]:
-        other = e.dst if e.src == nid else e.src
-        j = snap.index[other]
-        rows.append(["->" if e.src == nid else "<-", e.kind.value, e.label, other, " ".join(snap.text[j].split())[:70]])
-    console.print(table(f"Neighbours ({len(snap.edges_of(nid))})", ["dir", "edge", "label", "node", "text"], rows))
-    turns = provenance(snap, i)
-    console.print(f"provenance turns ({len(turns)}):")
-    for t in turns[:20]:
-        ti = snap.index.get(f"turn:{t}")
-        if ti is not None:
-            console.print(f"  [{snap.session_date(snap.owner[ti])} | {t}] {snap.text[ti]}", markup=False)
+    memory = Memory(settings=settings)
+    ns = settings.namespace if args.namespace is None else args.namespace  # "" is refused, not defaulted
+    item = memory.get(args.node_id, namespace=ns)
+    console.print(
+        f"[bold]{item.node_id or item.id}[/bold] ({item.node_kind or item.kind}, owner session {item.session_id or '-'})"
+    )
+    console.print(f"{item.speaker}: {item.text}" if item.kind == "turn" else item.text, markup=False)
+    if item.attrs:
+        console.print(f"attrs: {item.attrs}", markup=False)
+    rows = [
+        ["->" if n.direction == "out" else "<-", n.edge, n.label, n.node_id, " ".join(n.text.split())[:70]]
+        for n in item.neighbours
+    ]
+    console.print(table(f"Neighbours ({item.n_neighbours})", ["dir", "edge", "label", "node", "text"], rows))
+    console.print(f"provenance turns ({len(item.turn_ids)}):")
+    for tid in item.turn_ids[:20]:
+        turn = item if tid == item.id and item.kind == "turn" else memory.get(tid, namespace=ns)
+        console.print(f"  [{turn.date[:10]} | {tid}] {turn.speaker}: {turn.text}", markup=False)
     return 0
 
 

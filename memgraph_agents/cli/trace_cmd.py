@@ -17,7 +17,9 @@ def add_parser(sub, common) -> argparse.ArgumentParser:
     p.add_argument("question")
     p.add_argument("--namespace")
     p.add_argument("--out", default="trace.html", help="HTML file to write (default trace.html)")
-    p.add_argument("-k", "--top-k", type=positive_int, default=5, help="evidence items (default 5)")
+    p.add_argument(
+        "-k", "--top-k", type=positive_int, default=None, help="evidence items (env MEMGRAPH_TOP_K; default 10)"
+    )
     p.add_argument(
         "--policy",
         choices=["auto", "llm", "offline"],
@@ -32,19 +34,23 @@ def add_parser(sub, common) -> argparse.ArgumentParser:
 def cmd_trace(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
 
-    from memgraph_agents.debug.trace_html import write_trace_html
-    from memgraph_agents.navigator import NavigatorContext
-    from memgraph_agents.runtime import get_chat_model, get_store
+    from memgraph_agents.aio import background
+    from memgraph_agents.api import ops
+    from memgraph_agents.debug.trace_html import trace_page
+    from memgraph_agents.runtime import get_chat_model
 
     ns = settings.namespace if args.namespace is None else args.namespace
-    run = settings.model_copy(update={"namespace": ns})
-    store = get_store(run, ns, create=False)
+    run = settings.override(namespace=ns)
+    store = ops.open_store(run, ns)  # missing: an error listing the others
     llm = None if args.policy == "offline" else get_chat_model(run)
     if args.policy == "llm" and llm is None:
         raise ValueError("--policy llm needs a chat model: set MEMGRAPH_LLM or pass --llm provider:model")
-    ctx = NavigatorContext.from_settings(run, policy=args.policy if llm is not None else "offline")
+    k = args.top_k or run.top_k
+    # the navigator as every door runs it (its parameters from the settings), the LLM policy with a model
+    result = background.run(ops.navigation(run, store, args.question, k, llm))
     out = Path(args.out)
-    result = write_trace_html(args.question, store, out, context=ctx, llm=llm, k=args.top_k, max_nodes=args.max_nodes)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(trace_page(result, store, max_nodes=args.max_nodes), encoding="utf-8")
     c = result.counters
     console.print(
         f"[bold]{args.question}[/bold]  (navigator, {result.policy}, {int(c.get('steps', 0))} steps, "

@@ -41,8 +41,8 @@ def build_identity(offline: bool, preset: str) -> dict[str, str]:
 
 def stored_identity(record: dict) -> dict[str, str]:
     info = record.get("info") or {}
-    if isinstance(info.get("identity"), dict):
-        return info["identity"]
+    if isinstance(info.get("identity"), dict):  # a renamed preset is the same preset
+        return {**info["identity"], "preset": get_preset(info["identity"].get("preset")).name}
     # Sessions stored before identities: the builder that produced them and their preset.
     return {"builder": record.get("builder", "offline"), "preset": get_preset(info.get("preset")).name}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 EXPORTED: dict[str, str] = {
-    "ingest": "memgraph_agents.debug.studio:ingest",
+    "ingest": "memgraph_agents.graphs.ingest:graph",
     "navigator": "memgraph_agents.graphs.navigator:graph",
     "retrieval": "memgraph_agents.graphs.retrieval:graph",
     "chatbot": "memgraph_agents.graphs.chatbot:graph",

@@ -38,7 +38,7 @@ from pydantic import BaseModel
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from typing_extensions import TypedDict
 
-from memgraph_agents.errors import LLMError as BaseLLMError
+from memgraph_agents.errors import LLMError
 from memgraph_agents.llm import methods
 
 # Parsing lives in ``jsonparse``; re-exported so ``from memgraph_agents.llm.structured import
@@ -76,10 +76,6 @@ def default_backoff() -> float:
         return max(0.0, float(os.environ.get("MEMGRAPH_LLM_BACKOFF", DEFAULT_BACKOFF_BASE)))
     except ValueError:
         return DEFAULT_BACKOFF_BASE
-
-
-class LLMError(BaseLLMError):
-    """Base of every LLM failure the construction / navigation code falls back on."""
 
 
 class LLMOutputError(LLMError):

@@ -48,6 +48,16 @@ def token_counts(prompt: Sequence[BaseMessage] | str, reply: AIMessage | None) -
     return estimate_tokens(sent), estimate_tokens(received)
 
 
+def add_counts(a: dict[str, float] | None, b: dict[str, float] | None) -> dict[str, float]:
+    """A graph reducer: sum the numeric counters of two snapshots (steps of one run report
+    their LLM calls and tokens separately; order-independent, so parallel steps merge alike)."""
+    out = dict(a or {})
+    for k, v in (b or {}).items():
+        if isinstance(v, (int, float)):
+            out[k] = out.get(k, 0) + v
+    return out
+
+
 class LLMUsage:
     """Thread- and task-safe counters of LLM work.
 

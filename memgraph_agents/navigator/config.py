@@ -1,4 +1,4 @@
-"""``NavigatorContext``: the navigator graph's ``context_schema`` (DESIGN §7, §9).
+"""``NavigatorContext``: the navigator graph's ``context_schema``.
 
 It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
 LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where
@@ -8,8 +8,9 @@ thresholds, the seed fusion and the ranking knobs (``support``, ``support_cap``,
 LoCoMo development split (the ranking knobs on two of its conversations, conv-26 and conv-30,
 and checked on the other five), so they may flatter it.
 
-``top_k`` keeps its name from the issue but here means the *localisation* k (events), not the
-number of evidence items returned; ``navigate(..., k=)`` sets that.
+``events_k`` is the *localisation* k (events the search starts from); the number of evidence
+items returned is ``navigate(..., k=)`` (the inherited ``MemoryContext.top_k`` in the
+navigator graph, else ``Settings.top_k``).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ class NavigatorContext(MemoryContext):
 
     policy: Annotated[str, Field(description="llm | offline | auto (llm when a chat model is configured)")] = "auto"
     n_explorers: Annotated[int, Field(description="explorers per wave, run in parallel through Send")] = 3
-    top_k: Annotated[
-        int, Field(description="localisation: best-k events (not the number of evidence items returned)")
+    events_k: Annotated[
+        int, Field(description="localisation: the best-k events the search starts from (not the evidence count)")
     ] = 5
     topics_p: Annotated[int, Field(description="localisation: also the best event of each of the first p topics")] = 5
     max_refinements: Annotated[int, Field(description="extra rounds after the first (CompassMem: one)")] = 1
@@ -94,7 +95,7 @@ class NavigatorContext(MemoryContext):
             raise ConfigError(f"navigator policy {self.policy!r}: choose from {', '.join(POLICIES)}")
         if self.start_selection not in ("llm", "score"):
             raise ConfigError(f"start_selection {self.start_selection!r}: choose score or llm")
-        for name in ("n_explorers", "top_k", "frontier", "max_start", "seed_pool"):
+        for name in ("n_explorers", "events_k", "frontier", "max_start", "seed_pool"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"navigator {name} must be >= 1")
         if self.support < 0 or self.support_cap <= 0:
@@ -122,8 +123,7 @@ class NavigatorContext(MemoryContext):
         unknown = set(params) - known
         if unknown:
             raise ConfigError(f"unknown navigator parameter(s) {', '.join(sorted(unknown))}")
-        # ``top_k`` here is the localisation k, not the settings' evidence count: not copied.
-        base = {**MemoryContext.fields_from(s, skip=("top_k", "retriever")), "retriever": "navigator"}
+        base = {**MemoryContext.fields_from(s, skip=("retriever",)), "retriever": "navigator"}
         return cls(**{**base, **params})
 
     def timeout(self, settings: Settings) -> float:

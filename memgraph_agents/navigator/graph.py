@@ -1,4 +1,4 @@
-"""The navigator graph (DESIGN §7): CompassMem as a LangGraph state machine.
+"""The navigator graph: CompassMem as a LangGraph state machine.
 
     START → planner → localize ⇉ explore ×N ─→ coordinate ⇉ explore ×N   (keep exploring)
                          ↑                         ├──→ refine → localize
@@ -8,7 +8,8 @@
 frontiers claimed in the same update, so no node is expanded twice); explorers merge
 through the reducers of ``NavState``. Both conditional edges declare their ``path_map``,
 so ``graph.get_graph(xray=True)`` draws the real topology. Parameters are the run context
-(``NavigatorContext``); the graph is compiled without a checkpointer.
+(``NavigatorContext``); the graph is compiled without a checkpointer (``langgraph dev`` brings
+its own); its state is plain data (``navigator.state``), so any checkpointer stores it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from memgraph_agents.navigator.state import ExplorerInput, NavState
 PATHS = {"explore": "explore", "refine": "refine", "respond": "respond"}
 
 
-def build_navigator_graph():
+def build_navigator_graph(checkpointer=None):  # no annotations: the nodes take (state, config, runtime) untyped
     g = StateGraph(NavState, context_schema=NavigatorContext)
     g.add_node("planner", planner)
     g.add_node("localize", localize)
@@ -38,7 +39,7 @@ def build_navigator_graph():
     g.add_conditional_edges("coordinate", route, PATHS)
     g.add_edge("refine", "localize")
     g.add_edge("respond", END)
-    return g.compile()
+    return g.compile(checkpointer=checkpointer, name="navigator")
 
 
 graph = build_navigator_graph()

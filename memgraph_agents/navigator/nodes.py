@@ -20,7 +20,7 @@ import numpy as np
 from langgraph.types import Send
 
 from memgraph_agents.aio import off_loop
-from memgraph_agents.llm.structured import LLMError
+from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator import budget
 from memgraph_agents.navigator.localize import candidates, one_shot, rank_events, select_start
@@ -131,7 +131,7 @@ def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list
     qv = embed_texts(res.store.embedder, [query])[0]
     cos = vecs[view.events] @ qv if len(view.events) and vecs.shape[1] == qv.shape[0] else np.zeros(len(view.events))
     exclude = {snap.index[v] for v in state.get("visited") or [] if v in snap.index}
-    cands = candidates(rank_events(view, dict(ranked), cos, snap.id_rank), view, ctx.top_k, ctx.topics_p, exclude)
+    cands = candidates(rank_events(view, dict(ranked), cos, snap.id_rank), view, ctx.events_k, ctx.topics_p, exclude)
     if cands:  # the best similarity localisation finds per subgoal: what "relative" is relative to
         best = search.scorer.sims([c for c, _ in cands]).max(axis=0)
         refs = [max(float(a), b) for a, b in zip(best, state.get("refs") or [0.0] * len(best))]

@@ -36,21 +36,25 @@ from memgraph_agents.navigator.priors import asks_for, prior
 from memgraph_agents.navigator.rank import RankedTurn, diversified, rank_turns
 from memgraph_agents.navigator.view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
-from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.relevance import question_vector, relevance_of, relevance_ranking
 from memgraph_agents.storage.protocols import StoreReader
 
-RRF_K = 10
-DIRECT = 1.0  # weight of the relevance ranking in the fusion (ppr and dwpr weigh 1)
-INFORMATIVE = 0.2
-INFORMATIVE_WORDS = 40
-ANSWER_TYPE = 0.1
-GATE = 2.0
-REDUNDANCY = 0.1
-POOL = 50
-CORROBORATE = 5  # events of the best seed turns that corroborate their neighbours (0: off)
-SUPPORT = 0.2
-SUPPORT_CAP = 3.0
+
+class OneshotOptions(RetrieverOptions):
+    """The one-pass ranking's constants (chosen on conv-26, conv-30, conv-41: see above)."""
+
+    pool: int = 50  # turns taken from each fused ranking (at least k)
+    rrf_k: int = 10
+    direct: float = 1.0  # weight of the relevance ranking in the fusion (ppr and dwpr weigh 1)
+    informative: float = 0.2
+    informative_words: int = 40
+    answer_type: float = 0.1
+    gate: float = 2.0
+    redundancy: float = 0.1
+    corroborate: int = 5  # events of the best seed turns that corroborate their neighbours (0: off)
+    support: float = 0.2
+    support_cap: float = 3.0
 
 
 def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct: float) -> list[tuple[int, float]]:
@@ -65,7 +69,10 @@ def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct:
     if not len(snap.ids):
         return []
     query_vectors(store.embedder, query_texts(query, snap))  # one model call for both parts
-    lists = [turn_ranking(PARTS[p](query, store, k=pool)) for p in ("ppr", "dwpr")]
+    lists = []
+    for p in ("ppr", "dwpr"):
+        fn, options = PARTS[p]
+        lists.append(turn_ranking(fn(query, store, k=pool, options=options())))
     weights = [1.0, 1.0]
     if direct > 0:
         lists.append([t for t, _ in relevance_ranking(snap, question_vector(store, query), pool)])
@@ -94,46 +101,32 @@ def corroborated(snap, seed: list[tuple[int, float]], n_events: int, *, support:
     return rank_turns(view, seed, kept[:n_events], support=support, cap=cap)
 
 
-@register_retriever("oneshot")
-def oneshot(
-    query: str,
-    store: StoreReader,
-    *,
-    k: int = 10,
-    pool: int = POOL,
-    rrf_k: int = RRF_K,
-    direct: float = DIRECT,
-    informative: float = INFORMATIVE,
-    informative_words: int = INFORMATIVE_WORDS,
-    answer_type: float = ANSWER_TYPE,
-    gate: float = GATE,
-    redundancy: float = REDUNDANCY,
-    corroborate: int = CORROBORATE,
-    support: float = SUPPORT,
-    support_cap: float = SUPPORT_CAP,
-) -> list[Evidence]:
+def oneshot(query: str, store: StoreReader, *, k: int = 10, options: OneshotOptions | None = None) -> list[Evidence]:
     """The top-k turns of the one-pass ranking above (ties: the seed's order)."""
     if k <= 0:
         return []
+    o = options or OneshotOptions()
     snap = store.snapshot()
-    seed = fused_seed(query, store, pool=max(pool, k), rrf_k=rrf_k, direct=direct)
+    seed = fused_seed(query, store, pool=max(o.pool, k), rrf_k=o.rrf_k, direct=o.direct)
     if not seed:
         return []
     kind = asks_for(query)
     rel = relevance_of(snap, question_vector(store, query))
     base = seed
-    if corroborate > 0 and support > 0:
-        ranked0 = corroborated(snap, seed, corroborate, support=support, cap=support_cap)
+    if o.corroborate > 0 and o.support > 0:
+        ranked0 = corroborated(snap, seed, o.corroborate, support=o.support, cap=o.support_cap)
         base = [(t.node, t.score) for t in ranked0]
     items = [turn_evidence(snap, snap.attrs[i]["turn_id"], s, retriever="oneshot") for i, s in base]
     rels = [rel(ev) if ev is not None else 0.0 for ev in items]
     top = max(rels) or 1.0
     scored = []
     for order, ((i, s), r) in enumerate(zip(base, rels)):
-        p = prior(snap.text[i], snap.attrs[i], kind, informative=informative, full=informative_words, typed=answer_type)
-        scored.append((round(s + (r / top) ** gate * p, 6), order, i))
+        p = prior(
+            snap.text[i], snap.attrs[i], kind, informative=o.informative, full=o.informative_words, typed=o.answer_type
+        )
+        scored.append((round(s + (r / top) ** o.gate * p, 6), order, i))
     scored.sort(key=lambda x: (-x[0], x[1]))
-    ranked = diversified(snap, [RankedTurn(i, v, None) for v, _, i in scored], redundancy, k)
+    ranked = diversified(snap, [RankedTurn(i, v, None) for v, _, i in scored], o.redundancy, k)
     out = []
     for turn in ranked[:k]:
         ev = turn_evidence(snap, snap.attrs[turn.node]["turn_id"], turn.score, retriever="oneshot")

@@ -12,7 +12,7 @@ candidates are the seed pool plus every turn of a kept event (a neighbour the se
 reached can enter). Ties: the seed order, then node order, so the ranking is deterministic.
 
 Then ``with_priors`` adds the turn priors (``navigator.priors``) and ``diversified`` reorders by
-MMR (``navigator.diverse``); ``navigator.run.ranking`` chains the three.
+MMR (``navigator.diverse``); ``navigator.turn_ranking.ranking`` chains the three.
 """
 
 from __future__ import annotations

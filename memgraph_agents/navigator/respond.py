@@ -1,4 +1,4 @@
-"""The Responder (DESIGN §7.5) and the evidence it works from.
+"""The Responder and the evidence it works from.
 
 Kept events become ``Evidence`` in keeping order, each with its provenance turns ordered
 best first (one-shot score, then cosine to the question) and the path that reached it. When
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memgraph_agents.aio import off_loop
-from memgraph_agents.llm.structured import LLMError
+from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator import budget
@@ -23,6 +23,7 @@ from memgraph_agents.navigator.resources import resources
 from memgraph_agents.navigator.search import Search, build_search
 from memgraph_agents.navigator.state import NavState
 from memgraph_agents.navigator.trace import emit, event
+from memgraph_agents.navigator.turn_ranking import ranking
 from memgraph_agents.retrieval.evidence import to_evidence, turn_evidence
 from memgraph_agents.retrieval.validity import annotate
 
@@ -124,9 +125,14 @@ async def respond(state: NavState, config, runtime) -> dict:
             "output_tokens": s["output_tokens"],
         }
     wall = 1000 * (time.time() - state["started"]) if state.get("started") else 0.0
+    k = state.get("k") or res.context.top_k or res.context.settings().top_k  # the input's, else the run's
+    ranked, kept_only = await off_loop(ranking, res.store, state, res.context, k)
     return {
         "answer": answer,
-        "evidence": evidence,
+        # state is plain data: evidence as JSON dumps
+        "evidence": [ev.model_dump(mode="json") for ev in evidence],
+        "ranking": [ev.model_dump(mode="json") for ev in ranked],
+        "kept_ranking": [ev.model_dump(mode="json") for ev in kept_only],
         "wall_ms": round(wall, 1),
         "trace": emit(runtime, events),
         "counters": counters,

@@ -2,8 +2,8 @@
 
 ``navigate(question, store, context=..., llm=...)`` runs the navigator graph on a store and
 returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
-(``k`` items), the trace and the counters. The ``navigator`` retriever (registered for
-``memgraph bench``) ranks turns: the seed pool and the kept events' turns, each scored by its
+(``k`` items), the trace and the counters. The ``navigator`` retriever (the registry's
+``navigator``) ranks turns: the seed pool and the kept events' turns, each scored by its
 seed score plus its corroboration by kept neighbours (``navigator.rank``) plus the turn priors
 (``navigator.priors``: informativeness, a date for a "when" question), then reordered so that
 paraphrases of better-ranked turns give way (MMR, ``navigator.diverse``).
@@ -23,10 +23,6 @@ from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.graph import graph
 from memgraph_agents.navigator.resources import LLM_KEY, STORE_KEY
 from memgraph_agents.navigator.trace import format_trace
-from memgraph_agents.retrieval.evidence import turn_evidence
-from memgraph_agents.retrieval.finish import finish
-from memgraph_agents.retrieval.registry import register_retriever
-from memgraph_agents.retrieval.validity import annotate
 from memgraph_agents.storage.protocols import StoreReader
 
 
@@ -69,54 +65,10 @@ def _inputs(question: str, k: int) -> dict:
     return {"question": question, "k": k, "started": time.time()}
 
 
-def ranking(store: StoreReader, state: dict, ctx: NavigatorContext, k: int) -> tuple[list[Evidence], list[Evidence]]:
-    """(every ranked turn, the kept-only part of it), at least ``k`` long when memory allows.
-
-    Turns are the seed pool and the kept events' turns, re-scored by the kept evidence
-    (``navigator.rank``); a turn of a kept event carries that event's path.
-    """
-    from memgraph_agents.navigator.rank import diversified, rank_turns, with_priors
-    from memgraph_agents.navigator.view import event_view
-
-    snap = store.snapshot()
-    view = event_view(snap)
-    seed = [(snap.index[f"turn:{t}"], float(s)) for t, s in state.get("one_shot") or [] if f"turn:{t}" in snap.index]
-    items = sorted((state.get("kept") or {}).values(), key=lambda it: list(it["order"]))
-    kept = [snap.index[it["node"]] for it in items if it["node"] in snap.index]
-    paths = {snap.index[it["node"]]: list(it.get("path") or [it["node"]]) for it in items if it["node"] in snap.index}
-    out: list[Evidence] = []
-    ranked = rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap)
-    ranked = with_priors(
-        snap,
-        ranked,
-        state.get("question") or "",
-        informative=ctx.informative,
-        full=ctx.informative_words,
-        typed=ctx.answer_type,
-    )
-    kept_turns: set[str] = set()
-    for r in diversified(snap, ranked, ctx.redundancy, k):
-        tid = snap.attrs[r.node]["turn_id"]
-        path = [*paths[r.event], f"turn:{tid}"] if r.event is not None else [f"turn:{tid}"]
-        item = turn_evidence(snap, tid, r.score, retriever="navigator", path=path)
-        if item is None:
-            continue
-        out.append(item)
-        if r.event is not None:
-            kept_turns.add(tid)
-    # the first k finished as every retriever's k items are (``retrieval.catalog.retrieve``);
-    # the rest of the pool follows, marked
-    head = finish(state.get("question") or "", store, out[:k])
-    shown = {ev.node_id for ev in head}
-    out = head + annotate(store.snapshot(), [ev for ev in out[k:] if ev.node_id not in shown])
-    kept_only = [ev for ev in out if ev.turn_ids and ev.turn_ids[0] in kept_turns]
-    return out, kept_only
-
-
 def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
     """Kept events in keeping order; when the search kept fewer than ``k``, the best ranked
     turns outside them fill the rest, so a caller asking for k items gets k."""
-    kept = list(state.get("evidence") or [])
+    kept = [Evidence.model_validate(ev) for ev in state.get("evidence") or []]
     covered = {t for ev in kept for t in ev.turn_ids}
     extra = [ev for ev in ranked if not covered.intersection(ev.turn_ids)]
     return kept[:k] if len(kept) >= k else [*kept, *extra[: k - len(kept)]]
@@ -133,7 +85,8 @@ def _result(
     counters.setdefault("steps", 0)
     counters["tokens"] = counters.get("input_tokens", 0) + counters.get("output_tokens", 0)
     trace = sorted(state.get("trace") or [], key=sort_key)
-    ranked, kept_only = ranking(store, state, ctx, k)
+    ranked = [Evidence.model_validate(ev) for ev in state.get("ranking") or []]
+    kept_only = [Evidence.model_validate(ev) for ev in state.get("kept_ranking") or []]
     counters["kept"] = len(state.get("kept") or {})
     fallbacks = [str(e.get("reason", "")) for e in trace if e.get("type") == "fallback" and e.get("llm_failed")]
     if policy == "llm" and counters["llm_calls"] <= counters.get("llm_failures", 0):
@@ -190,8 +143,9 @@ async def astream_navigate(
     yield "result", await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)
 
 
-@register_retriever("navigator")
-def navigator(query: str, store: StoreReader, *, k: int = 10, llm=None, **params: Any) -> list[Evidence]:
-    """Retriever contract: ranked turn evidence (offline policy unless ``llm`` is given)."""
-    ctx = NavigatorContext(**{"policy": "llm" if llm is not None else "offline", **params})
-    return navigate(query, store, context=ctx, llm=llm, k=k).ranking[:k]
+def navigator(
+    query: str, store: StoreReader, *, k: int = 10, options: NavigatorContext | None = None, llm=None
+) -> list[Evidence]:
+    """Retriever contract: ranked turn evidence; ``options`` are the search parameters (policy
+    ``auto`` by default: the LLM policy when ``llm`` is given, else offline)."""
+    return navigate(query, store, context=options, llm=llm, k=k).ranking[:k]

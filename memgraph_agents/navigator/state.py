@@ -1,4 +1,4 @@
-"""The navigator's LangGraph state and its explicit reducers (DESIGN §7).
+"""The navigator's LangGraph state and its explicit reducers.
 
 Parallel explorers (``Send``) write the same keys in one super-step; every such key has a
 reducer that is order-independent, so the merge does not depend on which explorer finished
@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
-from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.llm.usage import add_counts
 
 
 class QueueEntry(TypedDict, total=False):
@@ -99,14 +99,6 @@ def queue_reducer(a: dict[str, QueueEntry] | None, op: QueueOp | None) -> dict[s
     return out
 
 
-def add_counts(a: dict[str, float] | None, b: dict[str, float] | None) -> dict[str, float]:
-    out = dict(a or {})
-    for k, v in (b or {}).items():
-        if isinstance(v, (int, float)):
-            out[k] = out.get(k, 0) + v
-    return out
-
-
 class NavState(TypedDict, total=False):
     # input
     question: str
@@ -131,7 +123,9 @@ class NavState(TypedDict, total=False):
     trace: Annotated[list[dict[str, Any]], operator.add]
     counters: Annotated[dict[str, float], add_counts]
     answer: str | None
-    evidence: list[Evidence]
+    evidence: list[dict[str, Any]]  # ``Evidence.model_dump(mode="json")`` of the kept evidence
+    ranking: list[dict[str, Any]]  # the final turn ranking, best first (its first k: the evidence), as JSON
+    kept_ranking: list[dict[str, Any]]  # the ranking's turns of kept events, as JSON
     started: float
     wall_ms: float
 

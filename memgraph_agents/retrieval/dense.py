@@ -17,25 +17,30 @@ from __future__ import annotations
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.evidence import to_evidence
 from memgraph_agents.retrieval.lexical import dense_ranking
-from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.storage.protocols import StoreReader
 
 FILTERABLE = {"event", "argument"}
 
 
-@register_retriever("dense")
+class DenseOptions(RetrieverOptions):
+    kinds: tuple[str, ...] = ("turn",)  # node kinds searched (``emem``: events; ``premem``: fragments)
+    pool: int = 30  # candidates the LLM recall filter reads
+
+
 def dense(
     query: str,
     store: StoreReader,
     *,
     k: int = 10,
-    kinds: tuple[str, ...] = ("turn",),
+    options: DenseOptions | None = None,
     llm=None,
     usage=None,
     llm_timeout: float = 60.0,
-    pool: int = 30,
 ) -> list[Evidence]:
-    """The top-k nodes of ``kinds`` by cosine to the query (recall-filtered with an LLM, see above)."""
+    """The top-k nodes of ``options.kinds`` by cosine to the query (recall-filtered with an LLM, see above)."""
+    opts = options or DenseOptions()
+    kinds, pool = opts.kinds, opts.pool
     snap = store.snapshot()
     filtered = llm is not None and set(kinds) <= FILTERABLE
     ranking = dense_ranking(query, store, max(k, pool) if filtered else k, kinds, snap=snap)

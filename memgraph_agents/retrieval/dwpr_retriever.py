@@ -43,7 +43,7 @@ from memgraph_agents.retrieval.algorithms.dwpr import EdgeCode, query_edge_weigh
 from memgraph_agents.retrieval.algorithms.dwpr import dwpr as dwpr_scores
 from memgraph_agents.retrieval.evidence import incident, to_evidence, top_indices
 from memgraph_agents.retrieval.memorai_graph import MemoraiGraph, memorai_graph
-from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
@@ -122,19 +122,18 @@ def _with_triples(ev: Evidence, mg: MemoraiGraph) -> Evidence:
     return ev.model_copy(update={"text": f"{ev.text}\n[relations: {'; '.join(cited)}]"}) if cited else ev
 
 
-@register_retriever("dwpr")
-def dwpr(
-    query: str,
-    store: StoreReader,
-    *,
-    k: int = 10,
-    seeds_k: int = 10,
-    damping: float = 0.85,
-    pool: int = 50,
-    other_speaker: float = OTHER_SPEAKER,
-    lexical: float | None = None,
-) -> list[Evidence]:
+class DWPROptions(RetrieverOptions):
+    seeds_k: int = 10  # top arguments, sessions (and segments, triples) seeding the subgraph
+    damping: float = 0.85
+    pool: int = 50  # fused turn seeds
+    other_speaker: float = OTHER_SPEAKER  # the speaker prior (1.0: off)
+    lexical: float | None = None  # weight of the lexical seed mass (None: ``LEXICAL`` by memory)
+
+
+def dwpr(query: str, store: StoreReader, *, k: int = 10, options: DWPROptions | None = None) -> list[Evidence]:
     """The top-k subgraph turns by DW-PR (see the module docstring)."""
+    o = options or DWPROptions()
+    seeds_k, damping, pool, other_speaker, lexical = o.seeds_k, o.damping, o.pool, o.other_speaker, o.lexical
     snap = store.snapshot()
     if k <= 0:
         return []

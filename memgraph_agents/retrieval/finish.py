@@ -1,6 +1,6 @@
 """The last step of every ranking: what is current, and how relevant each item is.
 
-``finish`` runs on the output of every retriever (``retrieval.registry.retrieve``) and on the
+``finish`` runs on the output of every retriever (``memgraph_agents.registry.retrieve``) and on the
 navigator's ranking: it marks statements later ones replaced and re-ranks by the question's
 time (``retrieval.validity``), and sets each item's ``relevance`` (``retrieval.relevance``).
 It is idempotent, so a ranking finished twice is finished once.

@@ -17,15 +17,25 @@ from collections.abc import Callable
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
-from memgraph_agents.retrieval.dwpr_retriever import dwpr
+from memgraph_agents.retrieval.dwpr_retriever import DWPROptions, dwpr
 from memgraph_agents.retrieval.evidence import turn_evidence
-from memgraph_agents.retrieval.ppr_retriever import ppr
-from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.retrieval.ppr_retriever import PPROptions, ppr
+from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.seeds import query_texts, query_vectors
 
 RRF_K = 60  # the paper's constant: both inputs are already sharp rankings
-PARTS: dict[str, Callable[..., list[Evidence]]] = {"ppr": ppr, "dwpr": dwpr}  # each takes its own params
+# each part with its own options
+PARTS: dict[str, tuple[Callable[..., list[Evidence]], type[RetrieverOptions]]] = {
+    "ppr": (ppr, PPROptions),
+    "dwpr": (dwpr, DWPROptions),
+}
 DEFAULT_PARTS = ("ppr", "dwpr")
+
+
+class FusionOptions(RetrieverOptions):
+    pool: int = 50  # turns taken from each part's ranking (at least k)
+    parts: tuple[str, ...] = DEFAULT_PARTS
+    other_speaker: float | None = None  # the parts' speaker prior (None: each part's default)
 
 
 def turn_ranking(evidence: list[Evidence]) -> list[str]:
@@ -34,7 +44,12 @@ def turn_ranking(evidence: list[Evidence]) -> list[str]:
 
 
 def fused_turns(
-    query: str, store, *, parts: tuple[str, ...] = DEFAULT_PARTS, pool: int = 50, **params
+    query: str,
+    store,
+    *,
+    parts: tuple[str, ...] = DEFAULT_PARTS,
+    pool: int = 50,
+    other_speaker: float | None = None,
 ) -> list[tuple[str, float]]:
     """``[(turn id, RRF score)]`` best first over the ``pool`` best turns of each part."""
     unknown = [p for p in parts if p not in PARTS]
@@ -43,20 +58,22 @@ def fused_turns(
     snap = store.snapshot()
     if len(snap.ids):
         query_vectors(store.embedder, query_texts(query, snap))  # one model call for every part
-    lists = [turn_ranking(PARTS[p](query, store, k=pool, **params)) for p in parts]
+    shared = {} if other_speaker is None else {"other_speaker": other_speaker}
+    lists = []
+    for p in parts:
+        fn, options = PARTS[p]
+        lists.append(turn_ranking(fn(query, store, k=pool, options=options(**shared))))
     return reciprocal_rank_fusion(lists, k=RRF_K)[:pool]
 
 
-@register_retriever("fusion")
-def fusion(
-    query: str, store, *, k: int = 10, pool: int = 50, parts: tuple[str, ...] = DEFAULT_PARTS, **params
-) -> list[Evidence]:
-    """The top-k turns of the RRF of ``parts`` (``ppr`` and ``dwpr``; ``params`` reach both)."""
+def fusion(query: str, store, *, k: int = 10, options: FusionOptions | None = None) -> list[Evidence]:
+    """The top-k turns of the RRF of ``options.parts`` (``ppr`` and ``dwpr``)."""
     if k <= 0:
         return []
+    o = options or FusionOptions()
     snap = store.snapshot()
     out = []
-    for t, s in fused_turns(query, store, parts=parts, pool=max(pool, k), **params):
+    for t, s in fused_turns(query, store, parts=o.parts, pool=max(o.pool, k), other_speaker=o.other_speaker):
         ev = turn_evidence(snap, t, s, retriever="fusion")
         if ev is not None:
             out.append(ev)

@@ -23,7 +23,7 @@ from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.evidence import to_evidence
-from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.storage.protocols import StoreReader
 
 
@@ -55,25 +55,33 @@ def dense_ranking(query: str, store: StoreReader, k: int, kinds=("turn",), snap=
     return [(snap.index[n], s) for n, s in hits if n in snap.index]
 
 
-@register_retriever("bm25")
-def bm25(query: str, store: StoreReader, *, k: int = 10) -> list[Evidence]:
+class BM25Options(RetrieverOptions):
+    """``bm25`` has no parameters (k1 = 1.5, b = 0.75 are the index's)."""
+
+
+class HybridOptions(RetrieverOptions):
+    pool: int = 50  # turns taken from each ranking (at least k)
+    rrf_k: int = 60  # reciprocal-rank fusion constant
+
+
+def bm25(query: str, store: StoreReader, *, k: int = 10, options: BM25Options | None = None) -> list[Evidence]:
     """The top-k turns by BM25."""
     snap = store.snapshot()
     return [to_evidence(snap, i, s, retriever="bm25") for i, s in bm25_ranking(query, snap, k)]
 
 
-@register_retriever("hybrid")
-def hybrid(query: str, store: StoreReader, *, k: int = 10, pool: int = 50, rrf_k: int = 60) -> list[Evidence]:
+def hybrid(query: str, store: StoreReader, *, k: int = 10, options: HybridOptions | None = None) -> list[Evidence]:
     """Dense + BM25 over turns fused by reciprocal rank (Cormack et al. 2009, k = 60).
 
     Each ranking contributes its top ``max(pool, k)``, so a large ``k`` is still filled.
     """
     if k <= 0:
         return []
+    opts = options or HybridOptions()
     snap = store.snapshot()
-    pool = max(pool, k)
+    pool = max(opts.pool, k)
     fused = reciprocal_rank_fusion(
         [[i for i, _ in dense_ranking(query, store, pool, snap=snap)], [i for i, _ in bm25_ranking(query, snap, pool)]],
-        k=rrf_k,
+        k=opts.rrf_k,
     )
     return [to_evidence(snap, i, s, retriever="hybrid") for i, s in fused[:k]]

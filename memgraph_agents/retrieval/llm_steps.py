@@ -29,8 +29,9 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memgraph_agents.construct.arguments import extract_arguments
+from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.coerce import LINE_SEPARATORS, as_str_list
-from memgraph_agents.llm.structured import LLMError, invoke_json
+from memgraph_agents.llm.structured import invoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.prompts import render_prompt
 

@@ -42,7 +42,7 @@ from memgraph_agents.retrieval.algorithms.ppr import (
 )
 from memgraph_agents.retrieval.evidence import session_counts, to_evidence, top_indices
 from memgraph_agents.retrieval.llm_steps import DEFAULT_TIMEOUT, Candidate, detect_mentions, mention_key, recall_filter
-from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     argument_matches,
@@ -217,21 +217,24 @@ def seed_vector(
     return seed
 
 
-@register_retriever("ppr")
+class PPROptions(RetrieverOptions):
+    ke: int = 30  # event seeds: the dense top-Ke
+    ka: int = 10  # argument seeds per query mention
+    max_arg_seeds: int = 30
+    damping: float = DAMPING
+    turn_weight: float = 1.0
+    event_weight: float = 1.0
+    arg_weight: float = 0.5
+    pool: int = 50  # fused turn seeds
+    other_speaker: float = OTHER_SPEAKER  # the speaker prior (1.0: off)
+
+
 def ppr(
     query: str,
     store: StoreReader,
     *,
     k: int = 10,
-    ke: int = 30,
-    ka: int = 10,
-    max_arg_seeds: int = 30,
-    damping: float = DAMPING,
-    turn_weight: float = 1.0,
-    event_weight: float = 1.0,
-    arg_weight: float = 0.5,
-    pool: int = 50,
-    other_speaker: float = OTHER_SPEAKER,
+    options: PPROptions | None = None,
     llm=None,
     usage: LLMUsage | None = None,
     llm_timeout: float = DEFAULT_TIMEOUT,
@@ -239,6 +242,7 @@ def ppr(
 ) -> list[Evidence]:
     """The top-k turns by Personalized PageRank from the query's seeds (see the module docstring);
     ``notes`` receives the LLM steps' fallbacks, so the caller can report them."""
+    o = options or PPROptions()
     snap = store.snapshot()
     if k <= 0 or not len(snap.ids):
         return []
@@ -250,13 +254,13 @@ def ppr(
         store,
         snap,
         sims,
-        ke=ke,
-        ka=ka,
-        max_arg_seeds=max_arg_seeds,
-        turn_weight=turn_weight,
-        event_weight=event_weight,
-        arg_weight=arg_weight,
-        pool=pool,
+        ke=o.ke,
+        ka=o.ka,
+        max_arg_seeds=o.max_arg_seeds,
+        turn_weight=o.turn_weight,
+        event_weight=o.event_weight,
+        arg_weight=o.arg_weight,
+        pool=o.pool,
         llm=llm,
         usage=usage,
         llm_timeout=llm_timeout,
@@ -266,8 +270,8 @@ def ppr(
         return []
     nodes, prepared = walk_graph(snap)
     scores = np.zeros(len(snap.ids))  # nodes outside the walk score 0, as they would inside it
-    scores[nodes] = ppr_prepared(prepared, seed[nodes], damping=damping)
-    sw = speaker_weights(query, snap, other_speaker) if other_speaker < 1 else None
+    scores[nodes] = ppr_prepared(prepared, seed[nodes], damping=o.damping)
+    sw = speaker_weights(query, snap, o.other_speaker) if o.other_speaker < 1 else None
     if sw is not None:
         scores = scores * sw
     mask = snap.kind == KIND_CODE["turn"]

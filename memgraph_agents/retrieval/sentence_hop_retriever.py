@@ -37,7 +37,7 @@ from memgraph_agents.model.ranking import order_best_first, ranks_by
 from memgraph_agents.retrieval.algorithms.lexical import BM25Index
 from memgraph_agents.retrieval.algorithms.sentence_hop import sentence_hop as hop
 from memgraph_agents.retrieval.evidence import to_evidence, top_indices
-from memgraph_agents.retrieval.registry import register_retriever
+from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
@@ -97,22 +97,24 @@ def generated_evidence(
     return [to_evidence(snap, i, floor + min(cos, 1.0) - 1.0, retriever="sentence_hop") for cos, _, i in picked]
 
 
-@register_retriever("sentence_hop")
+class SentenceHopOptions(RetrieverOptions):
+    top_n: int = 15  # seed sentences at most
+    gamma: float = 1.2  # a sentence seeds when rel + 1 >= gamma
+    hops: int = 1  # hops on the sentence kNN graph
+    other_speaker: float = OTHER_SPEAKER  # the speaker prior (1.0: off)
+    lexical: float = 0.3  # weight of the max-normalised BM25 term
+    generated: int = 0  # generated-memory items per kind after the k chunks (``sgmem``: 3)
+    generated_kinds: tuple[str, ...] = GENERATED_KINDS
+
+
 def sentence_hop(
-    query: str,
-    store: StoreReader,
-    *,
-    k: int = 10,
-    top_n: int = 15,
-    gamma: float = 1.2,
-    hops: int = 1,
-    other_speaker: float = OTHER_SPEAKER,
-    lexical: float = 0.3,
-    generated: int = 0,
-    generated_kinds: tuple[str, ...] = GENERATED_KINDS,
+    query: str, store: StoreReader, *, k: int = 10, options: SentenceHopOptions | None = None
 ) -> list[Evidence]:
     """The top-k turns by SGMem sentence hops, then ``generated`` items of each generated-memory
     kind (see the module docstring)."""
+    o = options or SentenceHopOptions()
+    top_n, gamma, hops, other_speaker, lexical = o.top_n, o.gamma, o.hops, o.other_speaker, o.lexical
+    generated, generated_kinds = o.generated, o.generated_kinds
     snap = store.snapshot()
     if k <= 0:
         return []

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the real names, for type checkers
     from memgraph_agents.storage.drop import delete_namespace
     from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
-    from memgraph_agents.storage.memory import MemoryStore, StoreFault
+    from memgraph_agents.storage.memory_store import MemoryStore, StoreFault
     from memgraph_agents.storage.namespaces import (
         NamespaceError,
         list_namespaces,
@@ -23,10 +23,10 @@ if TYPE_CHECKING:  # the real names, for type checkers
     from memgraph_agents.storage.snapshot import GraphSnapshot
 
 _WHERE = {
-    "MemoryStore": "memory",
+    "MemoryStore": "memory_store",
     "SessionRecord": "session_write",
     "SessionWrite": "session_write",
-    "StoreFault": "memory",
+    "StoreFault": "memory_store",
     "delete_namespace": "drop",
     "NamespaceError": "namespaces",
     "list_namespaces": "namespaces",

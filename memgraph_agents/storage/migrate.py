@@ -23,7 +23,7 @@ from memgraph_agents.storage.graph_db import row_to_edge, row_to_node
 from memgraph_agents.storage.vector_rows import vector_rows
 
 if TYPE_CHECKING:
-    from memgraph_agents.storage.memory import MemoryStore
+    from memgraph_agents.storage.memory_store import MemoryStore
 
 # Meta a store keeps about itself (not copied): its generation, schema, collection name and
 # whether that collection is an index (the target decides by its own threshold).

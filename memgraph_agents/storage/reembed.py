@@ -30,7 +30,7 @@ import numpy as np
 
 from memgraph_agents.storage import chroma_index
 from memgraph_agents.storage.embedding_mark import MODEL_META
-from memgraph_agents.storage.memory import MemoryStore
+from memgraph_agents.storage.memory_store import MemoryStore
 from memgraph_agents.storage.vector_rows import vector_rows
 
 CHUNK = 256  # texts per embedding call between progress updates (and crash points)

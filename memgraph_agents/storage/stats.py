@@ -3,7 +3,7 @@
 ``memgraph stats`` needs no embeddings and no vector store: counting from the graph rows
 keeps it free of Chroma, torch and the embedding model (it starts in well under a second).
 Vectors are counted as the committed embedded nodes, which is what the commit protocol puts
-in Chroma (``storage.memory``).
+in Chroma (``storage.memory_store``).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memgraph_agents.errors import NamespaceNotFoundError
+from memgraph_agents.presets import get_preset
 from memgraph_agents.storage.graph_store import graph_exists, is_server_url, open_graph_store, stored_namespaces
 
 
@@ -36,7 +37,7 @@ def namespace_stats(data_dir: Path, namespace: str, graph_url: str | None = None
     finally:
         db.close()
     size = db.stored_bytes()  # closed: SQLite's WAL is folded back into the file first
-    presets = sorted({(s.get("info") or {}).get("preset") or "default" for s in sessions})
+    presets = sorted({get_preset((s.get("info") or {}).get("preset")).name for s in sessions})
     return {
         "namespace": namespace,
         "sessions": len(sessions),

@@ -32,7 +32,7 @@ from memgraph_agents.construct.memorai.plan import (
     turn_views,
 )
 from memgraph_agents.construct.memorai.segments import offline_segments
-from memgraph_agents.llm.structured import LLMError
+from memgraph_agents.errors import LLMError
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
 

@@ -20,7 +20,8 @@ from memgraph_agents.construct.premem.model import Fragment
 from memgraph_agents.construct.premem.offline import offline_fragments
 from memgraph_agents.construct.premem.schemas import SessionFragments
 from memgraph_agents.construct.premem.temporal import parse_time
-from memgraph_agents.llm.structured import LLMError, ainvoke_json
+from memgraph_agents.errors import LLMError
+from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.prompts import render_prompt
 

@@ -23,7 +23,8 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.premem.model import Fragment
 from memgraph_agents.construct.premem.schemas import SessionReasoning
 from memgraph_agents.construct.premem.temporal import parse_time
-from memgraph_agents.llm.structured import LLMError, ainvoke_json
+from memgraph_agents.errors import LLMError
+from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.prompts import render_prompt
 
 MAX_PAIRS_PER_CALL = 8

@@ -15,7 +15,7 @@ from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.sgmem.generate import generate_memory
 from memgraph_agents.construct.sgmem.offline import offline_draft
 from memgraph_agents.construct.sgmem.rows import write_draft
-from memgraph_agents.llm.structured import LLMError
+from memgraph_agents.errors import LLMError
 from memgraph_agents.model.conversation import Session
 
 

@@ -9,8 +9,10 @@ Every method takes ``namespace=`` (default: ``settings.namespace``; ``Memory.use
 is a ``Memory`` bound to a user's namespace). Each has an async twin (``aadd``, ``asearch``,
 ``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``) that runs the
 same work on one shared background event loop and worker threads, so it never blocks the
-caller's loop. The CLI, the agent tools and the graphs call the same functions underneath
-(``ingest_conversation``, ``api.ops``, ``api.read``, ``api.notes``).
+caller's loop. ``Memory`` is the one engine: the agent tools and turn writer,
+``MemoryRetriever``, ``MemgraphStore``, the MCP server, the CLI and the exported graphs all call
+it or the coroutines under it (``api.ops``, ``api.read``, ``api.notes``), so the same settings
+give the same evidence at every door.
 
 Filters (``search``, ``ask``, ``list``): ``since`` / ``until`` (a turn's date: its timestamp,
 else its session's date; ``since <= date < until``), ``speaker`` (a name or a list),
@@ -33,7 +35,7 @@ from memgraph_agents.aio import background
 from memgraph_agents.api import ops
 from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.item_verbs import ItemVerbs
-from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, default_retriever, settings_with
+from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
 from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.config import Settings
@@ -81,7 +83,7 @@ class Memory(ItemVerbs):
         return validate_stored_name(self.settings.namespace if namespace is None else namespace)
 
     def _retriever(self, retriever: str | None) -> str:
-        return default_retriever(self.settings) if retriever is None else check_retriever(retriever)
+        return self.settings.default_retriever if retriever is None else check_retriever(retriever)
 
     def _scopes(self, namespace: str | None, namespaces: Sequence[str] | None) -> builtins.list[str] | None:
         """The namespaces of a search over several (``None``: one, ``_ns(namespace)``)."""
@@ -235,7 +237,9 @@ class Memory(ItemVerbs):
         as_of: DateLike | None = None,
     ) -> builtins.list[Evidence]:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
-        ``settings.retriever``); ``k`` defaults to ``settings.top_k``. Empty for an empty namespace.
+        ``settings.retriever``): at most ``k`` (default ``settings.top_k``) ranked items, then the
+        generated items a preset adds (``sgmem``'s summaries and facts). Empty for an empty
+        namespace. Every door (agent tools, store, MCP, CLI, graphs) runs this same search.
 
         Filters (module docstring) restrict what the retriever sees; ``as_of`` (a day) keeps the
         statements valid on it: said on or before it and not replaced by a later statement said

@@ -1,0 +1,323 @@
+"""``AgentMemory``: the object behind the memory tools, the retriever and the turn writer.
+
+It decides two things from the run and leaves the rest to the engine (``Memory`` over
+``api.ops``):
+
+* **with which settings**: the base settings (given, else the ``MEMGRAPH_*`` environment), with
+  the tool's own ``k`` as ``top_k``, overlaid by the run context through the one resolver
+  every door uses (``runtime.settings_for``: a ``MemoryContext`` — the chatbot's
+  ``ChatbotContext`` included — reaches every field, ``preset`` and ``top_k`` too);
+* **whose memory**: the namespace, always taken from the run — runtime context or
+  ``config["configurable"]`` — never from tool arguments a model writes.
+
+The retriever follows the rule of every door (``runtime.run_retriever``): one named for the
+run (the context's ``retriever``), else the one the tools were built with, else the preset's,
+else ``Settings.retriever``; ``k`` is ``Settings.top_k``; the chat model for the navigator's
+LLM policy and the retrievers' LLM steps is ``Settings.llm`` (none: offline, zero LLM calls).
+
+Namespace resolution, first match wins:
+
+1. the run context's ``user_id`` (attribute or dict key; the key name is ``user_key``);
+2. ``config["configurable"]["user_id"]``;
+
+   (one rule for both, ``storage.namespaces.run_user_id``: only a missing id, ``None``, is
+   "no user"; a string or an integer is an id, ``0`` too; ``""``, ``False`` or another type
+   is refused with ``NamespaceError``, never taken for "no user")
+3. the run context's ``namespace`` (a ``MemoryContext`` field);
+4. ``default_namespace`` (``settings.namespace`` unless given; ``None`` makes a user id
+   mandatory: a run without one is refused).
+
+A user id maps to its namespace through ``storage.namespaces.user_namespace`` (``u.<hash>``,
+or ``<namespace_prefix>.<hash>``): injective, never equal to a name a person can choose, and
+showing nothing of the id; ids with surrounding whitespace or control characters are refused.
+
+Writes (``remember``, chat turns) go through ``Memory.add`` on one background writer thread
+(``integrations.writer``), so remembering never blocks a chat turn. Reads see your own writes:
+``recall`` first waits (up to ``read_wait`` seconds) for writes still queued for *its*
+namespace, so "remember, then recall" in one conversation works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from memgraph_agents.aio import background
+from memgraph_agents.api import Memory, ops
+from memgraph_agents.api.overrides import check_k, check_retriever
+from memgraph_agents.config import Settings
+from memgraph_agents.errors import InputError
+from memgraph_agents.integrations.chat_threads import SKIP_FLAG, Transcript, clean_id, stored_thread
+from memgraph_agents.integrations.recall_result import RecallResult
+from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
+from memgraph_agents.retrieval.protocols import Retriever
+from memgraph_agents.runtime import run_retriever, settings_for
+from memgraph_agents.storage.namespaces import run_user_id, user_namespace, validate_stored_name
+
+NO_MEMORY = "No memories stored yet for this user."
+
+__all__ = [
+    "NO_MEMORY",
+    "SKIP_FLAG",
+    "AgentMemory",
+    "BackgroundWriter",
+    "MemoryWriteError",
+    "MissingUserError",
+    "RecallResult",
+    "current_config",
+    "current_context",
+    "user_namespace",
+]
+
+
+class MissingUserError(InputError):
+    """The run names no user and the memory has no default namespace."""
+
+
+def _get(obj: Any, name: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def current_config() -> dict:
+    """The ``RunnableConfig`` of the run we are in (empty outside a run)."""
+    try:
+        from langchain_core.runnables.config import var_child_runnable_config
+
+        return dict(var_child_runnable_config.get() or {})
+    except Exception:  # pragma: no cover - defensive
+        return {}
+
+
+def current_context() -> Any:
+    """The LangGraph runtime context of the run we are in (``None`` outside a graph)."""
+    try:
+        from langgraph.runtime import get_runtime
+
+        return get_runtime().context
+    except Exception:
+        return None
+
+
+class AgentMemory:
+    """Long-term memory for an agent: recall, remember, write chat turns (see module docstring).
+
+    ``retriever``: a retriever or preset name, or a callable ``(query, store, *, k) ->
+    list[Evidence]``; ``None``: the settings' rule (the preset's retriever, else
+    ``Settings.retriever``: ``oneshot`` by default). A run context naming a
+    retriever overrides it. ``k``: evidence items (a setting, like ``Settings.top_k``, which a
+    run context may override); ``None``: ``Settings.top_k`` (10).
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        retriever: str | Retriever | None = None,
+        k: int | None = None,
+        user_key: str = "user_id",
+        default_namespace: str | None = "",
+        namespace_prefix: str = "",
+        read_wait: float = 30.0,
+        speaker_names: dict[str, str] | None = None,
+        writer: BackgroundWriter | None = None,
+    ) -> None:
+        self._settings = settings
+        # k is a setting (a run's context may change it); a named retriever is a choice (checked now).
+        self._overrides: dict[str, Any] = {} if k is None else {"top_k": check_k(k, 0)}
+        self.retriever = check_retriever(retriever) if isinstance(retriever, str) else retriever
+        self.user_key = user_key
+        # "" = settings.namespace; None = a user id is mandatory
+        self.default_namespace = default_namespace
+        self.namespace_prefix = namespace_prefix
+        self.read_wait = read_wait
+        self.speaker_names = dict(speaker_names or {})
+        self.writer = writer or BackgroundWriter()
+        self._transcripts: dict[tuple[str, str], Transcript] = {}
+        self._lock = threading.Lock()
+        self.default_thread = f"chat-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+    # -- where and whose -----------------------------------------------------------------
+    def base_settings(self) -> Settings:
+        """The settings before a run's context: given (else the environment, read per call),
+        with this memory's ``k``."""
+        base = self._settings or Settings.load()
+        return base.override(**self._overrides) if self._overrides else base
+
+    def settings_for(self, context: Any = None) -> Settings:
+        """The run's settings: ``base_settings()`` overlaid by the run context (``runtime.settings_for``)."""
+        return settings_for(context, self.base_settings())
+
+    def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
+        """Whose memory this run uses (see the module docstring); never from model arguments."""
+        conf = (config or {}).get("configurable", {}) or {}
+        uid = run_user_id(_get(context, self.user_key))  # 0 is a user, "" / False are refused
+        if uid is None:
+            uid = run_user_id(conf.get(self.user_key))
+        if uid is not None:
+            return user_namespace(uid, self.namespace_prefix)
+        ns = _get(context, "namespace")
+        if isinstance(ns, str) and ns:
+            return validate_stored_name(ns)
+        if self.default_namespace is None:
+            raise MissingUserError(
+                f"no user for this run: pass context with {self.user_key!r} or "
+                f"config={{'configurable': {{'{self.user_key}': ...}}}}"
+            )
+        return validate_stored_name(self.default_namespace or (self._settings or Settings()).namespace)
+
+    def _explicit_or_run(self, namespace: str | None, context: Any, config: dict | None) -> str:
+        """An explicit ``namespace=`` (validated: ``""`` is refused, not a default), else the run's."""
+        if namespace is not None:
+            return validate_stored_name(namespace)
+        return self.namespace_for(context, config)
+
+    @staticmethod
+    def _resolve(context: Any, config: dict | None) -> tuple[Any, dict]:
+        return (current_context() if context is None else context), (current_config() if config is None else config)
+
+    def _memory(self, settings: Settings) -> Memory:
+        return Memory(settings=settings)
+
+    # -- recall --------------------------------------------------------------------------
+    def _recall_target(
+        self, context: Any, config: dict | None, k: int | None, namespace: str | None
+    ) -> tuple[str, Settings, str | Retriever, int]:
+        """Whose memory, with which settings, retriever and k: the same for ``recall`` and ``arecall``."""
+        context, config = self._resolve(context, config)
+        ns = self._explicit_or_run(namespace, context, config)
+        settings = self.settings_for(context)
+        return ns, settings, run_retriever(context, settings, self.retriever), check_k(k, settings.top_k)
+
+    async def _arecall(self, query: str, ns: str, settings: Settings, retriever: str | Retriever, k: int):
+        found = await ops.retrieval(settings, ns, query, k, retriever)
+        nav = found.navigation
+        return RecallResult(
+            ns,
+            found.retriever,
+            query,
+            found.evidence,
+            answer=nav.answer if nav is not None else None,
+            navigation=nav,
+            empty=found.empty,
+            min_score=found.min_score,
+            best_relevance=found.best_relevance,
+        )
+
+    def recall(
+        self,
+        query: str,
+        *,
+        context: Any = None,
+        config: dict | None = None,
+        k: int | None = None,
+        namespace: str | None = None,
+    ) -> RecallResult:
+        """Evidence for ``query`` from the run's namespace (waits for its queued writes first)."""
+        ns, settings, retriever, k = self._recall_target(context, config, k, namespace)
+        self.writer.wait(ns, self.read_wait)
+        return background.run(self._arecall(query, ns, settings, retriever, k))
+
+    async def arecall(
+        self,
+        query: str,
+        *,
+        context: Any = None,
+        config: dict | None = None,
+        k: int | None = None,
+        namespace: str | None = None,
+    ) -> RecallResult:
+        ns, settings, retriever, k = self._recall_target(context, config, k, namespace)
+        if self.writer.pending(ns):
+            await asyncio.to_thread(self.writer.wait, ns, self.read_wait)
+        return await background.arun(self._arecall(query, ns, settings, retriever, k))
+
+    # -- remember ------------------------------------------------------------------------
+    def remember(
+        self,
+        text: str,
+        *,
+        context: Any = None,
+        config: dict | None = None,
+        speaker: str = "user",
+        namespace: str | None = None,
+    ) -> dict[str, Any]:
+        """Queue ``text`` as a new dated note session; returns at once (written in the background)."""
+        from memgraph_agents.api.sources import note_conversation
+
+        if not " ".join(str(text).split()):
+            raise ValueError("nothing to remember: the text is empty")
+        context, config = self._resolve(context, config)
+        ns = self._explicit_or_run(namespace, context, config)
+        conv = note_conversation(text, speaker=speaker)  # the same notes as Memory.add(text)
+        sid = conv.id
+        self.writer.submit(f"{ns}/{sid}", ns, self._memory(self.settings_for(context)), conv)
+        return {"namespace": ns, "session": sid, "turn_id": f"{sid}:1", "queued": True}
+
+    # -- chat turns ----------------------------------------------------------------------
+    def write_messages(
+        self,
+        messages: Sequence[Any],
+        *,
+        context: Any = None,
+        config: dict | None = None,
+        thread_id: str | None = None,
+        namespace: str | None = None,
+        speaker_names: dict[str, str] | None = None,
+    ) -> dict[str, Any] | None:
+        """Append a chat thread's new human/AI messages to its transcript and queue it.
+
+        Messages already seen (by id) are skipped, so passing the whole history every turn
+        is fine; without ids, a call that starts with every id-less message of the thread so
+        far, in order, and goes on is taken as that history plus new messages, and otherwise
+        every message is new (one said twice is stored twice). A thread becomes sessions
+        ``<thread>-s1``, ``-s2`` … (a new one after a 6-hour gap); a thread id that is not
+        already letters, digits and ``_.:-`` gets a hash of itself appended, so two ids that
+        differ only in such characters stay two threads. Tool messages, tool-call-only AI messages and messages flagged
+        ``additional_kwargs["memgraph_skip"]`` are not conversation and are not written.
+
+        Each write appends: only the new turns are built (``construct.append``). A thread
+        resumed after a restart continues what is stored: its stored turns are read back
+        once (with their original dates), and a history replayed by a checkpointer (the
+        stored turns again, in order, at the start of ``messages``) is not written twice.
+        """
+        from memgraph_agents.loaders.messages import conversation_from_messages
+
+        context, config = self._resolve(context, config)
+        ns = self._explicit_or_run(namespace, context, config)
+        settings = self.settings_for(context)
+        conf = (config or {}).get("configurable", {}) or {}
+        thread = clean_id(thread_id or conf.get("thread_id") or self.default_thread)
+        with self._lock:
+            tr = self._transcripts.get((ns, thread))
+            if tr is None:  # first sight of the thread in this process: continue what is stored
+                stored = stored_thread(settings, ns, thread)
+                tr = self._transcripts[(ns, thread)] = Transcript(messages=list(stored), stored=stored)
+            added = tr.add(messages, datetime.now(UTC).replace(tzinfo=None))
+            if not added or not tr.messages:
+                return None
+            snapshot = list(tr.messages)
+        names = {**self.speaker_names, **(speaker_names or {})}
+        conv = conversation_from_messages(
+            snapshot, conversation_id=thread, session_id=f"{thread}-s", speaker_names=names or None
+        )
+        self.writer.submit(f"{ns}/{thread}", ns, self._memory(settings), conv)
+        return {"namespace": ns, "thread": thread, "sessions": [s.id for s in conv.sessions], "added": added}
+
+    # -- waiting -------------------------------------------------------------------------
+    def flush(self, timeout: float | None = None) -> list[Any]:
+        """Wait for every queued write (tests, shutdown); raises if one failed."""
+        return self.writer.flush(timeout)
+
+    async def aflush(self, timeout: float | None = None) -> list[Any]:
+        return await asyncio.to_thread(self.writer.flush, timeout)
+
+    def pending(self, namespace: str | None = None) -> int:
+        return self.writer.pending(namespace)

@@ -1,0 +1,106 @@
+"""The recall and remember tools over one ``AgentMemory`` (sync and async).
+
+The tools take only what the model should decide (``query``, ``text``); whose memory is used
+comes from the run: the injected ``ToolRuntime`` (``create_agent``, ``ToolNode``) gives the
+runtime context and the config, and a direct ``tool.invoke(..., config)`` gives the config.
+
+- ``recall(query)``: content = numbered evidence lines ``[2024-03-10 | S1:4] Jonas: …`` (dates
+  and turn ids); artifact = a dict with the evidence, the navigation path (step, node,
+  SKIP/EXPAND/ANSWER, scores), subgoals and the raw trace.
+- ``remember(text)``: queues a dated note and returns at once; the write happens on the
+  memory's background thread (``flush`` waits for it; a later ``recall`` in the same
+  namespace waits for it too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain.tools import ToolRuntime
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import StructuredTool, ToolException
+
+from memgraph_agents.integrations.agent_memory import AgentMemory, MissingUserError
+from memgraph_agents.storage.namespaces import NamespaceError
+
+RECALL_DESCRIPTION = (
+    "Search your long-term memory of past conversations with this user. Use it whenever the "
+    "answer may depend on something said before (names, dates, plans, preferences, events). "
+    "Input: a self-contained question or keywords. Returns dated evidence lines "
+    "'[date | turn ids] speaker: text'; cite the turn ids you rely on."
+)
+REMEMBER_DESCRIPTION = (
+    "Save one fact to long-term memory so it can be recalled in later conversations. Input: a "
+    "short, self-contained statement with names and dates (e.g. 'The user's sister Eva moved "
+    "to Porto in May 2024'). Returns immediately; the memory is written in the background."
+)
+
+
+def _runtime_parts(runtime: Any, config: Any) -> tuple[Any, dict]:
+    if runtime is not None:
+        return getattr(runtime, "context", None), dict(getattr(runtime, "config", None) or config or {})
+    return None, dict(config or {})
+
+
+def _user_error(exc: Exception) -> ToolException:
+    return ToolException(f"memory unavailable: {exc}")
+
+
+def recall_tool(mem: AgentMemory, *, name: str = "recall") -> StructuredTool:
+    """``recall(query)`` over ``mem``: evidence lines for the model, the details as the artifact."""
+
+    # ``runtime: ToolRuntime = None`` / ``config: RunnableConfig = None``, not ``X | None``: LangChain
+    # injects these parameters only when the annotation is exactly the class (mypy: implicit_optional).
+    def recall(query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
+        context, conf = _runtime_parts(runtime, config)
+        try:
+            result = mem.recall(query, context=context, config=conf)
+        except (MissingUserError, NamespaceError, ValueError) as exc:
+            raise _user_error(exc) from exc
+        return result.content(), result.artifact()
+
+    async def arecall(
+        query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None
+    ) -> tuple[str, dict]:
+        context, conf = _runtime_parts(runtime, config)
+        try:
+            result = await mem.arecall(query, context=context, config=conf)
+        except (MissingUserError, NamespaceError, ValueError) as exc:
+            raise _user_error(exc) from exc
+        return result.content(), result.artifact()
+
+    return StructuredTool.from_function(
+        func=recall,
+        coroutine=arecall,
+        name=name,
+        description=RECALL_DESCRIPTION,
+        response_format="content_and_artifact",
+        handle_tool_error=True,
+    )
+
+
+def remember_tool(mem: AgentMemory, *, name: str = "remember", speaker: str = "user") -> StructuredTool:
+    """``remember(text)`` over ``mem``: queues a dated note, returns at once."""
+
+    def remember(text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
+        context, conf = _runtime_parts(runtime, config)
+        try:
+            info = mem.remember(text, context=context, config=conf, speaker=speaker)
+        except (MissingUserError, NamespaceError, ValueError) as exc:
+            raise _user_error(exc) from exc
+        return "Saved to long-term memory.", info
+
+    async def aremember(
+        text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None
+    ) -> tuple[str, dict]:
+        return await asyncio.to_thread(remember, text, runtime, config)  # queues; may open the store
+
+    return StructuredTool.from_function(
+        func=remember,
+        coroutine=aremember,
+        name=name,
+        description=REMEMBER_DESCRIPTION,
+        response_format="content_and_artifact",
+        handle_tool_error=True,
+    )

@@ -1,0 +1,159 @@
+"""The background writer: remembered notes and chat turns are written to memory on one daemon
+thread, so a chat turn never waits for an ingest.
+
+Each write is ``Memory.add`` with the run's settings (validation, the namespace's ingest lock,
+the pipeline), in submission order. Jobs with the same key (a chat thread that grew) are
+coalesced: only the newest transcript is written. ``flush`` waits for everything and raises
+``MemoryWriteError`` for a write that failed; queued writes also finish at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from memgraph_agents.api import Memory
+from memgraph_agents.errors import StorageError
+from memgraph_agents.model.conversation import Conversation
+
+log = logging.getLogger(__name__)
+
+
+class MemoryWriteError(StorageError):
+    """A background write failed (raised by ``flush``; the chat turn itself never sees it)."""
+
+
+def _at_exit(fn) -> None:
+    """Run ``fn`` at interpreter exit *before* ``concurrent.futures`` stops accepting work
+    (``threading._register_atexit`` hooks run before ``atexit`` ones and in reverse order),
+    so writes still queued at exit can finish (an ingest uses thread pools)."""
+    register = getattr(threading, "_register_atexit", None)
+    try:
+        if register is not None:
+            register(fn)
+            return
+    except RuntimeError:  # already shutting down
+        return
+    atexit.register(fn)
+
+
+@dataclass
+class _Job:
+    key: str
+    namespace: str
+    memory: Memory  # the run's settings: the write goes through ``Memory.add``
+    conversation: Conversation
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class BackgroundWriter:
+    """One daemon thread that ingests queued conversations, in submission order.
+
+    Jobs with the same ``key`` (a chat thread that grew) are coalesced: only the newest
+    transcript is ingested. ``wait(namespace)`` blocks until that namespace has nothing
+    queued; ``flush`` waits for everything and reports (and clears) failures.
+    """
+
+    def __init__(self, name: str = "memgraph-writer") -> None:
+        self.name = name
+        self._jobs: OrderedDict[str, _Job] = OrderedDict()
+        self._running: _Job | None = None
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self.reports: list[Any] = []
+        self.errors: list[tuple[str, BaseException]] = []
+        ref = weakref.ref(self)
+
+        def close_at_exit() -> None:
+            writer = ref()
+            if writer is not None:
+                writer.close(timeout=120)
+
+        _at_exit(close_at_exit)
+
+    # -- submit / wait -------------------------------------------------------------------
+    def submit(self, key: str, namespace: str, memory: Memory, conversation: Conversation) -> None:
+        with self._cond:
+            if self._closed:
+                raise MemoryWriteError("the memory writer is closed")
+            self._jobs.pop(key, None)  # coalesce: the newest transcript of a thread wins
+            self._jobs[key] = _Job(key, namespace, memory, conversation)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def pending(self, namespace: str | None = None) -> int:
+        with self._cond:
+            jobs = list(self._jobs.values()) + ([self._running] if self._running else [])
+            return sum(1 for j in jobs if namespace is None or j.namespace == namespace)
+
+    def wait(self, namespace: str | None = None, timeout: float | None = None) -> bool:
+        """Block until nothing is queued (for ``namespace``, or at all); False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._busy(namespace):
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def _busy(self, namespace: str | None) -> bool:
+        jobs = list(self._jobs.values()) + ([self._running] if self._running else [])
+        return any(namespace is None or j.namespace == namespace for j in jobs)
+
+    def flush(self, timeout: float | None = None) -> list[Any]:
+        """Wait for every queued write; return the ingest reports since the last flush.
+
+        Raises ``TimeoutError`` when writes are still running after ``timeout`` seconds and
+        ``MemoryWriteError`` when a write failed (the failure is then cleared).
+        """
+        if not self.wait(None, timeout):
+            raise TimeoutError(f"memory writes still running after {timeout} s ({self.pending()} queued)")
+        with self._cond:
+            reports, errors = self.reports, self.errors
+            self.reports, self.errors = [], []
+        if errors:
+            key, exc = errors[0]
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            raise MemoryWriteError(f"writing {key} to memory failed: {type(exc).__name__}: {exc}{more}") from exc
+        return reports
+
+    def close(self, timeout: float | None = 60) -> None:
+        """Finish queued writes (bounded by ``timeout``) and stop accepting new ones."""
+        self.wait(None, timeout)
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    # -- worker --------------------------------------------------------------------------
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._jobs and not self._closed:
+                    self._cond.wait(1.0)
+                if not self._jobs:
+                    return
+                _, job = self._jobs.popitem(last=False)
+                self._running = job
+            try:
+                report = job.memory.add(job.conversation, namespace=job.namespace)
+                with self._cond:
+                    self.reports.append(report)
+            except BaseException as exc:  # noqa: BLE001 - reported by flush(), never lost
+                log.warning("memgraph: background write %s failed: %s", job.key, exc)
+                with self._cond:
+                    self.errors.append((job.key, exc))
+            finally:
+                with self._cond:
+                    self._running = None
+                    job.done.set()
+                    self._cond.notify_all()

@@ -1,0 +1,6 @@
+"""The ingest state machine: one run builds one session and commits it (``pipeline.graph``).
+
+The library's ingest (``memgraph_agents.ingest``) runs it once per session under the
+namespace's ingest lock, after validating the whole conversation; the graph exported to
+LangGraph Studio (``memgraph_agents.graphs.ingest``) is a thin graph around that ingest.
+"""
