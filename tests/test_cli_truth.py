@@ -54,6 +54,23 @@ def test_unknown_namespace_lists_the_existing_ones(tmp_path, capsys, wide):
     assert "'nope' does not exist" in err and "existing: alpha" in err
 
 
+def test_ask_says_nothing_relevant_below_the_floor(tmp_path, monkeypatch, capsys, wide):
+    assert run(tmp_path, "ingest", str(EXAMPLE), "--namespace", "floor") == 0
+    capsys.readouterr()
+    monkeypatch.setenv("MEMGRAPH_MIN_SCORE", "0.99")  # above any hashed cosine of this chat
+    assert run(tmp_path, "ask", "When did Jonas adopt Pixel?", "--namespace", "floor") == 0
+    out = capsys.readouterr().out
+    best = float(
+        re.search(
+            r"nothing relevant in memory: the best match's relevance, ([\d.]+), is below the floor 0.99", out
+        ).group(1)
+    )
+    assert _items(out) == [] and 0 < best < 0.99
+    monkeypatch.setenv("MEMGRAPH_MIN_SCORE", "0")
+    assert run(tmp_path, "ask", "When did Jonas adopt Pixel?", "--namespace", "floor", "-k", "3") == 0
+    assert _items(capsys.readouterr().out) == [1, 2, 3]
+
+
 def test_retriever_with_nothing_to_read_says_so(tmp_path, capsys, wide):
     assert run(tmp_path, "ingest", str(EXAMPLE), "--namespace", "plain") == 0
     capsys.readouterr()

@@ -106,6 +106,13 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
                 for note in found.notes:
                     console.print(f"    fallback {note}", markup=False)
         evidence = found.evidence
+        if not evidence and found.best_relevance is not None:  # ranked, and all below the floor
+            console.print(
+                f"  nothing relevant in memory: the best match's relevance, {found.best_relevance:.3f}, is "
+                f"below the floor {found.min_score:g} (MEMGRAPH_MIN_SCORE=0 shows every item)",
+                markup=False,
+            )
+            return 0
         if not evidence:
             raise NothingToRead(f"retriever {name!r} found nothing to read in namespace {store.namespace!r}")
     except NothingToRead as exc:
