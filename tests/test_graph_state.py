@@ -116,7 +116,7 @@ async def test_navigator_graph_resumes_under_a_strict_checkpointer(stored, stric
     await graph.ainvoke({"question": QUESTION, "k": 5}, config, context=ctx, interrupt_after=["planner"])
     assert (await graph.aget_state(config)).next == ("localize",)
     out = await graph.ainvoke(None, config, context=ctx)
-    want = Memory(settings=stored).search(QUESTION, k=5)  # the navigator is the default retriever
+    want = Memory(settings=stored).search(QUESTION, k=5, retriever="navigator", min_score=0)
     assert [ev["node_id"] for ev in out["ranking"][:5]] == [ev.node_id for ev in want]
     assert out["kept"] and all(isinstance(ev, dict) for ev in out["evidence"])
 

@@ -17,6 +17,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.registry import RETRIEVERS, get_retriever, retrieve
+from memgraph_agents.retrieval.finish import finish
 from memgraph_agents.retrieval.llm_steps import (
     Candidate,
     QueryMentions,
@@ -214,7 +215,7 @@ def test_offline_ppr_is_unchanged(memory):
     usage = LLMUsage()
     for q in (PIXEL_Q, LISBON_Q, "the and of is"):
         assert dumps(ppr(q, store, k=6, llm=None, usage=usage)) == dumps(ppr(q, store, k=6))
-        assert dumps(retrieve("ppr", q, store, k=6)) == dumps(ppr(q, store, k=6))
+        assert dumps(retrieve("ppr", q, store, k=6)) == dumps(finish(q, store, ppr(q, store, k=6)))
     assert usage.calls == 0
 
 

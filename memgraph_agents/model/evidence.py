@@ -1,4 +1,4 @@
-"""``Evidence``: what every retriever returns (DESIGN §6), and its one-line citation."""
+"""``Evidence``: what every retriever returns, and its one-line citation."""
 
 from __future__ import annotations
 
