@@ -68,7 +68,7 @@ def test_the_reference_vectors_are_the_fp32_models():
 def test_the_tokenizer_is_sentence_transformers_own():
     """Same token ids as the fp32 model's tokenizer at its max_seq_length (256), on hard text."""
     st = make_embedding_model("minilm-torch").inner._load()
-    tok, _ = onnx_minilm.OnnxMiniLM._load()
+    tok, _ = onnx_minilm.OnnxMiniLM()._load()
     texts = [*REFERENCE["texts"], "naïve café — “quotes” 🎉 tab\there", "", "x" * 3000, "A.B.C. e-mail: a@b.cd 3.14%"]
     for text in texts:
         ours = tok.encode(text).ids
