@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "conversation.json"
 # Never on the offline default path; chromadb only for namespaces with a Chroma index; the
 # LangGraph runtime (and the LangSmith client its LangChain runnables import, about a second of
-# CPU) only for a graph run (the navigator runs its nodes in process), never for an offline answer.
+# CPU) only for a graph run (the navigator runs its nodes in process), never for an offline answer;
+# the extras' packages never.
 FORBIDDEN = (
     "torch",
     "transformers",
@@ -27,6 +28,9 @@ FORBIDDEN = (
     "chromadb",
     "langgraph",
     "langsmith",
+    "matplotlib",  # the [draw] / [bench] extras
+    "nltk",
+    "networkx",
 )
 REPORT = "loaded = sorted({m.split('.')[0] for m in sys.modules} & set(FORBIDDEN)); print('LOADED', loaded)\n"
 

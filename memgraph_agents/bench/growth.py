@@ -111,8 +111,9 @@ def _summary(rows: list[dict]) -> dict:
 
 
 def _plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
+    from memgraph_agents.extras import require
 
+    matplotlib = require("matplotlib", "bench", "a benchmark's plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
