@@ -1,4 +1,4 @@
-"""One settings object (DESIGN §9), read from ``MEMGRAPH_*`` environment variables.
+"""One settings object, read from ``MEMGRAPH_*`` environment variables.
 
 The same fields are the graphs' ``context_schema`` so LangGraph Studio can edit them per run.
 Every change after construction goes through ``Settings.override`` (validated, like the
@@ -43,7 +43,7 @@ class _EnvSettings(BaseSettings):
 
 
 class IngestParams(_EnvSettings):
-    """Offline construction parameters (DESIGN §5)."""
+    """Offline construction parameters (docs/architecture.md, "The ingest pipeline")."""
 
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_INGEST_", extra="ignore")
 

@@ -1,4 +1,4 @@
-"""Chat writes cost only the new turns (issue 11.3) and a resumed thread appends (11.4).
+"""Chat writes cost only the new turns and a resumed thread appends.
 
 A 100-turn thread written turn by turn: every text is computed by the embedding model once,
 every turn and sentence node is written once (never rebuilt by a later write), only the

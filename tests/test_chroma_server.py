@@ -1,4 +1,4 @@
-"""Chroma server mode (issue 6.5): a real ``chroma run`` on 127.0.0.1, chosen by configuration.
+"""Chroma server mode: a real ``chroma run`` on 127.0.0.1, chosen by configuration.
 
 Ingest and query through the server, restart it on the same directory and port, and get the
 same results; the data dir then holds only the SQLite graph, no embedded Chroma.

@@ -1,4 +1,4 @@
-"""Crash safety (issues 6.2, 11.4): SIGKILL a real ingest process at random points, reopen the store.
+"""Crash safety: SIGKILL a real ingest process at random points, reopen the store.
 
 Each trial forks a process (``multiprocessing`` forkserver, modules preloaded so a trial
 costs well under a second) that ingests, deletes or replaces sessions of one namespace, or

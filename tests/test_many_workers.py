@@ -1,4 +1,4 @@
-"""Many workers, no shared folder (issue 15.3): one PostgreSQL, one Chroma server, four worker
+"""Many workers, no shared folder: one PostgreSQL, one Chroma server, four worker
 processes, each with its own empty data dir and the same store id.
 
 Workers 0-2 ingest the same conversation into ``shared`` at once, then one of their own each;

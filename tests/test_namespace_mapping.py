@@ -1,4 +1,4 @@
-"""User id -> namespace (issue 16.1): one injective mapping whose names no person can choose.
+"""User id -> namespace: one injective mapping whose names no person can choose.
 
 The property tests run pure functions only (no store), over 10,000 generated cases each.
 """

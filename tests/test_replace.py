@@ -1,4 +1,4 @@
-"""Atomic replacement and exact deletion (issue 11.4), no silent overwrite (issue 16.3).
+"""Atomic replacement and exact deletion, no silent overwrite.
 
 * a changed session replaces the old version in one commit: while the new one is being
   written, readers see the old one (rows and vectors); a failure at any point leaves the old

@@ -1,4 +1,4 @@
-"""Topic layer between re-clusterings (issue 15.5): new events are assigned online and only the
+"""Topic layer between re-clusterings: new events are assigned online and only the
 touched topic rows are written; k-means re-runs on a tick of ``topic_recluster_every`` and only
 once the memory drifted (``topic_drift``). Membership stays exact: every event in one topic."""
 
