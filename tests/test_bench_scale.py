@@ -14,6 +14,8 @@ from memgraph_agents.cli.main import main
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.pg_server import PostgresServer, unusable
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 
 def test_synthetic_graph_has_every_kind_skewed_degrees_and_unit_vectors():
     g = synthetic_graph(3000, dim=32, seed=1, n_questions=5)

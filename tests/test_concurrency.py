@@ -35,6 +35,8 @@ from memgraph_agents.storage import MemoryStore
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.workloads import assert_same_graph, conversation, forkserver, graph_rows, rounded_rows
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 NS = "shared"
 QUESTIONS = [
     "Who went to Kyoto for a pottery weekend?",

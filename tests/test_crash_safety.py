@@ -56,6 +56,8 @@ from memgraph_agents.storage import MemoryStore, SessionRecord, SessionWrite
 from memgraph_agents.storage.graph_store import graph_exists, open_graph_store
 from tests.workloads import chat_thread, conversation, forkserver, rounded_rows
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 NS = "crash"
 N_SESSIONS = 3
 TRIALS = {"ingest": 6, "delete": 2, "replace": 20, "chat": 20}  # 48 kills

@@ -42,6 +42,8 @@ from tests.fakes import (
 )
 from tests.workloads import conversation
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 SPEC = "fake:robust"
 
 

@@ -20,6 +20,8 @@ from memgraph_agents.storage.namespaces import (
     validate_stored_name,
 )
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 _ENDS = "abcxyzABCXYZ0189"
 # Raw names built from parts (cheaper than a regex strategy; 10,000 examples must stay fast).
 RAW_NAME = st.builds(

@@ -142,6 +142,7 @@ def test_a_node_or_edge_stated_by_two_sessions_survives_deleting_either(tmp_path
         assert len(store.snapshot()) == 0 and store.vectors.all_ids() == []
 
 
+@pytest.mark.slow
 def test_an_argument_reused_by_a_later_session_is_owned_by_both(settings):
     conv = make_conversation()
     ingest_conversation(conv, settings)
@@ -154,6 +155,7 @@ def test_an_argument_reused_by_a_later_session_is_owned_by_both(settings):
     assert used_later <= ids and not (shared - used_later) & ids
 
 
+@pytest.mark.slow
 def test_a_conflict_is_refused_before_anything_is_written(settings, capsys):
     conv = make_conversation()
     first = conv.model_copy(update={"sessions": conv.sessions[:2]})

@@ -45,6 +45,7 @@ def test_reingest_is_idempotent(settings, conversation):
     assert get_store(settings, "a").db.generation() == gen
 
 
+@pytest.mark.slow
 def test_crash_between_vectors_and_graph_leaves_no_half_session(settings):
     conv = make_conversation()
     two = conv.model_copy(update={"sessions": conv.sessions[:2]})
@@ -95,6 +96,7 @@ def test_delete_session_removes_exactly_its_rows(settings, conversation):
         store.delete_session("S2")
 
 
+@pytest.mark.slow
 def test_shared_argument_survives_deleting_its_first_session(settings, conversation):
     ingest_conversation(conversation, settings, namespace="a")
     store = get_store(settings, "a")
@@ -110,6 +112,7 @@ def test_shared_argument_survives_deleting_its_first_session(settings, conversat
     assert any(i in snap for i in pixel)
 
 
+@pytest.mark.slow
 def test_namespaces_are_isolated(settings):
     a = make_conversation("alpha")
     ingest_conversation(a, settings, namespace="alpha")

@@ -12,6 +12,8 @@ from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.runtime import get_store
 from tests.workloads import conversation
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 
 @pytest.mark.parametrize(
     "n_events,clustered,opened,seq,due",
