@@ -55,9 +55,19 @@ def quiet(monkeypatch, capsys):
 
 
 @pytest.fixture
-def settings(tmp_path) -> Settings:
-    """Offline settings on a fresh data dir with the fast deterministic hash embedding."""
-    return Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="test")
+def settings(tmp_path, request) -> Settings:
+    """Offline settings on a fresh data dir with the fast deterministic hash embedding; the
+    graph in SQLite, or in a fresh PostgreSQL database for a test marked ``@on_both_stores``."""
+    url = None
+    if getattr(request, "param", "sqlite") == "postgres":
+        url = GraphBackend("postgres", request.getfixturevalue("pg_cluster")).database()
+    return Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="test", graph_url=url)
+
+
+# A test taking ``settings`` runs twice: on SQLite and on PostgreSQL (that variant is slow).
+on_both_stores = pytest.mark.parametrize(
+    "settings", ["sqlite", pytest.param("postgres", marks=pytest.mark.slow)], indirect=True
+)
 
 
 def make_conversation(cid: str = "chat", n_sessions: int = 3) -> Conversation:
