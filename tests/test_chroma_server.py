@@ -15,7 +15,7 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
-from memgraph_agents.storage.namespaces import collection_name
+from memgraph_agents.storage.identity import collection_name
 from memgraph_agents.storage.vectors import ChromaUnavailableError
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.conftest import make_conversation
@@ -159,7 +159,7 @@ def dump(store) -> tuple:
 
 
 def test_two_data_dirs_on_one_server_never_touch_each_other(tmp_path, server, monkeypatch):
-    """Issue 16.2: collections carry the data dir's store id. Forget a session, forget the
+    """Collections carry the data dir's store id. Forget a session, forget the
     namespace and re-ingest in one data dir: the other one is byte-identical."""
     conv = make_conversation()
     x, y = (

@@ -126,6 +126,7 @@ async def respond(state: NavState, config, runtime) -> dict:
         counters = {
             "llm_calls": s["calls"],
             "llm_failures": s["failures"],
+            "llm_retries": s["retries"],
             "input_tokens": s["input_tokens"],
             "output_tokens": s["output_tokens"],
         }
