@@ -29,6 +29,7 @@ def run_without(blocked: tuple[str, ...], args: list[str], data: Path) -> subpro
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_the_demo_runs_without_any_extra(tmp_path):
     out = run_without(EXTRA_PACKAGES, ["demo"], tmp_path / "mem")
@@ -36,6 +37,7 @@ def test_the_demo_runs_without_any_extra(tmp_path):
     assert "answer visible" in out.stdout
 
 
+@pytest.mark.slow  # a fresh process
 def test_drawing_without_the_draw_extra_names_its_install_command(tmp_path):
     target = tmp_path / "navigator.png"
     out = run_without(("matplotlib",), ["draw", "navigator", "--out", str(target)], tmp_path / "mem")
@@ -45,6 +47,7 @@ def test_drawing_without_the_draw_extra_names_its_install_command(tmp_path):
     assert "matplotlib" in lines[0]
 
 
+@pytest.mark.slow  # a fresh process
 def test_a_benchmark_without_the_bench_extra_stops_before_it_starts(tmp_path):
     out_dir = tmp_path / "bench"
     out = run_without(("nltk",), ["bench", "chat", "--turns", "4", "--out", str(out_dir)], tmp_path / "mem")

@@ -15,6 +15,8 @@ from memgraph_agents.navigator.direct import _initial, run_direct
 from tests.fakes import ScriptedChatModel, careful_navigator_responder
 from tests.test_navigator_support import build_memory, decisions, strip_timing
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 Q_TWO = "When did Ben run the Lisbon half marathon and what was his time?"
 Q_PIXEL = "What did Pixel chew, and did Pixel pass his puppy training class?"
 

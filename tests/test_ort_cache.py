@@ -10,6 +10,8 @@ import pytest
 from memgraph_agents.embeddings import make_embedding_model, onnx_minilm
 from memgraph_agents.embeddings.ort_cache import CACHE_DIR, file_sha256, optimised_session
 
+pytestmark = pytest.mark.slow  # the real model loaded per test: left out of the fast subset (-m "not slow")
+
 TEXTS = ["Tove moved her pottery studio to the old mill in May.", "ok", "Did Rasmus ever fix the boat engine?"]
 
 

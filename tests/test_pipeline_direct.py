@@ -18,6 +18,8 @@ from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 from tests.workloads import chat_thread
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 TIMES = ("ingested_at",)
 
 

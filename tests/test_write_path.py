@@ -50,6 +50,7 @@ def test_a_forked_build_changes_without_touching_its_origin():
     assert f.model_dump(exclude={"nodes", "edges", "notes"}) == b.model_dump(exclude={"nodes", "edges", "notes"})
 
 
+@pytest.mark.slow
 def test_a_reload_after_a_write_equals_a_fresh_load(settings):
     ingest_conversation(chat_thread(10), settings)
     store = get_store(settings)
@@ -79,6 +80,7 @@ def test_a_reload_after_a_write_equals_a_fresh_load(settings):
     assert shared and all(after.attrs[after.index[before.ids[i]]] is before.attrs[i] for i in shared[:20])
 
 
+@pytest.mark.slow
 def test_own_appends_update_the_cached_snapshot_without_a_full_read(settings, monkeypatch):
     """A commit of a namespace without a Chroma index is one transaction (one generation): the
     snapshot after it is spliced from the rows it wrote, never re-read whole."""

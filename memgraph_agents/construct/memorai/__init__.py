@@ -1,4 +1,4 @@
-"""The ``memorai`` generated-memory layer. Entry point: ``build_layer``.
+"""The ``memorai`` generated-memory layer (the ``memorai`` preset). Entry point: ``build_layer``.
 
 ``build_layer`` is imported on first use: it brings the LLM client stack (LangChain's chat
 models), which the offline readers of this package's helpers (retrievers) never need.
