@@ -27,10 +27,16 @@ A user id maps to its namespace through ``storage.namespaces.user_namespace`` (`
 or ``<namespace_prefix>.<hash>``): injective, never equal to a name a person can choose, and
 showing nothing of the id; ids with surrounding whitespace or control characters are refused.
 
+Recall reads the run's scopes (``integrations.run_scopes``): that namespace, plus the run's
+agent-level (``agent_id``) and shared (``shared_namespace``) namespaces when there are any,
+ranked in one list. Writes go to the run's namespace only.
+
 Writes (``remember``, chat turns) go through ``Memory.add`` on one background writer thread
 (``integrations.writer``), so remembering never blocks a chat turn. Reads see your own writes:
-``recall`` first waits (up to ``read_wait`` seconds) for writes still queued for *its*
-namespace, so "remember, then recall" in one conversation works.
+``recall`` first waits (up to ``read_wait`` seconds) for writes still queued for the
+namespaces it reads, so "remember, then recall" in one conversation works; writes still
+queued after that are said in its answer (``RecallResult.unseen``), never passed off as
+"nothing in memory". The turn writer stores conversation, not chatter (``integrations.turn_rule``).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import threading
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -45,10 +52,20 @@ from typing import Any
 from memgraph_agents.aio import background
 from memgraph_agents.api import Memory, ops
 from memgraph_agents.api.overrides import check_k, check_retriever
+from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.integrations.chat_threads import SKIP_FLAG, Transcript, clean_id, stored_thread
 from memgraph_agents.integrations.recall_result import RecallResult
+from memgraph_agents.integrations.run_scopes import (
+    RunScopes,
+    agent_scope,
+    current_config,
+    current_context,
+    run_value,
+    shared_scopes,
+)
+from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import run_retriever, settings_for
@@ -74,34 +91,6 @@ class MissingUserError(InputError):
     """The run names no user and the memory has no default namespace."""
 
 
-def _get(obj: Any, name: str) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
-
-
-def current_config() -> dict:
-    """The ``RunnableConfig`` of the run we are in (empty outside a run)."""
-    try:
-        from langchain_core.runnables.config import var_child_runnable_config
-
-        return dict(var_child_runnable_config.get() or {})
-    except Exception:  # pragma: no cover - defensive
-        return {}
-
-
-def current_context() -> Any:
-    """The LangGraph runtime context of the run we are in (``None`` outside a graph)."""
-    try:
-        from langgraph.runtime import get_runtime
-
-        return get_runtime().context
-    except Exception:
-        return None
-
-
 class AgentMemory:
     """Long-term memory for an agent: recall, remember, write chat turns (see module docstring).
 
@@ -124,6 +113,10 @@ class AgentMemory:
         read_wait: float = 30.0,
         speaker_names: dict[str, str] | None = None,
         writer: BackgroundWriter | None = None,
+        agent_id: str | None = None,
+        shared_namespaces: Sequence[str] = (),
+        turn_rule: TurnRule | None = None,
+        remember_tools: Sequence[str] = ("remember",),
     ) -> None:
         self._settings = settings
         # k is a setting (a run's context may change it); a named retriever is a choice (checked now).
@@ -136,6 +129,12 @@ class AgentMemory:
         self.read_wait = read_wait
         self.speaker_names = dict(speaker_names or {})
         self.writer = writer or BackgroundWriter()
+        # Scopes the application fixes (a run's context may name others); validated now.
+        self.agent_id = agent_id
+        self.shared_namespaces = shared_scopes(None, None, tuple(shared_namespaces))
+        agent_scope(None, None, agent_id)
+        self.turn_rule = turn_rule or TurnRule()
+        self.remember_tools = tuple(remember_tools)
         self._transcripts: dict[tuple[str, str], Transcript] = {}
         self._lock = threading.Lock()
         self.default_thread = f"chat-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
@@ -154,10 +153,10 @@ class AgentMemory:
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
         conf = (config or {}).get("configurable", {}) or {}
-        uid = _get(context, self.user_key) or conf.get(self.user_key)
+        uid = run_value(context, None, self.user_key) or conf.get(self.user_key)
         if uid not in (None, ""):
             return user_namespace(str(uid), self.namespace_prefix)
-        ns = _get(context, "namespace")
+        ns = run_value(context, None, "namespace")
         if isinstance(ns, str) and ns:
             return validate_stored_name(ns)
         if self.default_namespace is None:
@@ -166,6 +165,21 @@ class AgentMemory:
                 f"config={{'configurable': {{'{self.user_key}': ...}}}}"
             )
         return validate_stored_name(self.default_namespace or (self._settings or Settings()).namespace)
+
+    def user_scope(self, user_id: str) -> str:
+        """The namespace of ``user_id`` for these tools: ``Memory.namespace_for_user`` with this
+        memory's ``namespace_prefix`` (the one mapping of every door)."""
+        return Memory.namespace_for_user(user_id, self.namespace_prefix)
+
+    def scopes_for(self, context: Any = None, config: dict | None = None, namespace: str | None = None) -> RunScopes:
+        """The run's scopes (``integrations.run_scopes``); an explicit ``namespace`` reads only it."""
+        context, config = self._resolve(context, config)
+        user = self._explicit_or_run(namespace, context, config)
+        if namespace is not None:
+            return RunScopes(user)
+        return RunScopes(
+            user, agent_scope(context, config, self.agent_id), shared_scopes(context, config, self.shared_namespaces)
+        )
 
     def _explicit_or_run(self, namespace: str | None, context: Any, config: dict | None) -> str:
         """An explicit ``namespace=`` (validated: ``""`` is refused, not a default), else the run's."""
@@ -183,25 +197,31 @@ class AgentMemory:
     # -- recall --------------------------------------------------------------------------
     def _recall_target(
         self, context: Any, config: dict | None, k: int | None, namespace: str | None
-    ) -> tuple[str, Settings, str | Retriever, int]:
-        """Whose memory, with which settings, retriever and k: the same for ``recall`` and ``arecall``."""
+    ) -> tuple[list[str], Settings, str | Retriever, int]:
+        """What to read, with which settings, retriever and k: the same for ``recall`` and ``arecall``."""
         context, config = self._resolve(context, config)
-        ns = self._explicit_or_run(namespace, context, config)
+        scopes = self.scopes_for(context, config, namespace).reads()
         settings = self.settings_for(context)
-        return ns, settings, run_retriever(context, settings, self.retriever), check_k(k, settings.top_k)
+        return scopes, settings, run_retriever(context, settings, self.retriever), check_k(k, settings.top_k)
 
-    async def _arecall(self, query: str, ns: str, settings: Settings, retriever: str | Retriever, k: int):
-        found = await ops.retrieval(settings, ns, query, k, retriever)
-        nav = found.navigation
-        return RecallResult(
-            ns,
-            found.retriever,
-            query,
-            found.evidence,
-            answer=nav.answer if nav is not None else None,
-            navigation=nav,
-            empty=found.empty,
-        )
+    def _wait(self, scopes: list[str]) -> tuple[int, float]:
+        """Wait (at most ``read_wait`` seconds in all) for writes queued for ``scopes``; the
+        writes still queued after that, and the seconds waited."""
+        t0 = time.monotonic()
+        for ns in scopes:
+            self.writer.wait(ns, max(0.0, self.read_wait - (time.monotonic() - t0)))
+        return sum(self.writer.pending(ns) for ns in scopes), time.monotonic() - t0
+
+    async def _arecall(self, query: str, scopes: list[str], settings: Settings, retriever: str | Retriever, k: int):
+        found = await asyncio.gather(*(ops.retrieval(settings, ns, query, k, retriever) for ns in scopes))
+        if len(scopes) == 1:
+            [one] = found
+            nav = one.navigation
+            answer = nav.answer if nav is not None else None
+            return RecallResult(scopes[0], one.retriever, query, one.evidence, answer, nav, empty=one.empty)
+        evidence = merge_namespaces([(ns, f.evidence) for ns, f in zip(scopes, found, strict=True)], k)
+        empty = "; ".join(f.empty for f in found) if all(f.empty for f in found) else ""
+        return RecallResult(scopes[0], found[0].retriever, query, evidence, empty=empty, scopes=scopes)
 
     def recall(
         self,
@@ -212,10 +232,13 @@ class AgentMemory:
         k: int | None = None,
         namespace: str | None = None,
     ) -> RecallResult:
-        """Evidence for ``query`` from the run's namespace (waits for its queued writes first)."""
-        ns, settings, retriever, k = self._recall_target(context, config, k, namespace)
-        self.writer.wait(ns, self.read_wait)
-        return background.run(self._arecall(query, ns, settings, retriever, k))
+        """Evidence for ``query`` from the run's scopes (waits for their queued writes first, at
+        most ``read_wait`` seconds; the result says what it could not see)."""
+        scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
+        unseen, waited = self._wait(scopes)
+        result = background.run(self._arecall(query, scopes, settings, retriever, k))
+        result.unseen, result.waited = unseen, waited
+        return result
 
     async def arecall(
         self,
@@ -226,10 +249,13 @@ class AgentMemory:
         k: int | None = None,
         namespace: str | None = None,
     ) -> RecallResult:
-        ns, settings, retriever, k = self._recall_target(context, config, k, namespace)
-        if self.writer.pending(ns):
-            await asyncio.to_thread(self.writer.wait, ns, self.read_wait)
-        return await background.arun(self._arecall(query, ns, settings, retriever, k))
+        scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
+        unseen, waited = 0, 0.0
+        if any(self.writer.pending(ns) for ns in scopes):
+            unseen, waited = await asyncio.to_thread(self._wait, scopes)
+        result = await background.arun(self._arecall(query, scopes, settings, retriever, k))
+        result.unseen, result.waited = unseen, waited
+        return result
 
     # -- remember ------------------------------------------------------------------------
     def remember(
@@ -268,8 +294,9 @@ class AgentMemory:
 
         Messages already seen (by id) are skipped, so passing the whole history every turn
         is fine; a thread becomes sessions ``<thread>-s1``, ``-s2`` … (a new one after a
-        6-hour gap). Tool messages, tool-call-only AI messages and messages flagged
-        ``additional_kwargs["memgraph_skip"]`` are not conversation and are not written.
+        6-hour gap). What is written follows ``turn_rule`` (``integrations.turn_rule``): not
+        tool results or tool calls, not bare acknowledgements, not flagged messages, not a
+        user message a ``remember`` note of its turn already holds.
 
         Each write appends: only the new turns are built (``construct.append``). A thread
         resumed after a restart continues what is stored: its stored turns are read back
@@ -288,7 +315,8 @@ class AgentMemory:
             if tr is None:  # first sight of the thread in this process: continue what is stored
                 stored = stored_thread(settings, ns, thread)
                 tr = self._transcripts[(ns, thread)] = Transcript(messages=list(stored), stored=stored)
-            added = tr.add(messages, datetime.now(UTC).replace(tzinfo=None))
+            now = datetime.now(UTC).replace(tzinfo=None)
+            added = tr.add(messages, now, self.turn_rule, self.remember_tools)
             if not added or not tr.messages:
                 return None
             snapshot = list(tr.messages)

@@ -16,9 +16,11 @@ from datetime import datetime
 from typing import Any
 
 from memgraph_agents.config import Settings
+from memgraph_agents.integrations.turn_rule import SKIP_FLAG, TurnRule, remembered_humans
 from memgraph_agents.storage.namespaces import NamespaceError
 
-SKIP_FLAG = "memgraph_skip"  # additional_kwargs flag: this message is not written to memory
+DEFAULT_RULE = TurnRule()
+__all__ = ["DEFAULT_RULE", "SKIP_FLAG", "Transcript", "clean_id", "stored_thread"]
 
 
 @dataclass
@@ -34,12 +36,16 @@ class Transcript:
     stored: list[Any] = field(default_factory=list)
     replayed: int = 0
 
-    def add(self, messages: Sequence[Any], now: datetime) -> int:
-        """Append the new conversational messages of ``messages`` (by id, else position and
-        text); returns how many were new. Messages replaying the stored history keep their date."""
+    def add(
+        self, messages: Sequence[Any], now: datetime, rule: TurnRule = DEFAULT_RULE, remember_tools: Sequence[str] = ()
+    ) -> int:
+        """Append the new messages of ``messages`` that ``rule`` keeps (``integrations.turn_rule``;
+        by id, else position and text); returns how many were new. Messages replaying the
+        stored history keep their date."""
         added = 0
+        remembered = remembered_humans(messages, rule, remember_tools)
         for i, m in enumerate(messages):
-            if not conversational(m):
+            if i in remembered or not rule.keep(m):
                 continue
             key = m.id or f"{i}:{hashlib.sha1(str(m.content).encode()).hexdigest()[:12]}"
             if key in self.seen:
@@ -91,20 +97,3 @@ def same_turn(message: Any, stored: Any) -> bool:
 def clean_id(value: Any) -> str:
     text = re.sub(r"[^A-Za-z0-9_.:-]+", "-", str(value)).strip("-")
     return text[:80] or "chat"
-
-
-def conversational(m: Any) -> bool:
-    from langchain_core.messages import AIMessage, ChatMessage, HumanMessage
-
-    if not isinstance(m, (HumanMessage, AIMessage, ChatMessage)):
-        return False
-    if (m.additional_kwargs or {}).get(SKIP_FLAG):
-        return False
-    content = m.content
-    if isinstance(content, str):
-        return bool(content.strip())
-    return any(
-        (isinstance(b, str) and b.strip())
-        or (isinstance(b, dict) and b.get("type") == "text" and str(b.get("text", "")).strip())
-        for b in content or []
-    )
