@@ -25,7 +25,7 @@ from tests.fakes import ScriptedChatModel
 from tests.helpers import stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = {"recall", "remember", "forget_note", "ask", "stats"}
+TOOLS = {"recall", "remember", "list", "get", "update_note", "history", "forget_note", "ask", "stats"}
 
 
 def _env(data_dir: Path) -> dict[str, str]:

@@ -10,7 +10,9 @@ from memgraph_agents.config import Settings
 
 def add_parser(sub, common: argparse.ArgumentParser) -> None:
     s = sub.add_parser(
-        "mcp", parents=[common], help="serve memory over MCP (tools recall, remember, forget_note, ask, stats)"
+        "mcp",
+        parents=[common],
+        help="serve memory over MCP (tools recall, remember, list, get, update_note, history, forget_note, ask, stats)",
     )
     s.add_argument("--namespace", help="whose memory the server serves (env MEMGRAPH_NAMESPACE)")
     s.add_argument(
