@@ -40,8 +40,9 @@ class ChatbotContext(MemoryContext):
     """Whose memory (``user_id``) and the memory / model settings (empty = from env)."""
 
     user_id: Annotated[
-        str, Field(description="Whose memory: the namespace is derived from this id (empty: the context's namespace)")
-    ] = ""
+        str | None,
+        Field(description="Whose memory: the namespace is derived from this id (unset: the context's namespace)"),
+    ] = None
     user_name: Annotated[str, Field(description="How the user appears in memory ('user' when empty)")] = ""
 
 

@@ -19,6 +19,10 @@ Namespace resolution, first match wins:
 
 1. the run context's ``user_id`` (attribute or dict key; the key name is ``user_key``);
 2. ``config["configurable"]["user_id"]``;
+
+   (one rule for both, ``storage.namespaces.run_user_id``: only a missing id, ``None``, is
+   "no user"; a string or an integer is an id, ``0`` too; ``""``, ``False`` or another type
+   is refused with ``NamespaceError``, never taken for "no user")
 3. the run context's ``namespace`` (a ``MemoryContext`` field);
 4. ``default_namespace`` (``settings.namespace`` unless given; ``None`` makes a user id
    mandatory: a run without one is refused).
@@ -69,7 +73,7 @@ from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import run_retriever, settings_for
-from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
+from memgraph_agents.storage.namespaces import run_user_id, user_namespace, validate_stored_name
 
 NO_MEMORY = "No memories stored yet for this user."
 
@@ -153,9 +157,11 @@ class AgentMemory:
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
         conf = (config or {}).get("configurable", {}) or {}
-        uid = run_value(context, None, self.user_key) or conf.get(self.user_key)
-        if uid not in (None, ""):
-            return user_namespace(str(uid), self.namespace_prefix)
+        uid = run_user_id(run_value(context, None, self.user_key))  # 0 is a user, "" / False are refused
+        if uid is None:
+            uid = run_user_id(conf.get(self.user_key))
+        if uid is not None:
+            return user_namespace(uid, self.namespace_prefix)
         ns = run_value(context, None, "namespace")
         if isinstance(ns, str) and ns:
             return validate_stored_name(ns)
@@ -293,10 +299,14 @@ class AgentMemory:
         """Append a chat thread's new human/AI messages to its transcript and queue it.
 
         Messages already seen (by id) are skipped, so passing the whole history every turn
-        is fine; a thread becomes sessions ``<thread>-s1``, ``-s2`` … (a new one after a
-        6-hour gap). What is written follows ``turn_rule`` (``integrations.turn_rule``): not
-        tool results or tool calls, not bare acknowledgements, not flagged messages, not a
-        user message a ``remember`` note of its turn already holds.
+        is fine; without ids, a call that starts with every id-less message of the thread so
+        far, in order, and goes on is taken as that history plus new messages, and otherwise
+        every message is new (one said twice is stored twice). A thread becomes sessions
+        ``<thread>-s1``, ``-s2`` … (a new one after a 6-hour gap); a thread id that is not
+        already letters, digits and ``_.:-`` gets a hash of itself appended, so two ids that
+        differ only in such characters stay two threads. What is written follows ``turn_rule``
+        (``integrations.turn_rule``): not tool results or tool calls, not bare acknowledgements,
+        not flagged messages, not a user message a ``remember`` note of its turn already holds.
 
         Each write appends: only the new turns are built (``construct.append``). A thread
         resumed after a restart continues what is stored: its stored turns are read back

@@ -31,7 +31,8 @@ class Transcript:
     (after a restart), as messages with their original timestamps; a checkpointer replaying
     that history is recognised (``replayed`` of them matched so far) and not written again."""
 
-    seen: set[str] = field(default_factory=set)
+    seen: set[str] = field(default_factory=set)  # ids of the messages that had one
+    anonymous: list[str] = field(default_factory=list)  # (role, text) keys of those without, in order
     messages: list[Any] = field(default_factory=list)
     stored: list[Any] = field(default_factory=list)
     replayed: int = 0
@@ -39,18 +40,29 @@ class Transcript:
     def add(
         self, messages: Sequence[Any], now: datetime, rule: TurnRule = DEFAULT_RULE, remember_tools: Sequence[str] = ()
     ) -> int:
-        """Append the new messages of ``messages`` that ``rule`` keeps (``integrations.turn_rule``;
-        by id, else position and text); returns how many were new. Messages replaying the
-        stored history keep their date."""
+        """Append the new messages of ``messages`` that ``rule`` keeps (``integrations.turn_rule``);
+        returns how many were new. A message with an id is new once. Without ids, a call that
+        starts with every id-less kept message of the thread so far and goes on is the history
+        passed again: only what follows is new; otherwise each is new (a message said twice is
+        stored twice). Messages replaying the stored history keep their date."""
         added = 0
         remembered = remembered_humans(messages, rule, remember_tools)
-        for i, m in enumerate(messages):
-            if i in remembered or not rule.keep(m):
-                continue
-            key = m.id or f"{i}:{hashlib.sha1(str(m.content).encode()).hexdigest()[:12]}"
-            if key in self.seen:
-                continue
-            self.seen.add(key)
+        said = [(i, m) for i, m in enumerate(messages) if rule.keep(m)]
+        anonymous = [_said(m) for _i, m in said if not m.id]
+        n = len(self.anonymous)
+        history = n if len(anonymous) > n and anonymous[:n] == self.anonymous else 0
+        for i, m in said:
+            if m.id:
+                if m.id in self.seen:
+                    continue
+                self.seen.add(m.id)
+            else:
+                if history:
+                    history -= 1
+                    continue
+                self.anonymous.append(_said(m))
+            if i in remembered:
+                continue  # a remember note of its turn holds it (after the history bookkeeping)
             if self.replayed < len(self.stored) and same_turn(m, self.stored[self.replayed]):
                 self.replayed += 1  # history replayed by a checkpointer: stored already, keeps its date
                 continue
@@ -94,6 +106,21 @@ def same_turn(message: Any, stored: Any) -> bool:
     return message_text(message) == stored.content
 
 
+def _said(message: Any) -> str:
+    """What an id-less message said, by whom: how a history passed again is recognised."""
+    return f"{type(message).__name__}:{getattr(message, 'name', None)}:{hashlib.sha1(str(message.content).encode()).hexdigest()}"
+
+
+_CLEAN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}\Z")
+
+
 def clean_id(value: Any) -> str:
-    text = re.sub(r"[^A-Za-z0-9_.:-]+", "-", str(value)).strip("-")
-    return text[:80] or "chat"
+    """A thread id usable in session ids, one per thread: an id that already is one (letters,
+    digits, ``_.:-``, at most 80, no ``..``) is kept; any other becomes a readable part and
+    ``..`` plus a hash of the whole id, so ``chat 1`` and ``chat-1`` stay two threads (a kept
+    id never holds ``..``, so no kept id equals a hashed one)."""
+    raw = str(value)
+    if _CLEAN_ID.match(raw) and ".." not in raw:
+        return raw
+    readable = re.sub(r"[^A-Za-z0-9_:-]+", "-", raw).strip("-_:")[:40].rstrip("-_:") or "chat"
+    return f"{readable}..{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()[:24]}"

@@ -9,33 +9,38 @@ a JSON file ``{"token": "namespace"}``), so one client cannot name another's mem
 
 Tools are async and call ``Memory``'s async methods (its background loop and worker threads),
 so one slow call does not stall the others. Their defaults are every door's: the preset's
-retriever, else ``MEMGRAPH_RETRIEVER``; ``k`` = ``MEMGRAPH_TOP_K``. A bad argument or a failing call comes back as an MCP
-error result (``isError``); the server keeps running.
+retriever, else ``MEMGRAPH_RETRIEVER``; ``k`` = ``MEMGRAPH_TOP_K``. A bad argument or a failing
+call comes back as an MCP error result (``isError``) that names only what the client may see
+(``api.client_errors``: no other tenant's namespace, no server path; the full error goes to the
+server's log); the server keeps running. The token file is loaded strictly
+(``integrations.mcp_tokens``): one that maps no token, cannot be read or is malformed stops the
+server before it listens, and so does HTTP on a non-loopback address without tokens.
 """
 
 from __future__ import annotations
 
-import json
+import logging
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field
 
+from memgraph_agents.api.client_errors import client_message
 from memgraph_agents.config import Settings
-from memgraph_agents.integrations.mcp_verbs import (
-    Filter,
-    Metadata,
-    Since,
-    Speaker,
-    Until,
-    add_verb_tools,
-    filter_args,
-    unguarded,
-)
+from memgraph_agents.errors import ConfigError, MemgraphError
+from memgraph_agents.integrations.mcp_tokens import check_http_exposure, load_tokens
+from memgraph_agents.integrations.mcp_verbs import Filter, Metadata, Since, Speaker, Until, add_verb_tools, filter_args
 from memgraph_agents.storage.namespaces import validate_namespace
+
+__all__ = ["MemoryServer", "TokenNamespaces", "build_server", "load_tokens"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 INSTRUCTIONS = (
     "Long-term memory of past conversations as an event graph. `recall` finds dated evidence, "
@@ -50,22 +55,12 @@ class TokenNamespaces:
 
     def __init__(self, tokens: dict[str, str]) -> None:
         if not tokens:
-            raise ValueError("the token file maps no token to a namespace")
+            raise ConfigError("the token file maps no token to a namespace")
         self.tokens = {str(t): validate_namespace(ns) for t, ns in tokens.items()}
 
     async def verify_token(self, token: str) -> AccessToken | None:
         ns = self.tokens.get(token)
         return None if ns is None else AccessToken(token=token, client_id=ns, scopes=["memory"])
-
-
-def load_tokens(path: Path) -> dict[str, str]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"token file {path}: {exc}") from exc
-    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        raise ValueError(f'token file {path}: expected a JSON object {{"token": "namespace"}}')
-    return data
 
 
 class MemoryServer:
@@ -77,6 +72,17 @@ class MemoryServer:
         from memgraph_agents.api import Memory
 
         self.memory = Memory(settings=settings)
+        data_dir = Path(settings.data_dir)
+        self.hidden = [str(data_dir), str(data_dir.resolve()), str(settings.graph_url or "")]
+
+    async def guarded(self, call: Awaitable[T]) -> T:
+        """``call``'s result; an error becomes what the client may read (``client_message``: not
+        other tenants' namespaces, not the server's paths), the full one goes to the log."""
+        try:
+            return await call
+        except Exception as exc:
+            log.warning("memgraph mcp: %s: %s", type(exc).__name__, exc, exc_info=not isinstance(exc, MemgraphError))
+            raise ToolError(client_message(exc, self.hidden)) from None
 
     async def recall(self, ns: str, query: str, k: int | None, **filters: Any) -> str:
         evidence = await self.memory.asearch(query, namespace=ns, k=k, **filters)
@@ -119,10 +125,12 @@ def build_server(
     host: str = "127.0.0.1",
     port: int = 8000,
 ) -> FastMCP:
-    """The FastMCP server; with ``tokens`` every HTTP call needs a bearer token of the map."""
+    """The FastMCP server; with ``tokens`` every HTTP call needs a bearer token of the map (an
+    empty map is refused, as is HTTP on a non-loopback ``host`` without tokens)."""
     fixed = validate_namespace(namespace or settings.namespace)
+    check_http_exposure(host, tokens)
     auth = None
-    verifier = TokenNamespaces(tokens) if tokens else None
+    verifier = TokenNamespaces(tokens) if tokens is not None else None  # {} refuses: never no auth
     if verifier is not None:
         base = f"http://{host}:{port}"
         auth = AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False)
@@ -150,31 +158,31 @@ def build_server(
     ) -> str:
         """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text.
         Filters restrict what is searched (k items still come back when k match)."""
-        return await server.recall(ns(), query, k, **filter_args(since, until, speaker, filter))
+        return await server.guarded(server.recall(ns(), query, k, **filter_args(since, until, speaker, filter)))
 
     @mcp.tool()
     async def remember(
         text: Annotated[str, Field(min_length=1, description="a self-contained statement")], metadata: Metadata = None
     ) -> str:
         """Store a statement in long-term memory; returns its note id (for get, update_note, forget_note)."""
-        return await server.remember(ns(), text, metadata)
+        return await server.guarded(server.remember(ns(), text, metadata))
 
     @mcp.tool()
     async def forget_note(
         note_id: Annotated[str, Field(min_length=1, description="an id returned by remember")],
     ) -> str:
         """Delete one remembered note (and everything built from it) by its id."""
-        return await server.forget_note(ns(), note_id)
+        return await server.guarded(server.forget_note(ns(), note_id))
 
     @mcp.tool()
     async def ask(question: Query, k: TopK = None) -> str:
         """Answer a question from memory (with an LLM configured), with the evidence used."""
-        return await server.ask(ns(), question, k)
+        return await server.guarded(server.ask(ns(), question, k))
 
     @mcp.tool()
     async def stats() -> dict:
         """Sessions, nodes and edges by kind of this memory."""
-        return await server.stats(ns())
+        return await server.guarded(server.stats(ns()))
 
-    add_verb_tools(mcp, server.memory, ns, unguarded)
+    add_verb_tools(mcp, server.memory, ns, server.guarded)
     return mcp

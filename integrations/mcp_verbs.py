@@ -81,8 +81,3 @@ def add_verb_tools(mcp: FastMCP, memory: Any, ns: Callable[[], str], guard: Guar
         """A note's versions (text, metadata, when stored), oldest first."""
         hist = await guard(memory.ahistory(note_id, namespace=ns()))
         return hist.model_dump(mode="json")
-
-
-async def unguarded(call: Awaitable[T]) -> T:
-    """No guard: errors reach the client as they are (a server of one namespace, stdio)."""
-    return await call

@@ -5,7 +5,10 @@ An app written against a store (``graph.compile(store=...)``, ``create_agent(sto
 Semantics follow ``InMemoryStore`` except ranking: every distinct namespace tuple is its own
 memgraph namespace (``graph_namespace``); values live unchanged in an item table
 (``store_items``); each put is also ingested as a dated note (one session), which an
-overwrite replaces and a delete removes with exactly its nodes, edges and vectors. A search
+overwrite replaces and a delete removes with exactly its nodes, edges and vectors. Value and
+note change together or not at all: a put is recorded as an intent, the graph commits, then
+the value (``store_items``); a put that fails or a crash between the steps is settled by what
+the graph committed. A search
 with a query ranks with the configured retriever over that event graph; items it does not
 reach follow, unscored, like ``InMemoryStore``'s items without vectors.
 """
@@ -17,11 +20,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
 from langgraph.store.base import BaseStore, GetOp, Item, ListNamespacesOp, Op, PutOp, Result, SearchItem, SearchOp
 from langgraph.store.memory import _compare_values, _does_match  # InMemoryStore's own filter/match rules
 
 from memgraph_agents.aio import off_loop
 from memgraph_agents.config import Settings
+from memgraph_agents.construct.session_plan import holds
+from memgraph_agents.datadir import ensure_private_dir
 from memgraph_agents.integrations.store_items import ItemTable, graph_namespace, session_id
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 
@@ -57,6 +63,7 @@ class MemgraphStore(BaseStore):
         self.settings = self.memory.settings
         self.retriever = retriever  # None: the preset's retriever, else settings.retriever
         self.items = ItemTable(Path(self.settings.data_dir) / "store" / "items.sqlite")
+        self._recover()
 
     # -- graph side (through ``Memory``) -----------------------------------------------------
     def _note(self, item: Item) -> Conversation:
@@ -95,6 +102,8 @@ class MemgraphStore(BaseStore):
 
     # -- operations --------------------------------------------------------------------------
     def _search(self, op: SearchOp) -> list[SearchItem]:
+        if op.query:
+            self.settings.limits.check_query(op.query)  # refused before any item is read
         items = [
             i
             for i in self.items.under(op.namespace_prefix)
@@ -133,14 +142,39 @@ class MemgraphStore(BaseStore):
         return names[op.offset : op.offset + op.limit]
 
     def _put(self, op: PutOp) -> None:
-        if op.value is None:
-            if self.items.delete(op.namespace, op.key):
-                self._forget_note(op.namespace, op.key)
+        """Value and note together or not at all (``store_items``: intent, graph commit, item)."""
+        # One put per graph namespace at a time, across threads and processes: an intent is
+        # settled by what the graph holds, so another put of the key must not run in between.
+        with self._put_lock(op.namespace):
+            item = self.items.begin(op.namespace, op.key, None if op.value is None else dict(op.value))
+            try:
+                if item is None:  # a delete: the note goes with exactly its nodes, edges and vectors
+                    self._forget_note(op.namespace, op.key)
+                else:  # one commit replaces the old note (if any) by the new one
+                    self.memory.add(self._note(item), namespace=graph_namespace(item.namespace), replace=True)
+            finally:
+                self._settle(op.namespace, op.key)
+
+    def _put_lock(self, namespace: tuple[str, ...]) -> FileLock:
+        folder = Path(self.settings.data_dir) / "store" / "locks"
+        ensure_private_dir(folder)
+        return FileLock(str(folder / f"{graph_namespace(namespace)}.lock"), mode=0o600)
+
+    def _settle(self, namespace: tuple[str, ...], key: str) -> None:
+        """Finish the put recorded for ``key`` if its graph commit happened, else drop it."""
+        intent = self.items.pending(namespace, key)
+        if intent is None:
             return
-        item, overwritten = self.items.put(op.namespace, op.key, dict(op.value))
-        if overwritten:  # the old note goes with exactly its nodes, edges and vectors
-            self._forget_note(item.namespace, item.key)
-        self.memory.add(self._note(item), namespace=graph_namespace(item.namespace))
+        store = self._graph(namespace)
+        record = store.session(session_id(key)) if store is not None else None
+        done = record is None if intent.item is None else holds(record, self._note(intent.item).sessions[0])
+        (self.items.commit if done else self.items.abort)(namespace, key)
+
+    def _recover(self) -> None:
+        """Settle the puts a crash cut short (their graph commit decides)."""
+        for namespace, key in self.items.pendings():
+            with self._put_lock(namespace):  # not one still under way in another process
+                self._settle(namespace, key)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         results: list[Result] = []
@@ -160,18 +194,8 @@ class MemgraphStore(BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         # SQLite, Chroma and embeddings in worker threads; a put's ingest runs on Memory's one
-        # background loop (aadd): never on the caller's loop, never a new loop per call.
-        results: list[Result] = []
-        for op in ops:
-            if isinstance(op, PutOp) and op.value is not None:
-                item, overwritten = await off_loop(self.items.put, op.namespace, op.key, dict(op.value))
-                if overwritten:
-                    await off_loop(self._forget_note, item.namespace, item.key)
-                await self.memory.aadd(self._note(item), namespace=graph_namespace(item.namespace))
-                results.append(None)
-            else:
-                results.extend(await off_loop(self.batch, [op]))
-        return results
+        # background loop (``add`` from the worker): never on the caller's loop, never a new loop.
+        return await off_loop(self.batch, list(ops))
 
 
 __all__ = ["MemgraphStore", "note_text"]

@@ -1,4 +1,4 @@
-"""One settings object (DESIGN §9), read from ``MEMGRAPH_*`` environment variables.
+"""One settings object, read from ``MEMGRAPH_*`` environment variables.
 
 The same fields are the graphs' ``context_schema`` so LangGraph Studio can edit them per run.
 Every change after construction goes through ``Settings.override`` (validated, like the
@@ -8,6 +8,7 @@ values become one ``ConfigError`` naming the field, in words.
 
 from __future__ import annotations
 
+import os
 import warnings
 from contextvars import ContextVar
 from pathlib import Path
@@ -43,7 +44,8 @@ class _EnvSettings(BaseSettings):
 
 
 class IngestParams(_EnvSettings):
-    """Offline construction parameters (DESIGN §5)."""
+    """Offline construction parameters: how turns become events, topics and links (segmentation,
+    fusion and similarity thresholds) without an LLM, and those of the presets' layers."""
 
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_INGEST_", extra="ignore")
 
@@ -120,6 +122,10 @@ class InputLimits(_EnvSettings):
     max_turn_chars: int = Field(200_000, ge=1, description="longest turn (text + image caption), in characters")
     max_turns_per_session: int = Field(2_000, ge=1, description="most turns in one session")
     max_sessions: int = Field(10_000, ge=1, description="most sessions in one file or conversation")
+    max_speaker_chars: int = Field(200, ge=1, description="longest speaker name, in characters")
+    max_query_chars: int = Field(
+        10_000, ge=1, description="longest query or question (search, ask, recall, a store search), in characters"
+    )
     max_metadata_bytes: int = Field(
         16_384, ge=2, description="largest metadata of one session or note, in bytes of compact UTF-8 JSON"
     )
@@ -127,6 +133,18 @@ class InputLimits(_EnvSettings):
     @staticmethod
     def env_name(field: str) -> str:
         return f"MEMGRAPH_{field.upper()}"
+
+    def check_query(self, text: str, what: str = "query") -> str:
+        """``text`` if within ``max_query_chars``, else ``LimitExceededError`` at once: before any
+        embedding, tokenising or scoring, so a megabyte query costs nothing."""
+        if isinstance(text, str) and len(text) > self.max_query_chars:
+            from memgraph_agents.errors import LimitExceededError
+
+            raise LimitExceededError(
+                f"the {what}: query length {len(text)} over the limit of {self.max_query_chars} characters "
+                "(setting max_query_chars, env MEMGRAPH_MAX_QUERY_CHARS)"
+            )
+        return text
 
 
 class Settings(_EnvSettings):
@@ -196,6 +214,15 @@ class Settings(_EnvSettings):
             return "none"
         if ":" not in v:
             raise ValueError(f"MEMGRAPH_LLM={v!r}: expected 'none' or 'provider:model' (e.g. openai:gpt-4o-mini)")
+        return v
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _data_dir(cls, v: Any) -> Any:
+        # Path("") is ".": an empty setting would silently put memory in whatever directory
+        # the process runs in.
+        if isinstance(v, str | os.PathLike) and not str(os.fspath(v)).strip():
+            raise ValueError("the data dir is empty: give a directory (or unset MEMGRAPH_DATA_DIR for the default)")
         return v
 
     @field_validator("graph_url")

@@ -43,6 +43,7 @@ from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.outcome import SessionOutcome
 from memgraph_agents.runtime import MemoryContext, get_store
+from memgraph_agents.storage.disk import DiskFullError, disk_full_error, is_disk_full
 from memgraph_agents.storage.graph_store import namespace_exists, namespace_meta
 from memgraph_agents.storage.namespaces import namespace_for_id, validate_stored_name
 
@@ -191,25 +192,41 @@ async def aingest_conversation(
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
     run = settings.override(namespace=ns)
     created = not await asyncio.to_thread(namespace_exists, run, ns)
+    opened = False
     try:
         store = await asyncio.to_thread(get_store, run)  # may wait for a lock
+        opened = True
         return await _ingest_sessions(conversation, run, store, progress, replace, rebuild, existing)
-    except BaseException:
+    except BaseException as exc:
         if created:  # a failed first ingest leaves no empty namespace for `stats` to list
-            await asyncio.to_thread(_drop_if_empty, run, ns)
+            await asyncio.to_thread(_drop_if_empty, run, ns, opened)
+        if isinstance(exc, Exception) and not isinstance(exc, DiskFullError) and is_disk_full(exc, run.data_dir):
+            kept = await asyncio.to_thread(namespace_exists, run, ns)
+            what = (
+                f"namespace {ns!r} keeps the sessions committed before; the one being written was not stored"
+                if kept
+                else f"nothing was stored (namespace {ns!r} was not created)"
+            )
+            raise disk_full_error(Path(run.data_dir), what) from exc
         raise
     finally:
         if not run.chroma_host:  # embedded Chroma writes its files with the umask's mode
             await asyncio.to_thread(tighten, Path(run.data_dir) / "chroma")
 
 
-def _drop_if_empty(settings: Settings, ns: str) -> None:
+def _drop_if_empty(settings: Settings, ns: str, opened: bool) -> None:
+    """Drop the namespace this failed ingest created, unless it committed a session. One that
+    could not even be opened (its graph file half-created, e.g. on a full disk) holds none:
+    it goes without reading it, which a full disk may not allow."""
     from memgraph_agents.runtime import forget_store
-    from memgraph_agents.storage.drop import drop_namespace
+    from memgraph_agents.storage.drop import discard_unopened, drop_namespace
 
     try:
         forget_store(settings, ns)  # close it first; reopened on next use if it is kept
-        drop_namespace(settings, ns, if_empty=True)
+        if opened:
+            drop_namespace(settings, ns, if_empty=True)
+        else:
+            discard_unopened(settings, ns)
     except Exception:  # best effort: the original error is the one to report
         pass
 

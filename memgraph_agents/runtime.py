@@ -22,6 +22,7 @@ from pydantic import Field
 
 from memgraph_agents.config import IngestParams, Settings
 from memgraph_agents.errors import ConfigError, StorageError
+from memgraph_agents.registry import RETRIEVERS
 from memgraph_agents.storage.cache import StoreCache
 
 if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
@@ -69,9 +70,7 @@ class MemoryContext:
     top_k: Annotated[int, Field(description="Evidence items to return (0: MEMGRAPH_TOP_K)")] = 0
     retriever: Annotated[
         str,
-        Field(
-            description="Retriever: dense, bm25, hybrid, ppr, sentence_hop, dwpr, navigator or a preset (empty: MEMGRAPH_RETRIEVER)"
-        ),
+        Field(description=f"Retriever: {', '.join(RETRIEVERS)} or a preset (empty: MEMGRAPH_RETRIEVER)"),
     ] = ""
     preset: Annotated[
         str, Field(description="A seed paper's system (layers built at ingest + retriever); empty: MEMGRAPH_PRESET")

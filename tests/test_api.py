@@ -174,11 +174,14 @@ def test_forget_session_namespace_and_errors(filled):
         filled.forget(note="S1")
     with pytest.raises(InputError, match="not both"):
         filled.forget(session="S1", note="note-x")
-    out = filled.forget()
+    with pytest.raises(InputError, match="only when named"):
+        filled.forget()  # a whole namespace is never deleted by omission
+    assert filled.stats()["sessions"] == 2
+    out = filled.forget(namespace="alice")
     assert out.namespace_deleted and out.sessions == ["S1", "S2"]
     assert filled.namespaces() == []
     with pytest.raises(NamespaceNotFoundError, match="does not exist"):
-        filled.forget()
+        filled.forget(namespace="alice")
     with pytest.raises(NamespaceNotFoundError):
         filled.stats()
 

@@ -1,4 +1,4 @@
-"""Bad-input corpus (issue 6.1): malformed input through the public API and the CLI.
+"""Bad-input corpus: malformed input through the public API and the CLI.
 
 Every case either gets a clear error (CLI: exit 2 and one ``error:`` line; API: the named
 exception, with the same message) or is stored safely as plain data. A content hash of the

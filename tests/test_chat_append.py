@@ -1,4 +1,4 @@
-"""Chat writes cost only the new turns (issue 11.3) and a resumed thread appends (11.4).
+"""Chat writes cost only the new turns and a resumed thread appends.
 
 A 100-turn thread written turn by turn: every text is computed by the embedding model once,
 every turn and sentence node is written once (never rebuilt by a later write), only the
@@ -171,3 +171,30 @@ def test_a_thread_resumed_after_a_restart_appends_and_keeps_its_dates(settings, 
     assert texts[0].endswith("Message 0 about kayaking in Oslo.") and texts[-1].endswith("enjoy Oslo!")
     stamps = [n.attrs["timestamp"] for n in sorted(nodes(store, "turn").values(), key=lambda n: n.attrs["index"])]
     assert stamps[:6] == [f"2024-03-01T09:0{i}:00" for i in range(6)]
+
+
+def test_thread_ids_that_clean_alike_and_repeated_messages_stay_distinct(settings):
+    """``chat 1`` and ``chat-1`` are two threads; a message said twice without ids is stored
+    twice; the whole id-less history passed again adds only what follows it."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from memgraph_agents.integrations.agent_memory import AgentMemory
+
+    mem = AgentMemory(settings)
+    mem.write_messages([HumanMessage("I parked on level three.")], thread_id="chat 1")
+    mem.write_messages([HumanMessage("I parked on level five.")], thread_id="chat-1")
+    mem.write_messages([HumanMessage("Yes.")], thread_id="t2")
+    mem.write_messages([HumanMessage("Yes.")], thread_id="t2")  # said again
+    history = [HumanMessage("Where is the map?"), AIMessage("In the glovebox.")]
+    mem.write_messages(history, thread_id="t3")
+    mem.write_messages([*history, HumanMessage("Thanks.")], thread_id="t3")  # the history passed again
+    mem.flush(60)
+    store = get_store(settings)
+    sessions = {s["id"]: s["n_turns"] for s in store.sessions()}
+    threads = [sid for sid in sessions if sid.startswith("chat")]
+    assert len(threads) == 2 and "chat-1-s1" in threads, sessions  # one kept as it was, one hashed
+    texts = {
+        sid: [d["text"] for _, _, d in store.db.session_turns(sid)] for sid in sessions if not sid.startswith("chat")
+    }
+    assert texts["t2-s1"] == ["Yes.", "Yes."]
+    assert texts["t3-s1"] == ["Where is the map?", "In the glovebox.", "Thanks."]

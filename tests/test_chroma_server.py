@@ -1,4 +1,4 @@
-"""Chroma server mode (issue 6.5): a real ``chroma run`` on 127.0.0.1, chosen by configuration.
+"""Chroma server mode: a real ``chroma run`` on 127.0.0.1, chosen by configuration.
 
 Ingest and query through the server, restart it on the same directory and port, and get the
 same results; the data dir then holds only the SQLite graph, no embedded Chroma.
@@ -15,7 +15,7 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
-from memgraph_agents.storage.namespaces import collection_name
+from memgraph_agents.storage.identity import collection_name
 from memgraph_agents.storage.vectors import ChromaUnavailableError
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.conftest import make_conversation
@@ -156,7 +156,7 @@ def dump(store) -> tuple:
 
 
 def test_two_data_dirs_on_one_server_never_touch_each_other(tmp_path, server, monkeypatch):
-    """Issue 16.2: collections carry the data dir's store id. Forget a session, forget the
+    """Collections carry the data dir's store id. Forget a session, forget the
     namespace and re-ingest in one data dir: the other one is byte-identical."""
     conv = make_conversation()
     x, y = (

@@ -1,4 +1,4 @@
-"""Concurrency (issue 6.3): writers and readers at once on one data directory.
+"""Concurrency: writers and readers at once on one data directory.
 
 The model (README "Concurrency model"): one writer per namespace at a time — an ingest holds
 the namespace's ingest lock (threads, asyncio tasks, processes) from the ``check`` of a

@@ -1,4 +1,4 @@
-"""Hostile inputs (issue 16): every case is refused with one clear error, and the store is unchanged.
+"""Hostile inputs: every case is refused with one clear error, and the store is unchanged.
 
 A module-wide data dir holds two namespaces (``base``: a conversation; ``u.<hash>``: a
 user's memory) built once with hash embeddings. Before and after every hostile call the

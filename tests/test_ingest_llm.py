@@ -285,7 +285,9 @@ def test_failing_llm_falls_back_to_offline_per_session_and_loses_nothing(setting
     make, error = FAILURES[mode]
     conv = make_conversation()
     model = use_model(make())
-    report = ingest_conversation(conv, llm_settings(settings, llm_timeout=0.1))
+    # 0.1 s only where the timeout is what is tested: on a loaded machine a scripted reply can
+    # take longer, and the failure must then still be the mode's own.
+    report = ingest_conversation(conv, llm_settings(settings, llm_timeout=0.1 if mode == "too_slow" else 10))
     store = get_store(settings)
 
     assert report.sessions_new == 3 and report.turns == 16

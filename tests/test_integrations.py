@@ -13,6 +13,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from memgraph_agents.config import Settings
+from memgraph_agents.errors import NamespaceError
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.integrations import (
     AgentMemory,
@@ -271,3 +272,46 @@ def test_memory_writer_node_for_hand_built_graphs(mem_settings):
     mem.flush(timeout=60)
     res = mem.recall("moving to Lyon", config={"configurable": {"user_id": "hugo"}})
     assert any(ev.text.startswith("Hugo: I am moving to Lyon") for ev in res.evidence)
+
+
+def _remember_model(text: str) -> ScriptedChatModel:
+    def respond(messages):
+        return tool_call("remember", {"text": text}) if isinstance(messages[-1], HumanMessage) else "noted"
+
+    return ScriptedChatModel(responder=respond)
+
+
+def test_a_falsy_user_id_is_never_the_shared_default_namespace(tmp_path):
+    """One rule for a context attribute, a context key and ``configurable``: 0 is the user "0"
+    (its own namespace, the same from every source); "" and False are refused; only a missing
+    id falls back to the default namespace."""
+    settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="default")
+    mem = AgentMemory(settings)
+
+    @dataclass
+    class Ctx:
+        user_id: object = None
+
+    zero = user_namespace("0")
+    assert zero != "default"
+    assert mem.namespace_for(Ctx(0)) == mem.namespace_for({"user_id": 0}) == zero
+    assert mem.namespace_for(None, {"configurable": {"user_id": 0}}) == zero
+    assert mem.namespace_for(Ctx(None), {"configurable": {"user_id": 0}}) == zero
+    assert mem.namespace_for(Ctx(None)) == mem.namespace_for({}) == "default"  # no user: the default
+    for bad in ("", False, True, 0.0, ["alice"]):
+        for context, config in ((Ctx(bad), None), ({"user_id": bad}, None), (None, {"configurable": {"user_id": bad}})):
+            with pytest.raises(NamespaceError):
+                mem.namespace_for(context, config)
+
+    # Through an agent run: user 0's note lands in its own namespace, which a run without a user
+    # (the default namespace) never reads.
+    agent = create_agent(_remember_model("The vault code is 9902."), tools=create_memory_tools(settings, memory=mem))
+    agent.invoke({"messages": [HumanMessage("remember the vault code")]}, context={"user_id": 0})
+    mem.flush()
+    assert "9902" in mem.recall("vault code", context={"user_id": 0}).content()
+    assert "9902" not in mem.recall("vault code", context={}).content()
+    out = agent.invoke({"messages": [HumanMessage("remember the vault code")]}, context={"user_id": False})
+    [tm] = tool_messages(out)
+    assert tm.status == "error" and "user id" in tm.content  # refused, not written to "default"
+    mem.flush()
+    assert "9902" not in mem.recall("vault code", context={}).content()

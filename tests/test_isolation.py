@@ -1,4 +1,4 @@
-"""Tenant isolation (issue 6.4): many namespaces in one data dir.
+"""Tenant isolation: many namespaces in one data dir.
 
 * No query returns another namespace's node: every retriever, asked about content that only
   other namespaces hold (and about content with the same node ids but different text in a

@@ -41,9 +41,6 @@ RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 # (importing module, imported module) -> why the upward import is needed. Keep it empty.
 ALLOWED: dict[tuple[str, str], str] = {}
 
-# Groups of modules that may import each other (function-level, deferred) -> why. Keep it empty.
-ALLOWED_CYCLES: dict[frozenset[str], str] = {}
-
 
 MODULES = package_modules()  # memgraph_agents/ and the folders mapped into it (graphs/, integrations/…)
 
@@ -103,11 +100,11 @@ def test_no_upward_imports():
 def test_allow_list_entries_are_still_needed():
     used = {(m, t) for m, imports in IMPORTS.items() for _, t in imports}
     assert not [pair for pair in ALLOWED if pair not in used], "stale entries in ALLOWED"
-    assert all(group <= MODULES.keys() for group in ALLOWED_CYCLES), "stale entries in ALLOWED_CYCLES"
 
 
 def test_no_import_cycles():
-    """No two modules import each other, directly or through others (Tarjan's SCCs)."""
+    """No two modules import each other, directly or through others (Tarjan's SCCs): none is
+    allowed, not even through function-level imports."""
     graph = {m: sorted({t for _, t in IMPORTS[m] if t in MODULES and t != m}) for m in MODULES}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -133,7 +130,7 @@ def test_no_import_cycles():
                 scc.append(w)
                 if w == v:
                     break
-            if len(scc) > 1 and frozenset(scc) not in ALLOWED_CYCLES:
+            if len(scc) > 1:
                 cycles.append(sorted(scc))
 
     for v in sorted(graph):

@@ -423,3 +423,21 @@ def test_a_prefetched_failure_falls_back_like_a_call(fast_llm, tmp_path):
     assert [o.status for o in report.sessions] == ["new"] * 3
     assert all(o.builder == "offline" and any("events" in f for f in o.fallbacks) for o in report.sessions)
     assert report.llm_usage["calls"] == fast_llm.count()
+
+
+@pytest.mark.timeout(120)
+def test_the_llm_line_counts_retries_and_never_calls_a_failure_a_fallback(fast_llm, tmp_path, capsys, monkeypatch):
+    """A request that fails once and succeeds on its retry: one failure, one retry, no fallback,
+    and the line says exactly that (it said "0 fallback(s) ... fallback used (N steps)" and
+    "0 retried" before)."""
+    monkeypatch.setenv("MEMGRAPH_LLM_TIMEOUT", "5")
+    fast_llm.set("careful")
+    assert cli(tmp_path, "ingest", str(write_conversation(tmp_path))) == 0
+    line = re.compile(r"LLM: (\d+) calls attempted, (\d+) failed, (\d+) fallback\(s\), (\d+) retried")
+    for retriever in ("navigator", "ppr"):
+        fast_llm.set("http500", fail_first=len(fast_llm.records) + 1)  # the next request only
+        out = ask(tmp_path, capsys, retriever)
+        m = line.search(out)
+        assert m, out
+        assert (int(m[2]), int(m[3])) == (1, 0) and int(m[4]) >= 1, out
+        assert "fallback used" not in out, out

@@ -211,7 +211,7 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
         assert httpx.post(url, json={}, timeout=5).status_code == 401  # no token, no memory
         assert httpx.post(url, json={}, headers={"Authorization": "Bearer nope"}, timeout=5).status_code == 401
 
-        async def call(token: str, tool: str, args: dict) -> str:
+        async def call(token: str, tool: str, args: dict, *, error: bool = False) -> str:
             async with (
                 httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
                 streamable_http_client(url, http_client=http) as (read, write, _),
@@ -219,20 +219,102 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
             ):
                 await s.initialize()
                 r = await s.call_tool(tool, args)
-                assert not r.isError, _text(r)
+                assert r.isError == error, _text(r)
                 return _text(r)
 
         async def go():
-            await call("tok-ana", "remember", {"text": "Ana's locker code is 4471."})
+            note = await call("tok-ana", "remember", {"text": "Ana's locker code is 4471."})
             ana = await call("tok-ana", "recall", {"query": "locker code"})
             ben = await call("tok-ben", "recall", {"query": "locker code"})
             ben_stats = json.loads(await call("tok-ben", "stats", {}))
-            return ana, ben, ben_stats
+            # Ben names Ana's note: refused, in words that show nothing of Ana or the server.
+            denied = [await call("tok-ben", "forget_note", {"note_id": note}, error=True)]
+            await call("tok-ben", "remember", {"text": "Ben parks on level two."})
+            denied.append(await call("tok-ben", "forget_note", {"note_id": note}, error=True))
+            after = await call("tok-ana", "recall", {"query": "locker code"})
+            return note, ana, ben, ben_stats, denied, after
 
-        ana, ben, ben_stats = asyncio.run(go())
-        assert "4471" in ana
+        note, ana, ben, ben_stats, denied, after = asyncio.run(go())
+        assert "4471" in ana and "4471" in after  # Ana's note survived Ben's attempts
         assert "4471" not in ben and ben_stats["sessions"] == 0
         assert re.search(r"note-[0-9a-f]+", ana)
+        data_dir = tmp_path / "mem"
+        for text in denied:
+            assert "ana" not in text.lower(), text
+            assert str(data_dir) not in text and str(data_dir.resolve()) not in text and "/" not in text, text
+        assert "nothing is stored in this memory yet" in denied[0]
+        assert note in denied[1]  # its own input may be named back
     finally:
         stop_server(server)
         log.close()
+
+
+BAD_TOKEN_FILES = {
+    "maps no token": "{}",
+    "empty": "",
+    "not an object": '["tok-ana"]',
+    "not JSON": "{tok-ana: ana",
+    "a namespace that is not a string": '{"tok-ana": 5}',
+    "an empty token": '{"": "ana"}',
+    "an invalid namespace": '{"tok-ana": "../ana"}',
+}
+
+
+def _mcp_cli(*argv: str, data_dir: Path, capsys) -> tuple[int, list[str]]:
+    from memgraph_agents.cli.main import main
+
+    code = main(["--embeddings", "hash", "--data-dir", str(data_dir), "mcp", *argv])
+    return code, [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+
+
+@pytest.mark.timeout(60)  # the server must refuse before it listens, never serve
+@pytest.mark.parametrize("problem", sorted(BAD_TOKEN_FILES))
+def test_a_token_file_that_maps_no_token_refuses_to_start(tmp_path, capsys, problem):
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(BAD_TOKEN_FILES[problem])
+    argv = ("--transport", "http", "--port", str(_free_port()), "--tokens", str(tokens))
+    code, err = _mcp_cli(*argv, data_dir=tmp_path / "mem", capsys=capsys)
+    assert code == 2 and len(err) == 1 and err[0].startswith("error: token file"), err
+    assert not (tmp_path / "mem").exists()  # refused before anything was opened
+
+
+@pytest.mark.timeout(60)
+def test_an_unreadable_or_missing_token_file_refuses_to_start(tmp_path, capsys):
+    for path in (tmp_path, tmp_path / "missing.json"):  # a folder, a missing file
+        code, err = _mcp_cli("--transport", "http", "--tokens", str(path), data_dir=tmp_path / "mem", capsys=capsys)
+        assert code == 2 and len(err) == 1 and "cannot be read" in err[0], err
+
+
+@pytest.mark.timeout(60)
+def test_http_beyond_loopback_needs_tokens_and_a_bad_port_is_one_line(tmp_path, capsys):
+    port = str(_free_port())
+    code, err = _mcp_cli("--transport", "http", "--host", "0.0.0.0", "--port", port, data_dir=tmp_path, capsys=capsys)
+    assert code == 2 and len(err) == 1 and "without --tokens" in err[0], err
+    for bad in ("99999", "0", "http"):
+        with pytest.raises(SystemExit) as exit_:
+            _mcp_cli("--transport", "http", "--port", bad, data_dir=tmp_path, capsys=capsys)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert "argument --port" in err[-1] and "Traceback" not in "\n".join(err), err
+
+
+@pytest.mark.timeout(120)
+def test_an_empty_token_file_never_serves_a_client(tmp_path):
+    """The process exits with one error and the port never answers: no client without a token
+    (or with one) reaches the memory."""
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text("{}")
+    port = _free_port()
+    argv = [sys.executable, "-m", "memgraph_agents.cli.main", "mcp", "--transport", "http"]
+    done = subprocess.run(
+        [*argv, "--port", str(port), "--tokens", str(tokens)],
+        cwd=ROOT,
+        env=_env(tmp_path / "mem"),
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines() == [f"error: token file {tokens} maps no token to a namespace"]
+    with pytest.raises(httpx.HTTPError):
+        httpx.post(f"http://127.0.0.1:{port}/mcp", json={}, timeout=2)

@@ -1,4 +1,4 @@
-"""The MemORAI layer (issue 7): offline and LLM construction through the real ingest graph,
+"""The MemORAI layer: offline and LLM construction through the real ingest graph,
 repair and fallback, session deletion, and DW-PR reading the MemORAI structures."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The PostgreSQL graph store (issue 15.1-2) on a real, throwaway PostgreSQL cluster, with the
+"""The PostgreSQL graph store on a real, throwaway PostgreSQL cluster, with the
 vectors on a real Chroma server (workers share no folder).
 
 * The same ingests (new, replace, append, delete) into SQLite and into PostgreSQL give the

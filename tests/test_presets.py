@@ -1,4 +1,4 @@
-"""Presets (issue 7): `memgraph ingest --preset P` builds the kinds P needs, read back through
+"""Presets: `memgraph ingest --preset P` builds the kinds P needs, read back through
 `memgraph stats`; a preset's name runs its retriever.
 
 One scripted fake model answers every prompt of an LLM ingest (events, relations, fusion and

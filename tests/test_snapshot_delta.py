@@ -1,4 +1,4 @@
-"""A store's own commit updates its cached snapshot in memory (issue 15.5): the next
+"""A store's own commit updates its cached snapshot in memory: the next
 ``snapshot()`` reads only what the commit changed, not the namespace. The delta-updated
 snapshot must equal a full reload column by column, in the same order, after every write of
 randomized workloads; another process's commit still forces a full reload."""

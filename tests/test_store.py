@@ -171,3 +171,68 @@ def test_langmem_memory_tools_in_create_agent(tmp_path):
     assert store.search(("memories", "ben")) == []  # another user's namespace is empty
     hits = store.search(("memories", "ana"), query="Pixel birthday")
     assert hits[0].key == items[0].key and hits[0].score is not None
+
+
+def _note_of(store, namespace, key):
+    """The text of the note the graph holds for ``key`` (``None``: no note)."""
+    from memgraph_agents.integrations.store_items import session_id
+
+    graph = store._graph(namespace)
+    if graph is None or graph.session(session_id(key)) is None:
+        return None
+    return [d["text"] for _, _, d in graph.db.session_turns(session_id(key))]
+
+
+def test_a_put_over_a_limit_changes_neither_value_nor_note(tmp_path):
+    from memgraph_agents.config import InputLimits
+    from memgraph_agents.errors import LimitExceededError
+
+    limits = InputLimits(max_turn_chars=200)
+    store = MemgraphStore(settings=Settings(data_dir=tmp_path / "mem", embeddings="hash", limits=limits))
+    store.put(("a",), "k", {"content": "The spare key is under the blue pot."})
+    with pytest.raises(LimitExceededError):
+        store.put(("a",), "k", {"content": "too long " * 100})
+    with pytest.raises(LimitExceededError):
+        store.put(("a",), "new", {"content": "too long " * 100})  # a first put: nothing at all
+    assert store.get(("a",), "k").value == {"content": "The spare key is under the blue pot."}
+    assert _note_of(store, ("a",), "k") == ["The spare key is under the blue pot."]
+    assert store.get(("a",), "new") is None and _note_of(store, ("a",), "new") is None
+    assert store.items.pendings() == []
+    assert [h.key for h in store.search(("a",), query="spare key") if h.score is not None] == ["k"]
+
+
+_CRASHING_PUT = """
+import os, sys
+from memgraph_agents.config import Settings
+from memgraph_agents.integrations import MemgraphStore
+from memgraph_agents.integrations.store_items import ItemTable
+from memgraph_agents.api import Memory
+
+where = sys.argv[2]
+store = MemgraphStore(settings=Settings(data_dir=sys.argv[1], embeddings="hash"))
+if where == "setup":
+    pass
+elif where == "after the graph commit":  # the note is replaced, the value not yet
+    ItemTable.commit = lambda *a, **k: os._exit(9)
+else:  # the intent is recorded, the graph not written
+    Memory.add = lambda *a, **k: os._exit(9)
+text = "The spare key is under the blue pot." if where == "setup" else "The spare key moved to the garage shelf."
+store.put(("a",), "k", {"content": text})
+"""
+
+
+@pytest.mark.parametrize("where", ["after the graph commit", "before the graph commit"])
+def test_a_put_killed_between_its_steps_is_settled_by_the_graph(tmp_path, where):
+    import subprocess
+    import sys
+
+    data = tmp_path / "mem"  # children first: embedded Chroma is one process's at a time
+    for step, code in (("setup", 0), (where, 9)):
+        done = subprocess.run([sys.executable, "-c", _CRASHING_PUT, str(data), step], capture_output=True, timeout=120)
+        assert done.returncode == code, done.stderr.decode()[-2000:]
+    store = MemgraphStore(settings=Settings(data_dir=data, embeddings="hash"))  # the next open settles it
+    new = where == "after the graph commit"
+    text = "The spare key moved to the garage shelf." if new else "The spare key is under the blue pot."
+    assert store.get(("a",), "k").value == {"content": text}
+    assert _note_of(store, ("a",), "k") == [text]
+    assert store.items.pendings() == []

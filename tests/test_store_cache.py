@@ -1,4 +1,4 @@
-"""Bounded per-namespace caches (issue 15.4): ``runtime.get_store`` keeps at most
+"""Bounded per-namespace caches: ``runtime.get_store`` keeps at most
 ``cache_namespaces`` stores open; an evicted store is closed (its SQLite descriptors freed),
 but only once no call is running on it, and it stays usable by whoever still holds it."""
 

@@ -1,4 +1,4 @@
-"""The data dir's store id scopes its Chroma collections (issue 16.2), and data dirs made
+"""The data dir's store id scopes its Chroma collections, and data dirs made
 before store ids (schema 1, legacy collection names) keep working unchanged."""
 
 from __future__ import annotations

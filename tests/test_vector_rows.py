@@ -1,4 +1,4 @@
-"""Vectors beside the graph rows (issue 15.4, ``storage.vector_rows``).
+"""Vectors beside the graph rows (``storage.vector_rows``).
 
 * the vectors a snapshot reads from the graph rows are the ones written (and Chroma's);
 * a namespace from before the table (no ``node_vectors``, schema 2) still loads: its vectors

@@ -1,4 +1,4 @@
-"""Conversations and store fingerprints shared by the reliability tests (issue 6)."""
+"""Conversations and store fingerprints shared by the reliability tests."""
 
 from __future__ import annotations
 

@@ -306,13 +306,16 @@ class Memory(ItemVerbs):
         target = session if session is not None else note
         if target is not None and (not isinstance(target, str) or not target.strip()):
             raise InputError("forget: the session id is empty")
+        if target is None and namespace is None:  # never the configured default by omission
+            raise InputError("forget deletes a whole namespace only when named: forget(namespace=...)")
         return self._ns(namespace), [target] if target is not None else []
 
     def forget(
         self, *, namespace: str | None = None, session: str | None = None, note: str | None = None
     ) -> ForgetReport:
         """Delete exactly one session, one note (by id, with its history), or, with neither, the
-        whole namespace."""
+        whole namespace, which must then be named (``forget()`` alone is refused, as the CLI
+        refuses it)."""
         ns, sessions = self._forget_args(namespace, session, note)
         return ops.forget(self.settings, ns, sessions)
 

@@ -50,10 +50,10 @@ def open_store(settings: Settings, namespace: str):
     return get_store(settings, namespace, create=False)
 
 
-def _question(text: str) -> str:
+def _question(text: str, settings: Settings) -> str:
     if not isinstance(text, str) or not text.strip():
         raise InputError("the question is empty")
-    return text
+    return settings.limits.check_query(text)
 
 
 @dataclass
@@ -117,7 +117,7 @@ async def retrieval(
     admits (``k`` items whenever that holds ``k``), with the settings' chat model
     (``settings.llm``; none offline) for the navigator's LLM policy and the LLM steps of the
     retrievers that have them. Each item names its namespace."""
-    _question(query)
+    _question(query, settings)
     name = retriever if isinstance(retriever, str) else getattr(retriever, "__name__", "custom")
     store, why = await _reader(settings, namespace, filter)
     if store is None:
@@ -158,7 +158,7 @@ async def search_many(
 ) -> list[Evidence]:
     """One ranking over several namespaces (``api.scopes``: merged by rank, each item naming
     its namespace); each namespace is searched for ``k`` items, concurrently."""
-    _question(query)
+    _question(query, settings)
     found = await asyncio.gather(*(search(settings, ns, query, k, retriever, filter) for ns in namespaces))
     return merge_namespaces(list(zip(namespaces, found)), k)
 

@@ -52,10 +52,23 @@ def note_conversation(text: str, *, speaker: str = "user", when: datetime | None
     text = " ".join(str(text).split())
     if not text:
         raise InputError("nothing to remember: the note is empty")
-    when = when or now_utc()
+    when = _utc(when) or now_utc()
     sid = note_id(text, when)
     turn = Turn(id=f"{sid}:1", speaker=speaker, text=text, timestamp=when)
     return Conversation(id=sid, sessions=[Session(id=sid, date=when, turns=[turn])], speakers=[speaker])
+
+
+def _utc(when: datetime | None) -> datetime | None:
+    """``when`` as naive UTC, like every stored date; ``InputError`` for one that leaves years
+    1-9999 once converted (``9999-12-31T23:00-14:00``), not an ``OverflowError`` traceback."""
+    if when is None:
+        return None
+    from memgraph_agents.loaders.dates import to_naive_utc
+
+    try:
+        return to_naive_utc(when)
+    except ValueError as e:
+        raise InputError(f"when: {e}") from e
 
 
 def _is_file(source: Any) -> bool:
@@ -86,6 +99,7 @@ def conversations_from(
     when: datetime | None = None,
 ) -> list[Conversation]:
     """``source`` (see the module docstring) as conversations, fully checked before any write."""
+    when = _utc(when)
     if isinstance(source, Conversation):
         return [source]
     if _is_file(source):

@@ -1,5 +1,4 @@
-"""``memgraph bench scale --real-stores``: the real stores with 1e4 .. 1e5 nodes in one namespace
-(issue 15.6).
+"""``memgraph bench scale --real-stores``: the real stores with 1e4 .. 1e5 nodes in one namespace.
 
     memgraph bench scale --real-stores --nodes 1e4,1e5 --tenant-backends sqlite,postgres --out DIR
 

@@ -1,4 +1,4 @@
-"""``memgraph bench scale``: retrieval latency and memory on synthetic event graphs (issue 6.7).
+"""``memgraph bench scale``: retrieval latency and memory on synthetic event graphs.
 
     memgraph bench scale --nodes 1e3,1e4,1e5,1e6 --out DIR [--queries 30] [--dim 384]
         [--nav-queries 10] [--baseline-queries 3] [--baseline-max-nodes 1e6] [--seed 0]

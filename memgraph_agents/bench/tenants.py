@@ -1,4 +1,4 @@
-"""``memgraph bench scale --tenants N``: N small namespaces in one process, bounded memory (issue 15.4).
+"""``memgraph bench scale --tenants N``: N small namespaces in one process, bounded memory.
 
     memgraph bench scale --tenants 10000 --out DIR [--cache-namespaces 32]
         [--tenant-backends sqlite,sqlite+chroma-server,postgres]

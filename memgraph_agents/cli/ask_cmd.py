@@ -26,7 +26,10 @@ def _load_model(store) -> None:
 
 
 def _llm_report(usage: dict, fallbacks: int = 0) -> str | None:
-    """One line on the LLM work of a question: calls, failures, retries, fallbacks."""
+    """One line on the LLM work of a question: calls, failures, fallbacks, retries.
+
+    Every number is counted, none derived from another: a failed call that a retry recovered
+    is a failure but no fallback, and ``fallbacks`` are the steps answered offline instead."""
     calls, failed = int(usage.get("calls", 0)), int(usage.get("failures", 0))
     fallbacks = max(fallbacks, int(usage.get("fallbacks", 0)))
     if not calls and not fallbacks:
@@ -35,8 +38,8 @@ def _llm_report(usage: dict, fallbacks: int = 0) -> str | None:
         f"LLM: {calls} calls attempted, {failed} failed, {fallbacks} fallback(s), "
         f"{int(usage.get('retries', 0))} retried"
     )
-    if fallbacks or failed:
-        line += f"; fallback used ({fallbacks or failed} step(s) answered offline)"
+    if fallbacks:
+        line += f"; fallback used ({fallbacks} step(s) answered offline)"
     return line
 
 
@@ -64,7 +67,8 @@ def _print_navigation(question: str, r) -> None:
         f"[bold]{question}[/bold]  (navigator, {r.policy}, {c['wall_ms']:.0f} ms, {int(c['steps'])} steps, "
         f"{int(c['rounds'])} round(s), {int(c['llm_calls'])} LLM calls)"
     )
-    report = _llm_report({"calls": c.get("llm_calls", 0), "failures": c.get("llm_failures", 0)}, len(r.fallbacks))
+    usage = {"calls": c.get("llm_calls", 0), "failures": c.get("llm_failures", 0), "retries": c.get("llm_retries", 0)}
+    report = _llm_report(usage, len(r.fallbacks))
     if report:
         console.print(f"  {report}", markup=False)
         for why in r.fallbacks:
@@ -87,6 +91,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     name = check_retriever(args.retriever) if args.retriever else settings.default_retriever
     filters = filter_kwargs(args)
     f = memory_filter(**filters)
+    settings.limits.check_query(args.question, "question")  # before any store or model is opened
     namespaces = args.namespace or [settings.namespace]  # "" is refused, not defaulted
     if len(namespaces) > 1:
         return _ask_many(args, settings, namespaces, k, name, filters)

@@ -10,11 +10,19 @@ from pathlib import Path
 
 from memgraph_agents.config import DEFAULT_DATA_DIR, Settings
 from memgraph_agents.errors import MemgraphError
+from memgraph_agents.registry import RETRIEVERS
 
 PRESET_HELP = (
     "a seed paper's system: base, compassmem, emem, emem-g, sgmem, memorai, premem "
     "(layers built at ingest and the retriever; env MEMGRAPH_PRESET; default: base, the event graph alone)"
 )
+
+
+def _directory(text: str) -> Path:
+    """A directory argument: ``Path("")`` would be ".", so an empty one is refused, not the cwd."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give a directory")
+    return Path(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
     common.add_argument(
         "--data-dir",
-        type=Path,
+        type=_directory,
         default=argparse.SUPPRESS,
         help=f"memory location (env MEMGRAPH_DATA_DIR; default {DEFAULT_DATA_DIR})",
     )
@@ -84,8 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_filter_options(s)
     s.add_argument(
         "--retriever",
-        help="dense, bm25, hybrid, ppr, sentence_hop, dwpr, fusion, navigator, or a preset's "
-        "name (its retriever); default: the preset's, else MEMGRAPH_RETRIEVER (navigator)",
+        help=f"{', '.join(RETRIEVERS)}, or a preset's name (its retriever); default: the preset's, "
+        "else MEMGRAPH_RETRIEVER (navigator)",
     )
     s.add_argument("--preset", help=PRESET_HELP)
     s.add_argument(

@@ -19,9 +19,14 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
         "--transport",
         choices=["stdio", "http"],
         default="stdio",
-        help="stdio (default: the client starts the server) or streamable HTTP on 127.0.0.1",
+        help="stdio (default: the client starts the server) or streamable HTTP on --host:--port",
     )
-    s.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    s.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address (default 127.0.0.1); any other than loopback needs --tokens",
+    )
+    s.add_argument("--port", type=_port, default=8000, help="HTTP port, 1-65535 (default 8000)")
     s.add_argument(
         "--tokens",
         type=Path,
@@ -31,12 +36,25 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
     s.add_argument("--llm", help="chat model for `ask` ('none' = offline; env MEMGRAPH_LLM)")
 
 
+def _port(text: str) -> int:
+    """A TCP port: 1-65535 (argparse says so in one line, not a traceback from the socket)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port: use 1-65535")
+    return port
+
+
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.integrations.mcp_server import build_server, load_tokens
 
-    if args.tokens and args.transport != "http":
+    if args.tokens is not None and args.transport != "http":
         raise ValueError("--tokens needs --transport http (stdio serves the one --namespace)")
-    tokens = load_tokens(args.tokens) if args.tokens else None
-    server = build_server(settings, namespace=args.namespace, tokens=tokens, port=args.port)
-    server.run("streamable-http" if args.transport == "http" else "stdio")
+    tokens = load_tokens(args.tokens) if args.tokens is not None else None
+    http = args.transport == "http"
+    host = args.host if http else "127.0.0.1"  # stdio listens nowhere
+    server = build_server(settings, namespace=args.namespace, tokens=tokens, host=host, port=args.port)
+    server.run("streamable-http" if http else "stdio")
     return 0

@@ -86,13 +86,15 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.model.graph import EdgeKind, NodeKind
 
     rows_s, stats, shown = [], [], []
+    unread: list[tuple[str, BaseException]] = []
     for ns in names:
         try:
             s = ops.stats(settings, ns)
-        except (StorageError, sqlite3.Error) as e:  # this namespace only (e.g. NamespaceUnusableError)
+        except (StorageError, sqlite3.Error, OSError) as e:  # this namespace only (e.g. NamespaceUnusableError)
             if only is not None:
                 raise
-            err_console.print(f"warning: skipping namespace {ns!r}: {' '.join(str(e).split())}", markup=False)
+            err_console.print(f"warning: cannot read namespace {ns!r}: {' '.join(str(e).split())}", markup=False)
+            unread.append((ns, e))
             continue
         shown.append(ns)
         stats.append(s)
@@ -123,7 +125,19 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     console.print(
         table("Edges by kind", ["edge kind"] + names, [[k] + [s["edges"].get(k, 0) for s in stats] for k in edge_kinds])
     )
+    if unread:  # a partial listing must not pass for the whole memory
+        _unread_error(settings, unread, len(unread) + len(shown))
     return 0
+
+
+def _unread_error(settings: Settings, unread: list[tuple[str, BaseException]], total: int) -> None:
+    from memgraph_agents.errors import StorageError
+    from memgraph_agents.storage.disk import disk_full_error, is_disk_full
+
+    what = f"{len(unread)} of {total} namespaces could not be read ({', '.join(repr(ns) for ns, _ in unread)})"
+    if any(is_disk_full(e, settings.data_dir) for _, e in unread):
+        raise disk_full_error(Path(settings.data_dir), what)
+    raise StorageError(f"{what}: the listing is incomplete")
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:

@@ -56,6 +56,17 @@ def _same_content(record: dict, session: Session) -> bool:
     return bool(layers) and stored == session_hash(session, layers)
 
 
+def holds(record: dict | None, session: Session) -> bool:
+    """Whether the stored ``record`` holds exactly ``session``'s content (id, date, turns),
+    whichever builder and layers built it: how a two-store write learns, after a crash,
+    whether its graph commit happened."""
+    if record is None:
+        return False
+    layers = get_preset((record.get("info") or {}).get("preset")).layers
+    variants = {session_hash(session, lay, llm_built=llm) for lay in ((), layers) for llm in (False, True)}
+    return record["content_hash"] in variants
+
+
 def plan_write(
     namespace: str,
     record: dict | None,

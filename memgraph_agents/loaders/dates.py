@@ -66,7 +66,10 @@ _UNIX = re.compile(r"[+-]?\d{9,}(?:\.\d+)?")
 def to_naive_utc(dt: datetime) -> datetime:
     """Aware -> the same instant as naive UTC; naive is taken to be UTC already and kept."""
     if dt.tzinfo is not None and dt.utcoffset() is not None:
-        return dt.astimezone(UTC).replace(tzinfo=None)
+        try:
+            return dt.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:  # 9999-12-31T23:00-14:00 is in year 10000 in UTC
+            raise ValueError(f"{dt.isoformat()} falls outside years 1-9999 in UTC") from None
     return dt.replace(tzinfo=None)
 
 
@@ -77,7 +80,10 @@ def parse_session_date(value: str | int | float | datetime, *, where: str) -> da
     message of the ``InputError`` raised for anything that is not one of the accepted formats.
     """
     if isinstance(value, datetime):
-        return to_naive_utc(value)
+        try:
+            return to_naive_utc(value)
+        except ValueError as e:
+            raise InputError(f"{where}: {e}") from e
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day)
     if isinstance(value, bool):  # bool is an int subclass: True is not 1970-01-01T00:00:01

@@ -33,6 +33,7 @@ _LIMIT_WORDS = {
     "max_turn_chars": ("turn length", "characters"),
     "max_turns_per_session": ("turns in one session", "turns"),
     "max_sessions": ("sessions", "sessions"),
+    "max_speaker_chars": ("speaker name length", "characters"),
     "max_metadata_bytes": ("size", "bytes"),
 }
 

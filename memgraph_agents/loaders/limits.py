@@ -30,6 +30,9 @@ def check_limits(conversations: Sequence[Conversation], limits: InputLimits, whe
             if len(s.turns) > limits.max_turns_per_session:
                 raise over_limit(s_where, "max_turns_per_session", len(s.turns), limits.max_turns_per_session)
             for t in s.turns:
+                if len(t.speaker) > limits.max_speaker_chars:
+                    where_t = f"{s_where} turn {t.id!r}"
+                    raise over_limit(where_t, "max_speaker_chars", len(t.speaker), limits.max_speaker_chars)
                 size = len(t.text) + len(t.image_caption or "")
                 if size > limits.max_turn_chars:
                     raise over_limit(f"{s_where} turn {t.id!r}", "max_turn_chars", size, limits.max_turn_chars)

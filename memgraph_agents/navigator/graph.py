@@ -1,4 +1,4 @@
-"""The navigator graph (DESIGN §7): CompassMem as a LangGraph state machine.
+"""The navigator graph: CompassMem as a LangGraph state machine.
 
     START → planner → localize ⇉ explore ×N ─→ coordinate ⇉ explore ×N   (keep exploring)
                          ↑                         ├──→ refine → localize

@@ -41,6 +41,7 @@ def _usage(u: LLMUsage | None, **extra: float) -> dict[str, float]:
         out.update(
             llm_calls=s["calls"],
             llm_failures=s["failures"],
+            llm_retries=s["retries"],
             input_tokens=s["input_tokens"],
             output_tokens=s["output_tokens"],
         )

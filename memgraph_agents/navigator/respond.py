@@ -1,4 +1,4 @@
-"""The Responder (DESIGN §7.5) and the evidence it works from.
+"""The Responder and the evidence it works from.
 
 Kept events become ``Evidence`` in keeping order, each with its provenance turns ordered
 best first (one-shot score, then cosine to the question) and the path that reached it. When
@@ -126,6 +126,7 @@ async def respond(state: NavState, config, runtime) -> dict:
         counters = {
             "llm_calls": s["calls"],
             "llm_failures": s["failures"],
+            "llm_retries": s["retries"],
             "input_tokens": s["input_tokens"],
             "output_tokens": s["output_tokens"],
         }

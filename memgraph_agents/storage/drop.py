@@ -16,7 +16,7 @@ from filelock import FileLock
 
 from memgraph_agents.storage.graph_db import GraphDB
 from memgraph_agents.storage.graph_store import is_server_url
-from memgraph_agents.storage.identity import legacy_collection_name
+from memgraph_agents.storage.identity import legacy_collection_name, memory_dir, owns_collection
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import namespace_dir
 from memgraph_agents.storage.vectors import chroma_client
@@ -35,8 +35,8 @@ def delete_namespace(
     graph_url: str | None = None,
     store_id: str = "default",
 ) -> bool:
-    """Drop a namespace's collection and files (its rows, in PostgreSQL); other namespaces
-    are untouched.
+    """Drop a namespace's collection and files (its rows, in PostgreSQL); other memories (other
+    namespaces, store ids, the embedded namespace of the same name) are untouched.
 
     ``if_empty``: only when it holds no session at all (checked under the locks), so a failed
     first ingest leaves no empty namespace behind. Returns whether it was dropped.
@@ -47,6 +47,12 @@ def delete_namespace(
             data_dir, namespace, chroma_host, chroma_port, if_empty, str(graph_url), store_id
         )
     if not (d / "graph.sqlite").exists():
+        if if_empty and d.is_dir():  # a first ingest that failed before its graph file existed
+            with namespace_ingest_lock(d).hold(timeout=600):
+                if not (d / "graph.sqlite").exists():
+                    shutil.rmtree(d)
+                    return True
+            return False
         from memgraph_agents.storage.stats import missing_namespace
 
         raise missing_namespace(data_dir, namespace)
@@ -89,6 +95,19 @@ def drop_namespace(settings: Settings, namespace: str, *, if_empty: bool = False
     )
 
 
+def discard_unopened(settings: Settings, namespace: str) -> None:
+    """Remove the folder of an embedded namespace whose first open failed (its graph file was
+    never completed, so it holds no session): under its ingest lock, without reading the file.
+    A PostgreSQL namespace keeps only lock files here; its rows are checked by ``if_empty``."""
+    if is_server_url(settings.graph_url):
+        drop_namespace(settings, namespace, if_empty=True)
+        return
+    d = namespace_dir(Path(settings.data_dir), namespace)
+    if d.is_dir():
+        with namespace_ingest_lock(d).hold(timeout=600):
+            shutil.rmtree(d)
+
+
 def _delete_server_namespace(
     data_dir: Path, namespace: str, chroma_host: str | None, chroma_port: int, if_empty: bool, url: str, sid: str
 ) -> bool:
@@ -98,14 +117,16 @@ def _delete_server_namespace(
         from memgraph_agents.storage.stats import missing_namespace
 
         raise missing_namespace(data_dir, namespace, url, sid)
-    d = namespace_dir(Path(data_dir), namespace)
+    d = memory_dir(Path(data_dir), namespace, url, sid)  # this memory's lock folder, never another's
     db = PgGraphDB(url, sid, namespace)
     # The same two locks as a writer takes, both with their cross-machine half.
     with namespace_ingest_lock(d, db.remote_ingest_lock()).hold(timeout=600), db.writer_lock():
         if if_empty and db.sessions(None):
             return False
         name = db.get_meta("collection")
-        if name is not None:
+        # A collection an earlier version named after a data dir may hold another memory's
+        # vectors (``storage.identity``): left in place, never dropped with this memory.
+        if name is not None and owns_collection(name, server=True):
             try:
                 chroma_client(Path(data_dir), chroma_host, chroma_port).delete_collection(name)
             except Exception:  # no vectors were ever written (or the collection is gone already)
@@ -128,8 +149,12 @@ def _collection_gone(data_dir: Path, host: str, port: int, name: str) -> bool:
 
 
 def _has_sessions(db: Path) -> bool:
+    """Whether the graph file holds a session. A file whose schema was never written (its
+    creation failed, e.g. on a full disk) holds none; any other read error is raised."""
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
+        if con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='sessions'").fetchone() is None:
+            return False
         return con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] > 0
     finally:
         con.close()

@@ -117,6 +117,8 @@ class GraphDB:
 
     def _create_or_migrate(self) -> None:
         c = self.conn
+        if self._schema_is_current(c):  # nothing to write: opening to read works on a full disk
+            return
         c.execute("BEGIN IMMEDIATE")  # one process creates or migrates; the others then see it done
         try:
             legacy = c.execute("SELECT 1 FROM sqlite_master WHERE name='sessions'").fetchone() is not None
@@ -137,8 +139,16 @@ class GraphDB:
             c.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            if c.in_transaction:  # SQLite already rolled back after SQLITE_FULL: keep the real error
+                c.execute("ROLLBACK")
             raise
+
+    @staticmethod
+    def _schema_is_current(c: sqlite3.Connection) -> bool:
+        if c.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone() is None:
+            return False
+        r = c.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        return r is not None and r[0] == SCHEMA_VERSION
 
     @property
     def reader(self) -> sqlite3.Connection:
@@ -218,7 +228,10 @@ class GraphDB:
             self.conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            # SQLite rolls back by itself on some errors (SQLITE_FULL: a full disk); a second
+            # ROLLBACK would raise "no transaction is active" and hide the real error.
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
 
     @contextmanager

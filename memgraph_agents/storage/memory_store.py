@@ -1,6 +1,6 @@
 """``MemoryStore``: one namespace's memory = SQLite graph + Chroma vectors + cached snapshot.
 
-Commit protocol (README "Consistency"; DESIGN §4). A write adds a session (``new``), replaces
+Commit protocol (README "Consistency"). A write adds a session (``new``), replaces
 a stored one (``replace``: an edited session, or a rebuild with another builder or preset) or
 extends it with new turns (``append``: a chat thread that grew):
 
@@ -55,10 +55,16 @@ from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage import chroma_index
 from memgraph_agents.storage.embedding_mark import MODEL_META, mismatch, recorded_model
 from memgraph_agents.storage.exact_search import exact_search
-from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, open_graph_store
-from memgraph_agents.storage.identity import legacy_collection_name, store_id
+from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, is_server_url, open_graph_store
+from memgraph_agents.storage.identity import (
+    collection_name,
+    legacy_collection_name,
+    memory_dir,
+    server_collection_name,
+    store_id,
+)
 from memgraph_agents.storage.locks import hold_process_lock, namespace_ingest_lock
-from memgraph_agents.storage.namespaces import collection_name, namespace_dir, validate_stored_name
+from memgraph_agents.storage.namespaces import validate_stored_name
 from memgraph_agents.storage.session_write import SessionWrite, check_dimension
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.snapshot_delta import Keyed, apply_delta, read_own_commit
@@ -94,9 +100,10 @@ class MemoryStore:
     ) -> None:
         self.namespace = validate_stored_name(namespace)
         self.data_dir = Path(data_dir)
-        # Locks and, for the embedded store, the graph file. With the graph in PostgreSQL the
-        # data dir holds nothing shared: every worker may have its own.
-        self.dir = namespace_dir(self.data_dir, namespace)
+        # Locks and, for the embedded store, the graph file: a folder of this memory's own
+        # (``storage.identity``). With the graph in PostgreSQL the data dir holds only locks:
+        # every worker may have its own.
+        self.dir = memory_dir(self.data_dir, namespace, graph_url, store_id)
         self.graph_url, self.store_id = graph_url, store_id
         check_data_dir(self.data_dir)
         if not create and not graph_exists(self.data_dir, namespace, graph_url, store_id):
@@ -164,7 +171,12 @@ class MemoryStore:
         store_id(self.data_dir)  # written at the data dir's first open, whatever the namespace
         name = self.db.get_meta("collection")
         if name is None:  # the first worker's name wins (``init_meta``): all share one collection
-            name = legacy_collection_name(self.namespace) if legacy else collection_name(self.data_dir, self.namespace)
+            if legacy:
+                name = legacy_collection_name(self.namespace)
+            elif is_server_url(self.graph_url):  # named by this memory alone, not by a data dir
+                name = server_collection_name(self.namespace)
+            else:
+                name = collection_name(self.data_dir, self.namespace)
             name = self.db.init_meta("collection", name)
         return name
 

@@ -86,6 +86,22 @@ def normalise_user_id(user_id: object) -> str:
     return uid
 
 
+def run_user_id(value: object) -> str | None:
+    """The user id a run carries, by one rule for every source (a context attribute or key,
+    ``configurable``): only a missing id (``None``) means "no user"; a string or an integer is
+    an id (``0`` is the user ``"0"``); an empty string, a bool or any other value is refused
+    (``NamespaceError``), never read as "no user", which would be the shared default namespace."""
+    if value is None:
+        return None
+    if isinstance(value, bool):  # before int: True/False are ints to Python, not ids
+        raise NamespaceError(f"user id must be a string or an integer, got {value!r}")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return normalise_user_id(value)
+    raise NamespaceError(f"user id must be a string or an integer, got {type(value).__name__}")
+
+
 def user_namespace(user_id: str, prefix: str = "") -> str:
     """The namespace of ``user_id`` (see the module docstring): ``u.<hash>`` or ``<prefix>.<hash>``.
 
@@ -114,13 +130,6 @@ def namespace_for_id(conversation_id: str, suffix: str = "") -> str:
 
 def namespace_dir(data_dir: Path, name: str) -> Path:
     return Path(data_dir) / "namespaces" / validate_stored_name(name)
-
-
-def collection_name(data_dir: Path, name: str) -> str:
-    """Chroma collection of a new namespace: scoped by the data dir's store id (``storage.identity``)."""
-    from memgraph_agents.storage.identity import scoped_collection_name, store_id
-
-    return scoped_collection_name(store_id(data_dir), validate_stored_name(name))
 
 
 def list_namespaces(data_dir: Path) -> list[str]:
