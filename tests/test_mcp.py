@@ -227,23 +227,34 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
             ana = await call("tok-ana", "recall", {"query": "locker code"})
             ben = await call("tok-ben", "recall", {"query": "locker code"})
             ben_stats = json.loads(await call("tok-ben", "stats", {}))
-            # Ben names Ana's note: refused, in words that show nothing of Ana or the server.
-            denied = [await call("tok-ben", "forget_note", {"note_id": note}, error=True)]
+            # Ben names Ana's note to every item tool: refused, in words that show nothing of
+            # Ana or the server (before Ben stored anything, and after).
+            by_note = (
+                ("forget_note", {"note_id": note}),
+                ("get", {"item_id": note}),
+                ("history", {"note_id": note}),
+                ("update_note", {"note_id": note, "text": "The locker code is 0000."}),
+            )
+            empty = [await call("tok-ben", tool, args, error=True) for tool, args in by_note]
             await call("tok-ben", "remember", {"text": "Ben parks on level two."})
-            denied.append(await call("tok-ben", "forget_note", {"note_id": note}, error=True))
+            denied = [await call("tok-ben", tool, args, error=True) for tool, args in by_note]
+            ben_list = json.loads(await call("tok-ben", "list", {"kind": "note"}))
             after = await call("tok-ana", "recall", {"query": "locker code"})
-            return note, ana, ben, ben_stats, denied, after
+            ana_history = json.loads(await call("tok-ana", "history", {"note_id": note}))
+            return note, ana, ben, ben_stats, empty, denied, ben_list, after, ana_history
 
-        note, ana, ben, ben_stats, denied, after = asyncio.run(go())
+        note, ana, ben, ben_stats, empty, denied, ben_list, after, ana_history = asyncio.run(go())
         assert "4471" in ana and "4471" in after  # Ana's note survived Ben's attempts
+        assert [v["text"] for v in ana_history["versions"]] == ["Ana's locker code is 4471."]
         assert "4471" not in ben and ben_stats["sessions"] == 0
+        assert ben_list["namespace"] == "ben" and [i["text"] for i in ben_list["items"]] == ["Ben parks on level two."]
         assert re.search(r"note-[0-9a-f]+", ana)
         data_dir = tmp_path / "mem"
-        for text in denied:
+        for text in empty + denied:
             assert "ana" not in text.lower(), text
             assert str(data_dir) not in text and str(data_dir.resolve()) not in text and "/" not in text, text
-        assert "nothing is stored in this memory yet" in denied[0]
-        assert note in denied[1]  # its own input may be named back
+        assert all("nothing is stored in this memory yet" in text for text in empty), empty
+        assert all(note in text for text in denied), denied  # its own input may be named back
     finally:
         stop_server(server)
         log.close()
