@@ -8,28 +8,14 @@ It decides two things from the run and leaves the rest to the engine (``Memory``
   every door uses (``runtime.settings_for``: a ``MemoryContext`` — the chatbot's
   ``ChatbotContext`` included — reaches every field, ``preset`` and ``top_k`` too);
 * **whose memory**: the namespace, always taken from the run — runtime context or
-  ``config["configurable"]`` — never from tool arguments a model writes.
+  ``config["configurable"]`` — never from tool arguments a model writes
+  (``integrations.run_scopes.run_namespace``: the run's user id, mapped by
+  ``Memory.namespace_for_user``; else the context's ``namespace``; else ``default_namespace``).
 
 The retriever follows the rule of every door (``runtime.run_retriever``): one named for the
 run (the context's ``retriever``), else the one the tools were built with, else the preset's,
 else ``Settings.retriever``; ``k`` is ``Settings.top_k``; the chat model for the navigator's
 LLM policy and the retrievers' LLM steps is ``Settings.llm`` (none: offline, zero LLM calls).
-
-Namespace resolution, first match wins:
-
-1. the run context's ``user_id`` (attribute or dict key; the key name is ``user_key``);
-2. ``config["configurable"]["user_id"]``;
-
-   (one rule for both, ``storage.namespaces.run_user_id``: only a missing id, ``None``, is
-   "no user"; a string or an integer is an id, ``0`` too; ``""``, ``False`` or another type
-   is refused with ``NamespaceError``, never taken for "no user")
-3. the run context's ``namespace`` (a ``MemoryContext`` field);
-4. ``default_namespace`` (``settings.namespace`` unless given; ``None`` makes a user id
-   mandatory: a run without one is refused).
-
-A user id maps to its namespace through ``storage.namespaces.user_namespace`` (``u.<hash>``,
-or ``<namespace_prefix>.<hash>``): injective, never equal to a name a person can choose, and
-showing nothing of the id; ids with surrounding whitespace or control characters are refused.
 
 Recall reads the run's scopes (``integrations.run_scopes``): that namespace, plus the run's
 agent-level (``agent_id``) and shared (``shared_namespace``) namespaces when there are any,
@@ -48,32 +34,31 @@ from __future__ import annotations
 import asyncio
 import secrets
 import threading
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from memgraph_agents.aio import background
-from memgraph_agents.api import Memory, ops
+from memgraph_agents.api import Memory
 from memgraph_agents.api.overrides import check_k, check_retriever
-from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
-from memgraph_agents.errors import InputError
 from memgraph_agents.integrations.chat_threads import SKIP_FLAG, Transcript, clean_id, stored_thread
+from memgraph_agents.integrations.recall_read import read_scopes, wait_for_writes
 from memgraph_agents.integrations.recall_result import RecallResult
 from memgraph_agents.integrations.run_scopes import (
+    MissingUserError,
     RunScopes,
     agent_scope,
     current_config,
     current_context,
-    run_value,
+    run_namespace,
     shared_scopes,
 )
 from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import run_retriever, settings_for
-from memgraph_agents.storage.namespaces import run_user_id, user_namespace, validate_stored_name
+from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 NO_MEMORY = "No memories stored yet for this user."
 
@@ -89,10 +74,6 @@ __all__ = [
     "current_context",
     "user_namespace",
 ]
-
-
-class MissingUserError(InputError):
-    """The run names no user and the memory has no default namespace."""
 
 
 class AgentMemory:
@@ -156,21 +137,10 @@ class AgentMemory:
 
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
-        conf = (config or {}).get("configurable", {}) or {}
-        uid = run_user_id(run_value(context, None, self.user_key))  # 0 is a user, "" / False are refused
-        if uid is None:
-            uid = run_user_id(conf.get(self.user_key))
-        if uid is not None:
-            return user_namespace(uid, self.namespace_prefix)
-        ns = run_value(context, None, "namespace")
-        if isinstance(ns, str) and ns:
-            return validate_stored_name(ns)
-        if self.default_namespace is None:
-            raise MissingUserError(
-                f"no user for this run: pass context with {self.user_key!r} or "
-                f"config={{'configurable': {{'{self.user_key}': ...}}}}"
-            )
-        return validate_stored_name(self.default_namespace or (self._settings or Settings()).namespace)
+        default = self.default_namespace
+        if default == "":  # "" = the settings' namespace (read now: the environment may change)
+            default = (self._settings or Settings()).namespace
+        return run_namespace(context, config, user_key=self.user_key, prefix=self.namespace_prefix, default=default)
 
     def user_scope(self, user_id: str) -> str:
         """The namespace of ``user_id`` for these tools: ``Memory.namespace_for_user`` with this
@@ -210,25 +180,6 @@ class AgentMemory:
         settings = self.settings_for(context)
         return scopes, settings, run_retriever(context, settings, self.retriever), check_k(k, settings.top_k)
 
-    def _wait(self, scopes: list[str]) -> tuple[int, float]:
-        """Wait (at most ``read_wait`` seconds in all) for writes queued for ``scopes``; the
-        writes still queued after that, and the seconds waited."""
-        t0 = time.monotonic()
-        for ns in scopes:
-            self.writer.wait(ns, max(0.0, self.read_wait - (time.monotonic() - t0)))
-        return sum(self.writer.pending(ns) for ns in scopes), time.monotonic() - t0
-
-    async def _arecall(self, query: str, scopes: list[str], settings: Settings, retriever: str | Retriever, k: int):
-        found = await asyncio.gather(*(ops.retrieval(settings, ns, query, k, retriever) for ns in scopes))
-        if len(scopes) == 1:
-            [one] = found
-            nav = one.navigation
-            answer = nav.answer if nav is not None else None
-            return RecallResult(scopes[0], one.retriever, query, one.evidence, answer, nav, empty=one.empty)
-        evidence = merge_namespaces([(ns, f.evidence) for ns, f in zip(scopes, found, strict=True)], k)
-        empty = "; ".join(f.empty for f in found) if all(f.empty for f in found) else ""
-        return RecallResult(scopes[0], found[0].retriever, query, evidence, empty=empty, scopes=scopes)
-
     def recall(
         self,
         query: str,
@@ -241,8 +192,8 @@ class AgentMemory:
         """Evidence for ``query`` from the run's scopes (waits for their queued writes first, at
         most ``read_wait`` seconds; the result says what it could not see)."""
         scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
-        unseen, waited = self._wait(scopes)
-        result = background.run(self._arecall(query, scopes, settings, retriever, k))
+        unseen, waited = wait_for_writes(self.writer, scopes, self.read_wait)
+        result = background.run(read_scopes(query, scopes, settings, retriever, k))
         result.unseen, result.waited = unseen, waited
         return result
 
@@ -258,8 +209,8 @@ class AgentMemory:
         scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
         unseen, waited = 0, 0.0
         if any(self.writer.pending(ns) for ns in scopes):
-            unseen, waited = await asyncio.to_thread(self._wait, scopes)
-        result = await background.arun(self._arecall(query, scopes, settings, retriever, k))
+            unseen, waited = await asyncio.to_thread(wait_for_writes, self.writer, scopes, self.read_wait)
+        result = await background.arun(read_scopes(query, scopes, settings, retriever, k))
         result.unseen, result.waited = unseen, waited
         return result
 

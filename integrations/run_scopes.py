@@ -2,8 +2,8 @@
 all taken from the run (runtime context or ``config["configurable"]``) or fixed by the
 application when it builds the tools — never from a tool argument a model writes.
 
-* the **user** scope: the run's namespace (``AgentMemory.namespace_for``: its user id, mapped by
-  ``Memory.namespace_for_user``); writes (``remember``, chat turns) go here and only here;
+* the **user** scope: the run's namespace (``run_namespace``); writes (``remember``, chat
+  turns) go here and only here;
 * the **agent** scope: the run's ``agent_id`` (context attribute or configurable key), else the
   one the tools were built with, mapped by the same function with the prefix ``agent``
   (``agent.<hash>``): what this agent knows whoever it talks to;
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memgraph_agents.errors import InputError
-from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
+from memgraph_agents.storage.namespaces import run_user_id, user_namespace, validate_stored_name
 
 AGENT_PREFIX = "agent"
 
@@ -53,6 +53,41 @@ def run_value(context: Any, config: dict | None, key: str) -> Any:
         if value is not None:
             return value
     return ((config or {}).get("configurable") or {}).get(key)
+
+
+class MissingUserError(InputError):
+    """The run names no user and the memory has no default namespace."""
+
+
+def run_namespace(context: Any, config: dict | None, *, user_key: str, prefix: str, default: str | None) -> str:
+    """Whose memory a run uses; never from model arguments. First match wins:
+
+    1. the run context's user id (attribute or dict key ``user_key``);
+    2. ``config["configurable"][user_key]``;
+
+       (one rule for both, ``storage.namespaces.run_user_id``: only a missing id, ``None``, is
+       "no user"; a string or an integer is an id, ``0`` too; ``""``, ``False`` or another type
+       is refused with ``NamespaceError``, never taken for "no user")
+    3. the run context's ``namespace`` (a ``MemoryContext`` field);
+    4. ``default`` (``None`` makes a user id mandatory: a run without one is refused).
+
+    A user id maps to its namespace as ``Memory.namespace_for_user`` maps it
+    (``storage.namespaces.user_namespace``: ``u.<hash>``, or ``<prefix>.<hash>``): injective,
+    never equal to a name a person can choose, and showing nothing of the id; ids with
+    surrounding whitespace or control characters are refused."""
+    uid = run_user_id(run_value(context, None, user_key))
+    if uid is None:
+        uid = run_user_id(((config or {}).get("configurable") or {}).get(user_key))
+    if uid is not None:
+        return user_namespace(uid, prefix)
+    ns = run_value(context, None, "namespace")
+    if isinstance(ns, str) and ns:
+        return validate_stored_name(ns)
+    if default is None:
+        raise MissingUserError(
+            f"no user for this run: pass context with {user_key!r} or config={{'configurable': {{'{user_key}': ...}}}}"
+        )
+    return validate_stored_name(default)
 
 
 @dataclass(frozen=True)
