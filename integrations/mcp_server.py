@@ -35,7 +35,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError, MemgraphError
 from memgraph_agents.integrations.mcp_tokens import check_http_exposure, load_tokens
 from memgraph_agents.integrations.mcp_verbs import Filter, Metadata, Since, Speaker, Until, add_verb_tools, filter_args
-from memgraph_agents.storage.namespaces import validate_namespace
+from memgraph_agents.storage.namespaces import validate_namespace, validate_stored_name
 
 __all__ = ["MemoryServer", "TokenNamespaces", "build_server", "load_tokens"]
 
@@ -127,7 +127,8 @@ def build_server(
 ) -> FastMCP:
     """The FastMCP server; with ``tokens`` every HTTP call needs a bearer token of the map (an
     empty map is refused, as is HTTP on a non-loopback ``host`` without tokens)."""
-    fixed = validate_namespace(namespace or settings.namespace)
+    # "" is refused, not the default; a user's derived name (--user-id) is served too
+    fixed = validate_stored_name(settings.namespace if namespace is None else namespace)
     check_http_exposure(host, tokens)
     auth = None
     verifier = TokenNamespaces(tokens) if tokens is not None else None  # {} refuses: never no auth

@@ -81,6 +81,40 @@ def test_stdio_client_lists_tools_remembers_recalls_and_survives_bad_arguments(t
     asyncio.run(go())
 
 
+@pytest.mark.timeout(180)
+def test_user_id_serves_the_namespace_the_agent_tools_use_for_that_user(tmp_path, capsys):
+    """``--user-id`` maps as every door does: a note remembered over MCP is what the agent
+    tools recall for that user (the same namespace); a bad id, a second scope or an empty
+    --namespace (never the default) is one line."""
+    from memgraph_agents import Memory
+    from memgraph_agents.config import Settings
+    from memgraph_agents.integrations import AgentMemory
+
+    params = _stdio(tmp_path / "mem", "unused")
+    params.args = ["-m", "memgraph_agents.cli.main", "mcp", "--user-id", "Ana Lima"]
+
+    async def go() -> str:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            r = await s.call_tool("remember", {"text": "Ana's bike lock code is 3312."})
+            assert not r.isError, _text(r)
+            return _text(r).strip()
+
+    note = asyncio.run(go())
+    settings = Settings(data_dir=tmp_path / "mem", llm="none", embeddings="hash")
+    ns = Memory.namespace_for_user("Ana Lima")
+    assert [i.id for i in Memory(settings=settings).list(ns).items] == [note]
+    agent = AgentMemory(settings)
+    assert agent.namespace_for(None, {"configurable": {"user_id": "Ana Lima"}}) == ns
+    found = agent.recall("bike lock code", config={"configurable": {"user_id": "Ana Lima"}})
+    assert "3312" in found.content()
+    bad = (("--user-id", " Ana"), ("--user-id", ""), ("--user-id", "Ana", "--namespace", "ana"), ("--namespace", ""))
+    for argv in bad:
+        code, err = _mcp_cli(*argv, data_dir=tmp_path / "other", capsys=capsys)
+        assert code == 2 and len(err) == 1 and err[0].startswith("error: "), (argv, err)
+    assert not (tmp_path / "other").exists()  # refused before anything was opened
+
+
 def _agent_model():
     """Remember the user's statement, then recall it, then answer from the recalled text."""
 
