@@ -22,6 +22,8 @@ from tests.fakes import EVENTS_MARKER, parse_turn_lines, realistic_event_respond
 from tests.helpers import calls_for, edges, nodes, register_model
 from tests.workloads import chat_thread
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 N = 100
 
 

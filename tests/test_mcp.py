@@ -24,6 +24,8 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.fakes import ScriptedChatModel
 from tests.helpers import stop_server
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"recall", "remember", "list", "get", "update_note", "history", "forget_note", "ask", "stats"}
 

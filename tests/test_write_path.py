@@ -50,6 +50,7 @@ def test_a_forked_build_changes_without_touching_its_origin():
     assert f.model_dump(exclude={"nodes", "edges", "notes"}) == b.model_dump(exclude={"nodes", "edges", "notes"})
 
 
+@pytest.mark.slow
 def test_a_reload_after_a_write_equals_a_fresh_load(settings):
     ingest_conversation(chat_thread(10), settings)
     store = get_store(settings)

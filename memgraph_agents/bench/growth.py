@@ -1,4 +1,4 @@
-"""``memgraph bench scale --growth TURNS``: ingest cost per session against what is stored (issue 15.5).
+"""``memgraph bench scale --growth TURNS``: ingest cost per session against what is stored (it must not grow with it).
 
     memgraph bench scale --growth 20000 --out DIR
 

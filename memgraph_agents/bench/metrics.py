@@ -1,4 +1,4 @@
-"""Evaluation metrics (DESIGN §11): retrieval metrics without an LLM, QA metrics for answers.
+"""Evaluation metrics (docs/architecture.md, "Evaluation"): retrieval metrics without an LLM, QA metrics for answers.
 
 Conventions shared by every function here:
 

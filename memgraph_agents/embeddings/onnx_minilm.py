@@ -46,7 +46,7 @@ DIM = 384
 # A call of up to this many texts (a chat turn's, a question's) is one batch on the calling
 # thread; a larger one is cut into length-sorted batches of ``BATCH`` (less padding) spread
 # over up to ``BULK_THREADS`` threads. The session itself runs each call on one thread: on a
-# busy 2-core machine intra-op threads cost more CPU than they save (BENCHMARKS.md).
+# busy 2-core machine intra-op threads cost more CPU than they save (docs/benchmarks-history.md).
 SMALL_BATCH = 16
 BATCH = 32
 BULK_THREADS = max(1, min(4, os.cpu_count() or 1))

@@ -1,4 +1,4 @@
-"""``Evidence``: what every retriever returns (DESIGN §6)."""
+"""``Evidence``: what every retriever returns (docs/architecture.md, "Data model")."""
 
 from __future__ import annotations
 

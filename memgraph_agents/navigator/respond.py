@@ -1,4 +1,4 @@
-"""The Responder and the evidence it works from.
+"""The Responder (it answers from kept evidence only) and the evidence it works from.
 
 Kept events become ``Evidence`` in keeping order, each with its provenance turns ordered
 best first (one-shot score, then cosine to the question) and the path that reached it. When

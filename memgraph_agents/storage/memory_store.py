@@ -1,6 +1,6 @@
 """``MemoryStore``: one namespace's memory = SQLite graph + Chroma vectors + cached snapshot.
 
-Commit protocol (README "Consistency"). A write adds a session (``new``), replaces
+Commit protocol (docs/architecture.md, "The commit protocol"). A write adds a session (``new``), replaces
 a stored one (``replace``: an edited session, or a rebuild with another builder or preset) or
 extends it with new turns (``append``: a chat thread that grew):
 

@@ -1,4 +1,4 @@
-"""The snapshot after a store's own commit, without reading the namespace again (issue 15.5).
+"""The snapshot after a store's own commit, without reading the namespace again (a chat turn costs the same at any size).
 
 After a commit, ``read_own_commit`` reads back only the rows that commit can have changed
 (and the edge rows under the (src, dst, kind, label) keys it touched, and the writing

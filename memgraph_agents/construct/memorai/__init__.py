@@ -1,4 +1,4 @@
-"""The ``memorai`` generated-memory layer (issue 7). Entry point: ``build_layer``."""
+"""The ``memorai`` generated-memory layer (the ``memorai`` preset). Entry point: ``build_layer``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``premem`` generated-memory layer (issue 7). Entry point: ``build_layer``."""
+"""The ``premem`` generated-memory layer (the ``premem`` preset). Entry point: ``build_layer``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``sgmem`` generated-memory layer (issue 7). Entry point: ``build_layer``."""
+"""The ``sgmem`` generated-memory layer (the ``sgmem`` preset). Entry point: ``build_layer``."""
 
 from __future__ import annotations
 
