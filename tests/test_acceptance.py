@@ -46,6 +46,9 @@ CONVERSATION = {
 }
 
 
+pytestmark = pytest.mark.slow  # builds a wheel, runs the CLI, the MCP client and the chatbot from it
+
+
 @pytest.fixture(scope="module")
 def wheel_env(tmp_path_factory) -> dict[str, str]:
     """An environment whose ``memgraph_agents`` is the wheel built from this tree."""

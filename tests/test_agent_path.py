@@ -38,6 +38,7 @@ def settings(tmp_path) -> Settings:
     return Settings(data_dir=tmp_path / "mem", embeddings="hash", retriever="bm25")
 
 
+@pytest.mark.slow
 def test_recall_reads_user_agent_and_shared_scopes_from_the_run(settings):
     memory = Memory(settings=settings)
     alice = Memory.namespace_for_user("alice")
@@ -84,6 +85,7 @@ def test_retriever_user_id_reads_what_the_agent_wrote(settings):
         MemoryRetriever(settings=settings, user_id="lena", namespace="x").invoke("tea")
 
 
+@pytest.mark.slow
 def test_recall_says_it_could_not_see_queued_writes(settings):
     ns = Memory.namespace_for_user("omar")
     Memory(settings=settings).add("Omar plays the cello", namespace=ns)

@@ -35,6 +35,7 @@ def test_filter_values():
             metadata_filter(bad)
 
 
+@pytest.mark.slow
 def test_note_verbs_list_filters_and_scopes(tmp_path, capsys):
     trip = add_note(
         tmp_path, capsys, "Lena booked the train to Vienna", "--metadata", '{"project": "trip", "tag": "rail"}'
