@@ -15,6 +15,7 @@ from memgraph_agents.integrations.recall_result import RecallResult
 from memgraph_agents.integrations.retriever import MemoryRetriever, evidence_document
 from memgraph_agents.integrations.store import MemgraphStore
 from memgraph_agents.integrations.tools import MemoryTools, create_memory_tools
+from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "MissingUserError",
     "OfflineRecallModel",
     "RecallResult",
+    "TurnRule",
     "create_memory_tools",
     "evidence_document",
     "memory_writer_node",

@@ -8,33 +8,25 @@ It decides two things from the run and leaves the rest to the engine (``Memory``
   every door uses (``runtime.settings_for``: a ``MemoryContext`` — the chatbot's
   ``ChatbotContext`` included — reaches every field, ``preset`` and ``top_k`` too);
 * **whose memory**: the namespace, always taken from the run — runtime context or
-  ``config["configurable"]`` — never from tool arguments a model writes.
+  ``config["configurable"]`` — never from tool arguments a model writes
+  (``integrations.run_scopes.run_namespace``: the run's user id, mapped by
+  ``Memory.namespace_for_user``; else the context's ``namespace``; else ``default_namespace``).
 
 The retriever follows the rule of every door (``runtime.run_retriever``): one named for the
 run (the context's ``retriever``), else the one the tools were built with, else the preset's,
 else ``Settings.retriever``; ``k`` is ``Settings.top_k``; the chat model for the navigator's
 LLM policy and the retrievers' LLM steps is ``Settings.llm`` (none: offline, zero LLM calls).
 
-Namespace resolution, first match wins:
-
-1. the run context's ``user_id`` (attribute or dict key; the key name is ``user_key``);
-2. ``config["configurable"]["user_id"]``;
-
-   (one rule for both, ``storage.namespaces.run_user_id``: only a missing id, ``None``, is
-   "no user"; a string or an integer is an id, ``0`` too; ``""``, ``False`` or another type
-   is refused with ``NamespaceError``, never taken for "no user")
-3. the run context's ``namespace`` (a ``MemoryContext`` field);
-4. ``default_namespace`` (``settings.namespace`` unless given; ``None`` makes a user id
-   mandatory: a run without one is refused).
-
-A user id maps to its namespace through ``storage.namespaces.user_namespace`` (``u.<hash>``,
-or ``<namespace_prefix>.<hash>``): injective, never equal to a name a person can choose, and
-showing nothing of the id; ids with surrounding whitespace or control characters are refused.
+Recall reads the run's scopes (``integrations.run_scopes``): that namespace, plus the run's
+agent-level (``agent_id``) and shared (``shared_namespace``) namespaces when there are any,
+ranked in one list. Writes go to the run's namespace only.
 
 Writes (``remember``, chat turns) go through ``Memory.add`` on one background writer thread
 (``integrations.writer``), so remembering never blocks a chat turn. Reads see your own writes:
-``recall`` first waits (up to ``read_wait`` seconds) for writes still queued for *its*
-namespace, so "remember, then recall" in one conversation works.
+``recall`` first waits (up to ``read_wait`` seconds) for writes still queued for the
+namespaces it reads, so "remember, then recall" in one conversation works; writes still
+queued after that are said in its answer (``RecallResult.unseen``), never passed off as
+"nothing in memory". The turn writer stores conversation, not chatter (``integrations.turn_rule``).
 """
 
 from __future__ import annotations
@@ -47,16 +39,26 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memgraph_agents.aio import background
-from memgraph_agents.api import Memory, ops
+from memgraph_agents.api import Memory
 from memgraph_agents.api.overrides import check_k, check_retriever
 from memgraph_agents.config import Settings
-from memgraph_agents.errors import InputError
 from memgraph_agents.integrations.chat_threads import SKIP_FLAG, Transcript, clean_id, stored_thread
+from memgraph_agents.integrations.recall_read import read_scopes, wait_for_writes
 from memgraph_agents.integrations.recall_result import RecallResult
+from memgraph_agents.integrations.run_scopes import (
+    MissingUserError,
+    RunScopes,
+    agent_scope,
+    current_config,
+    current_context,
+    run_namespace,
+    shared_scopes,
+)
+from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import run_retriever, settings_for
-from memgraph_agents.storage.namespaces import run_user_id, user_namespace, validate_stored_name
+from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 NO_MEMORY = "No memories stored yet for this user."
 
@@ -72,38 +74,6 @@ __all__ = [
     "current_context",
     "user_namespace",
 ]
-
-
-class MissingUserError(InputError):
-    """The run names no user and the memory has no default namespace."""
-
-
-def _get(obj: Any, name: str) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
-
-
-def current_config() -> dict:
-    """The ``RunnableConfig`` of the run we are in (empty outside a run)."""
-    try:
-        from langchain_core.runnables.config import var_child_runnable_config
-
-        return dict(var_child_runnable_config.get() or {})
-    except Exception:  # pragma: no cover - defensive
-        return {}
-
-
-def current_context() -> Any:
-    """The LangGraph runtime context of the run we are in (``None`` outside a graph)."""
-    try:
-        from langgraph.runtime import get_runtime
-
-        return get_runtime().context
-    except Exception:
-        return None
 
 
 class AgentMemory:
@@ -128,6 +98,10 @@ class AgentMemory:
         read_wait: float = 30.0,
         speaker_names: dict[str, str] | None = None,
         writer: BackgroundWriter | None = None,
+        agent_id: str | None = None,
+        shared_namespaces: Sequence[str] = (),
+        turn_rule: TurnRule | None = None,
+        remember_tools: Sequence[str] = ("remember",),
     ) -> None:
         self._settings = settings
         # k is a setting (a run's context may change it); a named retriever is a choice (checked now).
@@ -140,6 +114,12 @@ class AgentMemory:
         self.read_wait = read_wait
         self.speaker_names = dict(speaker_names or {})
         self.writer = writer or BackgroundWriter()
+        # Scopes the application fixes (a run's context may name others); validated now.
+        self.agent_id = agent_id
+        self.shared_namespaces = shared_scopes(None, None, tuple(shared_namespaces))
+        agent_scope(None, None, agent_id)
+        self.turn_rule = turn_rule or TurnRule()
+        self.remember_tools = tuple(remember_tools)
         self._transcripts: dict[tuple[str, str], Transcript] = {}
         self._lock = threading.Lock()
         self.default_thread = f"chat-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
@@ -157,21 +137,25 @@ class AgentMemory:
 
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
-        conf = (config or {}).get("configurable", {}) or {}
-        uid = run_user_id(_get(context, self.user_key))  # 0 is a user, "" / False are refused
-        if uid is None:
-            uid = run_user_id(conf.get(self.user_key))
-        if uid is not None:
-            return user_namespace(uid, self.namespace_prefix)
-        ns = _get(context, "namespace")
-        if isinstance(ns, str) and ns:
-            return validate_stored_name(ns)
-        if self.default_namespace is None:
-            raise MissingUserError(
-                f"no user for this run: pass context with {self.user_key!r} or "
-                f"config={{'configurable': {{'{self.user_key}': ...}}}}"
-            )
-        return validate_stored_name(self.default_namespace or (self._settings or Settings()).namespace)
+        default = self.default_namespace
+        if default == "":  # "" = the settings' namespace (read now: the environment may change)
+            default = (self._settings or Settings()).namespace
+        return run_namespace(context, config, user_key=self.user_key, prefix=self.namespace_prefix, default=default)
+
+    def user_scope(self, user_id: str) -> str:
+        """The namespace of ``user_id`` for these tools: ``Memory.namespace_for_user`` with this
+        memory's ``namespace_prefix`` (the one mapping of every door)."""
+        return Memory.namespace_for_user(user_id, self.namespace_prefix)
+
+    def scopes_for(self, context: Any = None, config: dict | None = None, namespace: str | None = None) -> RunScopes:
+        """The run's scopes (``integrations.run_scopes``); an explicit ``namespace`` reads only it."""
+        context, config = self._resolve(context, config)
+        user = self._explicit_or_run(namespace, context, config)
+        if namespace is not None:
+            return RunScopes(user)
+        return RunScopes(
+            user, agent_scope(context, config, self.agent_id), shared_scopes(context, config, self.shared_namespaces)
+        )
 
     def _explicit_or_run(self, namespace: str | None, context: Any, config: dict | None) -> str:
         """An explicit ``namespace=`` (validated: ``""`` is refused, not a default), else the run's."""
@@ -189,27 +173,12 @@ class AgentMemory:
     # -- recall --------------------------------------------------------------------------
     def _recall_target(
         self, context: Any, config: dict | None, k: int | None, namespace: str | None
-    ) -> tuple[str, Settings, str | Retriever, int]:
-        """Whose memory, with which settings, retriever and k: the same for ``recall`` and ``arecall``."""
+    ) -> tuple[list[str], Settings, str | Retriever, int]:
+        """What to read, with which settings, retriever and k: the same for ``recall`` and ``arecall``."""
         context, config = self._resolve(context, config)
-        ns = self._explicit_or_run(namespace, context, config)
+        scopes = self.scopes_for(context, config, namespace).reads()
         settings = self.settings_for(context)
-        return ns, settings, run_retriever(context, settings, self.retriever), check_k(k, settings.top_k)
-
-    async def _arecall(self, query: str, ns: str, settings: Settings, retriever: str | Retriever, k: int):
-        found = await ops.retrieval(settings, ns, query, k, retriever)
-        nav = found.navigation
-        return RecallResult(
-            ns,
-            found.retriever,
-            query,
-            found.evidence,
-            answer=nav.answer if nav is not None else None,
-            navigation=nav,
-            empty=found.empty,
-            min_score=found.min_score,
-            best_relevance=found.best_relevance,
-        )
+        return scopes, settings, run_retriever(context, settings, self.retriever), check_k(k, settings.top_k)
 
     def recall(
         self,
@@ -220,10 +189,13 @@ class AgentMemory:
         k: int | None = None,
         namespace: str | None = None,
     ) -> RecallResult:
-        """Evidence for ``query`` from the run's namespace (waits for its queued writes first)."""
-        ns, settings, retriever, k = self._recall_target(context, config, k, namespace)
-        self.writer.wait(ns, self.read_wait)
-        return background.run(self._arecall(query, ns, settings, retriever, k))
+        """Evidence for ``query`` from the run's scopes (waits for their queued writes first, at
+        most ``read_wait`` seconds; the result says what it could not see)."""
+        scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
+        unseen, waited = wait_for_writes(self.writer, scopes, self.read_wait)
+        result = background.run(read_scopes(query, scopes, settings, retriever, k))
+        result.unseen, result.waited = unseen, waited
+        return result
 
     async def arecall(
         self,
@@ -234,10 +206,13 @@ class AgentMemory:
         k: int | None = None,
         namespace: str | None = None,
     ) -> RecallResult:
-        ns, settings, retriever, k = self._recall_target(context, config, k, namespace)
-        if self.writer.pending(ns):
-            await asyncio.to_thread(self.writer.wait, ns, self.read_wait)
-        return await background.arun(self._arecall(query, ns, settings, retriever, k))
+        scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
+        unseen, waited = 0, 0.0
+        if any(self.writer.pending(ns) for ns in scopes):
+            unseen, waited = await asyncio.to_thread(wait_for_writes, self.writer, scopes, self.read_wait)
+        result = await background.arun(read_scopes(query, scopes, settings, retriever, k))
+        result.unseen, result.waited = unseen, waited
+        return result
 
     # -- remember ------------------------------------------------------------------------
     def remember(
@@ -280,8 +255,9 @@ class AgentMemory:
         every message is new (one said twice is stored twice). A thread becomes sessions
         ``<thread>-s1``, ``-s2`` … (a new one after a 6-hour gap); a thread id that is not
         already letters, digits and ``_.:-`` gets a hash of itself appended, so two ids that
-        differ only in such characters stay two threads. Tool messages, tool-call-only AI messages and messages flagged
-        ``additional_kwargs["memgraph_skip"]`` are not conversation and are not written.
+        differ only in such characters stay two threads. What is written follows ``turn_rule``
+        (``integrations.turn_rule``): not tool results or tool calls, not bare acknowledgements,
+        not flagged messages, not a user message a ``remember`` note of its turn already holds.
 
         Each write appends: only the new turns are built (``construct.append``). A thread
         resumed after a restart continues what is stored: its stored turns are read back
@@ -300,7 +276,8 @@ class AgentMemory:
             if tr is None:  # first sight of the thread in this process: continue what is stored
                 stored = stored_thread(settings, ns, thread)
                 tr = self._transcripts[(ns, thread)] = Transcript(messages=list(stored), stored=stored)
-            added = tr.add(messages, datetime.now(UTC).replace(tzinfo=None))
+            now = datetime.now(UTC).replace(tzinfo=None)
+            added = tr.add(messages, now, self.turn_rule, self.remember_tools)
             if not added or not tr.messages:
                 return None
             snapshot = list(tr.messages)

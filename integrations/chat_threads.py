@@ -16,9 +16,11 @@ from datetime import datetime
 from typing import Any
 
 from memgraph_agents.config import Settings
+from memgraph_agents.integrations.turn_rule import SKIP_FLAG, TurnRule, remembered_humans
 from memgraph_agents.storage.namespaces import NamespaceError
 
-SKIP_FLAG = "memgraph_skip"  # additional_kwargs flag: this message is not written to memory
+DEFAULT_RULE = TurnRule()
+__all__ = ["DEFAULT_RULE", "SKIP_FLAG", "Transcript", "clean_id", "stored_thread"]
 
 
 @dataclass
@@ -35,18 +37,21 @@ class Transcript:
     stored: list[Any] = field(default_factory=list)
     replayed: int = 0
 
-    def add(self, messages: Sequence[Any], now: datetime) -> int:
-        """Append the new conversational messages of ``messages``; returns how many were new.
-        A message with an id is new once. Without ids, a call that starts with every id-less
-        message of the thread so far and goes on is the history passed again: only what follows
-        is new; otherwise each is new (a message said twice is stored twice). Messages replaying
-        the stored history keep their date."""
+    def add(
+        self, messages: Sequence[Any], now: datetime, rule: TurnRule = DEFAULT_RULE, remember_tools: Sequence[str] = ()
+    ) -> int:
+        """Append the new messages of ``messages`` that ``rule`` keeps (``integrations.turn_rule``);
+        returns how many were new. A message with an id is new once. Without ids, a call that
+        starts with every id-less kept message of the thread so far and goes on is the history
+        passed again: only what follows is new; otherwise each is new (a message said twice is
+        stored twice). Messages replaying the stored history keep their date."""
         added = 0
-        said = [m for m in messages if conversational(m)]
-        anonymous = [_said(m) for m in said if not m.id]
+        remembered = remembered_humans(messages, rule, remember_tools)
+        said = [(i, m) for i, m in enumerate(messages) if rule.keep(m)]
+        anonymous = [_said(m) for _i, m in said if not m.id]
         n = len(self.anonymous)
         history = n if len(anonymous) > n and anonymous[:n] == self.anonymous else 0
-        for m in said:
+        for i, m in said:
             if m.id:
                 if m.id in self.seen:
                     continue
@@ -56,6 +61,8 @@ class Transcript:
                     history -= 1
                     continue
                 self.anonymous.append(_said(m))
+            if i in remembered:
+                continue  # a remember note of its turn holds it (after the history bookkeeping)
             if self.replayed < len(self.stored) and same_turn(m, self.stored[self.replayed]):
                 self.replayed += 1  # history replayed by a checkpointer: stored already, keeps its date
                 continue
@@ -117,20 +124,3 @@ def clean_id(value: Any) -> str:
         return raw
     readable = re.sub(r"[^A-Za-z0-9_:-]+", "-", raw).strip("-_:")[:40].rstrip("-_:") or "chat"
     return f"{readable}..{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()[:24]}"
-
-
-def conversational(m: Any) -> bool:
-    from langchain_core.messages import AIMessage, ChatMessage, HumanMessage
-
-    if not isinstance(m, (HumanMessage, AIMessage, ChatMessage)):
-        return False
-    if (m.additional_kwargs or {}).get(SKIP_FLAG):
-        return False
-    content = m.content
-    if isinstance(content, str):
-        return bool(content.strip())
-    return any(
-        (isinstance(b, str) and b.strip())
-        or (isinstance(b, dict) and b.get("type") == "text" and str(b.get("text", "")).strip())
-        for b in content or []
-    )

@@ -1,6 +1,8 @@
 """``memgraph mcp``: graph memory as an MCP server (official ``mcp`` SDK, ``FastMCP``).
 
-Tools: ``recall``, ``remember``, ``forget_note``, ``ask``, ``stats``. Whose memory a call
+Tools: ``recall`` (with filters ``since``, ``until``, ``speaker``, ``filter``), ``remember``
+(with ``metadata``), ``list``, ``get``, ``update_note``, ``history``, ``forget_note``, ``ask``,
+``stats`` (the item verbs: ``integrations.mcp_verbs``). Whose memory a call
 reads or writes is fixed by the server's configuration, never by a tool argument: one
 ``--namespace`` (stdio, or HTTP without tokens), or per bearer token (HTTP with ``--tokens``:
 a JSON file ``{"token": "namespace"}``), so one client cannot name another's memory.
@@ -20,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
@@ -32,7 +34,8 @@ from memgraph_agents.api.client_errors import client_message
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError, MemgraphError
 from memgraph_agents.integrations.mcp_tokens import check_http_exposure, load_tokens
-from memgraph_agents.storage.namespaces import validate_namespace
+from memgraph_agents.integrations.mcp_verbs import Filter, Metadata, Since, Speaker, Until, add_verb_tools, filter_args
+from memgraph_agents.storage.namespaces import validate_namespace, validate_stored_name
 
 __all__ = ["MemoryServer", "TokenNamespaces", "build_server", "load_tokens"]
 
@@ -41,8 +44,9 @@ T = TypeVar("T")
 
 INSTRUCTIONS = (
     "Long-term memory of past conversations as an event graph. `recall` finds dated evidence, "
-    "`ask` answers a question from memory, `remember` stores a statement, `forget_note` deletes one "
-    "remembered note by its id, `stats` describes the memory."
+    "`ask` answers a question from memory, `remember` stores a statement, `list` pages through stored "
+    "sessions and notes, `get` shows one, `update_note` corrects a note (`history`: its versions), "
+    "`forget_note` deletes one note by its id, `stats` describes the memory."
 )
 
 
@@ -80,12 +84,12 @@ class MemoryServer:
             log.warning("memgraph mcp: %s: %s", type(exc).__name__, exc, exc_info=not isinstance(exc, MemgraphError))
             raise ToolError(client_message(exc, self.hidden)) from None
 
-    async def recall(self, ns: str, query: str, k: int | None) -> str:
-        evidence = await self.memory.asearch(query, namespace=ns, k=k)
+    async def recall(self, ns: str, query: str, k: int | None, **filters: Any) -> str:
+        evidence = await self.memory.asearch(query, namespace=ns, k=k, **filters)
         return "\n".join(ev.cite() for ev in evidence) or "Nothing relevant in memory."
 
-    async def remember(self, ns: str, text: str) -> str:
-        report = await self.memory.aadd(text, namespace=ns)
+    async def remember(self, ns: str, text: str, metadata: dict | None = None) -> str:
+        report = await self.memory.aadd(text, namespace=ns, metadata=metadata)
         return report.note_ids[0]
 
     async def forget_note(self, ns: str, note_id: str) -> str:
@@ -123,7 +127,8 @@ def build_server(
 ) -> FastMCP:
     """The FastMCP server; with ``tokens`` every HTTP call needs a bearer token of the map (an
     empty map is refused, as is HTTP on a non-loopback ``host`` without tokens)."""
-    fixed = validate_namespace(namespace or settings.namespace)
+    # "" is refused, not the default; a user's derived name (--user-id) is served too
+    fixed = validate_stored_name(settings.namespace if namespace is None else namespace)
     check_http_exposure(host, tokens)
     auth = None
     verifier = TokenNamespaces(tokens) if tokens is not None else None  # {} refuses: never no auth
@@ -144,14 +149,24 @@ def build_server(
         return token.client_id
 
     @mcp.tool()
-    async def recall(query: Query, k: TopK = None) -> str:
-        """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text."""
-        return await server.guarded(server.recall(ns(), query, k))
+    async def recall(
+        query: Query,
+        k: TopK = None,
+        since: Since = None,
+        until: Until = None,
+        speaker: Speaker = None,
+        filter: Filter = None,
+    ) -> str:
+        """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text.
+        Filters restrict what is searched (k items still come back when k match)."""
+        return await server.guarded(server.recall(ns(), query, k, **filter_args(since, until, speaker, filter)))
 
     @mcp.tool()
-    async def remember(text: Annotated[str, Field(min_length=1, description="a self-contained statement")]) -> str:
-        """Store a statement in long-term memory; returns its note id (for forget_note)."""
-        return await server.guarded(server.remember(ns(), text))
+    async def remember(
+        text: Annotated[str, Field(min_length=1, description="a self-contained statement")], metadata: Metadata = None
+    ) -> str:
+        """Store a statement in long-term memory; returns its note id (for get, update_note, forget_note)."""
+        return await server.guarded(server.remember(ns(), text, metadata))
 
     @mcp.tool()
     async def forget_note(
@@ -170,4 +185,5 @@ def build_server(
         """Sessions, nodes and edges by kind of this memory."""
         return await server.guarded(server.stats(ns()))
 
+    add_verb_tools(mcp, server.memory, ns, server.guarded)
     return mcp

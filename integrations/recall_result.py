@@ -18,25 +18,41 @@ class RecallResult:
     answer: str | None = None
     navigation: Any = None  # a NavigationResult for the navigator
     empty: str = ""  # why nothing was searched (the namespace holds no memory yet), else ""
+    scopes: list[str] | None = None  # the namespaces read, when more than ``namespace``
+    unseen: int = 0  # writes still queued for these namespaces when recall gave up waiting
+    waited: float = 0.0  # seconds recall waited for queued writes
     min_score: float = 0.0  # the relevance floor applied
     best_relevance: float | None = None  # the best relevance of the ranking, before the floor
+
+    def unseen_note(self) -> str:
+        """What recall could not see, said plainly ("" when it saw every write)."""
+        if not self.unseen:
+            return ""
+        return (
+            f"{self.unseen} memory write(s) were still being saved after waiting {self.waited:.0f} s and "
+            "were not searched; recall again shortly to include them."
+        )
 
     def content(self) -> str:
         """Evidence lines with dates and turn ids (a statement a later one replaced says
         "(superseded on DATE by …)"): what the model reads."""
-        if not self.evidence and self.best_relevance is not None:
+        note = self.unseen_note()
+        if not self.evidence and not note and self.best_relevance is not None:
             return (
                 f"Nothing relevant in memory for {self.query!r} (best match relevance "
                 f"{self.best_relevance:.2f}, below the floor {self.min_score:g})."
             )
         if not self.evidence:
+            if note:
+                return f"Nothing found for {self.query!r} in what is saved so far: {note}"
             return f"Nothing in memory matches {self.query!r}."
         head = f"Memory evidence for {self.query!r} ({self.retriever}; cite turn ids):"
-        lines = [head]
+        lines = [head] + ([f"Note: {note}"] if note else [])
         if self.answer:
             lines.append(f"Suggested answer: {self.answer}")
         for i, ev in enumerate(self.evidence, start=1):
-            lines.append(f"{i}. {' '.join(ev.cite().split())}")
+            where = f"({ev.namespace}) " if self.scopes else ""
+            lines.append(f"{i}. {where}{' '.join(ev.cite().split())}")
         return "\n".join(lines)
 
     def artifact(self) -> dict[str, Any]:
@@ -46,6 +62,8 @@ class RecallResult:
             "retriever": self.retriever,
             "query": self.query,
             "answer": self.answer,
+            "scopes": list(self.scopes or [self.namespace]),
+            "unseen_writes": self.unseen,
             "evidence": [ev.model_dump(mode="json") for ev in self.evidence],
         }
         nav = self.navigation

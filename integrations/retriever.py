@@ -1,11 +1,15 @@
 """``MemoryRetriever``: a LangChain ``BaseRetriever`` over any memgraph retriever.
 
-    retriever = MemoryRetriever(settings=Settings(), namespace="alice", retriever="hybrid", k=5)
+    retriever = MemoryRetriever(settings=Settings(), user_id="alice", retriever="hybrid", k=5)
     docs = retriever.invoke("Where did Jonas travel?")
 
+``user_id`` reads what the agent tools and the turn writer wrote for that user: the same
+mapping (``AgentMemory.user_scope``, i.e. ``Memory.namespace_for_user`` with the memory's
+``namespace_prefix``). ``namespace`` names a namespace as stored (``memgraph ingest``'s).
+
 Each ``Document`` holds the evidence text; its metadata has the node id, kind, score, turn
-ids, session ids and dates, the path and a one-line ``citation``. Without ``namespace``
-the namespace comes from the run (user id in the LangGraph runtime context or in
+ids, session ids and dates, the path and a one-line ``citation``. Without ``user_id`` or
+``namespace`` the namespace comes from the run (user id in the LangGraph runtime context or in
 ``config["configurable"]``), as for the memory tools. It recalls through the same
 ``AgentMemory`` as the tools, so the defaults are every door's: the preset's retriever, else
 ``settings.retriever``; ``k`` = ``settings.top_k``.
@@ -21,6 +25,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
 from memgraph_agents.config import Settings
+from memgraph_agents.errors import InputError
 from memgraph_agents.integrations.agent_memory import AgentMemory, current_config, current_context
 from memgraph_agents.model.evidence import Evidence
 
@@ -50,6 +55,7 @@ class MemoryRetriever(BaseRetriever):
 
     settings: Settings | None = None
     namespace: str | None = None
+    user_id: str | None = None  # a user of the agent tools: their namespace (AgentMemory.user_scope)
     # A pydantic field: a typing.Protocol cannot be validated, so the contract of
     # ``retrieval.protocols.Retriever`` is spelled as the callable it is.
     retriever: str | Callable[..., list[Evidence]] | None = None  # None: the preset's, else settings.retriever
@@ -61,9 +67,15 @@ class MemoryRetriever(BaseRetriever):
             self.memory = AgentMemory(self.settings, retriever=self.retriever, k=self.k)
         return self.memory
 
+    def _namespace(self, mem: AgentMemory) -> str | None:
+        if self.user_id is not None and self.namespace is not None:
+            raise InputError("MemoryRetriever takes user_id= or namespace=, not both")
+        return mem.user_scope(self.user_id) if self.user_id is not None else self.namespace
+
     def _call(self, query: str) -> list[Document]:
         mem = self._memory()
-        res = mem.recall(query, context=current_context(), config=current_config(), k=self.k, namespace=self.namespace)
+        ns = self._namespace(mem)
+        res = mem.recall(query, context=current_context(), config=current_config(), k=self.k, namespace=ns)
         return [evidence_document(ev) for ev in res.evidence]
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
@@ -73,9 +85,8 @@ class MemoryRetriever(BaseRetriever):
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
         mem = self._memory()
-        res = await mem.arecall(
-            query, context=current_context(), config=current_config(), k=self.k, namespace=self.namespace
-        )
+        ns = self._namespace(mem)
+        res = await mem.arecall(query, context=current_context(), config=current_config(), k=self.k, namespace=ns)
         return [evidence_document(ev) for ev in res.evidence]
 
 

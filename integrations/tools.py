@@ -11,6 +11,7 @@ The tools themselves are built in ``integrations.recall_tools``; what they read 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.tools import StructuredTool
@@ -19,6 +20,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.integrations.agent_memory import AgentMemory
 from memgraph_agents.integrations.hooks import MemoryMiddleware
 from memgraph_agents.integrations.recall_tools import recall_tool, remember_tool
+from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.retrieval.protocols import Retriever
 
 
@@ -45,11 +47,12 @@ class MemoryTools(list):
         """A ``create_agent`` middleware that writes every finished chat turn to memory."""
         return MemoryMiddleware(self.memory, **kwargs)
 
-    def retriever(self, namespace: str | None = None, **kwargs: Any):
-        """A LangChain ``BaseRetriever`` over the same memory."""
+    def retriever(self, namespace: str | None = None, *, user_id: str | None = None, **kwargs: Any):
+        """A LangChain ``BaseRetriever`` over the same memory (``user_id``: that user's memory,
+        mapped as the tools map it)."""
         from memgraph_agents.integrations.retriever import MemoryRetriever
 
-        return MemoryRetriever(memory=self.memory, namespace=namespace, **kwargs)
+        return MemoryRetriever(memory=self.memory, namespace=namespace, user_id=user_id, **kwargs)
 
 
 def create_memory_tools(
@@ -67,6 +70,9 @@ def create_memory_tools(
     remember_speaker: str = "user",
     embeddings: Any = None,
     llm: Any = None,
+    agent_id: str | None = None,
+    shared_namespaces: Sequence[str] = (),
+    turn_rule: TurnRule | None = None,
 ) -> MemoryTools:
     """Recall and remember tools over one ``AgentMemory`` (see the module docstring).
 
@@ -79,6 +85,9 @@ def create_memory_tools(
     ``default_namespace``: used when a run names no user (``""`` = ``settings.namespace``;
     ``None`` = refuse such runs). ``embeddings`` / ``llm``: a spec or a LangChain model object,
     over ``settings`` (the chat model is also the one recall's LLM steps use).
+    ``agent_id`` / ``shared_namespaces``: scopes ``recall`` also reads (a run's ``agent_id`` /
+    ``shared_namespace`` replace them; ``integrations.run_scopes``). ``turn_rule``: which chat
+    messages the turn writer stores (``integrations.turn_rule``; default ``TurnRule()``).
     """
     if embeddings is not None or llm is not None:  # model objects become registered specs (runtime)
         from memgraph_agents.runtime import model_specs
@@ -91,6 +100,10 @@ def create_memory_tools(
         user_key=user_key,
         default_namespace=default_namespace,
         namespace_prefix=namespace_prefix,
+        agent_id=agent_id,
+        shared_namespaces=shared_namespaces,
+        turn_rule=turn_rule,
+        remember_tools=(remember_name,) if include_remember else (),
     )
     remember = remember_tool(mem, name=remember_name, speaker=remember_speaker) if include_remember else None
     return MemoryTools(mem, recall_tool(mem, name=recall_name), remember)

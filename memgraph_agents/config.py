@@ -108,7 +108,7 @@ def embedding_spec(value: str) -> str:
     )
 
 
-# The default retriever (BENCHMARKS.md, "A default ranking that generalises"): the navigator's
+# The default retriever (BENCHMARKS.md, "The default ranking: oneshot"): the navigator's
 # ranking without its search, tuned on three development conversations and checked on the other four.
 DEFAULT_RETRIEVER = "oneshot"
 

@@ -2,7 +2,7 @@
 
 A preset picks the *layers* of generated memory built on top of the event graph at ingest
 and the retriever (with parameters) that answers from it, so ``--preset sgmem`` runs "the
-SGMem system" on the same data as the others. The core layers (turns, events,
+SGMem system" on the same data as the others. The core layers of the event graph (turns, events,
 relations, arguments, topics, sentences) are always built: every retriever can run on every
 memory, and presets differ only in what they add and how they read it.
 

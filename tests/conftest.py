@@ -55,9 +55,19 @@ def quiet(monkeypatch, capsys):
 
 
 @pytest.fixture
-def settings(tmp_path) -> Settings:
-    """Offline settings on a fresh data dir with the fast deterministic hash embedding."""
-    return Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="test")
+def settings(tmp_path, request) -> Settings:
+    """Offline settings on a fresh data dir with the fast deterministic hash embedding; the
+    graph in SQLite, or in a fresh PostgreSQL database for a test marked ``@on_both_stores``."""
+    url = None
+    if getattr(request, "param", "sqlite") == "postgres":
+        url = GraphBackend("postgres", request.getfixturevalue("pg_cluster")).database()
+    return Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="test", graph_url=url)
+
+
+# A test taking ``settings`` runs twice: on SQLite and on PostgreSQL (that variant is slow).
+on_both_stores = pytest.mark.parametrize(
+    "settings", ["sqlite", pytest.param("postgres", marks=pytest.mark.slow)], indirect=True
+)
 
 
 def make_conversation(cid: str = "chat", n_sessions: int = 3) -> Conversation:
@@ -116,3 +126,59 @@ def llm_server(monkeypatch):
     server.stop()
     methods.reset()
     BREAKER.reset()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """One throwaway PostgreSQL cluster for the session (``tests/pg_server.py``), started by
+    the first test that asks for it; a skip saying why where PostgreSQL cannot run."""
+    from tests.pg_server import PostgresServer, unusable
+
+    if unusable() is not None:
+        pytest.skip(f"no PostgreSQL: {unusable()}")
+    srv = PostgresServer().start()
+    yield srv
+    from memgraph_agents.storage.pg_schema import close_pools
+
+    close_pools()
+    srv.cleanup()
+
+
+class GraphBackend:
+    """Where a test's graph rows live: ``sqlite`` (the data dir) or ``postgres`` (a database of
+    its own per ``database()`` call on the session's cluster, so tests never share rows)."""
+
+    _made = 0
+
+    def __init__(self, name: str, cluster=None) -> None:
+        self.name, self.cluster = name, cluster
+
+    def database(self, template: str | None = None) -> str | None:
+        """A ``graph_url`` for a fresh memory (``None``: SQLite in the data dir); ``template``:
+        a database URL this one starts as a copy of (it must have no connection open)."""
+        if self.cluster is None:
+            return None
+        import psycopg
+
+        GraphBackend._made += 1
+        name = f"mg_t{os.getpid()}_{GraphBackend._made}"
+        copy = f" TEMPLATE {template.rsplit('/', 1)[1]}" if template else ""
+        with psycopg.connect(self.cluster.url, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}{copy}")
+        return self.cluster.url.rsplit("/", 1)[0] + "/" + name
+
+    def forget(self, url: str | None) -> None:
+        """Close this process's pool on ``url`` (a test that makes many databases)."""
+        if url is not None:
+            from memgraph_agents.storage.pg_schema import close_pools
+
+            close_pools(url)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])
+def graph_backend(request) -> GraphBackend:
+    """The commit-protocol suites run on both graph stores: each test that takes this runs
+    twice, on SQLite and on PostgreSQL (the PostgreSQL variant is ``slow``)."""
+    if request.param == "sqlite":
+        return GraphBackend("sqlite")
+    return GraphBackend("postgres", request.getfixturevalue("pg_cluster"))

@@ -324,6 +324,7 @@ def test_bm25_edge_cases() -> None:
     assert BM25Index(["the", "and"]).search("the") == []
 
 
+@pytest.mark.slow
 def test_porter_stemmer_matches_nltk_on_every_word_of_the_repository() -> None:
     """The copy (kept for start-up time, see ``porter``'s docstring) stems exactly as NLTK, on every
     word of the repository's prose, prompts, code and sample conversation."""

@@ -65,6 +65,7 @@ def readme_snippet() -> str:
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
+@pytest.mark.slow
 def test_readme_python_snippet_runs_and_prints_ranked_evidence(tmp_path, monkeypatch):
     code = readme_snippet()
     assert "from memgraph_agents import Memory" in code and code.count("\n") <= 6
@@ -85,6 +86,7 @@ def test_readme_python_snippet_runs_and_prints_ranked_evidence(tmp_path, monkeyp
 
 
 @pytest.mark.integration
+@pytest.mark.slow
 def test_readme_python_snippet_prints_the_answering_turn_first(tmp_path, monkeypatch):
     """With the real model and the default retriever, the snippet's first line is the turn its
     comment shows: the one that answers the question."""
@@ -103,6 +105,7 @@ def test_readme_python_snippet_prints_the_answering_turn_first(tmp_path, monkeyp
 # --------------------------------------------------------------------------- add / search / ask
 
 
+@pytest.mark.slow
 def test_add_file_conversation_and_messages_then_search(mem):
     r = mem.add(str(EXAMPLE))
     assert (r.namespace, r.conversations, r.sessions_added, r.turns) == ("alice", ["maya-jonas"], 5, 60)
@@ -275,6 +278,7 @@ def test_run_contexts_are_validated_too(settings):
     assert MemoryContext.from_settings(s).settings(Settings(data_dir="/elsewhere")) == s  # one path, both ways
 
 
+@pytest.mark.slow
 def test_import_is_light():
     code = (
         "import sys, memgraph_agents as m; assert m.__version__ and 'Memory' in m.__all__; "
@@ -292,6 +296,7 @@ def test_import_is_light():
 # --------------------------------------------------------------------------- async twins
 
 
+@pytest.mark.slow
 def test_async_twins_run_concurrently_without_blocking_the_loop(mem):
     async def main() -> tuple[list[float], list]:
         ticks: list[float] = []

@@ -261,6 +261,7 @@ def one_error_line(err: str) -> str:
 
 
 @pytest.mark.parametrize("name", list(FILE_CASES))
+@pytest.mark.slow
 def test_bad_file_through_cli_and_api(root, tmp_path, capsys, quiet, name):
     case = FILE_CASES[name]
     path = tmp_path / f"{name}{case.suffix}"

@@ -173,6 +173,7 @@ def _records(tmp_path) -> list[dict]:
 # --------------------------------------------------------------------------- end to end
 
 
+@pytest.mark.slow
 def test_bench_files_shape_and_hand_computed_metrics(tmp_path, data_file, scripted):
     assert (
         _bench(tmp_path, data_file, "--conversations", "conv-t1", "--retrievers", "dense,scripted", "--k", "5,1,3") == 0
@@ -252,6 +253,7 @@ def test_bench_files_shape_and_hand_computed_metrics(tmp_path, data_file, script
     assert "LEAKED" not in (out / "questions.jsonl").read_text()
 
 
+@pytest.mark.slow
 def test_bench_every_registered_retriever_and_memory_reuse(tmp_path, data_file):
     assert _bench(tmp_path, data_file) == 0
     first = _results(tmp_path)
@@ -291,6 +293,7 @@ def qa_responder(messages):
     return AssertionError(f"unexpected prompt {prompt[:60]!r}")
 
 
+@pytest.mark.slow
 def test_bench_qa_with_fake_model(tmp_path, data_file, scripted):
     model = ScriptedChatModel(responder=qa_responder)
     register_chat_model("fake:qa", model)
@@ -394,6 +397,7 @@ def test_helpers():
     assert evidence_lines([]) == "(no excerpt was found)"
 
 
+@pytest.mark.slow
 def test_bench_qa_navigator_answers_through_its_responder(tmp_path, data_file):
     """--qa with the navigator: the answer is the Responder's (LLM policy), only the judge is asked."""
     nav = careful_navigator_responder()

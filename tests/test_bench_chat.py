@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from memgraph_agents.cli.main import main
+
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
 
 def test_bench_chat_reports_both_ways_with_medians_and_model_calls(tmp_path, capsys):

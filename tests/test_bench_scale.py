@@ -1,4 +1,4 @@
-"""``memgraph bench scale`` (issue 6.7) at a tiny size: it writes its files, and the synthetic
+"""``memgraph bench scale`` at a tiny size: it writes its files, and the synthetic
 graph is shaped like an ingest (the full 1e3..1e6 run is recorded in BENCHMARKS.md)."""
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from memgraph_agents.bench.synthetic import synthetic_graph
 from memgraph_agents.cli.main import main
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.pg_server import PostgresServer, unusable
+
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
 
 def test_synthetic_graph_has_every_kind_skewed_degrees_and_unit_vectors():
@@ -128,7 +130,7 @@ def test_bench_growth_records_each_session(tmp_path):
     assert doc["summary"]["total_seconds"] > 0
 
 
-# --------------------------------------------------------------------------- real servers (issue 15.4, 15.6)
+# --------------------------------------------------------------------------- real servers
 
 NO_SERVERS = unusable() or (None if chroma_executable() else "the `chroma` CLI (installed with chromadb) is missing")
 

@@ -19,6 +19,8 @@ import pytest
 
 from memgraph_agents.model.ranking import exact_dots, screen_margin
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 # The kernel families this OpenBLAS (numpy's bundled build) dispatches to on x86-64; a name
 # the build does not know falls back to the detected core, which is harmless here.
 CORETYPES = ("Prescott", "Nehalem", "Sandybridge", "Haswell", "SkylakeX")

@@ -22,6 +22,8 @@ from tests.fakes import EVENTS_MARKER, parse_turn_lines, realistic_event_respond
 from tests.helpers import calls_for, edges, nodes, register_model
 from tests.workloads import chat_thread
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 N = 100
 
 
@@ -183,11 +185,12 @@ def test_thread_ids_that_clean_alike_and_repeated_messages_stay_distinct(setting
     mem = AgentMemory(settings)
     mem.write_messages([HumanMessage("I parked on level three.")], thread_id="chat 1")
     mem.write_messages([HumanMessage("I parked on level five.")], thread_id="chat-1")
-    mem.write_messages([HumanMessage("Yes.")], thread_id="t2")
-    mem.write_messages([HumanMessage("Yes.")], thread_id="t2")  # said again
+    # (not bare acknowledgements: the turn writer skips those, by its TurnRule)
+    mem.write_messages([HumanMessage("Ring me at noon.")], thread_id="t2")
+    mem.write_messages([HumanMessage("Ring me at noon.")], thread_id="t2")  # said again
     history = [HumanMessage("Where is the map?"), AIMessage("In the glovebox.")]
     mem.write_messages(history, thread_id="t3")
-    mem.write_messages([*history, HumanMessage("Thanks.")], thread_id="t3")  # the history passed again
+    mem.write_messages([*history, HumanMessage("And the spare key?")], thread_id="t3")  # the history passed again
     mem.flush(60)
     store = get_store(settings)
     sessions = {s["id"]: s["n_turns"] for s in store.sessions()}
@@ -196,5 +199,5 @@ def test_thread_ids_that_clean_alike_and_repeated_messages_stay_distinct(setting
     texts = {
         sid: [d["text"] for _, _, d in store.db.session_turns(sid)] for sid in sessions if not sid.startswith("chat")
     }
-    assert texts["t2-s1"] == ["Yes.", "Yes."]
-    assert texts["t3-s1"] == ["Where is the map?", "In the glovebox.", "Thanks."]
+    assert texts["t2-s1"] == ["Ring me at noon.", "Ring me at noon."]
+    assert texts["t3-s1"] == ["Where is the map?", "In the glovebox.", "And the spare key?"]

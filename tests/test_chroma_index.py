@@ -69,6 +69,7 @@ def _chroma_equals_rows(store: MemoryStore) -> None:
         np.testing.assert_allclose(np.asarray(emb), rows[i], atol=1e-6)
 
 
+@pytest.mark.slow
 def test_a_small_namespace_writes_nothing_to_chroma_and_answers_the_same(lazy):
     small, indexed = lazy("small"), lazy("indexed", chroma_index_nodes=0)
     for s in (small, indexed):
@@ -84,6 +85,7 @@ def test_a_small_namespace_writes_nothing_to_chroma_and_answers_the_same(lazy):
     assert not store.db.vector_garbage() and store.stats()["vectors"] == store.db.embedded_count()
 
 
+@pytest.mark.slow
 def test_the_commit_past_the_threshold_builds_the_index(lazy):
     s = lazy(chroma_index_nodes=40)  # one session has 32 embedded nodes, two 55
     ingest_conversation(make_conversation(n_sessions=1), s)
@@ -103,6 +105,7 @@ def test_the_commit_past_the_threshold_builds_the_index(lazy):
     assert [i for i, _ in store.search(store.embedder.embed_one(QUESTIONS[1]), 5)] == [i for i, _ in exact]
 
 
+@pytest.mark.slow
 def test_a_crash_in_the_commit_that_builds_the_index_leaves_it_unbuilt(lazy):
     s = lazy(chroma_index_nodes=40)
     ingest_conversation(make_conversation(n_sessions=1), s)
@@ -159,6 +162,7 @@ def test_a_namespace_from_before_the_mark_counts_as_indexed(lazy):
     _chroma_equals_rows(store)  # still written at every commit
 
 
+@pytest.mark.slow
 def test_migrate_indexes_by_the_target_threshold(lazy):
     src_settings = lazy("src", chroma_index_nodes=0)
     ingest_conversation(make_conversation(), src_settings)

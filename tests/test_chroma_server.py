@@ -20,9 +20,12 @@ from memgraph_agents.storage.vectors import ChromaUnavailableError
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.conftest import make_conversation
 
-pytestmark = pytest.mark.skipif(
-    chroma_executable() is None, reason="the `chroma` executable (installed with the chromadb package) is missing"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        chroma_executable() is None, reason="the `chroma` executable (installed with the chromadb package) is missing"
+    ),
+]
 
 QUESTIONS = ["Where did Ben run a half marathon?", "What is the name of Ana's puppy?", "Where does Ana work now?"]
 RETRIEVERS = ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr"]

@@ -94,6 +94,7 @@ def error_line(err: str) -> str:
 # --------------------------------------------------------------------------- happy path
 
 
+@pytest.mark.slow
 def test_ingest_stats_show_ask_forget(tmp_path, capsys, wide):
     assert run(tmp_path, "ingest", str(EXAMPLE)) == 0
     out = capsys.readouterr().out
@@ -207,6 +208,7 @@ def ingested(memory, capsys, wide):
 
 
 @pytest.mark.parametrize("case", list(BAD_FILES))
+@pytest.mark.slow
 def test_bad_input_file_exits_2_with_one_line_and_changes_nothing(memory, tmp_path, capsys, ingested, case):
     root, _ = memory
     content, expected = BAD_FILES[case]
@@ -221,6 +223,7 @@ def test_bad_input_file_exits_2_with_one_line_and_changes_nothing(memory, tmp_pa
     assert fingerprint(root, "good") == ingested
 
 
+@pytest.mark.slow
 def test_bad_namespace_exits_2_and_creates_nothing(memory, capsys, ingested):
     root, _ = memory
     assert run(root, "ingest", str(EXAMPLE), "--namespace", "../../etc") == 2
@@ -279,6 +282,7 @@ def test_stats_names_every_kind_at_the_default_width(memory, capsys, monkeypatch
 # --------------------------------------------------------------------------- the console script
 
 
+@pytest.mark.slow
 def test_console_script_help():
     exe = shutil.which("memgraph")
     assert exe, "the memgraph console script is not installed (pip install -e .)"

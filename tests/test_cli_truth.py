@@ -17,6 +17,8 @@ from memgraph_agents.runtime import register_chat_model
 from tests.fakes import FakeServerError, ScriptedChatModel, raises
 from tests.test_cli import EXAMPLE, NS, run, set_width
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -33,7 +33,9 @@ from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
 from tests.chroma_server import ChromaServer, chroma_executable
-from tests.workloads import assert_same_graph, conversation, forkserver, graph_rows
+from tests.workloads import assert_same_graph, conversation, forkserver, graph_rows, rounded_rows
+
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
 NS = "shared"
 QUESTIONS = [
@@ -125,12 +127,14 @@ def replay_in_commit_order(store: MemoryStore, conversations, data_dir: Path) ->
     return graph_rows(data_dir / "namespaces" / NS / "graph.sqlite")[1:]
 
 
-def test_threads_and_asyncio_tasks_write_and_read_one_namespace(settings, tmp_path):
+def test_threads_and_asyncio_tasks_write_and_read_one_namespace(tmp_path, graph_backend):
+    """On both graph stores: SQLite (WAL, file locks) and PostgreSQL (advisory locks,
+    ``REPEATABLE READ`` snapshots)."""
     threaded = convs("t", 3)
     tasked = convs("a", 2)
     everything = threaded + tasked
     turns_of = expected_turns(everything)
-    s = settings.model_copy(update={"namespace": NS})
+    s = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace=NS, graph_url=graph_backend.database())
     store = get_store(s)
     other = MemoryStore.open(s, NS)  # a second store object on the same files: its own connections
     reports: list = []
@@ -185,8 +189,9 @@ def test_threads_and_asyncio_tasks_write_and_read_one_namespace(settings, tmp_pa
     embedded = {r[0] for r in store.db.raw_nodes() if r[6]}
     assert set(store.vectors.all_ids()) == embedded  # no orphan or missing vector
     # Serializable: the same graph as ingesting the sessions one after another in commit order.
-    got = graph_rows(store.db.path)[1:]
-    assert_same_graph(got, replay_in_commit_order(store, everything, tmp_path / "replay"))
+    got = rounded_rows(store.db.raw_nodes(), store.db.raw_edges())
+    want = rounded_rows(*replay_in_commit_order(store, everything, tmp_path / "replay"))  # on SQLite
+    assert_same_graph(got, want)
     other.close()
 
 

@@ -1,4 +1,4 @@
-"""Crash safety (issues 6.2, 11.4): SIGKILL a real ingest process at random points, reopen the store.
+"""Crash safety: SIGKILL a real ingest process at random points, reopen the store.
 
 Each trial forks a process (``multiprocessing`` forkserver, modules preloaded so a trial
 costs well under a second) that ingests, deletes or replaces sessions of one namespace, or
@@ -20,6 +20,11 @@ after a random delay drawn over the length of that work, then reopens the store 
 
 A note's update (``Memory.update``, the replace path) gets kills of its own: the note is its
 old text with one version in its history or its new text with two, never gone.
+
+The trials run on both graph stores (``graph_backend``): SQLite in the data dir, and
+PostgreSQL, where a killed writer's transaction dies with its connection and ``recover`` runs
+in the next process that opens the namespace. A PostgreSQL trial starts from a copy of a
+prepared database (``CREATE DATABASE … TEMPLATE``) beside the copy of the data dir.
 
 Half of the trials widen the window between the Chroma write and the SQLite commit (and
 between the Chroma delete and the SQLite delete) with a sleep in the child, so that kills
@@ -48,8 +53,10 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model import Session, Turn
 from memgraph_agents.runtime import forget_store
 from memgraph_agents.storage import MemoryStore, SessionRecord, SessionWrite
-from memgraph_agents.storage.graph_db import GraphDB
-from tests.workloads import chat_thread, conversation, forkserver, graph_rows
+from memgraph_agents.storage.graph_store import graph_exists, open_graph_store
+from tests.workloads import chat_thread, conversation, forkserver, rounded_rows
+
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
 NS = "crash"
 N_SESSIONS = 3
@@ -63,8 +70,9 @@ NOTE_WHEN = datetime(2024, 5, 1, 8, 0)
 UPDATE_TRIALS = 12
 
 
-def settings_for(data_dir: Path) -> Settings:
-    return Settings(data_dir=data_dir, embeddings="hash", namespace=NS)
+def settings_for(data_dir: Path, url: str | None = None) -> Settings:
+    """A trial's memory: its data dir, and its PostgreSQL database when ``url`` is one."""
+    return Settings(data_dir=data_dir, embeddings="hash", namespace=NS, graph_url=url)
 
 
 def changed(conv):
@@ -83,11 +91,11 @@ def changed(conv):
 # --------------------------------------------------------------------------- the child
 
 
-def _child(data_dir: str, mode: str, widen: float, ready, done) -> None:
+def _child(data_dir: str, url: str | None, mode: str, widen: float, ready, done) -> None:
     """Runs in a forked process: the work that gets killed."""
     from memgraph_agents.runtime import get_store
 
-    settings = settings_for(Path(data_dir))
+    settings = settings_for(Path(data_dir), url)
     conv = conversation("crash", N_SESSIONS)
     store = get_store(settings)
     if widen:
@@ -136,16 +144,18 @@ def mp():
 
 
 def run_child(
-    mp, data_dir: Path, mode: str, widen: float, kill_after: float | None, base: Path | None = None
+    mp, memory: Settings, mode: str, widen: float, kill_after: float | None, base: Settings | None = None
 ) -> tuple[float, bool]:
-    """Start the child; SIGKILL it ``kill_after`` seconds after it is ready (None: let it finish).
-    ``base``: a data dir (not open anywhere) copied to ``data_dir`` first.
+    """Start the child on ``memory``; SIGKILL it ``kill_after`` seconds after it is ready (None:
+    let it finish). ``base``: a memory (not open anywhere) whose data dir is copied to
+    ``memory``'s first (its database was made from ``base``'s as a template).
 
     Returns (seconds from ready to done or to the kill, whether it finished first)."""
+    data_dir = memory.data_dir
     if base is not None:
-        shutil.copytree(base, data_dir, ignore=shutil.ignore_patterns("memgraph-process.lock"))
+        shutil.copytree(base.data_dir, data_dir, ignore=shutil.ignore_patterns("memgraph-process.lock"))
     ready, done = mp.Event(), mp.Event()
-    p = mp.Process(target=_child, args=(str(data_dir), mode, widen, ready, done), daemon=True)
+    p = mp.Process(target=_child, args=(str(data_dir), memory.graph_url, mode, widen, ready, done), daemon=True)
     p.start()
     try:
         assert ready.wait(60), "child did not get ready"
@@ -168,12 +178,34 @@ def run_child(
 # --------------------------------------------------------------------------- checks
 
 
-def integrity(db: Path) -> str:
-    con = sqlite3.connect(str(db))
+def integrity(memory: Settings) -> str:
+    """SQLite's ``integrity_check`` of the namespace's file; PostgreSQL checks itself ("ok")."""
+    if memory.graph_url is not None:
+        return "ok"
+    con = sqlite3.connect(str(memory.data_dir / "namespaces" / NS / "graph.sqlite"))
     try:
         return con.execute("PRAGMA integrity_check").fetchone()[0]
     finally:
         con.close()
+
+
+def peek(memory: Settings) -> tuple[Counter[str], bool]:
+    """As the kill left it, before any recovery: session rows by status, and whether an
+    unfinished write is recorded."""
+    db = open_graph_store(memory.data_dir, NS, memory.graph_url, memory.store_id)
+    try:
+        return Counter(s["status"] for s in db.sessions(None)), bool(db.pending_writes())
+    finally:
+        db.close()
+
+
+def rows(memory: Settings) -> tuple[list, list]:
+    """The namespace's (nodes, edges), sorted and rounded: the same on either graph store."""
+    db = open_graph_store(memory.data_dir, NS, memory.graph_url, memory.store_id)
+    try:
+        return rounded_rows(db.raw_nodes(), db.raw_edges())
+    finally:
+        db.close()
 
 
 def check_consistent(store: MemoryStore, versions: dict[str, dict[str, Session]]) -> dict[str, str]:
@@ -216,17 +248,16 @@ def check_consistent(store: MemoryStore, versions: dict[str, dict[str, Session]]
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """Graph rows after each session of a clean ingest (k -> rows), and of a clean replace."""
+    """Graph rows (nodes, edges) after each session of a clean ingest into SQLite (k -> rows);
+    PostgreSQL stores the same rows (``tests/test_pg_store.py``)."""
     conv = conversation("crash", N_SESSIONS)
-    data_dir = tmp_path_factory.mktemp("reference")
-    s = settings_for(data_dir)
-    db = data_dir / "namespaces" / NS / "graph.sqlite"
-    by_k = {0: ([], [], [])}
-    ingest_conversation(conv, s, progress=lambda sid, done, total: by_k.__setitem__(done, graph_rows(db)))
+    s = settings_for(tmp_path_factory.mktemp("reference"))
+    by_k: dict[int, tuple[list, list]] = {0: ([], [])}
+    ingest_conversation(conv, s, progress=lambda sid, done, total: by_k.__setitem__(done, rows(s)))
     return by_k
 
 
-def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, reference):
+def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, reference, graph_backend):
     rng = random.Random(int(os.environ.get("MEMGRAPH_CRASH_SEED", "6")))
     conv = conversation("crash", N_SESSIONS)
     new = changed(conv)
@@ -234,20 +265,24 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
     thread = {n: thread_prefix(n).sessions[0] for n in range(CHAT_BASE, CHAT_TURNS + 1, CHAT_STEP)}
     versions[thread[CHAT_BASE].id] = {session_hash(s): s for s in thread.values()}
 
+    def memory(name: str, base: Settings | None = None) -> Settings:
+        return settings_for(tmp_path / name, graph_backend.database(base.graph_url if base else None))
+
     # Whole ingests, made by a process that has exited: the other trials start from copies.
-    bases = {"conv": tmp_path / "base", "chat": tmp_path / "base-chat"}
+    bases = {"conv": memory("base"), "chat": memory("base-chat")}
     assert run_child(mp, bases["conv"], "prepare", 0.0, None)[1]
     assert run_child(mp, bases["chat"], "prepare-chat", 0.0, None)[1]
     base_of = {"ingest": None, "delete": bases["conv"], "replace": bases["conv"], "chat": bases["chat"]}
     # Calibrate: how long each kind of work takes uninterrupted here (the kill window).
     length = {}
     for mode in TRIALS:
-        d = tmp_path / f"calibrate-{mode}"
-        length[mode], finished = run_child(mp, d, mode, 0.0, None, base_of[mode])
+        m = memory(f"calibrate-{mode}", base_of[mode])
+        length[mode], finished = run_child(mp, m, mode, 0.0, None, base_of[mode])
         assert finished
-        store = MemoryStore.open(settings_for(d), NS)
+        store = MemoryStore.open(m, NS)
         check_consistent(store, versions)
         store.close()
+        graph_backend.forget(m.graph_url)
 
     outcomes: Counter[str] = Counter()
     trial = 0
@@ -257,44 +292,38 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
             widen = WIDEN[mode] if i % 2 else 0.0
             writes = (CHAT_TURNS - CHAT_BASE) // CHAT_STEP if mode == "chat" else N_SESSIONS
             span = length[mode] + writes * widen * 2
-            d = tmp_path / f"trial-{trial:02d}-{mode}"
-            _, finished = run_child(mp, d, mode, widen, rng.uniform(0.0, span), base_of[mode])
-            db = d / "namespaces" / NS / "graph.sqlite"
-            if not db.exists():  # killed before the namespace was created
+            m = memory(f"trial-{trial:02d}-{mode}", base_of[mode])
+            _, finished = run_child(mp, m, mode, widen, rng.uniform(0.0, span), base_of[mode])
+            if not graph_exists(m.data_dir, NS, m.graph_url, m.store_id):  # killed before the namespace was created
                 outcomes[f"{mode}: before any write"] += 1
                 continue
-            assert integrity(db) == "ok"
-            raw_status = Counter(r[2] for r in graph_rows(db)[0])
-            caught = [st for st in ("pending", "deleting") if raw_status.get(st)]
-            con = sqlite3.connect(str(db))
-            if con.execute("SELECT COUNT(*) FROM writes").fetchone()[0]:
-                caught.append("write")
-            con.close()
+            assert integrity(m) == "ok"
+            raw_status, unfinished = peek(m)
+            caught = [st for st in ("pending", "deleting") if raw_status.get(st)] + (["write"] if unfinished else [])
             outcomes[
                 f"{mode}: " + ("finished" if finished else ("mid-" + "/".join(caught) if caught else "between"))
             ] += 1
 
-            forget_store(settings_for(d), NS)
-            store = MemoryStore.open(settings_for(d), NS)  # runs recover()
-            assert integrity(db) == "ok"
+            forget_store(m, NS)
+            store = MemoryStore.open(m, NS)  # runs recover()
+            assert integrity(m) == "ok"
             committed = check_consistent(store, versions)
             ids = [s.id for s in conv.sessions]
             if mode == "ingest":
                 k = len(committed)
                 assert list(committed) == ids[:k] or sorted(committed) == sorted(ids[:k])
-                sessions, nodes, edges = graph_rows(db)
-                assert (nodes, edges) == reference[k][1:], f"trial {trial}: graph after {k} sessions differs"
+                assert rows(m) == reference[k], f"trial {trial}: graph after {k} sessions differs"
                 # Usable: finishing the ingest gives the graph of a clean one-shot ingest.
-                report = ingest_conversation(conv, settings_for(d))
+                report = ingest_conversation(conv, m)
                 assert report.sessions_new == N_SESSIONS - k
-                assert graph_rows(db)[1:] == reference[N_SESSIONS][1:]
+                assert rows(m) == reference[N_SESSIONS]
                 check_consistent(store, versions)
             elif mode == "delete":
                 assert sorted(committed) == sorted(ids[: len(committed)])  # deleted from the end
                 assert all(h == session_hash(s) for s, h in zip(conv.sessions, committed.values()))
             elif mode == "replace":  # no loss: each session is its old or its new version
                 assert sorted(committed) == sorted(ids), f"trial {trial}: a session was lost"
-                report = ingest_conversation(new, settings_for(d), replace=True)
+                report = ingest_conversation(new, m, replace=True)
                 assert report.sessions_new + report.sessions_unchanged == N_SESSIONS
                 final = check_consistent(store, versions)
                 assert final == {s.id: session_hash(s) for s in new.sessions}
@@ -302,12 +331,14 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
                 sid = thread[CHAT_BASE].id
                 assert list(committed) == [sid], f"trial {trial}: the thread was lost"
                 assert committed[sid] in versions[sid]
-                report = ingest_conversation(thread_prefix(CHAT_TURNS), settings_for(d))
+                report = ingest_conversation(thread_prefix(CHAT_TURNS), m)
                 assert report.sessions_replaced == 0 and report.sessions_unchanged + report.sessions_appended == 1
                 final = check_consistent(store, versions)
                 assert final == {sid: session_hash(thread[CHAT_TURNS])}
             store.close()
-    print("\ncrash trials:", dict(sorted(outcomes.items())))
+            forget_store(m, NS)
+            graph_backend.forget(m.graph_url)
+    print(f"\ncrash trials ({graph_backend.name}):", dict(sorted(outcomes.items())))
     assert trial >= 48
     # The kills landed both inside the two-store windows and outside them.
     for mode in ("replace", "chat"):
@@ -315,29 +346,30 @@ def test_sigkill_at_random_points_leaves_whole_sessions_only(tmp_path, mp, refer
         assert sum(v for k, v in outcomes.items() if k.startswith(mode) and "mid-" not in k) >= 2, outcomes
 
 
-def test_sigkill_mid_update_leaves_the_old_note_or_the_new_one_with_its_history(tmp_path, mp):
+def test_sigkill_mid_update_leaves_the_old_note_or_the_new_one_with_its_history(tmp_path, mp, graph_backend):
     """A note's update killed at random points: after recovery the note is its old text with one
     version in its history, or its new text with two; never gone, never both, never a version
     without its text. Half of the kills land in a widened window inside the commit."""
     rng = random.Random(int(os.environ.get("MEMGRAPH_CRASH_SEED", "6")))
     old, new = note_sessions()
     versions = {old.id: {session_hash(old): old, session_hash(new): new}}
-    base = tmp_path / "base-note"
+
+    def memory(name: str, base: Settings | None = None) -> Settings:
+        return settings_for(tmp_path / name, graph_backend.database(base.graph_url if base else None))
+
+    base = memory("base-note")
     assert run_child(mp, base, "prepare-note", 0.0, None)[1]
-    length, finished = run_child(mp, tmp_path / "calibrate-update", "update", 0.0, None, base)
+    length, finished = run_child(mp, memory("calibrate-update", base), "update", 0.0, None, base)
     assert finished
     outcomes: Counter[str] = Counter()
     for trial in range(UPDATE_TRIALS):
         widen = WIDEN["replace"] if trial % 2 else 0.0
-        d = tmp_path / f"update-{trial:02d}"
-        _, finished = run_child(mp, d, "update", widen, rng.uniform(0.0, length + 2 * widen), base)
-        db = d / "namespaces" / NS / "graph.sqlite"
-        assert integrity(db) == "ok"
-        con = sqlite3.connect(str(db))
-        mid = con.execute("SELECT COUNT(*) FROM writes").fetchone()[0] > 0  # killed inside the write
-        con.close()
-        forget_store(settings_for(d), NS)
-        store = MemoryStore.open(settings_for(d), NS)  # runs recover()
+        m = memory(f"update-{trial:02d}", base)
+        _, finished = run_child(mp, m, "update", widen, rng.uniform(0.0, length + 2 * widen), base)
+        assert integrity(m) == "ok"
+        mid = peek(m)[1]  # killed inside the write
+        forget_store(m, NS)
+        store = MemoryStore.open(m, NS)  # runs recover()
         committed = check_consistent(store, versions)
         assert list(committed) == [old.id], f"trial {trial}: the note was lost"
         texts = [v["text"] for v in store.note_versions(old.id)]
@@ -345,22 +377,24 @@ def test_sigkill_mid_update_leaves_the_old_note_or_the_new_one_with_its_history(
         assert texts == ([NOTE_OLD, NOTE_NEW] if is_new else [NOTE_OLD]), (trial, texts)
         outcomes[f"{'new' if is_new else 'old'}{' (finished)' if finished else ''}{' mid-write' if mid else ''}"] += 1
         store.close()
-        mem = Memory(settings=settings_for(d))  # usable: the update can be made (again)
+        mem = Memory(settings=m)  # usable: the update can be made (again)
         assert mem.update(old.id, NOTE_NEW).text == NOTE_NEW
         assert [v.text for v in mem.history(old.id).versions] == [NOTE_OLD, NOTE_NEW]
-        forget_store(settings_for(d), NS)
-    print("\nupdate kills:", dict(sorted(outcomes.items())))
+        forget_store(m, NS)
+        graph_backend.forget(m.graph_url)
+    print(f"\nupdate kills ({graph_backend.name}):", dict(sorted(outcomes.items())))
     assert sum(v for k, v in outcomes.items() if k.startswith("old")) >= 1, outcomes
     assert sum(v for k, v in outcomes.items() if k.startswith("new")) >= 1, outcomes
     assert sum(v for k, v in outcomes.items() if k.endswith("mid-write")) >= 1, outcomes
 
 
-def test_survivable_failure_mid_commit_is_rolled_back_at_once(settings):
+def test_survivable_failure_mid_commit_is_rolled_back_at_once(tmp_path, graph_backend):
     """A Chroma error (not a crash) inside ``commit_session`` undoes the pending row at once."""
+    settings = settings_for(tmp_path / "mem", graph_backend.database())
     conv = conversation("crash", 2)
     ingest_conversation(conv.model_copy(update={"sessions": conv.sessions[:1]}), settings)
     store = MemoryStore.open(settings)
-    before = graph_rows(store.db.path), sorted(store.vectors.all_ids())
+    before = rows(settings), sorted(store.vectors.all_ids())
     turn = conv.sessions[1].turns[0]
     from memgraph_agents.model.graph import Node, NodeKind
 
@@ -374,13 +408,16 @@ def test_survivable_failure_mid_commit_is_rolled_back_at_once(settings):
     with pytest.raises(Exception, match="(?i)dimension"):
         store.commit_session(bad)
     assert [s["id"] for s in store.db.sessions(None)] == ["S1"]  # no pending row left for recover()
-    assert (graph_rows(store.db.path), sorted(store.vectors.all_ids())) == before
-    assert GraphDB(store.db.path).generation() == store.db.generation()
+    assert (rows(settings), sorted(store.vectors.all_ids())) == before
+    other = open_graph_store(settings.data_dir, NS, settings.graph_url, settings.store_id)  # another reader
+    assert other.generation() == store.db.generation()
+    other.close()
 
 
-def test_deleting_a_session_keeps_the_vectors_of_arguments_it_shared(settings):
+def test_deleting_a_session_keeps_the_vectors_of_arguments_it_shared(tmp_path, graph_backend):
     """Found by the replace trials: deleting a session dropped, from Chroma, the vectors of the
     arguments it owned but other sessions still used (their owner changed only in SQLite)."""
+    settings = settings_for(tmp_path / "mem", graph_backend.database())
     conv = conversation("crash", 3)
     ingest_conversation(conv, settings)
     store = MemoryStore.open(settings)

@@ -24,6 +24,8 @@ from memgraph_agents.cli.main import main
 from memgraph_agents.config import Settings
 from memgraph_agents.runtime import forget_store
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
 
 

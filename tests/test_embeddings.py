@@ -33,6 +33,7 @@ REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json"
 SHORT = {"ok"}  # a two-letter text: the int8 weights move it more (cosine 0.996 measured)
 
 
+@pytest.mark.slow
 def test_default_embedder_stays_within_cosine_0999_of_the_fp32_model():
     model = make_embedding_model("minilm")
     assert model.name == ONNX_MINILM_ID == onnx_minilm.MODEL_ID
@@ -47,6 +48,7 @@ def test_default_embedder_stays_within_cosine_0999_of_the_fp32_model():
     assert float((got[0] * want[1]).sum()) < 0.5
 
 
+@pytest.mark.slow
 def test_one_text_or_many_gives_the_same_vector():
     """Batches are length-sorted and padded: padding must not move a vector."""
     texts = [t[: 20 + 7 * i] for i, t in enumerate(REFERENCE["texts"] * 4)]
@@ -68,7 +70,7 @@ def test_the_reference_vectors_are_the_fp32_models():
 def test_the_tokenizer_is_sentence_transformers_own():
     """Same token ids as the fp32 model's tokenizer at its max_seq_length (256), on hard text."""
     st = make_embedding_model("minilm-torch").inner._load()
-    tok, _ = onnx_minilm.OnnxMiniLM._load()
+    tok, _ = onnx_minilm.OnnxMiniLM()._load()
     texts = [*REFERENCE["texts"], "naïve café — “quotes” 🎉 tab\there", "", "x" * 3000, "A.B.C. e-mail: a@b.cd 3.14%"]
     for text in texts:
         ours = tok.encode(text).ids
@@ -133,6 +135,7 @@ class NamedHash(HashEmbeddings):
         self.model = model
 
 
+@pytest.mark.slow
 def test_an_embeddings_object_is_a_registered_spec_recorded_by_its_name(tmp_path):
     obj = NamedHash(48, "mine-v1")
     mem = Memory(tmp_path / "mem", embeddings=obj, namespace="n")
@@ -160,6 +163,7 @@ def test_a_custom_spec_nobody_registered_fails_closed(tmp_path):
         register_embeddings(object())
 
 
+@pytest.mark.slow
 def test_a_chat_model_object_is_used_by_spec(tmp_path):
     from tests.fakes import ScriptedChatModel
 

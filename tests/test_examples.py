@@ -67,6 +67,7 @@ def test_ten_lines_runs_offline(env_memory, capsys):
     assert "beagle called Pixel" in reply and "offline mode" in reply
 
 
+@pytest.mark.slow
 def test_terminal_chatbot_offline_remembers_across_runs(tmp_path):
     data_dir = tmp_path / "mem"
     args = ["--data-dir", str(data_dir), "--embeddings", "hash", "--user", "alice"]
@@ -103,6 +104,7 @@ def test_terminal_chatbot_offline_remembers_across_runs(tmp_path):
     assert "Pixel" not in out.getvalue() and "Nothing in memory" in out.getvalue()
 
 
+@pytest.mark.slow
 def test_replay_compares_every_retriever(tmp_path):
     out = io.StringIO()
     result = replay.main(["--data-dir", str(tmp_path / "mem"), "--embeddings", "hash", "-k", "5"], out=out)

@@ -15,6 +15,8 @@ import pytest
 from memgraph_agents import Memory
 from memgraph_agents.model import Conversation, Session, Turn
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 RETRIEVERS = ["dense", "bm25", "hybrid", "ppr", "sentence_hop", "dwpr", "fusion", "navigator"]
 QUERY = "coffee with the team at the office"
 N, EVERY, OFFSET = 1000, 50, 7  # notes i with i % 50 == 7 match: 20 of 1,000

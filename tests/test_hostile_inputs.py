@@ -233,6 +233,7 @@ FILE_CASES: dict[str, FileCase] = {
 
 
 @pytest.mark.parametrize("name", list(FILE_CASES))
+@pytest.mark.slow
 def test_hostile_file_is_refused_and_the_store_is_unchanged(root, tmp_path, capsys, quiet, monkeypatch, name):
     case = FILE_CASES[name]
     for k, v in (case.env or {}).items():
@@ -618,6 +619,7 @@ def test_the_suite_counts():
     print(f"hostile cases: {n_cases}; store-unchanged checks this run: {COUNTS['unchanged']}")
 
 
+@pytest.mark.slow
 def test_namespaces_of_earlier_versions_stay_readable_by_name_and_no_user_id_reaches_them(tmp_path, capsys, quiet):
     """Migration: the old derived name of alice@example.com (and an id-as-name namespace) stay
     on disk and readable by name; user ids, old names included, now map to new names."""

@@ -241,6 +241,7 @@ def test_llm_ingest_does_not_call_the_model_again_for_an_unchanged_session(setti
 
 
 @pytest.mark.parametrize("kind", MALFORMED_KINDS)
+@pytest.mark.slow
 def test_malformed_then_valid_reply_is_repaired_and_stays_llm(settings, kind):
     conv = make_conversation(n_sessions=2)
     model = use_model(malformed_then_valid(ingest_responder(), kind))
@@ -288,6 +289,7 @@ FAILURES = {
 
 
 @pytest.mark.parametrize("mode", list(FAILURES))
+@pytest.mark.slow
 def test_failing_llm_falls_back_to_offline_per_session_and_loses_nothing(settings, monkeypatch, offline_events, mode):
     monkeypatch.setattr(structured, "DEFAULT_BACKOFF_BASE", 0.001)  # 429s: retried, but quickly
     make, error = FAILURES[mode]
@@ -316,6 +318,7 @@ def test_failing_llm_falls_back_to_offline_per_session_and_loses_nothing(setting
         assert len(calls_for(model, EVENTS_MARKER)) == 3 * 3
 
 
+@pytest.mark.slow
 def test_one_failing_session_does_not_affect_the_others(settings, monkeypatch):
     monkeypatch.setattr(structured, "DEFAULT_BACKOFF_BASE", 0.001)
     conv = make_conversation()

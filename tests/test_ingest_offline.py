@@ -100,6 +100,7 @@ def assert_vectors_match_graph(store):
 
 
 @pytest.mark.parametrize("data", BOTH)
+@pytest.mark.slow
 def test_every_node_and_edge_kind_is_built(request, data):
     conv, store = request.getfixturevalue(data)
     n_counts, e_counts = store.db.counts()
@@ -251,6 +252,7 @@ def test_topics_cover_every_event_exactly_once(request, data):
 # --------------------------------------------------------------------------- incremental
 
 
+@pytest.mark.slow
 def test_incremental_ingest_equals_one_shot_and_leaves_earlier_rows_alone(tmp_path):
     one = _settings(tmp_path, "oneshot")
     ingest_conversation(make_conversation(n_sessions=3), one)
@@ -283,6 +285,7 @@ def test_reingesting_unchanged_sessions_writes_nothing(tmp_path):
     assert all_rows(store) == before and store.db.generation() == gen
 
 
+@pytest.mark.slow
 def test_changed_session_is_replaced_not_duplicated(tmp_path):
     s = _settings(tmp_path)
     conv = make_conversation()

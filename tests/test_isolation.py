@@ -25,6 +25,8 @@ from memgraph_agents.storage import NamespaceError, delete_namespace, list_names
 from memgraph_agents.storage.identity import store_id
 from tests.workloads import chroma_dump, conversation
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 TAGGED = [f"n{i}" for i in range(8)]
 TWINS = ["twin-a", "twin-b"]  # the same node ids, different words
 ALL = TAGGED + TWINS

@@ -14,7 +14,7 @@ from memgraph_agents.model.evidence import Evidence
 from tests.helpers import edges
 from tests.knowledge_updates import CASES, NEW_TURN, OLD_TURN, conversation
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # the real model over 34 chats
 
 
 @pytest.fixture(scope="module")

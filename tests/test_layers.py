@@ -4,7 +4,8 @@ The package's modules are read with ``ast`` (nothing is imported), every ``impor
 at module level or inside a function (a function-level import is still a dependency; it only
 hides a cycle until run time). Layers, bottom to top:
 
-    foundation  model, config, errors, presets, registry, prompts, aio, sqlite_wal, datadir  (data, settings, tables)
+    foundation  model, config, errors, presets, registry, prompts, aio, sqlite_wal, datadir, extras
+                (data, settings, tables, optional dependencies)
     adapters    loaders, embeddings, llm                                   (the outside world in)
     storage     storage                                                    (SQLite + Chroma)
     runtime     runtime                                 (open stores and chat models, per process)
@@ -27,7 +28,10 @@ from tests.paths import REPO, package_modules
 PACKAGE = "memgraph_agents"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("model", "config", "errors", "presets", "registry", "prompts", "aio", "sqlite_wal", "datadir")),
+    (
+        "foundation",
+        ("model", "config", "errors", "presets", "registry", "prompts", "aio", "sqlite_wal", "datadir", "extras"),
+    ),
     ("adapters", ("loaders", "embeddings", "llm")),
     ("storage", ("storage",)),
     ("runtime", ("runtime",)),

@@ -1,4 +1,4 @@
-"""LLM robustness at ingest scale (issue 6.6), with scripted fake chat models.
+"""LLM robustness at ingest scale, with scripted fake chat models.
 
 ``tests/test_llm_structured.py`` checks one request (timeout, retry, repair, a semaphore);
 ``tests/test_ingest_llm.py`` a three-session ingest per failure mode. Here:
@@ -41,6 +41,8 @@ from tests.fakes import (
     task_text,
 )
 from tests.workloads import conversation
+
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
 SPEC = "fake:robust"
 

@@ -21,6 +21,8 @@ from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 PLAN_PROMPT = "TASK: NAVIGATION PLAN\nQuestion: When did Ana adopt Pixel?\n"
 FAILING = ("prose", "wrong_shape", "truncated", "empty", "http500", "http429", "stall")
 NAV_CAP = 8

@@ -1,4 +1,4 @@
-"""Many workers, no shared folder (issue 15.3): one PostgreSQL, one Chroma server, four worker
+"""Many workers, no shared folder: one PostgreSQL, one Chroma server, four worker
 processes, each with its own empty data dir and the same store id.
 
 Workers 0-2 ingest the same conversation into ``shared`` at once, then one of their own each;
@@ -28,6 +28,7 @@ from tests.pg_server import PostgresServer, unusable
 from tests.pg_worker import expected_turns
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(unusable() is not None, reason=f"no PostgreSQL: {unusable()}"),
     pytest.mark.skipif(chroma_executable() is None, reason="the `chroma` CLI (installed with chromadb) is missing"),
     pytest.mark.timeout(300),

@@ -24,8 +24,10 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.fakes import ScriptedChatModel
 from tests.helpers import stop_server
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = {"recall", "remember", "forget_note", "ask", "stats"}
+TOOLS = {"recall", "remember", "list", "get", "update_note", "history", "forget_note", "ask", "stats"}
 
 
 def _env(data_dir: Path) -> dict[str, str]:
@@ -79,6 +81,40 @@ def test_stdio_client_lists_tools_remembers_recalls_and_survives_bad_arguments(t
             assert json.loads(_text(await s.call_tool("stats", {})))["sessions"] == 0
 
     asyncio.run(go())
+
+
+@pytest.mark.timeout(180)
+def test_user_id_serves_the_namespace_the_agent_tools_use_for_that_user(tmp_path, capsys):
+    """``--user-id`` maps as every door does: a note remembered over MCP is what the agent
+    tools recall for that user (the same namespace); a bad id, a second scope or an empty
+    --namespace (never the default) is one line."""
+    from memgraph_agents import Memory
+    from memgraph_agents.config import Settings
+    from memgraph_agents.integrations import AgentMemory
+
+    params = _stdio(tmp_path / "mem", "unused")
+    params.args = ["-m", "memgraph_agents.cli.main", "mcp", "--user-id", "Ana Lima"]
+
+    async def go() -> str:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            r = await s.call_tool("remember", {"text": "Ana's bike lock code is 3312."})
+            assert not r.isError, _text(r)
+            return _text(r).strip()
+
+    note = asyncio.run(go())
+    settings = Settings(data_dir=tmp_path / "mem", llm="none", embeddings="hash")
+    ns = Memory.namespace_for_user("Ana Lima")
+    assert [i.id for i in Memory(settings=settings).list(ns).items] == [note]
+    agent = AgentMemory(settings)
+    assert agent.namespace_for(None, {"configurable": {"user_id": "Ana Lima"}}) == ns
+    found = agent.recall("bike lock code", config={"configurable": {"user_id": "Ana Lima"}})
+    assert "3312" in found.content()
+    bad = (("--user-id", " Ana"), ("--user-id", ""), ("--user-id", "Ana", "--namespace", "ana"), ("--namespace", ""))
+    for argv in bad:
+        code, err = _mcp_cli(*argv, data_dir=tmp_path / "other", capsys=capsys)
+        assert code == 2 and len(err) == 1 and err[0].startswith("error: "), (argv, err)
+    assert not (tmp_path / "other").exists()  # refused before anything was opened
 
 
 def _agent_model():
@@ -227,23 +263,34 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
             ana = await call("tok-ana", "recall", {"query": "locker code"})
             ben = await call("tok-ben", "recall", {"query": "locker code"})
             ben_stats = json.loads(await call("tok-ben", "stats", {}))
-            # Ben names Ana's note: refused, in words that show nothing of Ana or the server.
-            denied = [await call("tok-ben", "forget_note", {"note_id": note}, error=True)]
+            # Ben names Ana's note to every item tool: refused, in words that show nothing of
+            # Ana or the server (before Ben stored anything, and after).
+            by_note = (
+                ("forget_note", {"note_id": note}),
+                ("get", {"item_id": note}),
+                ("history", {"note_id": note}),
+                ("update_note", {"note_id": note, "text": "The locker code is 0000."}),
+            )
+            empty = [await call("tok-ben", tool, args, error=True) for tool, args in by_note]
             await call("tok-ben", "remember", {"text": "Ben parks on level two."})
-            denied.append(await call("tok-ben", "forget_note", {"note_id": note}, error=True))
+            denied = [await call("tok-ben", tool, args, error=True) for tool, args in by_note]
+            ben_list = json.loads(await call("tok-ben", "list", {"kind": "note"}))
             after = await call("tok-ana", "recall", {"query": "locker code"})
-            return note, ana, ben, ben_stats, denied, after
+            ana_history = json.loads(await call("tok-ana", "history", {"note_id": note}))
+            return note, ana, ben, ben_stats, empty, denied, ben_list, after, ana_history
 
-        note, ana, ben, ben_stats, denied, after = asyncio.run(go())
+        note, ana, ben, ben_stats, empty, denied, ben_list, after, ana_history = asyncio.run(go())
         assert "4471" in ana and "4471" in after  # Ana's note survived Ben's attempts
+        assert [v["text"] for v in ana_history["versions"]] == ["Ana's locker code is 4471."]
         assert "4471" not in ben and ben_stats["sessions"] == 0
+        assert ben_list["namespace"] == "ben" and [i["text"] for i in ben_list["items"]] == ["Ben parks on level two."]
         assert re.search(r"note-[0-9a-f]+", ana)
         data_dir = tmp_path / "mem"
-        for text in denied:
+        for text in empty + denied:
             assert "ana" not in text.lower(), text
             assert str(data_dir) not in text and str(data_dir.resolve()) not in text and "/" not in text, text
-        assert "nothing is stored in this memory yet" in denied[0]
-        assert note in denied[1]  # its own input may be named back
+        assert all("nothing is stored in this memory yet" in text for text in empty), empty
+        assert all(note in text for text in denied), denied  # its own input may be named back
     finally:
         stop_server(server)
         log.close()

@@ -82,6 +82,7 @@ def composed_of(summary: str, pieces: list[str]) -> bool:
 # --------------------------------------------------------------------------- offline
 
 
+@pytest.mark.slow
 def test_offline_layer_builds_segments_gate_and_entities(settings):
     conv = make_conversation()
     report = ingest_conversation(conv, memorai(settings))
@@ -262,6 +263,7 @@ def test_malformed_replies_are_repaired(settings, kind):
 
 
 @pytest.mark.parametrize("failing", ["segments", "entities", "both"])
+@pytest.mark.slow
 def test_always_malformed_falls_back_offline_and_loses_nothing(settings, failing):
     conv = make_conversation()
     use_model(
@@ -333,6 +335,7 @@ def _with_extra(entity: dict | None, triple: dict | None):
 
 
 @pytest.mark.parametrize("via", ["entity", "triple"])
+@pytest.mark.slow
 def test_dwpr_ranks_the_turn_a_matching_entity_or_triple_cites(settings, monkeypatch, via):
     # The query's words are in no turn: only the MemORAI structures can lead to D2:4.
     entity = (

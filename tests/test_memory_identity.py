@@ -28,6 +28,7 @@ from tests.pg_server import PostgresServer, unusable
 from tests.workloads import chat_thread, conversation
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(unusable() is not None, reason=f"no PostgreSQL: {unusable()}"),
     pytest.mark.skipif(chroma_executable() is None, reason="the `chroma` CLI (installed with chromadb) is missing"),
 ]

@@ -1,4 +1,4 @@
-"""Evaluation metrics (DESIGN §11) on hand-computed cases."""
+"""Evaluation metrics on hand-computed cases."""
 
 from __future__ import annotations
 

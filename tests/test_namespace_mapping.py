@@ -1,4 +1,4 @@
-"""User id -> namespace (issue 16.1): one injective mapping whose names no person can choose.
+"""User id -> namespace: one injective mapping whose names no person can choose.
 
 The property tests run pure functions only (no store), over 10,000 generated cases each.
 """
@@ -19,6 +19,8 @@ from memgraph_agents.storage.namespaces import (
     validate_namespace,
     validate_stored_name,
 )
+
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
 _ENDS = "abcxyzABCXYZ0189"
 # Raw names built from parts (cheaper than a regex strategy; 10,000 examples must stay fast).

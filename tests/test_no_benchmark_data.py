@@ -242,6 +242,7 @@ def test_the_checks_can_fail(locomo):
     assert {g for g in grams(words(turn)) & locomo["grams"] if content(g)} - ALLOWED_GRAMS  # the repo rule bites
 
 
+@pytest.mark.slow
 def test_repository_shares_no_four_words_with_locomo(locomo):
     found = {}
     for path in tracked_files():
@@ -252,6 +253,7 @@ def test_repository_shares_no_four_words_with_locomo(locomo):
     assert not found, f"text taken from LoCoMo (invent other wording, or allow-list generic English): {found}"
 
 
+@pytest.mark.slow
 def test_repository_holds_no_locomo_name_or_answer(locomo):
     lengths = {len(a) for a in locomo["answers"]}
     found = {}

@@ -31,6 +31,8 @@ from memgraph_agents.storage.namespaces import user_namespace
 from tests.conftest import make_conversation
 from tests.fakes import ScriptedChatModel
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "conversation.json"
 NS = "doors"

@@ -234,6 +234,7 @@ def test_cross_session_links_follow_the_threshold_and_the_persistent_pool(settin
     assert all(float(taxes @ np.array(clusters[c].attrs["centroid"])) < 0.6 for c in ("cluster:S1:1", "cluster:S2:1"))
 
 
+@pytest.mark.slow
 def test_a_higher_threshold_forms_no_links_and_max_links_zero_disables_them(settings, tmp_path):
     tight = premem(settings)
     tight = tight.model_copy(update={"ingest": tight.ingest.model_copy(update={"premem_link_threshold": 0.999})})

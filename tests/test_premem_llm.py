@@ -111,6 +111,7 @@ def test_malformed_fragment_reply_is_repaired(settings, kind):
     assert len(first) == len(repairs) == 2 and report.llm_usage["failures"] >= 2
 
 
+@pytest.mark.slow
 def test_unusable_fragment_replies_fall_back_to_offline_fragments(settings, tmp_path):
     conv = link_conversation()
     use_model(premem_responder(fragments=always_malformed(realistic_fragment_responder())))
@@ -168,6 +169,7 @@ def _owned(store, sid):
     )
 
 
+@pytest.mark.slow
 def test_deleting_sessions_removes_their_fragments_clusters_links_and_reasoning(settings):
     use_model(premem_responder())
     ingest_conversation(link_conversation(), premem(settings, llm=SPEC))

@@ -26,6 +26,8 @@ from tests.fakes_premem import (
 )
 from tests.fakes_sgmem import SGMEM_MARKER, realistic_sgmem_responder
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "conversation.json"
 SPEC = "fake:presets"
 

@@ -102,6 +102,7 @@ def index_limit(indexed: bool) -> dict:
 
 
 @pytest.mark.parametrize("indexed", [False, True])
+@pytest.mark.slow
 def test_reembed_replaces_every_vector_and_the_chroma_index(tmp_path, indexed, capsys, monkeypatch):
     extra = index_limit(indexed)
     monkeypatch.setenv("MEMGRAPH_CHROMA_INDEX_NODES", str(extra["chroma_index_nodes"]))
@@ -183,6 +184,7 @@ def check_whole(data_dir: Path, indexed: bool) -> str:
 
 
 @pytest.mark.parametrize("indexed", [False, True])
+@pytest.mark.slow
 def test_a_killed_reembed_leaves_one_model_and_finishes_when_run_again(tmp_path, indexed):
     mp = forkserver()
     extra = index_limit(indexed)

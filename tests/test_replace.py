@@ -1,4 +1,4 @@
-"""Atomic replacement and exact deletion (issue 11.4), no silent overwrite (issue 16.3).
+"""Atomic replacement and exact deletion, no silent overwrite.
 
 * a changed session replaces the old version in one commit: while the new one is being
   written, readers see the old one (rows and vectors); a failure at any point leaves the old
@@ -6,6 +6,9 @@
 * a node or an edge stated by two sessions survives deleting either one;
 * a session that differs is refused (``SessionConflictError``) unless ``replace=True``; a
   builder or preset change rebuilds only when asked.
+
+The commit-protocol cases (readers during a replacement, a failure inside one, rows stated by
+two sessions) run on both graph stores (``graph_backend``: SQLite and PostgreSQL).
 """
 
 from __future__ import annotations
@@ -16,13 +19,14 @@ import numpy as np
 import pytest
 
 from memgraph_agents.cli.main import main
+from memgraph_agents.config import Settings
 from memgraph_agents.errors import SessionConflictError
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.runtime import get_store
 from memgraph_agents.storage import SessionRecord, SessionWrite
 from tests.conftest import make_conversation
-from tests.workloads import chroma_dump, graph_rows
+from tests.workloads import chroma_dump, rounded_rows
 
 
 def edited(conv, text: str = "Flat and fast along the river, a personal best."):
@@ -35,10 +39,18 @@ def edited(conv, text: str = "Flat and fast along the river, a personal best."):
 
 
 def state(store) -> tuple:
-    return graph_rows(store.db.path), chroma_dump(store.vectors.collection)
+    """Sessions, nodes, edges (through the graph-store interface: either store) and Chroma."""
+    sessions = [{k: v for k, v in s.items() if k != "ingested_at"} for s in store.db.sessions(None)]
+    return sessions, rounded_rows(store.db.raw_nodes(), store.db.raw_edges()), chroma_dump(store.vectors.collection)
 
 
-def test_readers_see_the_old_version_until_the_replacement_commits(settings):
+def on(backend, tmp_path) -> Settings:
+    """Offline test settings with the graph on ``backend``'s store."""
+    return Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="test", graph_url=backend.database())
+
+
+def test_readers_see_the_old_version_until_the_replacement_commits(tmp_path, graph_backend):
+    settings = on(graph_backend, tmp_path)
     conv = make_conversation()
     ingest_conversation(conv, settings)
     store = get_store(settings)
@@ -69,7 +81,8 @@ def test_readers_see_the_old_version_until_the_replacement_commits(settings):
 
 
 @pytest.mark.parametrize("stage", ["vectors", "rows"])
-def test_a_failure_during_a_replacement_leaves_the_old_version_whole(settings, monkeypatch, stage):
+def test_a_failure_during_a_replacement_leaves_the_old_version_whole(tmp_path, graph_backend, monkeypatch, stage):
+    settings = on(graph_backend, tmp_path)
     conv = make_conversation()
     ingest_conversation(conv, settings)
     store = get_store(settings)
@@ -111,7 +124,8 @@ def _write(store, sid: str, nodes, edges, mode="new"):
     )
 
 
-def test_a_node_or_edge_stated_by_two_sessions_survives_deleting_either(settings):
+def test_a_node_or_edge_stated_by_two_sessions_survives_deleting_either(tmp_path, graph_backend):
+    settings = on(graph_backend, tmp_path)
     store = get_store(settings)
     for first, second in (("A", "B"), ("B", "A")):
         for sid in ("A", "B"):
@@ -128,6 +142,7 @@ def test_a_node_or_edge_stated_by_two_sessions_survives_deleting_either(settings
         assert len(store.snapshot()) == 0 and store.vectors.all_ids() == []
 
 
+@pytest.mark.slow
 def test_an_argument_reused_by_a_later_session_is_owned_by_both(settings):
     conv = make_conversation()
     ingest_conversation(conv, settings)
@@ -140,6 +155,7 @@ def test_an_argument_reused_by_a_later_session_is_owned_by_both(settings):
     assert used_later <= ids and not (shared - used_later) & ids
 
 
+@pytest.mark.slow
 def test_a_conflict_is_refused_before_anything_is_written(settings, capsys):
     conv = make_conversation()
     first = conv.model_copy(update={"sessions": conv.sessions[:2]})

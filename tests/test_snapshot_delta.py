@@ -19,6 +19,8 @@ from memgraph_agents.storage.memory_store import MemoryStore
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from tests.workloads import chat_thread, conversation
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 
 def assert_same_snapshot(got: GraphSnapshot, want: GraphSnapshot) -> None:
     assert got.generation == want.generation

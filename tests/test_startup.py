@@ -13,10 +13,27 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "conversation.json"
-# Never on the offline default path; chromadb only for namespaces with a Chroma index.
-FORBIDDEN = ("torch", "transformers", "sentence_transformers", "openai", "langchain_openai", "chromadb")
+# Never on the offline default path; chromadb only for namespaces with a Chroma index; the
+# LangGraph runtime (and the LangSmith client its LangChain runnables import, about a second of
+# CPU) only for a graph run (the navigator runs its nodes in process), never for an offline answer;
+# the extras' packages never.
+FORBIDDEN = (
+    "torch",
+    "transformers",
+    "sentence_transformers",
+    "openai",
+    "langchain_openai",
+    "chromadb",
+    "langgraph",
+    "langsmith",
+    "matplotlib",  # the [draw] / [bench] extras
+    "nltk",
+    "networkx",
+)
 REPORT = "loaded = sorted({m.split('.')[0] for m in sys.modules} & set(FORBIDDEN)); print('LOADED', loaded)\n"
 
 

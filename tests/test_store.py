@@ -63,6 +63,7 @@ def scenario(store) -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_same_answers_as_in_memory_store(stores):
     expected, got = (scenario(s) for s in stores)
     assert got == expected
@@ -78,6 +79,7 @@ def test_timestamps_and_overwrite(tmp_path):
     assert second.value == {"content": "second version of the note"}
 
 
+@pytest.mark.slow
 def test_query_search_ranks_with_the_graph_and_delete_removes_the_note(tmp_path):
     store = MemgraphStore(settings=Settings(data_dir=tmp_path / "mem", embeddings="hash"), retriever="bm25")
     for key, value in NOTES.items():
@@ -134,6 +136,7 @@ def test_graph_node_reads_the_store_through_get_store(tmp_path):
     assert store.get(("mem",), "n1").value["content"].startswith("Ana adopted")
 
 
+@pytest.mark.slow
 def test_langmem_memory_tools_in_create_agent(tmp_path):
     from langchain.agents import create_agent
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage

@@ -9,12 +9,16 @@ import os
 import threading
 from pathlib import Path
 
+import pytest
+
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import cached_stores, get_store
 from memgraph_agents.storage import MemoryStore
 from memgraph_agents.storage.locks import NamespaceIngestLock
 from tests.workloads import conversation
+
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
 CACHE = 3
 

@@ -58,6 +58,7 @@ def _downgrade_to_schema_1(settings) -> None:
     (settings.data_dir / STORE_ID_FILE).unlink()
 
 
+@pytest.mark.slow
 def test_a_legacy_data_dir_keeps_its_collection_and_gets_exact_ownership(settings):
     conv = make_conversation()
     ingest_conversation(conv, settings)

@@ -113,6 +113,7 @@ def _stream(url: str, body: dict, timeout: float = 60) -> list[tuple[str, object
 @pytest.mark.skipif(
     not _have_langgraph_dev(), reason='langgraph dev is not installed: pip install "langgraph-cli[inmem]"'
 )
+@pytest.mark.slow
 def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
     settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", namespace="demo")
     # Embedded Chroma allows one process per data dir: prepare the memory in another process,

@@ -1,4 +1,4 @@
-"""Topic layer between re-clusterings (issue 15.5): new events are assigned online and only the
+"""Topic layer between re-clusterings: new events are assigned online and only the
 touched topic rows are written; k-means re-runs on a tick of ``topic_recluster_every`` and only
 once the memory drifted (``topic_drift``). Membership stays exact: every event in one topic."""
 
@@ -11,6 +11,8 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.runtime import get_store
 from tests.workloads import conversation
+
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
 
 @pytest.mark.parametrize(

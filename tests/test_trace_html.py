@@ -123,6 +123,7 @@ def _tags(dom: str, tag: str) -> list[dict[str, str]]:
 @pytest.mark.skipif(
     CHROMIUM is None, reason="needs Debian's `chromium` (apt-get install chromium; .ci/run installs it)"
 )
+@pytest.mark.slow
 def test_trace_page_renders_in_headless_chromium(store, llm_result, tmp_path):
     page = tmp_path / "trace.html"
     page.write_text(render_page(build_trace_data(llm_result, store)), encoding="utf-8")
@@ -166,6 +167,7 @@ def test_neighbourhood_is_bounded_and_keeps_the_path(store, llm_result):
 @pytest.mark.skipif(
     CHROMIUM is None, reason="needs Debian's `chromium` (apt-get install chromium; .ci/run installs it)"
 )
+@pytest.mark.slow
 def test_trace_page_draws_a_few_hundred_nodes(store, llm_result, tmp_path):
     """The viewer at scale: 400 more events and 600 edges around the real path."""
     import random

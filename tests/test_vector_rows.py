@@ -55,6 +55,7 @@ def test_vectors_read_from_rows_are_the_ones_written(settings):
     assert matching(store.db.node_vectors([some]), {some: text[some] + " (edited)"}) == {}
 
 
+@pytest.mark.slow
 def test_a_store_from_before_the_vector_rows_still_loads(settings):
     ingest_conversation(make_conversation(), settings)
     store = get_store(settings)
@@ -151,6 +152,7 @@ def _read_many(data_dir: str, names: list[str], cache: int) -> dict:
     return {"opened": opened, "most_stores": most, "chroma_index_files": held}
 
 
+@pytest.mark.slow
 def test_a_reader_of_many_embedded_namespaces_holds_no_chroma_index(settings):
     names = [f"u{i}" for i in range(8)]
     in_child(_ingest_many, str(settings.data_dir), names)

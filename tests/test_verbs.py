@@ -321,6 +321,7 @@ def test_user_namespace_is_the_agent_tools_mapping(mem):
     assert Memory.namespace_for_user("Ana Lima", prefix="acme") == prefixed.namespace_for(None, config)
 
 
+@pytest.mark.slow
 def test_async_twins(mem):
     async def run():
         await mem.aadd(CHAT, metadata={"via": "async"})
@@ -342,6 +343,7 @@ def test_async_twins(mem):
     assert turns_of(asked.evidence) == {item.turn_ids[0]}  # the note has no "via": only it passes $ne
 
 
+@pytest.mark.slow
 def test_the_everyday_example_runs_from_the_package(tmp_path, monkeypatch, capsys):
     from memgraph_agents.examples import everyday
 

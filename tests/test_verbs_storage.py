@@ -18,6 +18,8 @@ from memgraph_agents.storage.sqlite_schema import SCHEMA_VERSION as SQLITE_VERSI
 from tests.chroma_server import ChromaServer, chroma_executable
 from tests.pg_server import PostgresServer, unusable
 
+pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
+
 CHAT = {
     "id": "ana-chat",
     "sessions": [

@@ -50,6 +50,7 @@ def test_a_forked_build_changes_without_touching_its_origin():
     assert f.model_dump(exclude={"nodes", "edges", "notes"}) == b.model_dump(exclude={"nodes", "edges", "notes"})
 
 
+@pytest.mark.slow
 def test_a_reload_after_a_write_equals_a_fresh_load(settings):
     ingest_conversation(chat_thread(10), settings)
     store = get_store(settings)
@@ -77,3 +78,27 @@ def test_a_reload_after_a_write_equals_a_fresh_load(settings):
     # Unchanged rows reuse the parsed values of the snapshot before (nothing parsed twice).
     shared = [i for i, n in enumerate(before.ids) if after.index.get(n) is not None and before.attrs[i]]
     assert shared and all(after.attrs[after.index[before.ids[i]]] is before.attrs[i] for i in shared[:20])
+
+
+@pytest.mark.slow
+def test_own_appends_update_the_cached_snapshot_without_a_full_read(settings, monkeypatch):
+    """A commit of a namespace without a Chroma index is one transaction (one generation): the
+    snapshot after it is spliced from the rows it wrote, never re-read whole."""
+    from memgraph_agents.storage.graph_db import GraphDB
+
+    settings = settings.override(chroma_index_nodes=100_000)  # a small namespace: no Chroma index
+    ingest_conversation(chat_thread(5), settings)
+    store = get_store(settings)
+    assert not store.indexed()
+    store.snapshot()
+    full_reads = []
+    real = GraphDB.read_graph
+    monkeypatch.setattr(GraphDB, "read_graph", lambda self, rowid=False: full_reads.append(1) or real(self, rowid))
+    for n in range(6, 12):
+        ingest_conversation(chat_thread(n), settings)
+    after = store.snapshot()
+    assert full_reads == []
+    gen, node_rows, edge_rows, sessions = real(store.db)
+    fresh = GraphSnapshot.from_rows(gen, node_rows, edge_rows, sessions)
+    assert after.generation == gen and after.ids.tolist() == fresh.ids.tolist()
+    assert after.src.tolist() == fresh.src.tolist() and after.text.tolist() == fresh.text.tolist()

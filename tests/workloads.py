@@ -1,4 +1,4 @@
-"""Conversations and store fingerprints shared by the reliability tests."""
+"""Conversations and store fingerprints shared by the reliability tests (crash, concurrency, isolation)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,14 @@ def graph_rows(db_path: Path, digits: int | None = 5) -> tuple[list, list, list]
         nodes = [(*r[:5], json.dumps(_rounded(json.loads(r[5]), digits), sort_keys=True), r[6]) for r in nodes]
         edges = [(*r[:5], round(r[5], digits), *r[6:]) for r in edges]
     return sessions, nodes, edges
+
+
+def rounded_rows(nodes: list[tuple], edges: list[tuple], digits: int = 5) -> tuple[list, list]:
+    """A graph store's ``raw_nodes()`` / ``raw_edges()`` (SQLite's or PostgreSQL's), sorted,
+    floats rounded to ``digits`` as in ``graph_rows``: comparable across the two stores."""
+    nodes = sorted((*r[:5], json.dumps(_rounded(json.loads(r[5]), digits), sort_keys=True), int(r[6])) for r in nodes)
+    edges = sorted((*r[:5], round(r[5], digits), *r[6:]) for r in edges)
+    return nodes, edges
 
 
 def chroma_dump(collection) -> list:

@@ -10,7 +10,7 @@ that the first pass's writes are still there. ``--sync N``
 creates the collections with HNSW ``sync_threshold`` = ``batch_size`` = N (every write of N or
 more persists the index); ``--raise-after`` then modifies them to 1,000 / 100 before the
 reads (later writes stay unpersisted). Prints the server's descriptors and RSS and the errors.
-Not part of the package: it measures chromadb, for BENCHMARKS.md "Many tenants".
+Not part of the package: it measures chromadb, for docs/benchmarks-history.md "Many tenants".
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``memgraph bench scale --growth TURNS``: ingest cost per session against what is stored (issue 15.5).
+"""``memgraph bench scale --growth TURNS``: ingest cost per session against what is stored (it must not grow with it).
 
     memgraph bench scale --growth 20000 --out DIR
 
@@ -111,8 +111,9 @@ def _summary(rows: list[dict]) -> dict:
 
 
 def _plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
+    from memgraph_agents.extras import require
 
+    matplotlib = require("matplotlib", "bench", "a benchmark's plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -1,4 +1,4 @@
-"""LoCoMo benchmark runner: ingest, retrieve every question, score, optionally QA.
+"""LoCoMo benchmark runner (docs/architecture.md, "Evaluation"): ingest, retrieve every question, score, optionally QA.
 
 ``run_locomo_bench`` is the whole benchmark as a function that returns a JSON-able dict (the
 CLI writes it to ``results.json`` and renders ``results.md`` / ``recall.png`` from it):

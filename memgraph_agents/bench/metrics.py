@@ -1,4 +1,4 @@
-"""Evaluation metrics (DESIGN §11): retrieval metrics without an LLM, QA metrics for answers.
+"""Evaluation metrics (docs/architecture.md, "Evaluation"): retrieval metrics without an LLM, QA metrics for answers.
 
 Conventions shared by every function here:
 
@@ -142,6 +142,9 @@ def session_recall_at_k(ranked_turns: Ranked, gold: Iterable[str], k: int, turn_
 def _stemmer() -> Callable[[str], str]:
     """NLTK's ``PorterStemmer().stem``: LoCoMo's official scorer stems with it, so the QA
     metrics use it itself (imported on first use: importing NLTK costs seconds)."""
+    from memgraph_agents.extras import require
+
+    require("nltk", "bench", "the QA metrics (Porter stemming)")
     from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer().stem
@@ -262,6 +265,9 @@ def word_tokens(text: str) -> list[str]:
     ``don't`` -> ``do n't``, ``"x"`` -> ````` x ''``. The sentence split is a plain one at
     ``.!?`` + space (NLTK's punkt model is a download), which only matters for a period
     inside a multi-sentence answer."""
+    from memgraph_agents.extras import require
+
+    require("nltk", "bench", "the QA metrics (NLTK's word tokens)")
     from nltk.tokenize import NLTKWordTokenizer
 
     tok = NLTKWordTokenizer()

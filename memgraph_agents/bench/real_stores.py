@@ -1,4 +1,5 @@
-"""``memgraph bench scale --real-stores``: the real stores with 1e4 .. 1e5 nodes in one namespace.
+"""``memgraph bench scale --real-stores``: the real stores with 1e4 .. 1e5 nodes in one namespace
+(SQLite and PostgreSQL, embedded and server Chroma).
 
     memgraph bench scale --real-stores --nodes 1e4,1e5 --tenant-backends sqlite,postgres --out DIR
 

@@ -408,8 +408,9 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
 
 
 def write_recall_png(results: dict[str, Any], path: Path) -> Path:
-    import matplotlib
+    from memgraph_agents.extras import require
 
+    matplotlib = require("matplotlib", "bench", "a benchmark's plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

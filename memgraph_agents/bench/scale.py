@@ -62,8 +62,11 @@ def _ppr_seed(store, query: str) -> tuple:
 
 def _baselines(store, questions, n_queries: int) -> dict:
     """PPR core vs networkx / igraph on the retriever's own walk matrix and seeds."""
-    import networkx as nx
     import scipy.sparse as sp
+
+    from memgraph_agents.extras import require
+
+    nx = require("networkx", "bench", "bench scale's networkx baseline")
 
     from memgraph_agents.retrieval.algorithms.ppr import ppr_prepared
 
@@ -283,8 +286,9 @@ def _summary(results: list[dict]) -> dict:
 
 
 def _plot(results: list[dict], path: Path) -> None:
-    import matplotlib
+    from memgraph_agents.extras import require
 
+    matplotlib = require("matplotlib", "bench", "a benchmark's plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

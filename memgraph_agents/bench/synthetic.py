@@ -1,4 +1,4 @@
-"""Synthetic event graphs for ``memgraph bench scale`` (issue 6.7), and an in-memory store to
+"""Synthetic event graphs for ``memgraph bench scale``, and an in-memory store to
 serve one to the retrievers.
 
 ``synthetic_graph`` builds a graph shaped like an offline ingest of LoCoMo (per session: ~22

@@ -7,6 +7,7 @@ import json
 import time
 from importlib import resources
 
+from memgraph_agents.cli.filter_args import filter_kwargs
 from memgraph_agents.cli.output import console, err_console, print_evidence
 from memgraph_agents.config import Settings
 
@@ -82,19 +83,25 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     ``MEMGRAPH_RETRIEVER``), the settings' chat model."""
     from memgraph_agents.aio import background
     from memgraph_agents.api import ops
+    from memgraph_agents.api.filters import memory_filter
     from memgraph_agents.api.overrides import check_k, check_retriever
 
     k = check_k(args.top_k, settings.top_k)
-    # an unknown name fails before any model loads
+    # an unknown name or a bad filter fails before any model loads
     name = check_retriever(args.retriever) if args.retriever else settings.default_retriever
-    ns = settings.namespace if args.namespace is None else args.namespace  # "" is refused, not defaulted
+    filters = filter_kwargs(args)
+    f = memory_filter(**filters)
     settings.limits.check_query(args.question, "question")  # before any store or model is opened
+    namespaces = args.namespace or [settings.namespace]  # "" is refused, not defaulted
+    if len(namespaces) > 1:
+        return _ask_many(args, settings, namespaces, k, name, filters)
+    ns = namespaces[0]
     store = ops.open_store(settings, ns)  # missing: an error listing the others
     try:
         check_layers(name, store)
         _load_model(store)
         t0 = time.perf_counter()
-        found = background.run(ops.retrieval(settings, ns, args.question, k, name))
+        found = background.run(ops.retrieval(settings, ns, args.question, k, name, f))
         ms = 1000 * (time.perf_counter() - t0)
         if found.navigation is not None:
             _print_navigation(args.question, found.navigation)
@@ -114,7 +121,9 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             )
             return 0
         if not evidence:
-            raise NothingToRead(f"retriever {name!r} found nothing to read in namespace {store.namespace!r}")
+            raise NothingToRead(
+                found.empty or f"retriever {name!r} found nothing to read in namespace {store.namespace!r}"
+            )
     except NothingToRead as exc:
         err_console.print(f"error: {exc}", markup=False)
         return 1
@@ -128,6 +137,25 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         else:
             for ev in evidence:
                 console.print(f"  path {ev.node_id}: {' -> '.join(ev.path)}", markup=False)
+    return 0
+
+
+def _ask_many(args: argparse.Namespace, settings: Settings, namespaces: list[str], k: int, name: str, filters) -> int:
+    """``ask`` over several namespaces: one ranking (``Memory.search(namespaces=...)``), each
+    item printed with the namespace it came from."""
+    from memgraph_agents.api import Memory
+    from memgraph_agents.api.ops import open_store
+
+    for ns in namespaces:
+        open_store(settings, ns)  # each must exist: a misspelt one is an error, not a smaller search
+    t0 = time.perf_counter()
+    evidence = Memory(settings=settings).search(args.question, namespaces=namespaces, k=k, retriever=name, **filters)
+    ms = 1000 * (time.perf_counter() - t0)
+    console.print(f"[bold]{args.question}[/bold]  ({name}, {len(namespaces)} namespaces, {ms:.0f} ms)")
+    if not evidence:
+        err_console.print(f"error: nothing in namespaces {', '.join(namespaces)} to read", markup=False)
+        return 1
+    print_evidence(evidence, len(evidence), with_namespace=True)
     return 0
 
 

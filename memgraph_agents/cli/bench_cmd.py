@@ -183,6 +183,9 @@ def _table(title: str, columns: list[str], rows: list[list[str]]):
 
 
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.extras import require_extra
+
+    require_extra("bench", "memgraph bench")  # before a long run, not at its end
     if getattr(args, "bench_command", None) == "scale":
         return cmd_bench_scale(args)
     if getattr(args, "bench_command", None) == "chat":

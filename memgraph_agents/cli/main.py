@@ -26,6 +26,9 @@ def _directory(text: str) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from memgraph_agents.cli import verb_cmds
+    from memgraph_agents.cli.filter_args import add_filter_options, add_metadata_option
+
     common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
     common.add_argument(
         "--data-dir",
@@ -59,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace stored sessions that differ from the file's (default: refuse them); "
         "new turns after the stored ones are appended without it",
     )
+    add_metadata_option(s)
 
     s = command("stats", help="sessions, nodes and edges by kind, size on disk")
     s.add_argument("--namespace", help="one namespace (env MEMGRAPH_NAMESPACE; default: all)")
@@ -66,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("show", help="a stored item (node, turn, session or note), its neighbours and its provenance turns")
     s.add_argument("node_id", help="a node id (event:S1:2, arg:pixel), a turn id (D1:3), a session or note id")
     s.add_argument("--namespace")
+
+    verb_cmds.add_parsers(command)
 
     s = command("forget", help="delete a session, or a whole namespace")
     s.add_argument("--namespace")
@@ -78,7 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = command("ask", help="retrieve evidence for a question")
     s.add_argument("question")
-    s.add_argument("--namespace")
+    s.add_argument(
+        "--namespace",
+        action="append",
+        help="the namespace (env MEMGRAPH_NAMESPACE); repeat it to rank across several in one list",
+    )
+    add_filter_options(s)
     s.add_argument(
         "--retriever",
         help=f"{', '.join(RETRIEVERS)}, or a preset's name (its retriever); default: the preset's, "
@@ -133,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         migrate_cmd,
         reembed_cmd,
         trace_cmd,
+        verb_cmds,
     )
     from memgraph_agents.cli.output import err_console
 
@@ -141,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         "stats": memory_cmds.cmd_stats,
         "show": memory_cmds.cmd_show,
         "forget": memory_cmds.cmd_forget,
+        "list": verb_cmds.cmd_list,
+        "note": verb_cmds.cmd_note,
         "migrate": migrate_cmd.cmd_migrate,
         "reembed": reembed_cmd.cmd_reembed,
         "ask": ask_cmd.cmd_ask,

@@ -10,9 +10,16 @@ from memgraph_agents.config import Settings
 
 def add_parser(sub, common: argparse.ArgumentParser) -> None:
     s = sub.add_parser(
-        "mcp", parents=[common], help="serve memory over MCP (tools recall, remember, forget_note, ask, stats)"
+        "mcp",
+        parents=[common],
+        help="serve memory over MCP (tools recall, remember, list, get, update_note, history, forget_note, ask, stats)",
     )
     s.add_argument("--namespace", help="whose memory the server serves (env MEMGRAPH_NAMESPACE)")
+    s.add_argument(
+        "--user-id",
+        help="serve this user's memory: the namespace the agent tools, MemoryRetriever(user_id=) and "
+        "Memory.user() use for the id (Memory.namespace_for_user); not with --namespace or --tokens",
+    )
     s.add_argument(
         "--transport",
         choices=["stdio", "http"],
@@ -50,9 +57,16 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.tokens is not None and args.transport != "http":
         raise ValueError("--tokens needs --transport http (stdio serves the one --namespace)")
+    namespace = args.namespace
+    if args.user_id is not None:
+        from memgraph_agents.api import Memory
+
+        if namespace is not None or args.tokens is not None:
+            raise ValueError("--user-id names the one memory served: not with --namespace or --tokens")
+        namespace = Memory.namespace_for_user(args.user_id)  # a malformed id is refused here
     tokens = load_tokens(args.tokens) if args.tokens is not None else None
     http = args.transport == "http"
     host = args.host if http else "127.0.0.1"  # stdio listens nowhere
-    server = build_server(settings, namespace=args.namespace, tokens=tokens, host=host, port=args.port)
+    server = build_server(settings, namespace=namespace, tokens=tokens, host=host, port=args.port)
     server.run("streamable-http" if http else "stdio")
     return 0

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 from pathlib import Path
 
 from rich.progress import TaskID
 
+from memgraph_agents.cli.filter_args import metadata_arg
 from memgraph_agents.cli.output import console, env_namespace, err_console, progress_bar, table
 from memgraph_agents.config import Settings
 
@@ -18,6 +20,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.loaders import load_conversations
 
     memory = Memory(settings=settings)
+    metadata = metadata_arg(getattr(args, "metadata", None))
     # Everything is parsed and validated (dates, limits, namespaces) before anything is written.
     conversations = load_conversations(Path(args.file), args.format, limits=settings.limits)
     # --namespace ("" is refused, not defaulted), else MEMGRAPH_NAMESPACE, else one per conversation
@@ -36,7 +39,12 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                 p.update(task, completed=done)
 
             report = memory.add(
-                conv, namespace=ns, replace=bool(getattr(args, "replace", False)), rebuild=rebuild, progress=advance
+                conv,
+                namespace=ns,
+                replace=bool(getattr(args, "replace", False)),
+                rebuild=rebuild,
+                progress=advance,
+                metadata=metadata,
             )
             total_turns += report.turns
             p.update(
@@ -144,6 +152,10 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
         f"[bold]{item.node_id or item.id}[/bold] ({item.node_kind or item.kind}, owner session {item.session_id or '-'})"
     )
     console.print(f"{item.speaker}: {item.text}" if item.kind == "turn" else item.text, markup=False)
+    if item.date:
+        console.print(f"date: {item.date}", markup=False)
+    if item.metadata:
+        console.print(f"metadata: {json.dumps(item.metadata, ensure_ascii=False)}", markup=False)
     if item.attrs:
         console.print(f"attrs: {item.attrs}", markup=False)
     rows = [

@@ -42,16 +42,23 @@ def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) 
     return t
 
 
-def print_evidence(evidence, limit: int = 5, indent: str = "  ") -> None:
+def print_evidence(evidence, limit: int = 5, indent: str = "  ", with_namespace: bool = False) -> None:
     for rank, ev in enumerate(evidence[:limit], start=1):
         dates = ",".join(sorted(set(ev.session_dates)))
         turns = ",".join(ev.turn_ids[:4]) + ("…" if len(ev.turn_ids) > 4 else "")
         text = " ".join(ev.text.split())
         text = text if len(text) <= 220 else text[:217] + "…"
-        console.print(f"{indent}{rank}. [{dates} | {turns}] ({ev.kind}, {ev.score:.3f}) {text}", markup=False)
+        where = f"{ev.namespace}: " if with_namespace else ""
+        console.print(f"{indent}{rank}. {where}[{dates} | {turns}] ({ev.kind}, {ev.score:.3f}) {text}", markup=False)
 
 
 def env_namespace() -> str:
     """``MEMGRAPH_NAMESPACE`` when it is set: commands that otherwise pick or list namespaces
     (``ingest``: one per conversation; ``stats``: all) then work on that one."""
     return os.environ.get("MEMGRAPH_NAMESPACE", "").strip()
+
+
+def print_json(text: str) -> None:
+    """JSON on stdout as is: never wrapped or highlighted (scripts parse it)."""
+    sys.stdout.write(text.rstrip("\n") + "\n")
+    sys.stdout.flush()

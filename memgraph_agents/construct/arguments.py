@@ -1,7 +1,7 @@
 """Offline argument extraction: the entity / value nodes that events attach to by role.
 
 EMem links events through role-argument pairs extracted by an LLM; MemORAI through entities.
-Offline (DESIGN §5) we take what a statistical pass can find reliably in chat text:
+Offline (no model call) we take what a statistical pass can find reliably in chat text:
 
 * **person** - a speaker's name when mentioned (or as the ``Name:`` prefix of a turn); a
   capitalised nickname that is a unique 3+ letter prefix of a speaker's first name ("Ben")

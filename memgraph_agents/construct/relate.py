@@ -1,4 +1,4 @@
-"""Step 3: relations between events and role edges to arguments (DESIGN §5).
+"""Step 3: relations between events and role edges to arguments (docs/architecture.md, "The ingest pipeline").
 
 Relations — offline: ``follow_up`` between consecutive events of the session and
 cross-session ``similar`` edges above a threshold; LLM: typed pairwise relations with

@@ -4,7 +4,7 @@
   neighbours per node (HippoRAG 2's setting). Ingest is incremental: only the *new* arguments
   of a session are compared, to the old ones (``synonym_pairs``) and among themselves
   (``synonym_pairs_within``); recomputing all pairs on every insert is HippoRAG's known
-  anti-pattern (DESIGN §5).
+  anti-pattern (ingest cost would grow with everything stored).
 * SGMem's sentence graph links each sentence to its k (1-3) most similar sentences
   (``knn_pairs``), as undirected edges.
 

@@ -3,7 +3,7 @@
 About a fifth of LoCoMo questions are temporal, and the answer is usually an absolute date
 ("When did Jonas hand in his notice?" -> "15 March 2024") while the turn says
 "yesterday". PREMem normalises such expressions with an LLM; here it is done with rules so
-the offline mode gets the same benefit (DESIGN §5).
+the offline mode gets the same benefit without a model call.
 
 Conventions (weeks run Monday..Sunday, ISO style; ``ref`` is the session date):
 

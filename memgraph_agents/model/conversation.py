@@ -1,4 +1,4 @@
-"""Input data model: Conversation -> Session -> Turn (DESIGN §3)."""
+"""Input data model: Conversation -> Session -> Turn (docs/architecture.md, "Data model")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``Evidence``: what every retriever returns, and its one-line citation."""
+"""``Evidence``: what every retriever returns, and its one-line citation (docs/architecture.md, "Data model")."""
 
 from __future__ import annotations
 

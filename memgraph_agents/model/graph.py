@@ -1,4 +1,4 @@
-"""Memory-graph node and edge kinds (DESIGN §3) and their pydantic records.
+"""Memory-graph node and edge kinds (docs/architecture.md, "Data model") and their pydantic records.
 
 Every node and edge is *owned* by the session whose ingest created it (``session_id``);
 namespace-level derived rows (topics) use ``session_id = ""``. Provenance turn ids travel on
@@ -39,7 +39,7 @@ class EdgeKind(StrEnum):
     SYNONYM = "synonym"  # argument<->argument
     MEMBER = "member"  # topic->event
     SIMILAR = "similar"  # sentence<->sentence kNN, event<->event across sessions
-    # Appended kinds (generated memory, issue 7); the codes above stay stable.
+    # Appended kinds (the presets' generated memory); the codes above stay stable.
     DERIVED = "derived"  # generated node -> the nodes it was generated from (its sources)
     LINK = "link"  # PREMem cluster<->cluster across sessions, weight = similarity
     MENTIONS = "mentions"  # MemORAI entity (argument) -> turn that mentions it

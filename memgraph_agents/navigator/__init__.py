@@ -1,4 +1,4 @@
-"""The navigator (DESIGN §7): CompassMem-style search over the event graph.
+"""The navigator (docs/architecture.md, "Retrieval"): CompassMem-style search over the event graph.
 
 Use ``navigate(question, store)`` for a ``NavigationResult`` (answer, evidence, trace,
 counters), ``astream_navigate`` to watch the search live, or the ``navigator`` retriever.

@@ -1,4 +1,4 @@
-"""``NavigatorContext``: the navigator graph's ``context_schema``.
+"""``NavigatorContext``: the navigator graph's ``context_schema`` (docs/architecture.md, "Retrieval").
 
 It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
 LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where

@@ -15,13 +15,20 @@ its own); its state is plain data (``navigator.state``), so any checkpointer sto
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
 
 from memgraph_agents.navigator.config import NavigatorContext
-from memgraph_agents.navigator.nodes import coordinate, explore, localize, planner, refine, route
+from memgraph_agents.navigator.nodes import coordinate, dispatch, explore, localize, planner, refine
 from memgraph_agents.navigator.respond import respond
 from memgraph_agents.navigator.state import ExplorerInput, NavState
 
 PATHS = {"explore": "explore", "refine": "refine", "respond": "respond"}
+
+
+def route(state: NavState) -> list[Send] | str:
+    """The decision of ``localize`` / ``coordinate``: one ``Send`` per explorer of the wave, or a node."""
+    step = dispatch(state)
+    return [Send("explore", p) for p in step] if isinstance(step, list) else step
 
 
 def build_navigator_graph(checkpointer=None):  # no annotations: the nodes take (state, config, runtime) untyped

@@ -7,7 +7,7 @@
 Each node is a function of the state (or of its ``Send`` payload), the run ``config``
 (live store / model) and the ``runtime`` (context = parameters, stream writer). Routing
 decisions are taken by ``localize`` / ``coordinate`` and written to ``next`` with their
-reason in the trace; ``route`` only reads them, so every decision is visible.
+reason in the trace; ``dispatch`` only reads them, so every decision is visible.
 """
 
 from __future__ import annotations
@@ -17,14 +17,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from langgraph.types import Send
 
 from memgraph_agents.aio import off_loop
 from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator import budget
 from memgraph_agents.navigator.localize import candidates, one_shot, rank_events, select_start
-from memgraph_agents.navigator.policies import llm as llm_policy
 from memgraph_agents.navigator.policies import offline
 from memgraph_agents.navigator.queue import priority, reprioritise, schedule
 from memgraph_agents.navigator.resources import embed_texts, resources
@@ -62,6 +60,8 @@ async def planner(state: NavState, config, runtime) -> dict:
     subgoals = offline.plan(question)
     allow = budget.allowance(budget.calls_left(state, res.context), keep=2)
     if not res.offline and allow:
+        from memgraph_agents.navigator.policies import llm as llm_policy  # LangChain's chat stack: only with a model
+
         usage = LLMUsage()
         try:
             search = await off_loop(build_search, {"question": question}, res, subgoals=[question])
@@ -152,6 +152,8 @@ async def localize(state: NavState, config, runtime) -> dict:
     start = select_start(cands, search.view, ctx.n_explorers if res.offline else ctx.max_start)
     allow = 0 if res.offline else budget.allowance(budget.explore_calls(state, ctx), keep=1)
     if ctx.start_selection == "llm" and len(cands) > 1 and allow:
+        from memgraph_agents.navigator.policies import llm as llm_policy  # LangChain's chat stack: only with a model
+
         usage = LLMUsage()
         try:
             start = await llm_policy.select_start(
@@ -303,6 +305,8 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
     notes: list[str] = []
     decisions = None
     if not res.offline and a["allowance"] > 0:
+        from memgraph_agents.navigator.policies import llm as llm_policy  # LangChain's chat stack: only with a model
+
         usage = LLMUsage()
         try:
             decisions, notes = await llm_policy.explore(
@@ -422,8 +426,9 @@ async def coordinate(state: NavState, config, runtime) -> dict:
     return update
 
 
-def route(state: NavState) -> list[Send] | str:
-    """Read the decision taken by ``localize`` / ``coordinate``: a wave of ``Send``s, or a node."""
+def dispatch(state: Mapping[str, Any]) -> list[ExplorerInput] | str:
+    """Read the decision taken by ``localize`` / ``coordinate``: a wave of explorer inputs (one
+    ``Send`` each in the graph), or the next node."""
     if state.get("next") == "explore" and state.get("assignments"):
         shared = {
             k: state.get(k)
@@ -441,7 +446,7 @@ def route(state: NavState) -> list[Send] | str:
                 "wave",
             )
         }
-        return [Send("explore", {**shared, "assignment": a}) for a in state["assignments"]]  # an ExplorerInput
+        return [{**shared, "assignment": a} for a in state["assignments"]]  # type: ignore[typeddict-item]
     nxt = state.get("next")
     return nxt if nxt is not None and nxt in ("refine", "respond") else "respond"
 
@@ -455,6 +460,8 @@ async def refine(state: NavState, config, runtime) -> dict:
     usage, events, source = None, [], "offline"
     allow = budget.allowance(budget.calls_left(state, ctx), keep=2)
     if not res.offline and allow:
+        from memgraph_agents.navigator.policies import llm as llm_policy  # LangChain's chat stack: only with a model
+
         usage = LLMUsage()
         try:
             query = await llm_policy.refine(

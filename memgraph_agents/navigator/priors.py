@@ -1,7 +1,7 @@
 """Query-independent and answer-type priors on the navigator's turn ranking.
 
 Two things similarity alone does not see, both measured on the LoCoMo development split
-(turn R@10, offline; BENCHMARKS.md, issue 13):
+(turn R@10, offline; docs/benchmarks-history.md, "The navigator against its seed"):
 
 - **Informativeness.** Chat is full of short acknowledgements ("Go for it!", "How was it?")
   that share the question's names and topic, so dense and lexical seeds rank them high, while

@@ -1,4 +1,4 @@
-"""The Responder and the evidence it works from.
+"""The Responder (it answers from kept evidence only) and the evidence it works from.
 
 Kept events become ``Evidence`` in keeping order, each with its provenance turns ordered
 best first (one-shot score, then cosine to the question) and the path that reached it. When
@@ -18,7 +18,6 @@ from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator import budget
-from memgraph_agents.navigator.policies import llm as llm_policy
 from memgraph_agents.navigator.resources import resources
 from memgraph_agents.navigator.search import Search, build_search
 from memgraph_agents.navigator.state import NavState
@@ -93,6 +92,8 @@ async def respond(state: NavState, config, runtime) -> dict:
     answer, usage, source = None, None, "offline"
     allow = budget.allowance(budget.calls_left(state, res.context))
     if not res.offline and allow:
+        from memgraph_agents.navigator.policies import llm as llm_policy  # LangChain's chat stack: only with a model
+
         usage = LLMUsage()
         try:
             text = await off_loop(evidence_text, search, evidence)

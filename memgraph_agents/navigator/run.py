@@ -1,6 +1,7 @@
 """Public API: ``navigate`` / ``anavigate`` / ``astream_navigate`` and the ``navigator`` retriever.
 
-``navigate(question, store, context=..., llm=...)`` runs the navigator graph on a store and
+``navigate(question, store, context=..., llm=...)`` runs the navigator's nodes on a store (in
+process: ``navigator.direct``; ``astream_navigate`` runs the compiled LangGraph graph) and
 returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
 (``k`` items), the trace and the counters. The ``navigator`` retriever (the registry's
 ``navigator``) ranks turns: the seed pool and the kept events' turns, each scored by its
@@ -20,7 +21,6 @@ from pydantic import BaseModel, Field
 from memgraph_agents.aio import background, off_loop
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
-from memgraph_agents.navigator.graph import graph
 from memgraph_agents.navigator.resources import LLM_KEY, STORE_KEY
 from memgraph_agents.navigator.trace import format_trace
 from memgraph_agents.storage.protocols import StoreReader
@@ -109,9 +109,11 @@ def _result(
 async def anavigate(
     question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None, k: int = 10
 ) -> NavigationResult:
+    from memgraph_agents.navigator.direct import run_direct
+
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
-    state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx), context=ctx)
+    state = await run_direct(_inputs(question, k), _config(store, llm, ctx), ctx)
     policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
     return await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)  # reads the store
 
@@ -128,7 +130,10 @@ async def astream_navigate(
     question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None, k: int = 10
 ) -> AsyncIterator[tuple[str, Any]]:
     """Watch a search live: yields ``("custom", {"navigator": event})`` for every decision and
-    ``("updates", {node: update})`` after every node, then ``("result", NavigationResult)``."""
+    ``("updates", {node: update})`` after every node, then ``("result", NavigationResult)``.
+    Runs the compiled LangGraph graph (its streams); ``anavigate`` runs the same nodes without it."""
+    from memgraph_agents.navigator.graph import graph
+
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state: dict[str, Any] = {}

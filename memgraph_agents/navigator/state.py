@@ -1,4 +1,4 @@
-"""The navigator's LangGraph state and its explicit reducers.
+"""The navigator's LangGraph state and its explicit reducers (explorers run in parallel and merge through them).
 
 Parallel explorers (``Send``) write the same keys in one super-step; every such key has a
 reducer that is order-independent, so the merge does not depend on which explorer finished

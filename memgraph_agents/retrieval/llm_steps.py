@@ -23,17 +23,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.coerce import LINE_SEPARATORS, as_str_list
-from memgraph_agents.llm.structured import invoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.prompts import render_prompt
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 MAX_MENTIONS = 10
 MAX_MENTION_CHARS = 80
@@ -123,7 +124,7 @@ def detect_mentions(
     """The question's mentions by the LLM; the offline extractor's on any ``LLMError``."""
     prompt = render_prompt("query_mentions", question=" ".join(query.split()))
     try:
-        reply = invoke_json(llm, prompt, QueryMentions, usage=usage, timeout=timeout, run_name="retrieval:mentions")
+        reply = _invoke_json()(llm, prompt, QueryMentions, usage=usage, timeout=timeout, run_name="retrieval:mentions")
     except LLMError as e:
         _note(notes, f"query mentions: offline extractor used ({type(e).__name__}: {e})")
         return offline_mentions(query)
@@ -189,7 +190,7 @@ def recall_filter(
         return []
     labelled = label_candidates(candidates)
     try:
-        reply = invoke_json(
+        reply = _invoke_json()(
             llm,
             render_filter_prompt(query, labelled),
             RecallSelection,
@@ -205,6 +206,14 @@ def recall_filter(
     for kind in sorted({c.kind for c in candidates} - kept_kinds):
         _note(notes, f"recall filter kept no {kind}: its candidates kept unfiltered")
     return [c.node_id for c in candidates if c.node_id in chosen or c.kind not in kept_kinds]
+
+
+def _invoke_json() -> Any:
+    """``llm.structured.invoke_json``, imported when a step runs: it brings LangChain's chat-model
+    stack, which the retrievers' offline path (no chat model) never needs."""
+    from memgraph_agents.llm.structured import invoke_json
+
+    return invoke_json
 
 
 def _note(notes: list[str] | None, text: str) -> None:

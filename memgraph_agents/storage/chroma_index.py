@@ -1,4 +1,4 @@
-"""When a namespace has a Chroma index, and building it from the graph rows.
+"""When a namespace has a Chroma index, and building it from the graph rows (docs/architecture.md, "The commit protocol").
 
 Every vector is stored beside its graph row (``storage.vector_rows``), and namespaces up to
 ``MEMGRAPH_EXACT_SEARCH_NODES`` nodes are searched exactly from the snapshot. Chroma's HNSW

@@ -1,4 +1,4 @@
-"""Exact dense search on a snapshot's vectors matrix (issue 15.4).
+"""Exact dense search on a snapshot's vectors matrix (no Chroma read below the index threshold).
 
 ``MemoryStore.search`` uses it for namespaces up to ``MEMGRAPH_EXACT_SEARCH_NODES`` nodes: the
 snapshot already holds every committed vector (read from the graph rows), so a small namespace

@@ -404,7 +404,7 @@ class GraphDB:
         its primary owner restates it (an append updating its session node); ``replace``
         overwrites it (namespace-level derived rows). Either way a rewritten row keeps its
         rowid, so its place in the snapshot: a commit that updates a few topics leaves every
-        other row where it was (the snapshot delta then mostly appends; issue 15.5)."""
+        other row where it was (the snapshot delta then mostly appends)."""
         nodes = list(nodes)
         if replace:
             c.executemany(

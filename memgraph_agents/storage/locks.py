@@ -147,7 +147,7 @@ class NamespaceIngestLock:
 
 
 # Weak: a namespace's lock lives while a store (or a holder) uses it, then goes with it; a
-# process touching ten thousand namespaces must not keep one each (issue 15.4). Nobody can
+# process touching ten thousand namespaces must not keep one each. Nobody can
 # hold a lock nobody references, so a new object for the same directory is safe.
 _INGEST_LOCKS: weakref.WeakValueDictionary[str, NamespaceIngestLock] = weakref.WeakValueDictionary()
 _REGISTRY_LOCK = threading.Lock()

@@ -1,6 +1,6 @@
 """``MemoryStore``: one namespace's memory = SQLite graph + Chroma vectors + cached snapshot.
 
-Commit protocol (README "Consistency"). A write adds a session (``new``), replaces
+Commit protocol (docs/architecture.md, "The commit protocol"). A write adds a session (``new``), replaces
 a stored one (``replace``: an edited session, or a rebuild with another builder or preset) or
 extends it with new turns (``append``: a chat thread that grew):
 
@@ -379,7 +379,8 @@ class MemoryStore:
             for n in fresh:
                 self._vec_cache[(n.id, n.text)] = np.asarray(w.vectors[n.id], dtype=np.float32)
             # The snapshot after our own commit, from the cached one (no reload of the namespace).
-            delta = read_own_commit(self.db, base, began + 1, w, removed)
+            # (without a Chroma index the commit was one transaction: one generation, not two)
+            delta = read_own_commit(self.db, base, began + 1, w, removed, steps=2 if indexed else 1)
             collected = self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
             if delta is not None and base is not None and self.db.generation() == delta.generation + collected:
                 self._install(base, apply_delta(base, delta, delta.generation + collected, self._load_vectors))

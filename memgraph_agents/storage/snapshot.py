@@ -250,7 +250,9 @@ class GraphSnapshot:
             return rows.idx, rows.vecs
 
     def to_networkx(self) -> nx.MultiDiGraph:
-        import networkx as nx  # on demand: ~0.2 s to import, and no query path needs it
+        from memgraph_agents.extras import require
+
+        nx = require("networkx", "draw", "GraphSnapshot.to_networkx")  # on demand: no query path needs it
 
         g = nx.MultiDiGraph()
         for i, nid in enumerate(self.ids):

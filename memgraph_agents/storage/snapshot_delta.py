@@ -1,4 +1,4 @@
-"""The snapshot after a store's own commit, without reading the namespace again (issue 15.5).
+"""The snapshot after a store's own commit, without reading the namespace again (a chat turn costs the same at any size).
 
 After a commit, ``read_own_commit`` reads back only the rows that commit can have changed
 (and the edge rows under the (src, dst, kind, label) keys it touched, and the writing
@@ -90,11 +90,14 @@ class Delta:
     touched: set[str]
 
 
-def read_own_commit(db: Any, base: Keyed | None, gen: int, w: SessionWrite, removed: list[str]) -> Delta | None:
+def read_own_commit(
+    db: Any, base: Keyed | None, gen: int, w: SessionWrite, removed: list[str], *, steps: int = 2
+) -> Delta | None:
     """What our own commit changed, read without reading the namespace; None (a full
-    reload later) unless the cached snapshot was that of generation ``gen - 2`` and the
-    commit produced ``gen`` with nothing else written between (``gen - 1``: our
-    ``begin_write``).
+    reload later) unless the cached snapshot was that of generation ``gen - steps`` and the
+    commit produced ``gen`` with nothing else written between: ``steps`` is the number of
+    transactions the commit ran (2 with a Chroma index: ``begin_write`` at ``gen - 1``, then
+    the rows; 1 without one: everything in one transaction).
 
     What a commit changes (``_write_rows``): rows of the write's nodes and edge endpoints,
     of the derived rows it rewrites, of ``drop_nodes`` and what ``drop_rows`` removed; nodes
@@ -105,7 +108,7 @@ def read_own_commit(db: Any, base: Keyed | None, gen: int, w: SessionWrite, remo
     with an edge row that is or was among those: which row is the graph's edge
     (``kept_edge_rows``) can change only for those keys."""
     read = getattr(db, "read_delta", None)
-    if base is None or base.spent or read is None or base.snap.generation != gen - 2:
+    if base is None or base.spent or read is None or base.snap.generation != gen - steps:
         return None
     old = base.snap
     sid = w.record.id

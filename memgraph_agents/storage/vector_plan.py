@@ -1,4 +1,4 @@
-"""A snapshot's vectors matrix carried across commits without copying it on each one (issue 15.5).
+"""A snapshot's vectors matrix carried across commits without copying it on each one (flat cost per commit).
 
 The snapshot delta used to splice the whole ``(n, dim)`` matrix after every commit: a copy
 of every stored vector per session, while an ingest only reads the vectors of a few node

@@ -1,4 +1,4 @@
-"""Vectors kept beside the graph rows (issue 15.4): the encoding both graph stores share.
+"""Vectors kept beside the graph rows (reads never open Chroma): the encoding both graph stores share.
 
 Every embedded node's vector is written into the graph store (``node_vectors`` in SQLite,
 ``mg_node_vectors`` in PostgreSQL) in the same transaction as its row, with a digest of the

@@ -1,4 +1,4 @@
-"""LLM construction calls (DESIGN §5): events per session, relations between them, fusion.
+"""LLM construction calls (docs/architecture.md, "The ingest pipeline"): events per session, relations between them, fusion.
 
 Each function makes one structured call (plus at most ``retries`` repair turns) and raises an
 ``LLMError`` when the model cannot deliver; the ingest builder catches it and builds that

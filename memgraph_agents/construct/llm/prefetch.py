@@ -1,4 +1,4 @@
-"""A session's LLM work that does not depend on memory, started ahead of its build (issue 14).
+"""A session's LLM work that does not depend on memory, started ahead of its build (a slow server serves several at once).
 
 Sessions are built one after another: each build reads the memory the sessions before it
 committed (fusion, cross-session links, topics). Two LLM calls of a session read nothing but

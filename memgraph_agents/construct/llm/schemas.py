@@ -1,4 +1,4 @@
-"""Pydantic schemas of the LLM construction calls (DESIGN §5): events, relations, fusion.
+"""Pydantic schemas of the LLM construction calls (docs/architecture.md, "The ingest pipeline"): events, relations, fusion.
 
 Validators are deliberately forgiving about form (a string where a list was asked, a capped
 list that runs long, ``"Temporal Before"`` for ``temporal_before``) and strict about substance

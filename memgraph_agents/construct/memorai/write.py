@@ -1,4 +1,4 @@
-"""MemORAI plans -> rows of the session's build (what the layer stores, DESIGN §3 + issue 7).
+"""MemORAI plans -> rows of the session's build (the kinds it stores: docs/architecture.md "Data model").
 
 * SEGMENT ``segment:<session>:<k>``: text = the summary (embedded), ``turn_ids`` = its turns,
   attrs ``title`` (when known), ``builder``, ``index``, ``date``; ``SEGMENT_EDGE`` edges

@@ -10,9 +10,11 @@ replacement (the whole session is built while the old version stays readable, an
 swaps them in one transaction). A session that differs from the stored one is refused with
 ``SessionConflictError`` unless the run asks to ``replace`` it.
 
-The graph validates nothing and takes no lock: ``run_session`` runs it under the namespace's
-ingest lock, and its callers (``memgraph_agents.ingest``) validate the whole conversation
-first. State is plain data (``pipeline.state``); the run context is a ``MemoryContext``.
+The graph validates nothing and takes no lock: ``run_graph_session`` runs it under the
+namespace's ingest lock, and its callers validate the whole conversation first. The library's
+own writes (``memgraph_agents.ingest``) call ``run_session``, which runs the same node
+functions in process without the LangGraph runtime (``pipeline.direct``). State is plain data
+(``pipeline.state``); the run context is a ``MemoryContext``.
 """
 
 from __future__ import annotations
@@ -22,38 +24,19 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from memgraph_agents.construct.layers import LAYER_STEPS
-from memgraph_agents.construct.pipeline.nodes import (
-    check,
-    commit,
-    fuse_step,
-    layer_node,
-    normalise,
-    relate_step,
-    route_check,
-    segment,
-    sentences,
-    topics,
-)
+from memgraph_agents.construct.pipeline.direct import NODES, STEPS, run_session, session_inputs
+from memgraph_agents.construct.pipeline.nodes import route_check
 from memgraph_agents.construct.pipeline.state import PipelineState
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.runtime import MemoryContext
 
-STEPS = ["normalise", "segment", "relate", "fuse", "topics", "sentences", *LAYER_STEPS, "commit"]
+__all__ = ["STEPS", "build_pipeline", "pipeline", "run_graph_session", "run_session"]
 
 
 def build_pipeline(checkpointer: Any = None):
     g = StateGraph(PipelineState, context_schema=MemoryContext)
-    g.add_node("check", check)
-    g.add_node("normalise", normalise)
-    g.add_node("segment", segment)
-    g.add_node("relate", relate_step)
-    g.add_node("fuse", fuse_step)
-    g.add_node("topics", topics)
-    g.add_node("sentences", sentences)
-    for name in LAYER_STEPS:
-        g.add_node(name, layer_node(name))
-    g.add_node("commit", commit)
+    for name, fn in NODES.items():  # the functions ``run_session`` runs in process
+        g.add_node(name, fn)
     g.add_edge(START, "check")
     g.add_conditional_edges("check", route_check, {"normalise": "normalise", END: END})
     for a, b in pairwise([*STEPS, END]):
@@ -64,7 +47,7 @@ def build_pipeline(checkpointer: Any = None):
 pipeline = build_pipeline()
 
 
-async def run_session(
+async def run_graph_session(
     store: Any,
     session: Session,
     speakers: list[str],
@@ -74,18 +57,6 @@ async def run_session(
     rebuild: bool,
     existing: bool = False,
 ) -> dict[str, Any]:
-    """Build and commit ``session`` in ``store``'s namespace, holding its ingest lock from the
-    check to the commit (one writer per namespace: every session is built on the graph it is
-    committed to). ``existing``: the session must be stored already (an update never
-    re-creates a deleted one; checked under the lock). Returns the pipeline's final state."""
+    """``run_session`` through the compiled graph (the in-process sequence's reference)."""
     async with store.ingest_lock.hold_async():
-        return await pipeline.ainvoke(
-            {
-                "session": session.model_dump(mode="json"),
-                "speakers": list(speakers),
-                "replace": replace,
-                "rebuild": rebuild,
-                "existing": existing,
-            },
-            context=context,
-        )
+        return await pipeline.ainvoke(session_inputs(session, speakers, replace, rebuild, existing), context=context)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Literal
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING, Literal
 
 from memgraph_agents.aio import off_loop
 from memgraph_agents.config import Settings
@@ -36,6 +34,9 @@ from memgraph_agents.presets import get_preset
 from memgraph_agents.runtime import MemoryContext, chat_limiter, get_chat_model, get_store
 from memgraph_agents.storage import SessionRecord, SessionWrite
 from memgraph_agents.storage.session_write import WriteMode
+
+if TYPE_CHECKING:  # the nodes also run without LangGraph (``pipeline.direct``): its runtime is not imported
+    from langgraph.runtime import Runtime
 
 # Settings of recent run contexts: validating ``Settings`` for every step cost more than a
 # whole chat-turn append. Keyed by the context object (kept alive with it).

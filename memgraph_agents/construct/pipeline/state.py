@@ -35,8 +35,22 @@ class PipelineState(TypedDict, total=False):
     usage: Annotated[dict[str, float], add_counts]
 
 
+# The last session read back, with the data it was read from: every step reads the session,
+# and validating a long chat's transcript again at each of them cost more than building its
+# new turn. Keyed by the data's identity (held here, so the identity is not reused); steps
+# never change the state's data in place, and a ``Session`` is frozen.
+_LAST_SESSION: tuple[Any, Session] | None = None
+
+
 def session_of(state: PipelineState) -> Session:
-    return Session.model_validate(state["session"])
+    global _LAST_SESSION
+    data = state["session"]
+    last = _LAST_SESSION
+    if last is not None and last[0] is data:
+        return last[1]
+    session = Session.model_validate(data)
+    _LAST_SESSION = (data, session)
+    return session
 
 
 def build_of(state: PipelineState) -> SessionBuild:

@@ -1,4 +1,4 @@
-"""Offline policy (DESIGN §7): embedding-driven planning, keeping and refinement.
+"""Offline policy (docs/architecture.md, "Retrieval"): embedding-driven planning, keeping and refinement.
 
 - plan: the question plus its clauses (split at "and", ";", "," before a wh-word…);
 - keep a node when, for an unsatisfied subgoal, its relative similarity clears ``keep_sim``

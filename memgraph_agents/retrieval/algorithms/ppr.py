@@ -305,7 +305,7 @@ def ppr_seed_weights(sim: np.ndarray, session_counts: np.ndarray) -> np.ndarray:
     """EMem-G / HippoRAG 2 seed weights: ``max(sim, 0) / sessions(node)``.
 
     Dividing by the number of sessions a node occurs in favours specific nodes over ones that
-    recur everywhere (HippoRAG 2's node specificity, counted in sessions as DESIGN §6 says);
+    recur everywhere (HippoRAG 2's node specificity, counted in sessions: a chat restates a name in every one);
     a count below 1 is treated as 1. Negative similarities carry no seed mass.
     """
     sim = np.asarray(sim, dtype=np.float64)

@@ -1,0 +1,91 @@
+"""onnxruntime's optimised form of the default model, made at first use and kept in the data dir.
+
+Loading the int8 file, onnxruntime folds its dequantisation (Cast/Mul nodes) into fp32
+weights; while it does, it holds the int8 graph, the folded weights and its working copies at
+once: +215 MB of peak RSS for a model that keeps ~100 MB. Its optimised graph, saved once
+(``SessionOptions.optimized_model_filepath``) and loaded with graph optimisation off, peaks at
++140 MB and gives the same vectors bit for bit (``tests/test_embeddings.py``), so a fresh
+process's first answer stays under 300 MB.
+
+The saved file is a cache of a local computation, never a download: it is named by the pinned
+weights' sha256, the onnxruntime version and the machine architecture (the optimised graph may
+use kernels of this build), and its own sha256 is written beside it and checked before every
+load. A damaged or partial file is rebuilt with a warning; a data dir that cannot hold it
+(read-only) gets the in-memory optimisation, with a warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import platform
+import warnings
+from pathlib import Path
+from typing import Any
+
+from memgraph_agents.datadir import ensure_private_dir
+
+CACHE_DIR = "models"  # under the data dir
+
+
+def cached_name(weights_sha256: str, ort_version: str) -> str:
+    return f"minilm-int8-{weights_sha256[:16]}-ort{ort_version}-{platform.machine() or 'any'}.onnx"
+
+
+def file_sha256(path: Path) -> str:
+    """The file's sha256, read in chunks (never the whole file in memory: that is the peak we save)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _valid(model: Path, digest_file: Path) -> bool:
+    if not model.is_file() or not digest_file.is_file():
+        return False
+    try:
+        expected = digest_file.read_text(encoding="ascii").strip()
+        return bool(expected) and file_sha256(model) == expected
+    except OSError:
+        return False
+
+
+def optimised_session(weights: str | Path, weights_sha256: str, cache_dir: Path | None, options: Any) -> Any:
+    """An ``InferenceSession`` of ``weights`` (already sha256-checked by the caller): from the
+    cached optimised graph when ``cache_dir`` holds a valid one, else optimised now and, when
+    ``cache_dir`` is given, saved there for the next process. ``options`` is a fresh
+    ``SessionOptions`` with the caller's threads and logging."""
+    import onnxruntime as ort
+
+    if cache_dir is None:
+        return ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
+    model = Path(cache_dir) / cached_name(weights_sha256, ort.__version__)
+    digest_file = model.with_name(model.name + ".sha256")
+    if _valid(model, digest_file):
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # done when it was saved
+        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    if model.exists() or digest_file.exists():
+        warnings.warn(
+            f"memgraph: the cached optimised embedding model {model} failed its sha256 check; rebuilding it",
+            stacklevel=2,
+        )
+    tmp = model.with_name(f".{model.name}.{os.getpid()}.tmp")
+    try:
+        ensure_private_dir(Path(cache_dir))
+        options.optimized_model_filepath = str(tmp)
+        session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
+        digest_tmp = digest_file.with_name(f".{digest_file.name}.{os.getpid()}.tmp")
+        digest_tmp.write_text(file_sha256(tmp) + "\n", encoding="ascii")
+        os.chmod(tmp, 0o600)
+        os.chmod(digest_tmp, 0o600)
+        os.replace(tmp, model)  # the model first: a model without its digest is rebuilt, never trusted
+        os.replace(digest_tmp, digest_file)
+        return session
+    except Exception as e:  # noqa: BLE001  (an unwritable cache is not a reason to fail the embedding)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        warnings.warn(
+            f"memgraph: cannot keep the optimised embedding model in {cache_dir} ({e}); optimising in memory",
+            stacklevel=2,
+        )
+        options.optimized_model_filepath = ""
+        return ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])

@@ -1,0 +1,87 @@
+"""onnxruntime's optimised default model, kept in the data dir: made once, checked, same vectors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memgraph_agents.embeddings import make_embedding_model, onnx_minilm
+from memgraph_agents.embeddings.ort_cache import CACHE_DIR, file_sha256, optimised_session
+
+pytestmark = pytest.mark.slow  # the real model loaded per test: left out of the fast subset (-m "not slow")
+
+TEXTS = ["Tove moved her pottery studio to the old mill in May.", "ok", "Did Rasmus ever fix the boat engine?"]
+
+
+def _vectors(session) -> np.ndarray:
+    tok = onnx_minilm._tokenizer()
+    enc = tok.encode_batch(TEXTS)
+    ids = np.asarray([e.ids for e in enc], dtype=np.int64)
+    mask = np.asarray([e.attention_mask for e in enc], dtype=np.int64)
+    (hidden,) = session.run(
+        ["last_hidden_state"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    )
+    return onnx_minilm.mean_pool(hidden, mask)
+
+
+def _session(cache_dir: Path | None):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3
+    return optimised_session(onnx_minilm._weights(), onnx_minilm.WEIGHTS_SHA256, cache_dir, options)
+
+
+def _cached(cache_dir: Path) -> tuple[Path, Path]:
+    (model,) = cache_dir.glob("*.onnx")
+    return model, model.with_name(model.name + ".sha256")
+
+
+@pytest.mark.integration
+def test_the_cached_model_is_made_once_checked_and_gives_the_same_vectors(tmp_path):
+    reference = _vectors(_session(None))  # optimised in memory
+    built = _vectors(_session(tmp_path))  # optimised and saved
+    model, digest = _cached(tmp_path)
+    assert digest.read_text().strip() == file_sha256(model) and model.stat().st_mode & 0o077 == 0
+    assert onnx_minilm.WEIGHTS_SHA256[:16] in model.name
+    stamp = model.stat().st_mtime_ns
+    loaded = _vectors(_session(tmp_path))  # read back, not rebuilt
+    assert model.stat().st_mtime_ns == stamp
+    assert np.array_equal(reference, built) and np.array_equal(reference, loaded)
+
+
+@pytest.mark.integration
+def test_a_damaged_cached_model_is_rebuilt_with_a_warning(tmp_path):
+    _session(tmp_path)
+    model, digest = _cached(tmp_path)
+    data = bytearray(model.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    model.write_bytes(bytes(data))
+    with pytest.warns(UserWarning, match="failed its sha256 check"):
+        session = _session(tmp_path)
+    assert digest.read_text().strip() == file_sha256(model)  # rebuilt whole
+    assert np.array_equal(_vectors(session), _vectors(_session(None)))
+
+
+@pytest.mark.integration
+def test_a_missing_digest_means_rebuild_and_an_unwritable_cache_optimises_in_memory(tmp_path):
+    _session(tmp_path)
+    model, digest = _cached(tmp_path)
+    digest.unlink()
+    with pytest.warns(UserWarning, match="failed its sha256 check"):
+        _session(tmp_path)
+    assert digest.read_text().strip() == file_sha256(model)
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder would go")
+    with pytest.warns(UserWarning, match="optimising in memory"):
+        session = _session(blocked / "models")
+    assert np.array_equal(_vectors(session), _vectors(_session(None)))
+
+
+def test_the_default_model_keeps_its_cache_in_the_data_dir(tmp_path):
+    model = make_embedding_model("minilm", tmp_path / "embeddings.sqlite")
+    assert model.inner.cache_dir == tmp_path / CACHE_DIR
+    assert make_embedding_model("minilm").inner.cache_dir is None
