@@ -24,9 +24,10 @@ from datetime import UTC, date, datetime
 
 from memgraph_agents.loaders.errors import InputError, json_type
 
-__all__ = ["parse_session_date", "to_naive_utc"]
+__all__ = ["MONTH_NUMBERS", "parse_session_date", "to_naive_utc"]
 
-_MONTHS = {
+# English month names and abbreviations -> 1..12 (also read by retrieval.validity for dates in questions).
+MONTH_NUMBERS = {
     name: i + 1
     for i, names in enumerate(
         [
@@ -141,7 +142,7 @@ def _parse_text(text: str) -> datetime | None:
 
 
 def _month(name: str) -> int | None:
-    return _MONTHS.get(name.lower())
+    return MONTH_NUMBERS.get(name.lower())
 
 
 def _from_unix(seconds: float, where: str) -> datetime:

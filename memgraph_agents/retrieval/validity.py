@@ -32,6 +32,7 @@ from typing import Literal
 
 import numpy as np
 
+from memgraph_agents.loaders.dates import MONTH_NUMBERS
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.storage.snapshot import EDGE_CODE, GraphSnapshot
 
@@ -40,27 +41,6 @@ IMPLIED_SIMILAR = 0.5  # turn cosine of two statements of one speaker about the 
 
 Focus = Literal["present", "past", "date", "none"]
 
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for m in names
-}
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
 _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.I)
@@ -103,11 +83,11 @@ def named_day(text: str) -> date | None:
         if m := _ISO_DAY.search(text):
             return date(int(m[1]), int(m[2]), int(m[3]))
         if m := _DAY_MONTH_YEAR.search(text):
-            return date(int(m[3]), _MONTHS[m[2].lower().rstrip(".")], int(m[1]))
+            return date(int(m[3]), MONTH_NUMBERS[m[2].lower().rstrip(".")], int(m[1]))
         if m := _MONTH_DAY_YEAR.search(text):
-            return date(int(m[3]), _MONTHS[m[1].lower().rstrip(".")], int(m[2]))
+            return date(int(m[3]), MONTH_NUMBERS[m[1].lower().rstrip(".")], int(m[2]))
         if m := _MONTH_YEAR.search(text):
-            return _month_end(int(m[2]), _MONTHS[m[1].lower().rstrip(".")])
+            return _month_end(int(m[2]), MONTH_NUMBERS[m[1].lower().rstrip(".")])
         if m := _YEAR.search(text):
             return date(int(m[1]), 12, 31)
     except ValueError:  # "31 February": no such day
