@@ -22,6 +22,7 @@ from typing import Any
 from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.layers import LAYER_STEPS
 from memgraph_agents.construct.pipeline.nodes import (
+    RUN_MEMO,
     check,
     commit,
     fuse_step,
@@ -86,18 +87,22 @@ async def run_steps(inputs: dict[str, Any], context: MemoryContext) -> dict[str,
     state: dict[str, Any] = {"notes": [], "usage": {}}
     _apply(state, inputs)
     order = ["check", *STEPS]
-    i = 0
-    while i < len(order):
-        if inspect.iscoroutinefunction(NODES[order[i]]):
-            _apply(state, await NODES[order[i]](dict(state), runtime))
-            i += 1
-            continue
-        j = i
-        while j < len(order) and not inspect.iscoroutinefunction(NODES[order[j]]):
-            j += 1
-        if not await off_loop(_blocking_run, order[i:j], state, runtime):
-            break
-        i = j
+    memo = RUN_MEMO.set({})  # the store and build context, opened once for every step
+    try:
+        i = 0
+        while i < len(order):
+            if inspect.iscoroutinefunction(NODES[order[i]]):
+                _apply(state, await NODES[order[i]](dict(state), runtime))
+                i += 1
+                continue
+            j = i
+            while j < len(order) and not inspect.iscoroutinefunction(NODES[order[j]]):
+                j += 1
+            if not await off_loop(_blocking_run, order[i:j], state, runtime):
+                break
+            i = j
+    finally:
+        RUN_MEMO.reset(memo)
     return state
 
 
