@@ -32,14 +32,39 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 P = ParamSpec("P")
 
 
+# Set while a coroutine runs on a worker thread's own loop (``run_off_loop``): nothing else
+# runs on that loop, so blocking work needs no further hand-off.
+_OFF_LOOP: contextvars.ContextVar[bool] = contextvars.ContextVar("memgraph_off_loop", default=False)
+_THREAD_LOOPS = threading.local()
+
+
 async def off_loop(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """Run blocking ``fn`` (SQLite, Chroma, embeddings) in the loop's default executor.
 
     An async node must never block its event loop: a server such as ``langgraph dev`` runs
     every other request on it. ``asyncio.to_thread`` copies the context variables, so
-    LangGraph's run config and stream writer stay visible in the worker thread.
+    LangGraph's run config and stream writer stay visible in the worker thread. Inside
+    ``run_off_loop`` the loop is a worker thread's own: ``fn`` runs right there.
     """
+    if _OFF_LOOP.get():
+        return fn(*args, **kwargs)
     return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+async def run_off_loop(coro_fn: Callable[P, Coroutine[Any, Any, T]], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Await ``coro_fn(*args)`` run on a worker thread's own event loop, in one hand-off: its
+    blocking steps (``off_loop``) then run in that thread without a hand-off each (a chat
+    write's dozen small steps cost more in hand-offs than in work). Only for coroutines that
+    await nothing bound to the caller's loop (offline construction: no LLM client)."""
+
+    def run() -> T:
+        loop = getattr(_THREAD_LOOPS, "loop", None)
+        if loop is None or loop.is_closed():
+            loop = _THREAD_LOOPS.loop = asyncio.new_event_loop()
+        _OFF_LOOP.set(True)  # this thread's copy of the context only
+        return loop.run_until_complete(coro_fn(*args, **kwargs))
+
+    return await asyncio.to_thread(run)
 
 
 class BackgroundLoop:

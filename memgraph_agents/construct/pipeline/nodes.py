@@ -153,7 +153,7 @@ def identity(settings: Settings) -> dict[str, str]:
 def plan_session(store, session: Session, settings: Settings, *, replace: bool = False, rebuild: bool = False):
     """The ``WritePlan`` of ``session`` against what ``store`` holds (raises ``SessionConflictError``)."""
     record = store.session(session.id)
-    digests = [d for _, d, _ in store.db.session_turns(session.id)] if record else []
+    digests = store.db.session_digests(session.id) if record else []
     return plan_write(store.namespace, record, digests, session, identity(settings), replace=replace, rebuild=rebuild)
 
 
