@@ -25,12 +25,12 @@ from memgraph_agents.construct.pipeline.nodes import (
     RUN_MEMO,
     check,
     commit,
+    context_settings,
     fuse_step,
     layer_node,
     normalise,
     relate_step,
     route_check,
-    run_settings,
     segment,
     sentences,
     topics,
@@ -131,7 +131,7 @@ async def run_session(
     inputs = session_inputs(session, speakers, replace, rebuild, existing)
     remember_session(inputs["session"], session)
     # Offline, the steps await nothing bound to this loop: all of them run in one hand-off.
-    offline = get_chat_model(run_settings(DirectRuntime(context))) is None
+    offline = get_chat_model(context_settings(context)) is None
     async with store.ingest_lock.hold_async():
         if offline:
             return await run_off_loop(run_steps, inputs, context)

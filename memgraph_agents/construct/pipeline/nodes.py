@@ -47,7 +47,11 @@ _RUN_SETTINGS_LOCK = threading.Lock()
 
 def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
     """The run's settings: the context over the environment, validated (``MemoryContext.settings``)."""
-    ctx = runtime.context or MemoryContext()
+    return context_settings(runtime.context or MemoryContext())
+
+
+def context_settings(ctx: MemoryContext) -> Settings:
+    """``ctx.settings()``, validated once per context object."""
     with _RUN_SETTINGS_LOCK:
         hit = _RUN_SETTINGS.get(id(ctx))
         if hit is not None and hit[0] is ctx:
