@@ -32,10 +32,9 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 P = ParamSpec("P")
 
 
-# Set while a coroutine runs on a worker thread's own loop (``run_off_loop``): nothing else
-# runs on that loop, so blocking work needs no further hand-off.
+# Set while ``run_off_loop`` drives a coroutine on a worker thread: blocking work runs right
+# there, with no further hand-off.
 _OFF_LOOP: contextvars.ContextVar[bool] = contextvars.ContextVar("memgraph_off_loop", default=False)
-_THREAD_LOOPS = threading.local()
 
 
 async def off_loop(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -44,25 +43,34 @@ async def off_loop(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     An async node must never block its event loop: a server such as ``langgraph dev`` runs
     every other request on it. ``asyncio.to_thread`` copies the context variables, so
     LangGraph's run config and stream writer stay visible in the worker thread. Inside
-    ``run_off_loop`` the loop is a worker thread's own: ``fn`` runs right there.
+    ``run_off_loop`` there is no event loop to keep free: ``fn`` runs right there.
     """
     if _OFF_LOOP.get():
         return fn(*args, **kwargs)
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
+class NeedsLoopError(RuntimeError):
+    """A coroutine given to ``run_off_loop`` waited for something (it needs an event loop)."""
+
+
 async def run_off_loop(coro_fn: Callable[P, Coroutine[Any, Any, T]], *args: P.args, **kwargs: P.kwargs) -> T:
-    """Await ``coro_fn(*args)`` run on a worker thread's own event loop, in one hand-off: its
-    blocking steps (``off_loop``) then run in that thread without a hand-off each (a chat
-    write's dozen small steps cost more in hand-offs than in work). Only for coroutines that
-    await nothing bound to the caller's loop (offline construction: no LLM client)."""
+    """Await ``coro_fn(*args)`` driven to its end on a worker thread, in one hand-off, with no
+    event loop there: its blocking steps (``off_loop``) run inline (a chat write's dozen small
+    steps cost more in hand-offs than in work), and no loop runs in that thread (a server's
+    blocking-call detector, such as ``langgraph dev``'s, sees plain worker-thread work). Only
+    for coroutines that never wait (offline construction: no LLM call, no I/O awaited); one
+    that does raises ``NeedsLoopError`` (or asyncio's "no running event loop") there."""
 
     def run() -> T:
-        loop = getattr(_THREAD_LOOPS, "loop", None)
-        if loop is None or loop.is_closed():
-            loop = _THREAD_LOOPS.loop = asyncio.new_event_loop()
         _OFF_LOOP.set(True)  # this thread's copy of the context only
-        return loop.run_until_complete(coro_fn(*args, **kwargs))
+        coro = coro_fn(*args, **kwargs)
+        try:
+            coro.send(None)
+        except StopIteration as done:
+            return done.value
+        coro.close()
+        raise NeedsLoopError(f"{getattr(coro_fn, '__name__', coro_fn)!s} waited for something: it needs an event loop")
 
     return await asyncio.to_thread(run)
 

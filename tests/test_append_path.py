@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from memgraph_agents.aio import NeedsLoopError, off_loop, run_off_loop
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.pipeline import direct
 from memgraph_agents.construct.pipeline.graph import run_graph_session
@@ -117,3 +118,32 @@ def test_an_append_that_reopens_an_event_keeps_the_nodes_its_session_still_state
     after = primary()
     assert [after[n] for n in shared if n in still] == ["b-s1"] * len([n for n in shared if n in still])
     assert any(n in still for n in shared)
+
+
+def test_run_off_loop_drives_steps_in_one_worker_thread_without_a_loop():
+    import asyncio
+    import threading
+
+    def where() -> tuple[int, bool]:
+        try:
+            asyncio.get_running_loop()
+            running = True
+        except RuntimeError:
+            running = False
+        return threading.get_ident(), running
+
+    async def steps() -> list[tuple[int, bool]]:
+        return [await off_loop(where), await off_loop(where), where()]
+
+    async def waits() -> None:
+        await asyncio.sleep(0)
+
+    async def main() -> tuple[list[tuple[int, bool]], int]:
+        got = await run_off_loop(steps)
+        with pytest.raises((NeedsLoopError, RuntimeError)):
+            await run_off_loop(waits)
+        return got, threading.get_ident()
+
+    got, caller = asyncio.run(main())
+    assert len({t for t, _ in got}) == 1 and got[0][0] != caller  # one worker thread, not the caller's
+    assert not any(running for _, running in got)  # no event loop runs there (a blocking-call detector sees none)

@@ -130,7 +130,7 @@ async def run_session(
     re-creates a deleted one; checked under the lock). Returns the pipeline's final state."""
     inputs = session_inputs(session, speakers, replace, rebuild, existing)
     remember_session(inputs["session"], session)
-    # Offline, the steps await nothing bound to this loop: all of them run in one hand-off.
+    # Offline, the steps never wait (no LLM call): they run to the end in one hand-off.
     offline = get_chat_model(context_settings(context)) is None
     async with store.ingest_lock.hold_async():
         if offline:
