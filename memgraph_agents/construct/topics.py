@@ -37,9 +37,9 @@ def kmeans_topics(vectors: np.ndarray, n_topics: int, seed: int = 0) -> tuple[np
     """Cluster rows into at most ``n_topics`` topics.
 
     Returns ``(labels, centroids)``: labels (n,) int in 0..k-1, numbered by first appearance
-    (row 0 is always in topic 0) so the numbering is stable; centroids (k, d), L2-normalised.
-    k = min(n_topics, n, number of distinct rows): asking for more clusters than distinct
-    points would leave empty clusters.
+    (row 0 is always in topic 0) so the numbering is stable; centroids (k, d), L2-normalised,
+    one per topic that holds a row. k = min(n_topics, n, number of distinct rows): asking for
+    more clusters than distinct points would leave empty clusters.
     """
     v = _normalise(np.asarray(vectors, dtype=np.float64))
     n = len(v)
@@ -55,7 +55,7 @@ def kmeans_topics(vectors: np.ndarray, n_topics: int, seed: int = 0) -> tuple[np
     for lab in raw:
         order.setdefault(int(lab), len(order))
     labels = np.array([order[int(lab)] for lab in raw], dtype=np.int64)
-    centroids = np.zeros((k, dim))
+    centroids = np.zeros((len(order), dim))  # only clusters that kept a row
     for old, new in order.items():
         centroids[new] = centres[old]
     return labels, _normalise(centroids)
