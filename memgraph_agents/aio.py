@@ -32,14 +32,47 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 P = ParamSpec("P")
 
 
+# Set while ``run_off_loop`` drives a coroutine on a worker thread: blocking work runs right
+# there, with no further hand-off.
+_OFF_LOOP: contextvars.ContextVar[bool] = contextvars.ContextVar("memgraph_off_loop", default=False)
+
+
 async def off_loop(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """Run blocking ``fn`` (SQLite, Chroma, embeddings) in the loop's default executor.
 
     An async node must never block its event loop: a server such as ``langgraph dev`` runs
     every other request on it. ``asyncio.to_thread`` copies the context variables, so
-    LangGraph's run config and stream writer stay visible in the worker thread.
+    LangGraph's run config and stream writer stay visible in the worker thread. Inside
+    ``run_off_loop`` there is no event loop to keep free: ``fn`` runs right there.
     """
+    if _OFF_LOOP.get():
+        return fn(*args, **kwargs)
     return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+class NeedsLoopError(RuntimeError):
+    """A coroutine given to ``run_off_loop`` waited for something (it needs an event loop)."""
+
+
+async def run_off_loop(coro_fn: Callable[P, Coroutine[Any, Any, T]], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Await ``coro_fn(*args)`` driven to its end on a worker thread, in one hand-off, with no
+    event loop there: its blocking steps (``off_loop``) run inline (a chat write's dozen small
+    steps cost more in hand-offs than in work), and no loop runs in that thread (a server's
+    blocking-call detector, such as ``langgraph dev``'s, sees plain worker-thread work). Only
+    for coroutines that never wait (offline construction: no LLM call, no I/O awaited); one
+    that does raises ``NeedsLoopError`` (or asyncio's "no running event loop") there."""
+
+    def run() -> T:
+        _OFF_LOOP.set(True)  # this thread's copy of the context only
+        coro = coro_fn(*args, **kwargs)
+        try:
+            coro.send(None)
+        except StopIteration as done:
+            return done.value
+        coro.close()
+        raise NeedsLoopError(f"{getattr(coro_fn, '__name__', coro_fn)!s} waited for something: it needs an event loop")
+
+    return await asyncio.to_thread(run)
 
 
 class BackgroundLoop:

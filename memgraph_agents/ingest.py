@@ -41,6 +41,7 @@ from memgraph_agents.loaders.errors import InputError, build
 from memgraph_agents.loaders.jsonconv import clean_text
 from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.model.conversation import Conversation
+from memgraph_agents.model.identity_memo import IdentityMemo
 from memgraph_agents.model.outcome import SessionOutcome
 from memgraph_agents.runtime import MemoryContext, get_store
 from memgraph_agents.storage.disk import DiskFullError, disk_full_error, is_disk_full
@@ -76,17 +77,26 @@ def validated_conversation(conversation: Any, limits: InputLimits | None = None)
     for session in conv.sessions:
         for turn in session.turns:
             ref = turn.timestamp or session.date
+            if _VALID.get(turn) == ref:
+                continue
             try:
                 _check_times(turn.text, ref)
             except TimeOutOfRangeError as e:
                 raise InputError(f"conversation {conv.id!r} session {session.id!r} turn {turn.id!r}: {e}") from e
+            _VALID.put(turn, ref)
     return conv
+
+
+# Turn objects found valid: clean text and times that resolve against the date held. A chat
+# writer passes the whole transcript on every write, the earlier turns as the same (frozen)
+# objects: only its new turns are read again.
+_VALID: IdentityMemo[datetime] = IdentityMemo()
 
 
 @functools.lru_cache(maxsize=8192)
 def _check_times(text: str, ref: datetime) -> None:
     """Raises ``TimeOutOfRangeError`` for a time expression outside the calendar. Cached: a chat
-    writer passes the whole transcript on every write (only successes are cached)."""
+    writer may pass the whole transcript as new objects on every write (only successes are cached)."""
     find_time_mentions(text, ref, strict=True)
 
 
@@ -165,14 +175,22 @@ def checked_conversation(conversation: Any) -> Conversation:
             return {k: clean(v, where) for k, v in value.items()}
         return value
 
+    # First only look, in order, skipping turns found valid before (nothing of theirs changes).
+    clean(conversation.id, "id")
+    clean(list(conversation.speakers), "speakers")
+    for s in conversation.sessions:
+        clean(list(s.participants), f"session {s.id!r}")
+        for t in s.turns:
+            if _VALID.get(t) is None:
+                clean(t.model_dump(), f"session {s.id!r} turn {t.id!r}")
+    if not changed:
+        return conversation
     data = conversation.model_dump()
     data["id"] = clean(data["id"], "id")
     data["speakers"] = clean(data["speakers"], "speakers")
     for s in data["sessions"]:
         s["participants"] = clean(s["participants"], f"session {s['id']!r}")
         s["turns"] = [clean(t, f"session {s['id']!r} turn {t['id']!r}") for t in s["turns"]]
-    if not changed:
-        return conversation
     return build(Conversation, f"conversation {conversation.id!r}", **data)
 
 
@@ -191,14 +209,19 @@ async def aingest_conversation(
     conversation = validated_conversation(conversation, settings.limits)  # before anything is written
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
     run = settings.override(namespace=ns)
-    created = not await asyncio.to_thread(namespace_exists, run, ns)
+    created: list[bool] = []
+
+    def open_store() -> Any:  # one hand-off for both
+        created.append(not namespace_exists(run, ns))
+        return get_store(run)  # may wait for a lock
+
     opened = False
     try:
-        store = await asyncio.to_thread(get_store, run)  # may wait for a lock
+        store = await asyncio.to_thread(open_store)
         opened = True
         return await _ingest_sessions(conversation, run, store, progress, replace, rebuild, existing)
     except BaseException as exc:
-        if created:  # a failed first ingest leaves no empty namespace for `stats` to list
+        if created and created[0]:  # a failed first ingest leaves no empty namespace for `stats` to list
             await asyncio.to_thread(_drop_if_empty, run, ns, opened)
         if isinstance(exc, Exception) and not isinstance(exc, DiskFullError) and is_disk_full(exc, run.data_dir):
             kept = await asyncio.to_thread(namespace_exists, run, ns)
@@ -236,6 +259,7 @@ def _record_conversation(store: Any, conversation_id: str) -> None:
     held = set(json.loads(store.db.get_meta("conversations") or "[]"))
     if conversation_id not in held:
         store.db.set_meta("conversations", json.dumps(sorted(held | {conversation_id})))
+    store.recorded_conversations.add(conversation_id)
 
 
 async def _ingest_sessions(
@@ -277,7 +301,8 @@ async def _ingest_sessions(
                 for k, v in unused.items():
                     report.llm_usage[k] = report.llm_usage.get(k, 0) + v
     report.seconds = time.perf_counter() - t0
-    if report.sessions_new:
+    # Recorded once per open store (an id is never removed from the list while it is open).
+    if report.sessions_new and conversation.id not in store.recorded_conversations:
         await asyncio.to_thread(_record_conversation, store, conversation.id)
     return report
 

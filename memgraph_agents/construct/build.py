@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from memgraph_agents.model.conversation import Session, Turn
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
+from memgraph_agents.model.identity_memo import IdentityMemo
 
 _Item = TypeVar("_Item", Node, Edge)
 
@@ -81,9 +82,21 @@ def session_hash(session: Session, layers: tuple[str, ...] = (), *, llm_built: b
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
 
 
+_DIGESTS: IdentityMemo[str] = IdentityMemo()
+
+
 def turn_digest(turn: Turn) -> str:
     """A turn's identity: a stored session whose turns are a prefix of a new version's is
-    an append (a chat thread that grew), not a change."""
+    an append (a chat thread that grew), not a change. Remembered per (frozen) turn object:
+    a chat writer passes the same earlier turns again on every write."""
+    digest = _DIGESTS.get(turn)
+    if digest is None:
+        digest = _turn_digest(turn)
+        _DIGESTS.put(turn, digest)
+    return digest
+
+
+def _turn_digest(turn: Turn) -> str:
     payload = [
         turn.id,
         turn.speaker,

@@ -82,8 +82,13 @@ def candidates(b: SessionBuild, ctx: BuildContext) -> list[Candidate]:
     if not changing:
         return []
     idx, stored = ctx.existing(NodeKind.SENTENCE)
-    # Stored sentence vectors carry the speaker prefix, as the sentence layer embeds them.
-    rows = ctx.embedder.embed([f"{s.speaker}: {s.text}" for s in changing]) @ stored.T if len(idx) else None
+    # Stored sentence vectors carry the speaker prefix, as the sentence layer embeds them. The
+    # bare statements (compared below) and the build's own texts (its events and sentences,
+    # embedded by later steps) go into the same model call: a chat write whose turn marks a
+    # change then makes one call, not two (each call has a fixed cost of its own).
+    asked = [f"{s.speaker}: {s.text}" for s in changing] + [s.text for s in changing]
+    vecs_asked = ctx.embed_with_build(asked, b)
+    rows = vecs_asked[: len(changing)] @ stored.T if len(idx) else None
     pairs: list[tuple[Statement, list[Statement]]] = []
     for r, new in enumerate(changing):
         olds = _stored_earlier(ctx, new, rows[r], idx) if rows is not None else []

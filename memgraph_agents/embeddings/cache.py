@@ -18,6 +18,9 @@ from langchain_core.embeddings import Embeddings
 from memgraph_agents.sqlite_wal import enable_wal
 
 _QUERY_LRU = 4096
+# Document vectors computed or read lately, kept in memory: a chat write asks for its new
+# texts several times (each construction step, then the commit), a SQLite read each.
+_HOT_LRU = 2048
 
 
 def _key(text: str) -> bytes:
@@ -49,6 +52,7 @@ class EmbeddingModel:
         self.misses = 0
         self.query_calls = 0  # model calls made for query-side texts
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._hot: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
     def load(self) -> float:
         """Load the model now if it loads lazily (MiniLM); the seconds it took (0 if nothing to
@@ -91,7 +95,10 @@ class EmbeddingModel:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         keys = [_key(t) for t in texts]
-        found = self._lookup(list(set(keys)))
+        with self._lock:
+            found = {k: v for k in set(keys) if (v := self._hot.get(k)) is not None}
+        if len(found) < len(set(keys)):
+            found.update(self._lookup([k for k in set(keys) if k not in found]))
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
@@ -110,6 +117,12 @@ class EmbeddingModel:
                         [(self.name, k, v.tobytes()) for k, v in new.items()],
                     )
                     self._db.commit()
+        with self._lock:
+            for k in keys:
+                self._hot[k] = found[k]
+                self._hot.move_to_end(k)
+            while len(self._hot) > _HOT_LRU:
+                self._hot.popitem(last=False)
         return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:

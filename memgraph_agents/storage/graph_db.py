@@ -346,6 +346,12 @@ class GraphDB:
         )
         return [(r[0], r[1], json.loads(r[2])) for r in rows]
 
+    def session_digests(self, session_id: str) -> list[str]:
+        """The digests of a session's stored input turns, in order (``session_turns`` without
+        their data: what deciding an append needs)."""
+        rows = self.reader.execute("SELECT digest FROM turns WHERE session_id=? ORDER BY idx", (session_id,))
+        return [r[0] for r in rows]
+
     def note_versions(self, session_id: str) -> list[dict]:
         """A note's versions, oldest first (``version``, ``at``, ``text``, ``metadata``)."""
         q = "SELECT version, at, text, metadata FROM note_versions WHERE session_id=? ORDER BY version"
@@ -468,11 +474,13 @@ class GraphDB:
             c.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
             c.execute(f"DELETE FROM nodes WHERE id IN ({marks})", chunk)
             c.execute(f"DELETE FROM node_owners WHERE node_id IN ({marks})", chunk)
-        # A surviving node whose primary owner went passes to its first remaining owner.
+        # A surviving node whose primary owner went passes to its first remaining owner (a node
+        # the session still states keeps it: an append that drops one event re-owns nothing else).
         c.execute(
             "UPDATE nodes SET session_id = (SELECT MIN(o.session_id) FROM node_owners o WHERE o.node_id = nodes.id) "
-            "WHERE session_id=? AND EXISTS (SELECT 1 FROM node_owners o WHERE o.node_id = nodes.id)",
-            (session_id,),
+            "WHERE session_id=? AND EXISTS (SELECT 1 FROM node_owners o WHERE o.node_id = nodes.id) "
+            "AND NOT EXISTS (SELECT 1 FROM node_owners o WHERE o.node_id = nodes.id AND o.session_id = ?)",
+            (session_id, session_id),
         )
         # Topics whose every member went away go too.
         c.execute(

@@ -159,6 +159,7 @@ class MemoryStore:
         self._vec_cache: dict[tuple[str, str], np.ndarray] = {}
         self._rows_hold_vectors: bool | None = None  # set by ``_vectors_into_rows``
         self.fault_hook = None  # tests: called between the vector write and the graph commit
+        self.recorded_conversations: set[str] = set()  # conversation ids this store recorded (ingest)
         # Evicted from the runtime's cache: free connections and caches once no call is running.
         self.usage = UseCounter(self._free)
         if self.model_matches:

@@ -264,6 +264,10 @@ class PgGraphDB:
         q = f"SELECT turn_id, digest, data FROM mg_turns WHERE {SCOPED} AND session_id=%s ORDER BY idx"
         return [(r[0], r[1], json.loads(r[2])) for r in self._q(q, (session_id,))]
 
+    def session_digests(self, session_id: str) -> list[str]:
+        q = f"SELECT digest FROM mg_turns WHERE {SCOPED} AND session_id=%s ORDER BY idx"
+        return [r[0] for r in self._q(q, (session_id,))]
+
     def note_versions(self, session_id: str) -> list[dict]:
         """A note's versions, oldest first (``version``, ``at``, ``text``, ``metadata``)."""
         q = f"SELECT version, at, text, metadata FROM mg_note_versions WHERE {SCOPED} AND session_id=%s ORDER BY version"

@@ -105,13 +105,16 @@ class PgWriter:
         self.c.execute(f"DELETE FROM mg_edges WHERE {S} AND (src = ANY(%s) OR dst = ANY(%s))", (*p, gone))
         self.c.execute(f"DELETE FROM mg_nodes WHERE {S} AND id = ANY(%s)", p)
         self.c.execute(f"DELETE FROM mg_node_owners WHERE {S} AND node_id = ANY(%s)", p)
-        # A surviving node whose primary owner went passes to its first remaining owner.
+        # A surviving node whose primary owner went passes to its first remaining owner (a node
+        # the session still states keeps it: an append that drops one event re-owns nothing else).
         self.c.execute(
             "UPDATE mg_nodes n SET session_id = (SELECT MIN(o.session_id) FROM mg_node_owners o "
             "WHERE o.store_id = n.store_id AND o.namespace = n.namespace AND o.node_id = n.id) "
             "WHERE n.store_id=%s AND n.namespace=%s AND n.session_id=%s AND EXISTS (SELECT 1 FROM mg_node_owners o "
-            "WHERE o.store_id = n.store_id AND o.namespace = n.namespace AND o.node_id = n.id)",
-            (*self.s, session_id),
+            "WHERE o.store_id = n.store_id AND o.namespace = n.namespace AND o.node_id = n.id) "
+            "AND NOT EXISTS (SELECT 1 FROM mg_node_owners o WHERE o.store_id = n.store_id "
+            "AND o.namespace = n.namespace AND o.node_id = n.id AND o.session_id = %s)",
+            (*self.s, session_id, session_id),
         )
         # Topics whose every member went away go too.
         self.c.execute(

@@ -118,12 +118,13 @@ def read_own_commit(
     of_kind = np.flatnonzero(np.isin(old.kind, [KIND_CODE[k] for k in derived])) if derived else np.zeros(0, np.int64)
     derived_nodes = {old.ids[i] for i in of_kind if old.owner[i] == TOPIC_OWNER}
     # Node rows the commit can have changed: its own, its edges' endpoints, what it dropped or
-    # rewrote and, when ``drop_rows`` runs, the session's (it passes some to another owner).
+    # rewrote and, when a replacement's ``drop_rows`` runs, the session's (it passes those other
+    # sessions state to another owner; an append's drop re-owns only the nodes it drops).
     touched = {n.id for n in w.nodes} | set(w.drop_nodes) | set(removed) | derived_nodes
     touched.update(n.id for n in w.replace_nodes or [])
     for e in new_edges:
         touched.update((e.src, e.dst))
-    if drops:
+    if w.mode == "replace":
         touched.update(i for i, o in zip(old.ids, old.owner) if o == sid)
     # Edge keys whose winning row can have changed: those of the rows the commit inserted, and
     # of the rows it deleted (the edges of removed and rewritten nodes; a replacement: every

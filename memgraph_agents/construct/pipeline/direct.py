@@ -19,11 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from memgraph_agents.aio import off_loop
+from memgraph_agents.aio import off_loop, run_off_loop
 from memgraph_agents.construct.layers import LAYER_STEPS
 from memgraph_agents.construct.pipeline.nodes import (
+    RUN_MEMO,
     check,
     commit,
+    context_settings,
     fuse_step,
     layer_node,
     normalise,
@@ -33,9 +35,10 @@ from memgraph_agents.construct.pipeline.nodes import (
     sentences,
     topics,
 )
+from memgraph_agents.construct.pipeline.state import remember_session
 from memgraph_agents.llm.usage import add_counts
 from memgraph_agents.model.conversation import Session
-from memgraph_agents.runtime import MemoryContext
+from memgraph_agents.runtime import MemoryContext, get_chat_model
 
 # After ``check`` (which may end the run), in this order.
 STEPS = ["normalise", "segment", "relate", "fuse", "topics", "sentences", *LAYER_STEPS, "commit"]
@@ -66,8 +69,14 @@ def _apply(state: dict[str, Any], update: dict[str, Any] | None) -> None:
         state[key] = reducer(state[key], value) if reducer else value
 
 
+_TAKES_RUNTIME: dict[Callable[..., Any], bool] = {}  # per node function: reading its signature per write cost
+
+
 def _call_sync(fn: Callable[..., Any], state: dict[str, Any], runtime: DirectRuntime) -> Any:
-    return fn(state, runtime) if len(inspect.signature(fn).parameters) > 1 else fn(state)
+    takes = _TAKES_RUNTIME.get(fn)
+    if takes is None:
+        takes = _TAKES_RUNTIME[fn] = len(inspect.signature(fn).parameters) > 1
+    return fn(state, runtime) if takes else fn(state)
 
 
 def _blocking_run(names: list[str], state: dict[str, Any], runtime: DirectRuntime) -> bool:
@@ -86,18 +95,22 @@ async def run_steps(inputs: dict[str, Any], context: MemoryContext) -> dict[str,
     state: dict[str, Any] = {"notes": [], "usage": {}}
     _apply(state, inputs)
     order = ["check", *STEPS]
-    i = 0
-    while i < len(order):
-        if inspect.iscoroutinefunction(NODES[order[i]]):
-            _apply(state, await NODES[order[i]](dict(state), runtime))
-            i += 1
-            continue
-        j = i
-        while j < len(order) and not inspect.iscoroutinefunction(NODES[order[j]]):
-            j += 1
-        if not await off_loop(_blocking_run, order[i:j], state, runtime):
-            break
-        i = j
+    memo = RUN_MEMO.set({})  # the store and build context, opened once for every step
+    try:
+        i = 0
+        while i < len(order):
+            if inspect.iscoroutinefunction(NODES[order[i]]):
+                _apply(state, await NODES[order[i]](dict(state), runtime))
+                i += 1
+                continue
+            j = i
+            while j < len(order) and not inspect.iscoroutinefunction(NODES[order[j]]):
+                j += 1
+            if not await off_loop(_blocking_run, order[i:j], state, runtime):
+                break
+            i = j
+    finally:
+        RUN_MEMO.reset(memo)
     return state
 
 
@@ -115,8 +128,14 @@ async def run_session(
     check to the commit (one writer per namespace: every session is built on the graph it is
     committed to). ``existing``: the session must be stored already (an update never
     re-creates a deleted one; checked under the lock). Returns the pipeline's final state."""
+    inputs = session_inputs(session, speakers, replace, rebuild, existing)
+    remember_session(inputs["session"], session)
+    # Offline, the steps never wait (no LLM call): they run to the end in one hand-off.
+    offline = get_chat_model(context_settings(context)) is None
     async with store.ingest_lock.hold_async():
-        return await run_steps(session_inputs(session, speakers, replace, rebuild, existing), context)
+        if offline:
+            return await run_off_loop(run_steps, inputs, context)
+        return await run_steps(inputs, context)
 
 
 def session_inputs(session: Session, speakers: list[str], replace: bool, rebuild: bool, existing: bool) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Literal
 
 from memgraph_agents.aio import off_loop
@@ -46,7 +47,11 @@ _RUN_SETTINGS_LOCK = threading.Lock()
 
 def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
     """The run's settings: the context over the environment, validated (``MemoryContext.settings``)."""
-    ctx = runtime.context or MemoryContext()
+    return context_settings(runtime.context or MemoryContext())
+
+
+def context_settings(ctx: MemoryContext) -> Settings:
+    """``ctx.settings()``, validated once per context object."""
     with _RUN_SETTINGS_LOCK:
         hit = _RUN_SETTINGS.get(id(ctx))
         if hit is not None and hit[0] is ctx:
@@ -59,6 +64,23 @@ def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
     return settings
 
 
+# What one in-process run (``pipeline.direct.run_steps``) opened once for all its steps: the
+# store and, offline, the build context. Within a run the ingest lock is held, so the snapshot
+# the steps read does not change before the commit; a LangGraph run has no memo (each step
+# opens its own). Worker threads see the same dict (``asyncio.to_thread`` copies the context).
+RUN_MEMO: ContextVar[dict | None] = ContextVar("memgraph_run_memo", default=None)
+
+
+def _store(settings: Settings):
+    memo = RUN_MEMO.get()
+    if memo is None:
+        return get_store(settings)
+    hit = memo.get("store")
+    if hit is None or hit[0] is not settings:
+        memo["store"] = hit = (settings, get_store(settings))
+    return hit[1]
+
+
 def _work(state: PipelineState, session: Session) -> Session:
     """The turns the build steps see: the whole session, or an append's window and new turns."""
     plan = plan_of(state)
@@ -66,11 +88,35 @@ def _work(state: PipelineState, session: Session) -> Session:
 
 
 def _context(state: PipelineState, runtime: Runtime[MemoryContext]) -> BuildContext:
+    """The steps' build context; offline, one per run (it counts no LLM usage per step, and
+    what it caches, the snapshot's vectors by kind, is the same for every step)."""
+    settings = run_settings(runtime)
+    llm = get_chat_model(settings)
+    memo = RUN_MEMO.get() if llm is None else None
+    if memo is None:
+        return _new_context(state, settings, llm)
+    key = (settings, state.get("status"), state["session"], state.get("append"))
+    hit = memo.get("context")
+    if hit is None or any(a is not b for a, b in zip(hit[0], key)):
+        memo["context"] = hit = (key, _new_context(state, settings, llm))
+    return hit[1]
+
+
+async def _acontext(state: PipelineState, runtime: Runtime[MemoryContext]) -> BuildContext:
+    """``_context`` from an async step: off the event loop unless the run has it already."""
+    memo = RUN_MEMO.get()
+    hit = memo.get("context") if memo is not None else None
+    if hit is not None and hit[0][0] is run_settings(runtime) and get_chat_model(hit[0][0]) is None:
+        key = (state.get("status"), state["session"], state.get("append"))
+        if all(a is b for a, b in zip(hit[0][1:], key)):
+            return hit[1]
+    return await off_loop(_context, state, runtime)
+
+
+def _new_context(state: PipelineState, settings: Settings, llm) -> BuildContext:
     from memgraph_agents.llm.usage import LLMUsage
 
-    settings = run_settings(runtime)
-    store = get_store(settings)
-    llm = get_chat_model(settings)
+    store = _store(settings)
     snap = store.snapshot()
     session = session_of(state)
     plan = plan_of(state)
@@ -111,13 +157,13 @@ def identity(settings: Settings) -> dict[str, str]:
 def plan_session(store, session: Session, settings: Settings, *, replace: bool = False, rebuild: bool = False):
     """The ``WritePlan`` of ``session`` against what ``store`` holds (raises ``SessionConflictError``)."""
     record = store.session(session.id)
-    digests = [d for _, d, _ in store.db.session_turns(session.id)] if record else []
+    digests = store.db.session_digests(session.id) if record else []
     return plan_write(store.namespace, record, digests, session, identity(settings), replace=replace, rebuild=rebuild)
 
 
 def check(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
     settings = run_settings(runtime)
-    store = get_store(settings)
+    store = _store(settings)
     session = session_of(state)
     plan = plan_session(
         store, session, settings, replace=bool(state.get("replace")), rebuild=bool(state.get("rebuild"))
@@ -152,7 +198,7 @@ def normalise(state: PipelineState) -> dict:
 
 
 async def segment(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await off_loop(_context, state, runtime)
+    ctx = await _acontext(state, runtime)
     session = session_of(state)
     b = await segment_events(build_of(state), _work(state, session), ctx)
     plan = plan_of(state)
@@ -162,7 +208,7 @@ async def segment(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict
 
 
 async def relate_step(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await off_loop(_context, state, runtime)
+    ctx = await _acontext(state, runtime)
     session = session_of(state)
     b = await relate(build_of(state), _work(state, session), ctx)
     plan = plan_of(state)
@@ -172,7 +218,7 @@ async def relate_step(state: PipelineState, runtime: Runtime[MemoryContext]) -> 
 
 
 async def fuse_step(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await off_loop(_context, state, runtime)
+    ctx = await _acontext(state, runtime)
     b = await fuse(build_of(state), _work(state, session_of(state)), ctx)
     return {"build": dump(b), "usage": _usage(ctx)}
 
@@ -193,7 +239,7 @@ def layer_node(name: str):
     async def run(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
         if name not in get_preset(run_settings(runtime).preset).layers:
             return {}
-        ctx = await off_loop(_context, state, runtime)
+        ctx = await _acontext(state, runtime)
         b = await LAYER_STEPS[name](build_of(state), _work(state, session_of(state)), ctx)
         return {"build": dump(b), "usage": _usage(ctx)}
 
@@ -203,7 +249,7 @@ def layer_node(name: str):
 
 def commit(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
     settings = run_settings(runtime)
-    store = get_store(settings)
+    store = _store(settings)
     session, b = session_of(state), build_of(state)
     plan = plan_of(state)
     snap = store.snapshot()

@@ -53,6 +53,13 @@ def session_of(state: PipelineState) -> Session:
     return session
 
 
+def remember_session(data: dict[str, Any], session: Session) -> None:
+    """``session`` is what ``data`` reads back as (the caller dumped it): the steps' first
+    ``session_of`` need not validate the whole transcript again."""
+    global _LAST_SESSION
+    _LAST_SESSION = (data, session)
+
+
 def build_of(state: PipelineState) -> SessionBuild:
     """The build so far, as new objects a step may change freely (the state keeps its data)."""
     return SessionBuild.model_validate(state["build"])
