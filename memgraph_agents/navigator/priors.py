@@ -12,6 +12,10 @@ Two things similarity alone does not see, both measured on the LoCoMo developmen
   question needs a date. Ingest resolves dates in turns ("last Friday" → an absolute date,
   ``attrs["dates"]``); for a question asking for a date, a turn carrying one earns
   ``answer_type`` more.
+
+``asks_only`` marks a third kind of turn, one that only asks ("Wait, she is getting married?
+When?"): it matches questions of its own shape and states nothing (``navigator.oneshot``
+scales its score down).
 """
 
 from __future__ import annotations
@@ -40,6 +44,24 @@ def word_count(text: str, speaker: str | None = None) -> int:
     if speaker and body.startswith(f"{speaker}:"):
         body = body[len(speaker) + 1 :]
     return len(_WORD.findall(body))
+
+
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+def asks_only(text: str, speaker: str | None = None, *, aside: int = 3) -> bool:
+    """Whether a turn only asks: it has a question and, besides its questions, at most ``aside``
+    words ("Wait, she is getting married? When?", "Incredible. What did the sign say?").
+
+    Such a turn shares the words of a question about its topic — often more of them than the
+    turn that answers it — yet states nothing: what it asks is answered, if at all, by a reply."""
+    body = text
+    if speaker and body.startswith(f"{speaker}:"):
+        body = body[len(speaker) + 1 :]
+    parts = [p.strip() for p in _SENTENCE.findall(body) if p.strip()]
+    if not any(p.endswith("?") for p in parts):
+        return False
+    return sum(len(_WORD.findall(p)) for p in parts if not p.endswith("?")) <= aside
 
 
 def informativeness(words: int, full: int) -> float:
