@@ -7,7 +7,7 @@ The navigator's margin over its seed came mostly from its ranking, not from the 
     base(t)  = seed(t) + support · corroboration(t)        (navigator.rank.rank_turns)
     score(t) = base(t) + (rel(t) / max rel)^gate · [informative · min(1, words(t) / L)
                                                     + answer_type · (a date asked and carried)]
-    score(t) = asking · score(t)          when t only asks (``navigator.priors.asks_only``)
+    score(t) = asking · score(t)          when t mostly asks (``navigator.priors.asks_only``)
 
 then MMR (``navigator.diverse``, λ = ``redundancy``) lets paraphrases give way.
 
@@ -24,11 +24,11 @@ then MMR (``navigator.diverse``, λ = ``redundancy``) lets paraphrases give way.
   **gated by relevance**: a long, dated turn gains only as much as it matches the question, so
   it cannot top questions it does not answer (a hub of the graph would, with the priors added
   flat).
-* A turn that **only asks** ("Wait, she is getting married? When?") shares a question's words
-  — the question word, the names, the topic — and every seed ranks it high, for every
-  question of that shape, yet it states nothing; what it asks is answered by the turns around
-  it, which keep their scores. Its score is scaled by ``asking`` (< 1: demoted, not removed, so
-  it still shows where nothing better matches).
+* A turn that **mostly asks** ("Wait, she is getting married? When?": a question and at most
+  12 words besides) shares a question's words — the question word, the names, the topic —
+  and every seed ranks it high, for every question of that shape, yet it states little; what
+  it asks is answered by the turns around it, which keep their scores. Its score is scaled by
+  ``asking`` (< 1: demoted, not removed, so it still shows where nothing better matches).
 
 The constants were chosen on three conversations of LoCoMo's development split (conv-26,
 conv-30, conv-41) and checked on the other four (BENCHMARKS.md, "A default ranking that
@@ -61,7 +61,7 @@ class OneshotOptions(RetrieverOptions):
     corroborate: int = 5  # events of the best seed turns that corroborate their neighbours (0: off)
     support: float = 0.2
     support_cap: float = 3.0
-    asking: float = 0.7  # factor on the score of a turn that only asks (``priors.asks_only``; 1: off)
+    asking: float = 0.7  # factor on the score of a turn that mostly asks (``priors.asks_only``; 1: off)
 
 
 def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct: float) -> list[tuple[int, float]]:
