@@ -38,7 +38,7 @@ generalises"), among the settings that show the invented demo chat's answers.
 from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.navigator.priors import asks_for, asks_only, prior
+from memgraph_agents.navigator.priors import ASIDE_WORDS, asks_for, asks_only, prior
 from memgraph_agents.navigator.rank import RankedTurn, diversified, rank_turns
 from memgraph_agents.navigator.view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
@@ -62,6 +62,7 @@ class OneshotOptions(RetrieverOptions):
     support: float = 0.2
     support_cap: float = 3.0
     asking: float = 0.7  # factor on the score of a turn that mostly asks (``priors.asks_only``; 1: off)
+    asking_words: int = ASIDE_WORDS  # words besides its questions such a turn may say
 
 
 def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct: float) -> list[tuple[int, float]]:
@@ -132,7 +133,7 @@ def oneshot(query: str, store: StoreReader, *, k: int = 10, options: OneshotOpti
             snap.text[i], snap.attrs[i], kind, informative=o.informative, full=o.informative_words, typed=o.answer_type
         )
         v = s + (r / top) ** o.gate * p
-        if o.asking != 1.0 and asks_only(snap.text[i], snap.attrs[i].get("speaker")):
+        if o.asking != 1.0 and asks_only(snap.text[i], snap.attrs[i].get("speaker"), aside=o.asking_words):
             v *= o.asking
         scored.append((round(v, 6), order, i))
     scored.sort(key=lambda x: (-x[0], x[1]))
