@@ -138,7 +138,8 @@ class MemgraphStore(BaseStore):
         min_score: float | None = None,
     ) -> list[SearchItem]:
         """``BaseStore.search`` plus ``min_score``: this call's relevance floor in [0, 1]
-        (default: the store's, else the settings'); a query's items below it come unscored."""
+        (default: the store's, else the settings'); a query's items below it come unscored.
+        ``refresh_ttl`` is accepted and means nothing: items here never expire."""
         floor = check_min_score(min_score)
         _validate_namespace_labels(namespace_prefix)
         return self._search(SearchOp(namespace_prefix, filter, limit, offset, query), floor)
