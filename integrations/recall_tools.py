@@ -1,6 +1,6 @@
 """The recall and remember tools over one ``AgentMemory`` (sync and async).
 
-The tools take only what the model should decide (``query``, ``text``); whose memory is used
+The tools take only what the model should decide (``query``, recall's optional ``min_score``, ``text``); whose memory is used
 comes from the run: the injected ``ToolRuntime`` (``create_agent``, ``ToolNode``) gives the
 runtime context and the config, and a direct ``tool.invoke(..., config)`` gives the config.
 
