@@ -1,8 +1,9 @@
 """The recall and remember tools over one ``AgentMemory`` (sync and async).
 
-The tools take only what the model should decide (``query``, recall's optional ``min_score``, ``text``); whose memory is used
-comes from the run: the injected ``ToolRuntime`` (``create_agent``, ``ToolNode``) gives the
-runtime context and the config, and a direct ``tool.invoke(..., config)`` gives the config.
+The tools take only what the model should decide (``query``, recall's optional ``min_score``,
+``text``); whose memory is used comes from the run: the injected ``ToolRuntime``
+(``create_agent``, ``ToolNode``) gives the runtime context and the config, and a direct
+``tool.invoke(..., config)`` gives the config.
 
 - ``recall(query, min_score=None)``: content = numbered evidence lines ``[2024-03-10 | S1:4]
   Jonas: …`` (dates and turn ids), or "Nothing relevant in memory …" when no item reaches the
