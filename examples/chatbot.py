@@ -7,7 +7,8 @@
 It is the ``chatbot`` graph of ``langgraph.json`` (``memgraph_agents.graphs.chatbot``): a
 ``create_agent`` agent with the recall / remember tools, every finished turn written to
 memory in the background. Any OpenAI-compatible LLM works through ``MEMGRAPH_LLM``
-(``openai:MODEL``) plus ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; without one (or with
+(``openai:MODEL``, the ``[openai]`` extra: ``pip install "memgraph-agents[openai]"``) plus
+``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; without one (or with
 ``--offline``) it runs offline: each message is recalled against memory and the evidence is
 shown instead of a chat reply, and every message is still remembered.
 

@@ -3,7 +3,8 @@
     python examples/ten_lines.py
 
 The agent's model is whatever you already use; here ``MEMGRAPH_LLM`` (e.g.
-``openai:gpt-4o-mini``, or any OpenAI-compatible server through ``OPENAI_BASE_URL``), and
+``openai:gpt-4o-mini``, or any OpenAI-compatible server through ``OPENAI_BASE_URL``; the
+``[openai]`` extra: ``pip install "memgraph-agents[openai]"``), and
 without one the offline stand-in that shows recalled evidence instead of chatting. Memory
 lives in ``MEMGRAPH_DATA_DIR`` (default ``~/.memgraph``), one namespace per user id.
 """

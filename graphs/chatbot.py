@@ -4,8 +4,8 @@ every finished turn written to memory in the background).
     START → model ⇄ tools → (turn writer) → END
 
 The chat model is chosen per run from the context (``llm``, else ``MEMGRAPH_LLM``): any
-``provider:model`` that ``init_chat_model`` knows, including OpenAI-compatible servers
-through ``OPENAI_BASE_URL``. Without one the chatbot runs **offline**: an
+``provider:model`` that ``init_chat_model`` knows with its LangChain package installed
+(``openai:``: the ``[openai]`` extra), including OpenAI-compatible servers through ``OPENAI_BASE_URL``. Without one the chatbot runs **offline**: an
 ``OfflineRecallModel`` recalls evidence for each message and shows it instead of chatting.
 
 Compiled without a checkpointer (``langgraph dev`` brings its own); the run context

@@ -18,8 +18,10 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from memgraph_agents.errors import ConfigError
+from memgraph_agents.extras import installed, missing
 
 DEFAULT_DATA_DIR = Path.home() / ".memgraph"
+
 
 # Set while ``Settings.override`` validates a complete copy: every field is given, so reading
 # the environment again (and .env) would change nothing and cost more than a chat-turn write.
@@ -232,6 +234,10 @@ class Settings(_EnvSettings):
             return "none"
         if ":" not in v:
             raise ValueError(f"MEMGRAPH_LLM={v!r}: expected 'none' or 'provider:model' (e.g. openai:gpt-4o-mini)")
+        if v.partition(":")[0].strip().lower() == "openai" and not installed("langchain_openai"):
+            # Here, not when the model is first built: a run that would write and then fail at
+            # its first LLM call stops before anything is stored.
+            raise ValueError(missing("langchain_openai", "openai", "an OpenAI-compatible chat model"))
         return v
 
     @field_validator("data_dir", mode="before")

@@ -28,9 +28,11 @@ CORETYPES = ("Prescott", "Nehalem", "Sandybridge", "Haswell", "SkylakeX")
 _SCRIPT = r"""
 import json
 import numpy as np
+from memgraph_agents.construct.premem.clusters import cluster_fragments
 from memgraph_agents.construct.segment import gap_similarities
 from memgraph_agents.construct.sgmem.offline import pick_central
 from memgraph_agents.construct.synonyms import knn_pairs, synonym_pairs, synonym_pairs_within
+from memgraph_agents.construct.topics import kmeans_topics
 from memgraph_agents.navigator.diverse import mmr_order
 
 rng = np.random.default_rng(7)
@@ -47,6 +49,9 @@ out = {
     "mmr": mmr_order([1.0] * 70, unit, 0.1, 10)[0],
     "gaps": gap_similarities(old).tolist(),
 }
+blurred = old + np.float32(0.6) * rng.normal(size=old.shape).astype(np.float32)  # overlapping topics
+out["topics"] = kmeans_topics(np.vstack([old, blurred]), 9)[0].tolist()
+out["fragments"] = cluster_fragments(blurred[:24])
 print(json.dumps(out))
 """
 

@@ -10,7 +10,6 @@ from datetime import date, datetime
 import numpy as np
 import pytest
 from pydantic import ValidationError
-from sklearn.metrics import silhouette_score
 
 from memgraph_agents.construct.premem.clusters import centroid, cluster_fragments, link_clusters, silhouette
 from memgraph_agents.construct.premem.offline import categorise, fragment_key, informative, offline_fragments
@@ -55,10 +54,28 @@ def test_cluster_fragments_small_and_coherent_inputs():
     assert 2 <= len(cluster_fragments(spread)) <= 3
 
 
+def test_silhouette_by_hand():
+    # d = 1 - cos: d(0,1) = 1, d(0,2) = 2, d(1,2) = 1. Row 0: a = 1, b = 2 -> 1/2; row 1: a = 1,
+    # b = 1 -> 0; row 2 is alone in its cluster -> 0. Mean 1/6; the scale of a row never matters.
+    v = np.array([[1.0, 0.0], [0.0, 3.0], [-2.0, 0.0]])
+    assert silhouette(v, np.array([0, 0, 1])) == pytest.approx(1 / 6, abs=1e-12)
+    assert silhouette(v, np.array([5, 5, 2])) == pytest.approx(1 / 6, abs=1e-12)  # any label values
+    twins = np.array([[1.0, 0], [2.0, 0], [0, 1.0], [0, 0.5]])  # a = 0, b = 1 everywhere
+    assert silhouette(twins, np.array([0, 0, 1, 1])) == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(ValueError, match="2..2 clusters"):
+        silhouette(v, np.array([0, 1, 2]))
+
+
 def test_silhouette_matches_sklearn_with_cosine_distance():
+    metrics = pytest.importorskip("sklearn.metrics")  # the reference, in the dev install only
     v = _blobs()
-    labels = np.array([0, 0, 1, 0, 1, 1, 1])
-    assert silhouette(v, labels) == pytest.approx(silhouette_score(v, labels, metric="cosine"), abs=1e-9)
+    for labels in ([0, 0, 1, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2, 2], [1, 1, 1, 1, 1, 0, 1]):
+        want = metrics.silhouette_score(v, np.array(labels), metric="cosine")
+        assert silhouette(v, np.array(labels)) == pytest.approx(want, abs=1e-6)
+    rng = np.random.default_rng(7)
+    wide = rng.normal(size=(40, 16))
+    labels = rng.integers(0, 4, size=40)
+    assert silhouette(wide, labels) == pytest.approx(metrics.silhouette_score(wide, labels, metric="cosine"), abs=1e-6)
 
 
 def test_centroid_is_the_normalised_mean():

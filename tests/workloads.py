@@ -129,7 +129,6 @@ FORKSERVER_PRELOAD = [
     "memgraph_agents.cli.main",
     "memgraph_agents.navigator.run",
     "chromadb",
-    "sklearn.cluster",
     "tests.workloads",
     "tests.test_crash_safety",
     "tests.test_concurrency",

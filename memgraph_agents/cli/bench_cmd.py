@@ -57,7 +57,9 @@ def add_parser(sub) -> None:
         "5 adversarial (default 1,2,3,4)",
     )
     s.add_argument("--qa", action="store_true", help="also answer from the top-10 evidence and judge (needs an LLM)")
-    s.add_argument("--llm", help="'provider:model' for --qa / --builder llm (env MEMGRAPH_LLM)")
+    s.add_argument(
+        "--llm", help="'provider:model' for --qa / --builder llm (openai:MODEL: the [openai] extra; env MEMGRAPH_LLM)"
+    )
     s.add_argument(
         "--judge",
         default="strict",

@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("file")
     s.add_argument("--namespace", help="target namespace (env MEMGRAPH_NAMESPACE; else one per conversation id)")
     s.add_argument("--format", choices=["locomo", "json", "jsonl"], help="default: from extension and content")
-    s.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
+    s.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (the [openai] extra; env MEMGRAPH_LLM)")
     s.add_argument("--preset", help=PRESET_HELP)
     s.add_argument(
         "--replace",

@@ -38,7 +38,9 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
         help='HTTP only: JSON file {"token": "namespace"}; every call needs a bearer token and '
         "reads that token's namespace",
     )
-    s.add_argument("--llm", help="chat model for `ask` ('none' = offline; env MEMGRAPH_LLM)")
+    s.add_argument(
+        "--llm", help="chat model for `ask` ('none' = offline; openai:MODEL needs the [openai] extra; env MEMGRAPH_LLM)"
+    )
 
 
 def _port(text: str) -> int:

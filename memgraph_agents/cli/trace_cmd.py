@@ -26,7 +26,7 @@ def add_parser(sub, common) -> argparse.ArgumentParser:
         default="auto",
         help="navigator policy (auto: the LLM when MEMGRAPH_LLM / --llm names one)",
     )
-    p.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (env MEMGRAPH_LLM)")
+    p.add_argument("--llm", help="'none' (offline) or 'openai:MODEL' (the [openai] extra; env MEMGRAPH_LLM)")
     p.add_argument("--max-nodes", type=int, default=300, help="events drawn around the path (default 300)")
     return p
 

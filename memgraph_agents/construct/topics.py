@@ -5,9 +5,9 @@ distinct topics. The number of topics follows the paper's rule of thumb::
 
     n_topics = max(2, min(floor(n_events / 5), 50))      (capped at n_events)
 
-Clustering is k-means (Lloyd, k-means++ seeding; scikit-learn) on L2-normalised vectors, so
-squared Euclidean distance is 2 - 2·cosine and the clusters are cosine clusters; centroids are
-re-normalised so they can be compared to events by a dot product. Between re-clusterings (every
+Clustering is k-means (``construct.kmeans``: Lloyd, greedy k-means++ seeding, the best of 4
+seeded runs) on L2-normalised vectors, so squared Euclidean distance is 2 - 2·cosine and the
+clusters are cosine clusters; centroids are re-normalised so they can be compared to events by a dot product. Between re-clusterings (every
 T ingest steps) a new event joins the nearest centroid when the cosine clears a threshold, or
 opens a new topic (``assign_online`` returns None).
 """
@@ -15,8 +15,8 @@ opens a new topic (``assign_online`` returns None).
 from __future__ import annotations
 
 import numpy as np
-from sklearn.cluster import KMeans
 
+from memgraph_agents.construct.kmeans import kmeans
 from memgraph_agents.model.ranking import exact_dots
 
 
@@ -37,9 +37,9 @@ def kmeans_topics(vectors: np.ndarray, n_topics: int, seed: int = 0) -> tuple[np
     """Cluster rows into at most ``n_topics`` topics.
 
     Returns ``(labels, centroids)``: labels (n,) int in 0..k-1, numbered by first appearance
-    (row 0 is always in topic 0) so the numbering is stable; centroids (k, d), L2-normalised.
-    k = min(n_topics, n, number of distinct rows): asking for more clusters than distinct
-    points would leave empty clusters.
+    (row 0 is always in topic 0) so the numbering is stable; centroids (k, d), L2-normalised,
+    one per topic that holds a row. k = min(n_topics, n, number of distinct rows): asking for
+    more clusters than distinct points would leave empty clusters.
     """
     v = _normalise(np.asarray(vectors, dtype=np.float64))
     n = len(v)
@@ -49,16 +49,15 @@ def kmeans_topics(vectors: np.ndarray, n_topics: int, seed: int = 0) -> tuple[np
     k = min(int(n_topics), n, len(np.unique(np.round(v, 12), axis=0)))
     if k == 1:
         return np.zeros(n, dtype=np.int64), _normalise(v.mean(axis=0, keepdims=True))
-    km = KMeans(n_clusters=k, n_init=4, random_state=seed).fit(v)
-    raw = km.labels_
+    raw, centres, _ = kmeans(v, k, n_init=4, seed=seed)
     # Renumber by first appearance.
     order: dict[int, int] = {}
     for lab in raw:
         order.setdefault(int(lab), len(order))
     labels = np.array([order[int(lab)] for lab in raw], dtype=np.int64)
-    centroids = np.zeros((k, dim))
+    centroids = np.zeros((len(order), dim))  # only clusters that kept a row
     for old, new in order.items():
-        centroids[new] = km.cluster_centers_[old]
+        centroids[new] = centres[old]
     return labels, _normalise(centroids)
 
 

@@ -14,6 +14,7 @@ from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 
 from memgraph_agents.errors import ConfigError
+from memgraph_agents.extras import missing
 from memgraph_agents.llm import loops
 
 # Local OpenAI-compatible servers ignore the key, but the OpenAI SDK refuses to start without one.
@@ -62,6 +63,8 @@ def make_chat_model(spec: str, *, base_url: str | None = None, timeout: float = 
     try:
         chat = init_chat_model(model, model_provider=provider, **params)
     except ImportError as e:
+        if provider == "openai":
+            raise LLMConfigError(missing("langchain_openai", "openai", f"MEMGRAPH_LLM={spec}")) from e
         raise LLMConfigError(
             f"MEMGRAPH_LLM={spec} needs the LangChain integration package for {provider!r}: {e}"
         ) from e

@@ -14,7 +14,7 @@ Choice of k (the paper only names the silhouette): n = 1 -> one cluster; n = 2 -
 cluster when the two are at least ``merge_threshold`` similar, else two; n ≥ 3 -> one
 cluster when the mean pairwise cosine is at least ``merge_threshold`` (a single coherent
 topic), else the k in 2..min(n-1, max_clusters, ⌈n/2⌉) with the best silhouette (cosine
-distance, scikit-learn's ``silhouette_score``; ties -> the smaller k). k-means is the spherical
+distance, ``silhouette`` below; ties -> the smaller k). k-means is the spherical
 k-means below (seeded: deterministic), not ``topics.kmeans_topics``: it maximises the cosine
 objective the silhouette and the links are measured in.
 """
@@ -22,7 +22,6 @@ objective the silhouette and the links are measured in.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import silhouette_score
 
 from memgraph_agents.construct.synonyms import pairs_over
 
@@ -73,8 +72,31 @@ def spherical_kmeans(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
 
 
 def silhouette(vectors: np.ndarray, labels: np.ndarray) -> float:
-    """Mean silhouette with cosine distance d = 1 - cos (Rousseeuw, 1987); needs 2..n-1 labels."""
-    return float(silhouette_score(vectors, labels, metric="cosine"))
+    """Mean silhouette with cosine distance (Rousseeuw, "Silhouettes", 1987); needs 2..n-1 labels.
+
+    d(i, j) = 1 - cos(x_i, x_j), clipped to [0, 2], d(i, i) = 0. For row i in cluster A:
+    a(i) = Σ_{j∈A, j≠i} d(i, j) / (|A| - 1),  b(i) = min_{B≠A} Σ_{j∈B} d(i, j) / |B|,
+    s(i) = (b(i) - a(i)) / max(a(i), b(i))  (0 when |A| = 1 or both are 0);  the score is mean_i s(i),
+    as scikit-learn's ``silhouette_score(X, labels, metric="cosine")`` defines it."""
+    v = normalise(vectors)
+    lab = np.unique(np.asarray(labels), return_inverse=True)[1].ravel()
+    k = int(lab.max()) + 1
+    if not 2 <= k <= len(v) - 1:
+        raise ValueError(f"the silhouette needs 2..{len(v) - 1} clusters, got {k}")
+    d = np.clip(1.0 - np.einsum("ij,kj->ik", v, v), 0.0, 2.0)  # per pair, not by BLAS tile
+    np.fill_diagonal(d, 0.0)
+    member = np.eye(k)[lab]  # (n, k) one-hot
+    sums = d @ member  # (n, k): each row's total distance to each cluster
+    sizes = member.sum(axis=0)
+    own = sizes[lab]
+    a = sums[np.arange(len(v)), lab] / np.maximum(own - 1, 1)
+    mean_to = sums / sizes[None, :]
+    mean_to[np.arange(len(v)), lab] = np.inf
+    b = mean_to.min(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = np.nan_to_num((b - a) / np.maximum(a, b))
+    s[own == 1] = 0.0
+    return float(s.mean())
 
 
 def cluster_fragments(
