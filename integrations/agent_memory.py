@@ -40,7 +40,7 @@ from typing import Any
 
 from memgraph_agents.aio import background
 from memgraph_agents.api import Memory
-from memgraph_agents.api.overrides import check_k, check_retriever
+from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever
 from memgraph_agents.config import Settings
 from memgraph_agents.integrations.chat_threads import SKIP_FLAG, Transcript, clean_id, stored_thread
 from memgraph_agents.integrations.recall_read import read_scopes, wait_for_writes
@@ -188,12 +188,16 @@ class AgentMemory:
         config: dict | None = None,
         k: int | None = None,
         namespace: str | None = None,
+        min_score: float | None = None,
     ) -> RecallResult:
         """Evidence for ``query`` from the run's scopes (waits for their queued writes first, at
-        most ``read_wait`` seconds; the result says what it could not see)."""
+        most ``read_wait`` seconds; the result says what it could not see). ``min_score`` (in
+        [0, 1]; default the settings' relevance floor) drops items less relevant than it; none
+        left: the result says nothing relevant is in memory."""
+        floor = check_min_score(min_score)
         scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
         unseen, waited = wait_for_writes(self.writer, scopes, self.read_wait)
-        result = background.run(read_scopes(query, scopes, settings, retriever, k))
+        result = background.run(read_scopes(query, scopes, settings, retriever, k, floor))
         result.unseen, result.waited = unseen, waited
         return result
 
@@ -205,12 +209,14 @@ class AgentMemory:
         config: dict | None = None,
         k: int | None = None,
         namespace: str | None = None,
+        min_score: float | None = None,
     ) -> RecallResult:
+        floor = check_min_score(min_score)
         scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
         unseen, waited = 0, 0.0
         if any(self.writer.pending(ns) for ns in scopes):
             unseen, waited = await asyncio.to_thread(wait_for_writes, self.writer, scopes, self.read_wait)
-        result = await background.arun(read_scopes(query, scopes, settings, retriever, k))
+        result = await background.arun(read_scopes(query, scopes, settings, retriever, k, floor))
         result.unseen, result.waited = unseen, waited
         return result
 

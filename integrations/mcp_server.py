@@ -1,6 +1,7 @@
 """``memgraph mcp``: graph memory as an MCP server (official ``mcp`` SDK, ``FastMCP``).
 
-Tools: ``recall`` (with filters ``since``, ``until``, ``speaker``, ``filter``), ``remember``
+Tools: ``recall`` (with filters ``since``, ``until``, ``speaker``, ``filter`` and the call's
+relevance floor ``min_score``), ``remember``
 (with ``metadata``), ``list``, ``get``, ``update_note``, ``history``, ``forget_note``, ``ask``,
 ``stats`` (the item verbs: ``integrations.mcp_verbs``). Whose memory a call
 reads or writes is fixed by the server's configuration, never by a tool argument: one
@@ -84,8 +85,8 @@ class MemoryServer:
             log.warning("memgraph mcp: %s: %s", type(exc).__name__, exc, exc_info=not isinstance(exc, MemgraphError))
             raise ToolError(client_message(exc, self.hidden)) from None
 
-    async def recall(self, ns: str, query: str, k: int | None, **filters: Any) -> str:
-        evidence = await self.memory.asearch(query, namespace=ns, k=k, **filters)
+    async def recall(self, ns: str, query: str, k: int | None, min_score: float | None = None, **filters: Any) -> str:
+        evidence = await self.memory.asearch(query, namespace=ns, k=k, min_score=min_score, **filters)
         return "\n".join(ev.cite() for ev in evidence) or "Nothing relevant in memory."
 
     async def remember(self, ns: str, text: str, metadata: dict | None = None) -> str:
@@ -114,6 +115,15 @@ class MemoryServer:
 Query = Annotated[str, Field(min_length=1, description="what to look for, in natural language")]
 TopK = Annotated[
     int | None, Field(ge=1, le=50, description="how many evidence items (default: the server's MEMGRAPH_TOP_K, 10)")
+]
+MinScore = Annotated[
+    float | None,
+    Field(
+        ge=0,
+        le=1,
+        description="relevance floor in [0, 1]: items less relevant are dropped (default: the server's "
+        "MEMGRAPH_MIN_SCORE, else the embedding model's floor)",
+    ),
 ]
 
 
@@ -156,10 +166,14 @@ def build_server(
         until: Until = None,
         speaker: Speaker = None,
         filter: Filter = None,
+        min_score: MinScore = None,
     ) -> str:
         """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text.
-        Filters restrict what is searched (k items still come back when k match)."""
-        return await server.guarded(server.recall(ns(), query, k, **filter_args(since, until, speaker, filter)))
+        Filters restrict what is searched (k items still come back when k match); items below
+        min_score are dropped ("Nothing relevant in memory." when none is left)."""
+        return await server.guarded(
+            server.recall(ns(), query, k, min_score, **filter_args(since, until, speaker, filter))
+        )
 
     @mcp.tool()
     async def remember(

@@ -26,10 +26,18 @@ def wait_for_writes(writer: BackgroundWriter, scopes: list[str], read_wait: floa
 
 
 async def read_scopes(
-    query: str, scopes: list[str], settings: Settings, retriever: str | Retriever, k: int
+    query: str,
+    scopes: list[str],
+    settings: Settings,
+    retriever: str | Retriever,
+    k: int,
+    min_score: float | None = None,
 ) -> RecallResult:
-    """Evidence for ``query`` from ``scopes`` (the first is the run's own namespace)."""
-    found = await asyncio.gather(*(ops.retrieval(settings, ns, query, k, retriever) for ns in scopes))
+    """Evidence for ``query`` from ``scopes`` (the first is the run's own namespace), cut at
+    the relevance floor ``min_score`` (``None``: the engine's default for ``retriever``)."""
+    found = await asyncio.gather(
+        *(ops.retrieval(settings, ns, query, k, retriever, min_score=min_score) for ns in scopes)
+    )
     if len(scopes) == 1:
         [one] = found
         nav = one.navigation

@@ -1,12 +1,15 @@
 """The recall and remember tools over one ``AgentMemory`` (sync and async).
 
-The tools take only what the model should decide (``query``, ``text``); whose memory is used
-comes from the run: the injected ``ToolRuntime`` (``create_agent``, ``ToolNode``) gives the
-runtime context and the config, and a direct ``tool.invoke(..., config)`` gives the config.
+The tools take only what the model should decide (``query``, recall's optional ``min_score``,
+``text``); whose memory is used comes from the run: the injected ``ToolRuntime``
+(``create_agent``, ``ToolNode``) gives the runtime context and the config, and a direct
+``tool.invoke(..., config)`` gives the config.
 
-- ``recall(query)``: content = numbered evidence lines ``[2024-03-10 | S1:4] Jonas: …`` (dates
-  and turn ids); artifact = a dict with the evidence, the navigation path (step, node,
-  SKIP/EXPAND/ANSWER, scores), subgoals and the raw trace.
+- ``recall(query, min_score=None)``: content = numbered evidence lines ``[2024-03-10 | S1:4]
+  Jonas: …`` (dates and turn ids), or "Nothing relevant in memory …" when no item reaches the
+  relevance floor (``min_score`` in [0, 1]; default the settings' floor; outside it the tool
+  returns the error to the model); artifact = a dict with the evidence, the navigation path
+  (step, node, SKIP/EXPAND/ANSWER, scores), subgoals and the raw trace.
 - ``remember(text)``: queues a dated note and returns at once; the write happens on the
   memory's background thread (``flush`` waits for it; a later ``recall`` in the same
   namespace waits for it too).
@@ -15,12 +18,14 @@ runtime context and the config, and a direct ``tool.invoke(..., config)`` gives 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated, Any
 
 from langchain.tools import ToolRuntime
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool, ToolException
 
+from memgraph_agents.api.overrides import check_min_score
+from memgraph_agents.errors import ConfigError
 from memgraph_agents.integrations.agent_memory import AgentMemory, MissingUserError
 from memgraph_agents.storage.namespaces import NamespaceError
 
@@ -30,6 +35,11 @@ RECALL_DESCRIPTION = (
     "Input: a self-contained question or keywords. Returns dated evidence lines "
     "'[date | turn ids] speaker: text'; cite the turn ids you rely on."
 )
+# The tool argument's description (LangChain reads the string of ``Annotated``).
+MinScore = Annotated[
+    float | None,
+    "optional relevance floor in [0, 1]: leave it out for the default; raise it to get only close matches",
+]
 REMEMBER_DESCRIPTION = (
     "Save one fact to long-term memory so it can be recalled in later conversations. Input: a "
     "short, self-contained statement with names and dates (e.g. 'The user's sister Eva moved "
@@ -47,25 +57,44 @@ def _user_error(exc: Exception) -> ToolException:
     return ToolException(f"memory unavailable: {exc}")
 
 
+def _floor(min_score: Any) -> float | None:
+    """The call's relevance floor, checked before any memory is read (a bad one: the error, to the model)."""
+    try:
+        return check_min_score(min_score)
+    except ConfigError as exc:
+        raise ToolException(str(exc)) from exc
+
+
 def recall_tool(mem: AgentMemory, *, name: str = "recall") -> StructuredTool:
-    """``recall(query)`` over ``mem``: evidence lines for the model, the details as the artifact."""
+    """``recall(query, min_score=None)`` over ``mem``: evidence lines for the model, the details
+    as the artifact."""
 
     # ``runtime: ToolRuntime = None`` / ``config: RunnableConfig = None``, not ``X | None``: LangChain
     # injects these parameters only when the annotation is exactly the class (mypy: implicit_optional).
-    def recall(query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
+    def recall(
+        query: str,
+        min_score: MinScore = None,
+        runtime: ToolRuntime[Any, Any] = None,
+        config: RunnableConfig = None,
+    ) -> tuple[str, dict]:
+        floor = _floor(min_score)
         context, conf = _runtime_parts(runtime, config)
         try:
-            result = mem.recall(query, context=context, config=conf)
+            result = mem.recall(query, context=context, config=conf, min_score=floor)
         except (MissingUserError, NamespaceError, ValueError) as exc:
             raise _user_error(exc) from exc
         return result.content(), result.artifact()
 
     async def arecall(
-        query: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None
+        query: str,
+        min_score: MinScore = None,
+        runtime: ToolRuntime[Any, Any] = None,
+        config: RunnableConfig = None,
     ) -> tuple[str, dict]:
+        floor = _floor(min_score)
         context, conf = _runtime_parts(runtime, config)
         try:
-            result = await mem.arecall(query, context=context, config=conf)
+            result = await mem.arecall(query, context=context, config=conf, min_score=floor)
         except (MissingUserError, NamespaceError, ValueError) as exc:
             raise _user_error(exc) from exc
         return result.content(), result.artifact()

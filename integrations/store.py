@@ -9,8 +9,13 @@ overwrite replaces and a delete removes with exactly its nodes, edges and vector
 note change together or not at all: a put is recorded as an intent, the graph commits, then
 the value (``store_items``); a put that fails or a crash between the steps is settled by what
 the graph committed. A search
-with a query ranks with the configured retriever over that event graph; items it does not
-reach follow, unscored, like ``InMemoryStore``'s items without vectors.
+with a query ranks with the configured retriever over that event graph, cut at the relevance
+floor: items whose note reaches it come first, scored; the others follow unscored
+(``score=None``), like ``InMemoryStore``'s items without vectors, so a search that finds
+nothing relevant returns the items with no score. The floor is the call's ``min_score``
+(``search`` / ``asearch`` take it besides ``BaseStore``'s arguments), else the store's
+(``MemgraphStore(min_score=...)``), else the settings' (``MEMGRAPH_MIN_SCORE``, else the
+embedding model's); each in [0, 1].
 """
 
 from __future__ import annotations
@@ -21,10 +26,22 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
-from langgraph.store.base import BaseStore, GetOp, Item, ListNamespacesOp, Op, PutOp, Result, SearchItem, SearchOp
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    _validate_namespace_labels,  # BaseStore.search's own check, for the overrides below
+)
 from langgraph.store.memory import _compare_values, _does_match  # InMemoryStore's own filter/match rules
 
 from memgraph_agents.aio import off_loop
+from memgraph_agents.api.overrides import check_min_score
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.session_plan import holds
 from memgraph_agents.datadir import ensure_private_dir
@@ -53,12 +70,15 @@ class MemgraphStore(BaseStore):
         retriever: str | None = None,
         embeddings: Any = None,
         llm: Any = None,
+        min_score: float | None = None,
     ) -> None:
         """``data_dir`` overrides ``settings.data_dir`` (settings default: ``MEMGRAPH_*``);
         ``retriever`` ranks query searches (default: the preset's, else ``settings.retriever``);
-        ``embeddings`` / ``llm``: a spec or a LangChain model object (as ``Memory`` takes them)."""
+        ``embeddings`` / ``llm``: a spec or a LangChain model object (as ``Memory`` takes them);
+        ``min_score``: the relevance floor of query searches, in [0, 1] (default: the settings')."""
         from memgraph_agents.api import Memory
 
+        self.min_score = check_min_score(min_score)  # before anything is opened
         self.memory = Memory(data_dir, settings=settings, embeddings=embeddings, llm=llm)
         self.settings = self.memory.settings
         self.retriever = retriever  # None: the preset's retriever, else settings.retriever
@@ -92,16 +112,59 @@ class MemgraphStore(BaseStore):
         if self._has_note(namespace, key):
             self.memory.forget(namespace=graph_namespace(namespace), session=session_id(key))
 
-    def _scores(self, namespace: tuple[str, ...], query: str, k: int) -> dict[str, float]:
-        """Session id -> best evidence score for ``query`` in one namespace's graph."""
+    def _scores(self, namespace: tuple[str, ...], query: str, k: int, min_score: float | None) -> dict[str, float]:
+        """Session id -> best evidence score for ``query`` in one namespace's graph (the items at
+        or above the relevance floor ``min_score``; ``None``: the settings' floor)."""
         out: dict[str, float] = {}
-        for ev in self.memory.search(query, namespace=graph_namespace(namespace), k=k, retriever=self.retriever):
+        hits = self.memory.search(
+            query, namespace=graph_namespace(namespace), k=k, retriever=self.retriever, min_score=min_score
+        )
+        for ev in hits:
             for sid in ev.session_ids:
                 out[sid] = max(out.get(sid, float("-inf")), float(ev.score))
         return out
 
+    # -- search with the call's relevance floor ------------------------------------------------
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        min_score: float | None = None,
+    ) -> list[SearchItem]:
+        """``BaseStore.search`` plus ``min_score``: this call's relevance floor in [0, 1]
+        (default: the store's, else the settings'); a query's items below it come unscored.
+        ``refresh_ttl`` is accepted and means nothing: items here never expire."""
+        floor = check_min_score(min_score)
+        _validate_namespace_labels(namespace_prefix)
+        return self._search(SearchOp(namespace_prefix, filter, limit, offset, query), floor)
+
+    async def asearch(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+        min_score: float | None = None,
+    ) -> list[SearchItem]:
+        floor = check_min_score(min_score)
+        _validate_namespace_labels(namespace_prefix)
+        return await off_loop(self._search, SearchOp(namespace_prefix, filter, limit, offset, query), floor)
+
     # -- operations --------------------------------------------------------------------------
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _search(self, op: SearchOp, min_score: float | None = None) -> list[SearchItem]:
+        """``op``'s items; with a query, those whose note reaches the floor (``min_score``, else
+        the store's, else the settings') first, scored, then the rest with no score."""
+        floor = self.min_score if min_score is None else min_score
         if op.query:
             self.settings.limits.check_query(op.query)  # refused before any item is read
         items = [
@@ -114,7 +177,7 @@ class MemgraphStore(BaseStore):
             k = max(op.limit + op.offset, 10)
             scores: dict[tuple[tuple[str, ...], str], float] = {}
             for ns in dict.fromkeys(i.namespace for i in items):
-                for sid, s in self._scores(ns, op.query, k).items():
+                for sid, s in self._scores(ns, op.query, k, floor).items():
                     scores[(ns, sid)] = s
             hit = [
                 (scores[(i.namespace, session_id(i.key))], i)

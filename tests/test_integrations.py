@@ -69,7 +69,7 @@ def tool_messages(state) -> list[ToolMessage]:
 def test_tools_take_only_what_the_model_decides(mem_settings):
     tools = create_memory_tools(mem_settings)
     assert [t.name for t in tools] == ["recall", "remember"]
-    assert set(tools.recall.tool_call_schema.model_json_schema()["properties"]) == {"query"}
+    assert set(tools.recall.tool_call_schema.model_json_schema()["properties"]) == {"query", "min_score"}
     assert set(tools.remember.tool_call_schema.model_json_schema()["properties"]) == {"text"}
     assert tools.recall.response_format == "content_and_artifact"
     assert tools.recall.coroutine is not None and tools.remember.coroutine is not None

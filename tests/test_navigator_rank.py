@@ -53,7 +53,14 @@ def test_shapes_are_checked():
 
 # --------------------------------------------------------------------------- turn priors
 
-from memgraph_agents.navigator.priors import asks_for, carries, informativeness, prior, word_count  # noqa: E402
+from memgraph_agents.navigator.priors import (  # noqa: E402
+    asks_for,
+    asks_only,
+    carries,
+    informativeness,
+    prior,
+    word_count,
+)
 
 
 @pytest.mark.parametrize(
@@ -78,6 +85,29 @@ def test_content_words_drop_the_speaker_prefix_only():
     assert word_count("Ana: I baked two loaves today", None) == 6
     assert word_count("Ben: Ana: hi", "Ana") == 3  # not this speaker's prefix: counted
     assert word_count("", "Ana") == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "only"),
+    [
+        ("Ben: Wait, Clara is moving to Oslo? When?", True),
+        ("Ben: Amazing. What did the coach say?", True),
+        ("Ana: So you're selling the boat?", True),
+        ("Ana: Will do. What are you baking? I need a recipe for the fair.", True),  # 9 words beside
+        ("Ana: Ben: are you there?", True),  # only the turn's own speaker prefix is dropped
+        (
+            "Ben: Honestly? Tiring. I had a first call with the bakery on Monday and the second is on Friday.",
+            False,  # 18 words beside the question: it states something
+        ),
+        ("Ben: I sold the boat last week.", False),
+        ("Ben: Great!", False),  # no question: short, but the informativeness prior's case
+    ],
+)
+def test_asks_only_is_a_question_with_few_words_beside_it(text, only):
+    speaker = text.split(":")[0]
+    assert asks_only(text, speaker) is only
+    assert asks_only("Ben: Nice. What now?", "Ben", aside=0) is False  # "Nice" is a word beside it
+    assert asks_only("Ben: What now?", "Ben", aside=0) is True
 
 
 def test_informativeness_saturates():

@@ -7,6 +7,7 @@ The navigator's margin over its seed came mostly from its ranking, not from the 
     base(t)  = seed(t) + support · corroboration(t)        (navigator.rank.rank_turns)
     score(t) = base(t) + (rel(t) / max rel)^gate · [informative · min(1, words(t) / L)
                                                     + answer_type · (a date asked and carried)]
+    score(t) = asking · score(t)          when t mostly asks (``navigator.priors.asks_only``)
 
 then MMR (``navigator.diverse``, λ = ``redundancy``) lets paraphrases give way.
 
@@ -23,6 +24,11 @@ then MMR (``navigator.diverse``, λ = ``redundancy``) lets paraphrases give way.
   **gated by relevance**: a long, dated turn gains only as much as it matches the question, so
   it cannot top questions it does not answer (a hub of the graph would, with the priors added
   flat).
+* A turn that **mostly asks** ("Wait, she is getting married? When?": a question and at most
+  12 words besides) shares a question's words — the question word, the names, the topic —
+  and every seed ranks it high, for every question of that shape, yet it states little; what
+  it asks is answered by the turns around it, which keep their scores. Its score is scaled by
+  ``asking`` (< 1: demoted, not removed, so it still shows where nothing better matches).
 
 The constants were chosen on three conversations of LoCoMo's development split (conv-26,
 conv-30, conv-41) and checked on the other four (BENCHMARKS.md, "A default ranking that
@@ -32,7 +38,7 @@ generalises"), among the settings that show the invented demo chat's answers.
 from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.navigator.priors import asks_for, prior
+from memgraph_agents.navigator.priors import ASIDE_WORDS, asks_for, asks_only, prior
 from memgraph_agents.navigator.rank import RankedTurn, diversified, rank_turns
 from memgraph_agents.navigator.view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
@@ -55,6 +61,8 @@ class OneshotOptions(RetrieverOptions):
     corroborate: int = 5  # events of the best seed turns that corroborate their neighbours (0: off)
     support: float = 0.2
     support_cap: float = 3.0
+    asking: float = 0.7  # factor on the score of a turn that mostly asks (``priors.asks_only``; 1: off)
+    asking_words: int = ASIDE_WORDS  # words besides its questions such a turn may say
 
 
 def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct: float) -> list[tuple[int, float]]:
@@ -124,7 +132,10 @@ def oneshot(query: str, store: StoreReader, *, k: int = 10, options: OneshotOpti
         p = prior(
             snap.text[i], snap.attrs[i], kind, informative=o.informative, full=o.informative_words, typed=o.answer_type
         )
-        scored.append((round(s + (r / top) ** o.gate * p, 6), order, i))
+        v = s + (r / top) ** o.gate * p
+        if o.asking != 1.0 and asks_only(snap.text[i], snap.attrs[i].get("speaker"), aside=o.asking_words):
+            v *= o.asking
+        scored.append((round(v, 6), order, i))
     scored.sort(key=lambda x: (-x[0], x[1]))
     ranked = diversified(snap, [RankedTurn(i, v, None) for v, _, i in scored], o.redundancy, k)
     out = []

@@ -12,6 +12,10 @@ Two things similarity alone does not see, both measured on the LoCoMo developmen
   question needs a date. Ingest resolves dates in turns ("last Friday" → an absolute date,
   ``attrs["dates"]``); for a question asking for a date, a turn carrying one earns
   ``answer_type`` more.
+
+``asks_only`` marks a third kind of turn, one that mostly asks ("Wait, she is getting married?
+When?"): it matches questions of its own shape and states little (``navigator.oneshot``
+scales its score down).
 """
 
 from __future__ import annotations
@@ -40,6 +44,30 @@ def word_count(text: str, speaker: str | None = None) -> int:
     if speaker and body.startswith(f"{speaker}:"):
         body = body[len(speaker) + 1 :]
     return len(_WORD.findall(body))
+
+
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+ASIDE_WORDS = 12  # words besides its questions a turn may have and still be mostly a question
+
+
+def asks_only(text: str, speaker: str | None = None, *, aside: int = ASIDE_WORDS) -> bool:
+    """Whether a turn is mostly a question: it asks something and says at most ``aside`` words
+    besides its questions ("Wait, she is getting married? When?", "Incredible. What did the
+    sign say?", "Will do. What are you reading? I need something for the train.").
+
+    Such a turn shares the words of a question about its topic — often more of them than the
+    turn that answers it — yet states little: what it asks is answered, if at all, by a reply.
+    ``aside`` was chosen on three LoCoMo development conversations (BENCHMARKS.md: 0, 2, 3, 4,
+    5, 6, 8, 12 and unbounded tried; 12 kept the most gold turns in the top 10)."""
+    body = text
+    if speaker and body.startswith(f"{speaker}:"):
+        body = body[len(speaker) + 1 :]
+    parts = [p.strip() for p in _SENTENCE.findall(body) if p.strip()]
+    if not any(p.endswith("?") for p in parts):
+        return False
+    return sum(len(_WORD.findall(p)) for p in parts if not p.endswith("?")) <= aside
 
 
 def informativeness(words: int, full: int) -> float:
