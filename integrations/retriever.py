@@ -12,7 +12,9 @@ ids, session ids and dates, the path and a one-line ``citation``. Without ``user
 ``namespace`` the namespace comes from the run (user id in the LangGraph runtime context or in
 ``config["configurable"]``), as for the memory tools. It recalls through the same
 ``AgentMemory`` as the tools, so the defaults are every door's: the preset's retriever, else
-``settings.retriever``; ``k`` = ``settings.top_k``.
+``settings.retriever``; ``k`` = ``settings.top_k``; ``min_score`` (a relevance floor in [0, 1],
+checked when the retriever is made) = the settings' floor. Nothing at or above the floor: no
+documents (the tools' "nothing relevant in memory").
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from collections.abc import Callable
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
+from memgraph_agents.api.overrides import check_min_score
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.integrations.agent_memory import AgentMemory, current_config, current_context
@@ -38,6 +41,7 @@ def evidence_document(ev: Evidence) -> Document:
             "node_id": ev.node_id,
             "kind": ev.kind,
             "score": ev.score,
+            "relevance": ev.relevance,  # the question's cosine to the item's best sentence: what min_score cuts
             "turn_ids": list(ev.turn_ids),
             "session_ids": list(ev.session_ids),
             "session_dates": list(ev.session_dates),
@@ -60,7 +64,13 @@ class MemoryRetriever(BaseRetriever):
     # ``retrieval.protocols.Retriever`` is spelled as the callable it is.
     retriever: str | Callable[..., list[Evidence]] | None = None  # None: the preset's, else settings.retriever
     k: int | None = None  # None: settings.top_k
+    min_score: float | None = None  # None: the settings' relevance floor
     memory: AgentMemory | None = Field(default=None, exclude=True)
+
+    @field_validator("min_score", mode="before")
+    @classmethod
+    def _check_min_score(cls, value: object) -> float | None:
+        return check_min_score(value)  # a ConfigError (a ValueError): pydantic reports it naming the field
 
     def _memory(self) -> AgentMemory:
         if self.memory is None:
@@ -75,7 +85,9 @@ class MemoryRetriever(BaseRetriever):
     def _call(self, query: str) -> list[Document]:
         mem = self._memory()
         ns = self._namespace(mem)
-        res = mem.recall(query, context=current_context(), config=current_config(), k=self.k, namespace=ns)
+        res = mem.recall(
+            query, context=current_context(), config=current_config(), k=self.k, namespace=ns, min_score=self.min_score
+        )
         return [evidence_document(ev) for ev in res.evidence]
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
@@ -86,7 +98,9 @@ class MemoryRetriever(BaseRetriever):
     ) -> list[Document]:
         mem = self._memory()
         ns = self._namespace(mem)
-        res = await mem.arecall(query, context=current_context(), config=current_config(), k=self.k, namespace=ns)
+        res = await mem.arecall(
+            query, context=current_context(), config=current_config(), k=self.k, namespace=ns, min_score=self.min_score
+        )
         return [evidence_document(ev) for ev in res.evidence]
 
 

@@ -236,6 +236,23 @@ def test_memory_retriever_is_a_langchain_retriever(mem_settings):
     assert [d.metadata["turn_ids"] for d in docs] == [["D2:1"]]
 
 
+def test_memory_retriever_takes_a_relevance_floor(mem_settings):
+    import pydantic
+
+    query = "puppy called Pixel"
+    every = MemoryRetriever(settings=mem_settings, namespace=ALICE, k=5, min_score=0.0).invoke(query)
+    relevances = sorted(d.metadata["relevance"] for d in every)
+    assert len(every) == 5 and relevances[0] < relevances[-1]
+    middle = (relevances[0] + relevances[-1]) / 2
+    kept = MemoryRetriever(settings=mem_settings, namespace=ALICE, k=5, min_score=middle).invoke(query)
+    assert kept and all(d.metadata["relevance"] >= middle for d in kept)
+    assert {d.id for d in kept} == {d.id for d in every if d.metadata["relevance"] >= middle}
+    assert MemoryRetriever(settings=mem_settings, namespace=ALICE, k=5, min_score=1.0).invoke(query) == []
+    for bad in (1.5, -0.1, "high", True):
+        with pytest.raises(pydantic.ValidationError, match="min_score"):
+            MemoryRetriever(settings=mem_settings, namespace=ALICE, min_score=bad)
+
+
 def test_turn_writer_writes_every_finished_turn(mem_settings):
     tools = create_memory_tools(mem_settings)
     agent = create_agent(
