@@ -59,6 +59,21 @@ def note_text(value: dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def _search_call(
+    namespace_prefix: tuple[str, ...],
+    query: str | None,
+    filter: dict[str, Any] | None,
+    limit: int,
+    offset: int,
+    min_score: float | None,
+) -> tuple[SearchOp, float | None]:
+    """A search call's arguments checked (the floor in [0, 1], the namespace labels as
+    ``BaseStore.search`` checks them), as the operation and the floor ``_search`` takes."""
+    floor = check_min_score(min_score)
+    _validate_namespace_labels(namespace_prefix)
+    return SearchOp(namespace_prefix, filter, limit, offset, query), floor
+
+
 class MemgraphStore(BaseStore):
     """``BaseStore`` on an event-graph memory in ``data_dir`` (or ``settings.data_dir``)."""
 
@@ -140,9 +155,7 @@ class MemgraphStore(BaseStore):
         """``BaseStore.search`` plus ``min_score``: this call's relevance floor in [0, 1]
         (default: the store's, else the settings'); a query's items below it come unscored.
         ``refresh_ttl`` is accepted and means nothing: items here never expire."""
-        floor = check_min_score(min_score)
-        _validate_namespace_labels(namespace_prefix)
-        return self._search(SearchOp(namespace_prefix, filter, limit, offset, query), floor)
+        return self._search(*_search_call(namespace_prefix, query, filter, limit, offset, min_score))
 
     async def asearch(
         self,
@@ -156,9 +169,7 @@ class MemgraphStore(BaseStore):
         refresh_ttl: bool | None = None,
         min_score: float | None = None,
     ) -> list[SearchItem]:
-        floor = check_min_score(min_score)
-        _validate_namespace_labels(namespace_prefix)
-        return await off_loop(self._search, SearchOp(namespace_prefix, filter, limit, offset, query), floor)
+        return await off_loop(self._search, *_search_call(namespace_prefix, query, filter, limit, offset, min_score))
 
     # -- operations --------------------------------------------------------------------------
     def _search(self, op: SearchOp, min_score: float | None = None) -> list[SearchItem]:

@@ -38,12 +38,14 @@ def asks_for(question: str) -> str | None:
     return "date" if _ASKS_DATE.search(question) else None
 
 
+def _body(text: str, speaker: str | None) -> str:
+    """A turn's text without its ``"speaker: "`` prefix (the name says nothing new)."""
+    return text[len(speaker) + 1 :] if speaker and text.startswith(f"{speaker}:") else text
+
+
 def word_count(text: str, speaker: str | None = None) -> int:
-    """Words in a turn's text, without its ``"speaker: "`` prefix (the name says nothing new)."""
-    body = text
-    if speaker and body.startswith(f"{speaker}:"):
-        body = body[len(speaker) + 1 :]
-    return len(_WORD.findall(body))
+    """Words in a turn's text, without its ``"speaker: "`` prefix."""
+    return len(_WORD.findall(_body(text, speaker)))
 
 
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
@@ -61,10 +63,7 @@ def asks_only(text: str, speaker: str | None = None, *, aside: int = ASIDE_WORDS
     turn that answers it — yet states little: what it asks is answered, if at all, by a reply.
     ``aside`` was chosen on three LoCoMo development conversations (BENCHMARKS.md: 0, 2, 3, 4,
     5, 6, 8, 12 and unbounded tried; 12 kept the most gold turns in the top 10)."""
-    body = text
-    if speaker and body.startswith(f"{speaker}:"):
-        body = body[len(speaker) + 1 :]
-    parts = [p.strip() for p in _SENTENCE.findall(body) if p.strip()]
+    parts = [p.strip() for p in _SENTENCE.findall(_body(text, speaker)) if p.strip()]
     if not any(p.endswith("?") for p in parts):
         return False
     return sum(len(_WORD.findall(p)) for p in parts if not p.endswith("?")) <= aside

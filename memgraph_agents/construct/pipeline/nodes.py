@@ -95,22 +95,31 @@ def _context(state: PipelineState, runtime: Runtime[MemoryContext]) -> BuildCont
     memo = RUN_MEMO.get() if llm is None else None
     if memo is None:
         return _new_context(state, settings, llm)
-    key = (settings, state.get("status"), state["session"], state.get("append"))
-    hit = memo.get("context")
-    if hit is None or any(a is not b for a, b in zip(hit[0], key)):
-        memo["context"] = hit = (key, _new_context(state, settings, llm))
-    return hit[1]
+    ctx = _memoised_context(state, settings)
+    if ctx is None:
+        ctx = _new_context(state, settings, llm)
+        memo["context"] = (_context_key(state, settings), ctx)
+    return ctx
 
 
 async def _acontext(state: PipelineState, runtime: Runtime[MemoryContext]) -> BuildContext:
     """``_context`` from an async step: off the event loop unless the run has it already."""
+    ctx = _memoised_context(state, run_settings(runtime))
+    return ctx if ctx is not None else await off_loop(_context, state, runtime)
+
+
+def _context_key(state: PipelineState, settings: Settings) -> tuple:
+    return (settings, state.get("status"), state["session"], state.get("append"))
+
+
+def _memoised_context(state: PipelineState, settings: Settings) -> BuildContext | None:
+    """The run's build context for this state, if ``_context`` made one (offline runs only:
+    the key holds the settings object, so a hit is a run with no chat model)."""
     memo = RUN_MEMO.get()
     hit = memo.get("context") if memo is not None else None
-    if hit is not None and hit[0][0] is run_settings(runtime) and get_chat_model(hit[0][0]) is None:
-        key = (state.get("status"), state["session"], state.get("append"))
-        if all(a is b for a, b in zip(hit[0][1:], key)):
-            return hit[1]
-    return await off_loop(_context, state, runtime)
+    if hit is not None and all(a is b for a, b in zip(hit[0], _context_key(state, settings))):
+        return hit[1]
+    return None
 
 
 def _new_context(state: PipelineState, settings: Settings, llm) -> BuildContext:
