@@ -21,7 +21,7 @@ def main(data_dir: str | None = None) -> dict:
     from memgraph_agents import Memory
 
     mem = Memory(data_dir or tempfile.mkdtemp(prefix="memgraph-everyday-"), namespace="maya")
-    mem.add(str(CONVERSATION), metadata={"source": "chat"})  # every session gets the metadata
+    mem.add(CONVERSATION, metadata={"source": "chat"})  # every session gets the metadata
     bike = mem.add(
         "Maya is saving for a cargo bike", when=datetime(2024, 6, 1), speaker="Maya", metadata={"kind": "goal"}
     )

@@ -68,9 +68,9 @@ def readme_snippet() -> str:
 @pytest.mark.slow
 def test_readme_python_snippet_runs_and_prints_ranked_evidence(tmp_path, monkeypatch):
     code = readme_snippet()
-    assert "from memgraph_agents import Memory" in code and code.count("\n") <= 6
+    assert "from memgraph_agents import Memory" in code and code.count("\n") <= 7
     assert '"/tmp/mem"' in code
-    monkeypatch.chdir(ROOT)  # the snippet names the example by its path in the checkout
+    monkeypatch.chdir(tmp_path)  # the snippet needs no checkout: the sample ships in the package
     monkeypatch.setenv("MEMGRAPH_EMBEDDINGS", "hash")
     out = StringIO()
     with redirect_stdout(out):
@@ -91,7 +91,7 @@ def test_readme_python_snippet_prints_the_answering_turn_first(tmp_path, monkeyp
     """With the real model and the default retriever, the snippet's first line is the turn its
     comment shows: the one that answers the question."""
     code = readme_snippet()
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MEMGRAPH_EMBEDDINGS", raising=False)
     monkeypatch.delenv("MEMGRAPH_RETRIEVER", raising=False)
     out = StringIO()
@@ -107,9 +107,9 @@ def test_readme_python_snippet_prints_the_answering_turn_first(tmp_path, monkeyp
 
 @pytest.mark.slow
 def test_add_file_conversation_and_messages_then_search(mem):
-    r = mem.add(str(EXAMPLE))
+    r = mem.add(EXAMPLE)
     assert (r.namespace, r.conversations, r.sessions_added, r.turns) == ("alice", ["maya-jonas"], 5, 60)
-    again = mem.add(EXAMPLE)  # a Path; unchanged sessions are skipped
+    again = mem.add(EXAMPLE)  # unchanged sessions are skipped
     assert (again.sessions_added, again.sessions_unchanged, again.turns) == (0, 5, 0)
 
     r = mem.add(make_conversation("ana-ben"), namespace="bob")
@@ -216,7 +216,7 @@ def test_stats(shared):
 def test_bad_sources_change_nothing(filled, tmp_path):
     before = graph_state(filled)
     with pytest.raises(InputError, match="file not found"):
-        filled.add(str(tmp_path / "missing.json"))
+        filled.add(tmp_path / "missing.json")
     with pytest.raises(InputError, match="empty"):
         filled.add("   ")
     with pytest.raises(InputError, match="cannot add a int"):

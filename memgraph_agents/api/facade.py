@@ -1,7 +1,7 @@
 """``Memory``: the one public entry point (``from memgraph_agents import Memory``).
 
     mem = Memory("/tmp/mem")                    # offline defaults: MiniLM, embedded Chroma, no LLM
-    mem.add("examples/conversation.json")
+    mem.add(sample_conversation())              # a pathlib.Path: a str is always a note
     for ev in mem.search("Where did Jonas travel?", k=3):
         print(ev.cite())
 
@@ -171,7 +171,7 @@ class Memory(ItemVerbs):
         rebuild: bool = False,
         metadata: dict[str, Any] | None = None,
     ) -> AddReport:
-        """Add a conversation file, a ``Conversation``, a conversation ``dict`` (or a list of
+        """Add a conversation file (a ``pathlib.Path``: a ``str`` is always text, never a path), a ``Conversation``, a conversation ``dict`` (or a list of
         them) in the documented format (docs/conversation-format.md), LangChain messages or a
         text note.
 

@@ -1,9 +1,10 @@
 """What ``Memory.add`` accepts, turned into ``Conversation`` objects.
 
 - a ``Conversation``;
-- a file (a ``Path``, or a ``str`` without spaces ending in ``.json`` / ``.jsonl`` /
-  ``.ndjson``: a missing file is an error, not a note): JSON, JSONL or LoCoMo, as
-  ``memgraph ingest`` reads it;
+- a file, given as a ``pathlib.Path`` (any ``os.PathLike``): JSON, JSONL or LoCoMo, as
+  ``memgraph ingest`` reads it; a missing file is an error. A ``str`` is never a path: text
+  from a user, a model or an MCP client must not be able to open a server-side file, so
+  ``"export.json"`` is a note like any other text;
 - a conversation ``dict`` in the JSON format of docs/conversation-format.md, or a list of them;
 - a list of LangChain messages (a chat thread; untimed messages are dated now);
 - any other ``str``: a **note**, one dated turn in a session of its own whose id
@@ -24,7 +25,6 @@ from memgraph_agents.model.conversation import Conversation, Session, Turn
 from memgraph_agents.model.notes import NOTE_PREFIX, is_note_id
 
 __all__ = [
-    "FILE_SUFFIXES",
     "NOTE_PREFIX",
     "conversations_from",
     "is_note_id",
@@ -32,9 +32,6 @@ __all__ = [
     "note_id",
     "now_utc",
 ]
-
-FILE_SUFFIXES = (".json", ".jsonl", ".ndjson")
-
 
 def now_utc() -> datetime:
     """Naive UTC now: the stored dates are naive (a conversation's own clock)."""
@@ -72,13 +69,9 @@ def _utc(when: datetime | None) -> datetime | None:
 
 
 def _is_file(source: Any) -> bool:
-    if isinstance(source, os.PathLike):
-        return True
-    return (
-        isinstance(source, str)
-        and not any(c.isspace() for c in source.strip())
-        and source.strip().lower().endswith(FILE_SUFFIXES)
-    )
+    # Only a path object names a file: a ``str`` comes from a user, a model or a client (MCP,
+    # agent tools, ``memgraph note add``) and is text; reading it as a path leaked files.
+    return isinstance(source, os.PathLike)
 
 
 def _is_messages(source: Any) -> bool:
@@ -105,7 +98,7 @@ def conversations_from(
     if _is_file(source):
         from memgraph_agents.loaders import load_conversations
 
-        return load_conversations(Path(str(source).strip() if isinstance(source, str) else source), format)  # type: ignore[arg-type]
+        return load_conversations(Path(source), format)
     if isinstance(source, dict) or (isinstance(source, list) and source and all(isinstance(c, dict) for c in source)):
         from memgraph_agents.loaders.jsonconv import conversations_from_json
 
@@ -126,6 +119,6 @@ def conversations_from(
     if isinstance(source, str):
         return [note_conversation(source, speaker=speaker, when=when)]
     raise InputError(
-        f"cannot add a {type(source).__name__}: pass a conversation file path, a Conversation, "
+        f"cannot add a {type(source).__name__}: pass a conversation file as a pathlib.Path, a Conversation, "
         "a conversation dict (or a list of them), a list of LangChain messages or a text note"
     )
