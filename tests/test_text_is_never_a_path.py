@@ -57,10 +57,22 @@ def test_memory_add_takes_a_str_as_a_note_and_a_path_as_a_file(tmp_path):
 def test_cli_note_add_stores_the_text_it_is_given(tmp_path):
     export = _export(tmp_path)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "MEMGRAPH_LLM": "none"}
-    base = [sys.executable, "-m", "memgraph_agents.cli.main", "--embeddings", "hash", "--data-dir", str(tmp_path / "mem")]
+    base = [
+        sys.executable,
+        "-m",
+        "memgraph_agents.cli.main",
+        "--embeddings",
+        "hash",
+        "--data-dir",
+        str(tmp_path / "mem"),
+    ]
     out = subprocess.run(
         [*base, "note", "add", str(export), "--namespace", "tenant", "--json"],
-        capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(tmp_path),
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["note_id"].startswith("note-")
@@ -78,8 +90,13 @@ def test_mcp_remember_never_opens_a_server_file(tmp_path):
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memgraph_agents.cli.main", "mcp", "--namespace", "tenant"],
-        env={**os.environ, "HF_HUB_OFFLINE": "1", "MEMGRAPH_LLM": "none",
-             "MEMGRAPH_DATA_DIR": str(tmp_path / "mem"), "MEMGRAPH_EMBEDDINGS": "hash"},
+        env={
+            **os.environ,
+            "HF_HUB_OFFLINE": "1",
+            "MEMGRAPH_LLM": "none",
+            "MEMGRAPH_DATA_DIR": str(tmp_path / "mem"),
+            "MEMGRAPH_EMBEDDINGS": "hash",
+        },
         cwd=str(export.parent),  # even a bare file name in the server's working directory
     )
 
