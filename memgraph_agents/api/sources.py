@@ -33,6 +33,7 @@ __all__ = [
     "now_utc",
 ]
 
+
 def now_utc() -> datetime:
     """Naive UTC now: the stored dates are naive (a conversation's own clock)."""
     return datetime.now(UTC).replace(tzinfo=None)
