@@ -99,7 +99,7 @@ def conversations_from(
     if _is_file(source):
         from memgraph_agents.loaders import load_conversations
 
-        return load_conversations(Path(source), format)
+        return load_conversations(Path(source), format)  # type: ignore[arg-type]
     if isinstance(source, dict) or (isinstance(source, list) and source and all(isinstance(c, dict) for c in source)):
         from memgraph_agents.loaders.jsonconv import conversations_from_json
 
