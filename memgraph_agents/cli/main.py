@@ -27,6 +27,7 @@ def _directory(text: str) -> Path:
 
 def build_parser() -> argparse.ArgumentParser:
     from memgraph_agents.cli import verb_cmds
+    from memgraph_agents.cli.argtypes import add_user_option
     from memgraph_agents.cli.filter_args import add_filter_options, add_metadata_option
 
     common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("show", help="a stored item (node, turn, session or note), its neighbours and its provenance turns")
     s.add_argument("node_id", help="a node id (event:S1:2, arg:pixel), a turn id (D1:3), a session or note id")
     s.add_argument("--namespace")
+    add_user_option(s)
 
     verb_cmds.add_parsers(command)
 
@@ -89,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="the namespace (env MEMGRAPH_NAMESPACE); repeat it to rank across several in one list",
     )
+    add_user_option(s)
     add_filter_options(s)
     s.add_argument(
         "--retriever",
@@ -165,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
         "mcp": mcp_cmd.cmd_mcp,
     }
     try:
+        from memgraph_agents.cli.argtypes import apply_user_id
+
+        apply_user_id(args)
         return commands[args.command](args, _settings(args))
     except KeyboardInterrupt:
         err_console.print("interrupted")
