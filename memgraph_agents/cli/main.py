@@ -115,10 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
         "MEMGRAPH_TOP_K items per question (default 10)",
     )
 
-    from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd
+    from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd, ui_cmd
 
     bench_cmd.add_parser(sub)
     mcp_cmd.add_parser(sub, common)
+    ui_cmd.add_parser(sub, common)
     draw_cmd.add_parser(sub, common)
     trace_cmd.add_parser(sub, common)
     return p
@@ -147,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         migrate_cmd,
         reembed_cmd,
         trace_cmd,
+        ui_cmd,
         verb_cmds,
     )
     from memgraph_agents.cli.output import err_console
@@ -166,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         "draw": draw_cmd.cmd_draw,
         "trace": trace_cmd.cmd_trace,
         "mcp": mcp_cmd.cmd_mcp,
+        "ui": ui_cmd.cmd_ui,
     }
     try:
         from memgraph_agents.cli.argtypes import apply_user_id
