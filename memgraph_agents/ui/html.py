@@ -71,7 +71,7 @@ def field(label: str, name: str, value: Any = "", *, type: str = "text", hint: s
         + ">"
     )
     small = tag("small", hint) if hint else Markup("")
-    return Markup(f'<label for="{esc(ident)}">{esc(label)}</label>{control}{small}')
+    return Markup(f'<div class="field"><label for="{esc(ident)}">{esc(label)}</label>{control}{small}</div>')
 
 
 def asset(name: str) -> str:

@@ -49,7 +49,7 @@ def home(rows: list[dict[str, Any]]) -> str:
     return page("Memory", body)
 
 
-def search_form(ns: str, params: dict[str, Any]) -> Markup:
+def search_form(ns: str, params: dict[str, Any], *, filters: bool = True) -> Markup:
     fields = join(
         [
             field("Question", "q", params.get("q", ""), type="search", required="required", size="50"),
@@ -60,7 +60,7 @@ def search_form(ns: str, params: dict[str, Any]) -> Markup:
     )
     action = path("ns", ns, "search")
     return Markup(
-        f'<form class="search" method="get" action="{esc(action)}" role="search">{fields}{_filters(params)}'
+        f'<form class="search" method="get" action="{esc(action)}" role="search">{fields}{_filters(params) if filters else ""}'
         '<button type="submit">Search</button></form>'
     )
 
@@ -104,7 +104,7 @@ def timeline(ns: str, pg: ItemPage, params: dict[str, Any], stats: dict[str, Any
     body = join(
         [
             summary,
-            search_form(ns, {}),
+            search_form(ns, {}, filters=False),
             filters,
             table(["id", "kind", "date", "who", "metadata", "text"], rows, caption="Newest first"),
             nxt,
@@ -139,12 +139,12 @@ def session(ns: str, view: SessionView) -> str:
                 t.speaker,
                 tag("span", t.text, id=f"turn-{t.id}"),
                 join(marks, " "),
-                join((_item_link(ns, e, e.removeprefix("event:")) for e in t.events), " "),
+                join((_item_link(ns, e) for e in t.events), " "),
             ]
         )
     events = [
         [
-            _item_link(ns, e.node_id, e.node_id.removeprefix("event:")),
+            _item_link(ns, e.node_id),
             _cut(e.text, 200),
             ", ".join(e.turn_ids),
             join((_item_link(ns, a.node_id, a.text) for a in e.arguments[:12]), ", "),
@@ -176,9 +176,8 @@ def search(ns: str, params: dict[str, Any], result: AskResult | None, trace_url:
         if result.answer:
             parts.append(tag("section", join([tag("h2", "Answer"), tag("p", result.answer)])))
         items = []
-        for n, ev in enumerate(result.evidence, start=1):
+        for ev in result.evidence:
             bits: list[Any] = [
-                tag("span", f"{n}.", class_="rank"),
                 tag("span", f"relevance {ev.relevance:.2f}" if ev.relevance is not None else "", class_="rel"),
                 tag("span", ", ".join(d[:10] for d in sorted(set(ev.session_dates)) if d), class_="date"),
                 join((_item_link(ns, t) for t in ev.turn_ids[:8]), " "),
@@ -191,7 +190,7 @@ def search(ns: str, params: dict[str, Any], result: AskResult | None, trace_url:
                 bits.append(tag("span", f"answers: {ctx}", class_="context"))
             items.append(tag("li", join([tag("div", join(bits, " "), class_="ev-head"), tag("p", ev.text)])))
         parts.append(tag("section", join([tag("h2", "Evidence"), tag("ol", join(items), class_="evidence")])))
-        steps = tag("ol", join(tag("li", tag("code", line)) for line in result.trace), class_="trace")
+        steps = tag("ul", join(tag("li", tag("code", line)) for line in result.trace), class_="trace")
         parts.append(tag("section", join([tag("h2", "How this run reached it"), steps])))
         drawn = (
             Markup(
