@@ -212,3 +212,24 @@ def test_ui_refuses_a_public_address_without_tokens(tmp_path, capsys):
     code = main(["--data-dir", str(tmp_path / "mem"), "ui", "--host", "0.0.0.0", "--tokens", str(tokens)])
     assert code == 2 and "error: token file" in capsys.readouterr().err
     assert not (tmp_path / "mem").exists()  # refused before anything was opened
+
+
+def test_an_unfiltered_list_page_reads_no_snapshot_and_equals_the_snapshot_page(mem, monkeypatch):
+    """The timeline's first page comes from the session records and their heads (no snapshot
+    load: a 10,000-turn namespace opens fast); it equals the page the snapshot gives, page by page."""
+    from memgraph_agents.runtime import get_store
+
+    filtered = {"since": "1900-01-01"}  # every turn passes, through the snapshot
+    pages = [(mem.list("ana", limit=2), mem.list("ana", limit=2, **filtered))]
+    while pages[-1][0].cursor:
+        a, b = pages[-1]
+        assert a.cursor == b.cursor
+        pages.append((mem.list("ana", limit=2, cursor=a.cursor), mem.list("ana", limit=2, cursor=b.cursor, **filtered)))
+    for a, b in pages:
+        assert a.model_dump() == b.model_dump()
+    assert sum(len(a.items) for a, _ in pages) == 5
+    store = get_store(mem.settings, "ana", create=False)
+    monkeypatch.setattr(type(store), "snapshot", lambda self: (_ for _ in ()).throw(AssertionError("snapshot")))
+    assert [i.kind for i in mem.list("ana", kind="note").items] == ["note", "note"]  # no snapshot read
+    with pytest.raises(AssertionError, match="snapshot"):  # the filtered path does read it
+        mem.list("ana", kind="note", since="1900-01-01")
