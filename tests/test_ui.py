@@ -188,6 +188,7 @@ def test_tokens_sign_in_and_see_their_own_namespace_only(mem, tmp_path):
         r = c.get(url)
         assert r.status_code == 401 and 'name="token"' in r.text and "Stamps" not in r.text
     assert c.post("/login", data={"token": "wrong"}).status_code == 401
+    assert c.post("/login", data={"token": "tok-bob"}, headers={"Origin": "http://evil.example"}).status_code == 403
     signed = c.post("/login", data={"token": "tok-bob"})
     assert signed.status_code == 303 and "httponly" in signed.headers["set-cookie"].lower()
     assert "samesite=strict" in signed.headers["set-cookie"].lower()

@@ -23,7 +23,9 @@ from pathlib import Path
 
 import httpx
 
-WORDS = "train bike garden recipe concert budget trip museum puppy novel marathon office coffee rain river piano".split()
+WORDS = (
+    "train bike garden recipe concert budget trip museum puppy novel marathon office coffee rain river piano".split()
+)
 
 
 def build(data_dir: Path) -> None:
@@ -59,7 +61,16 @@ def main() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "MEMGRAPH_EMBEDDINGS": "hash"}
-    cmd = [sys.executable, "-m", "memgraph_agents.cli.main", "--data-dir", str(args.data_dir), "ui", "--port", str(port)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "memgraph_agents.cli.main",
+        "--data-dir",
+        str(args.data_dir),
+        "ui",
+        "--port",
+        str(port),
+    ]
     server = subprocess.Popen(cmd, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -77,7 +88,9 @@ def main() -> None:
                 r = httpx.get(base + page, timeout=120)
                 times.append(time.perf_counter() - t0)
                 assert r.status_code == 200, (page, r.status_code)
-            print(f"{page:40} first {times[0] * 1000:7.0f} ms   median of 5 more {statistics.median(times[1:]) * 1000:6.0f} ms")
+            print(
+                f"{page:40} first {times[0] * 1000:7.0f} ms   median of 5 more {statistics.median(times[1:]) * 1000:6.0f} ms"
+            )
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -172,6 +172,7 @@ def build_app(memory: Memory, access: Access) -> Starlette:
         return RedirectResponse(url(path("ns", ns), {"forgot": it.id}), status_code=303)
 
     async def login(request: Request) -> Response:
+        access.check_same_site(request)  # another site may not sign a browser in with its token
         form = await request.form()
         token = str(form.get("token", ""))
         if access.tokens is None or token not in access.tokens:

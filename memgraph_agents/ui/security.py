@@ -83,13 +83,17 @@ class Access:
         """A write from this app's own page: the origin (when the browser says it) and the CSRF token."""
         if self.read_only:
             raise Refused(403, "this memory is served read-only (--read-only)")
+        self.check_same_site(request)
+        if not hmac.compare_digest(str(form_token).encode(), self.csrf(request).encode()):
+            raise Refused(403, "the form's token is missing or stale: reload the page and try again")
+
+    def check_same_site(self, request: Request) -> None:
+        """A form posted from this app's own page (when the browser says where it comes from)."""
         if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
             raise Refused(403, "a write from another site is refused")
         origin = request.headers.get("origin")
         if origin is not None and origin != own_origin(request):
             raise Refused(403, f"a write from {origin!r} is refused: only this app's own pages may write")
-        if not hmac.compare_digest(str(form_token).encode(), self.csrf(request).encode()):
-            raise Refused(403, "the form's token is missing or stale: reload the page and try again")
 
 
 def own_origin(request: Request) -> str:
