@@ -50,7 +50,7 @@ def test_each_add_of_messages_is_its_own_exchange_and_names_and_timestamps_are_k
     second = mem.add(
         [
             {"role": "user", "content": "I sold the Brompton.", "name": "Alice", "timestamp": "2024-05-02T10:00:00"},
-            {"role": "assistant", "content": "Sorry to hear that."},
+            {"role": "assistant", "content": "Noted: no Brompton any more."},
         ],
         user_id="alice",
     )
