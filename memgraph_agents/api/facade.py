@@ -38,6 +38,7 @@ from memgraph_agents.api.item_verbs import ItemVerbs
 from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
 from memgraph_agents.api.sources import conversations_from, is_note_id
+from memgraph_agents.api.users import namespace_or_user
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
@@ -162,6 +163,7 @@ class Memory(ItemVerbs):
         source: Any,
         *,
         namespace: str | None = None,
+        user_id: str | None = None,
         replace: bool = False,
         format: str | None = None,
         conversation_id: str | None = None,
@@ -184,17 +186,19 @@ class Memory(ItemVerbs):
         untimed messages (default: now, UTC). ``metadata``: a JSON object stored with every
         session added (``model.metadata``; a session's own keys win), returned with evidence
         and filterable; it is part of a session's content (adding it again with other
-        metadata is a change).
+        metadata is a change). ``user_id``: that user's namespace (``Memory.user(id)``'s; not
+        with ``namespace``). A list of ``{"role", "content"}`` dicts is a chat exchange, roles as
+        speakers (``loaders.role_messages``).
         """
-        return background.run(
-            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild, metadata)
-        )
+        args = (source, namespace_or_user(namespace, user_id), replace, format, conversation_id, speaker, when)
+        return background.run(self._add(*args, progress, rebuild, metadata))
 
     async def aadd(
         self,
         source: Any,
         *,
         namespace: str | None = None,
+        user_id: str | None = None,
         replace: bool = False,
         format: str | None = None,
         conversation_id: str | None = None,
@@ -204,12 +208,16 @@ class Memory(ItemVerbs):
         rebuild: bool = False,
         metadata: dict[str, Any] | None = None,
     ) -> AddReport:
-        return await background.arun(
-            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild, metadata)
-        )
+        args = (source, namespace_or_user(namespace, user_id), replace, format, conversation_id, speaker, when)
+        return await background.arun(self._add(*args, progress, rebuild, metadata))
 
     # -- search / ask --------------------------------------------------------------------
-    def _search(self, query: str, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of):
+    def _search(
+        self, query: str, namespace, namespaces, user_id, k, retriever, since, until, speaker, filter, min_score, as_of
+    ):
+        if user_id is not None and namespaces is not None:
+            raise InputError("search takes user_id= or namespaces=, not both")
+        namespace = namespace_or_user(namespace, user_id)
         f = memory_filter(since, until, speaker, filter, as_of)
         floor = check_min_score(min_score)
         scopes, k, name = (
@@ -227,6 +235,7 @@ class Memory(ItemVerbs):
         *,
         namespace: str | None = None,
         namespaces: Sequence[str] | None = None,
+        user_id: str | None = None,
         k: int | None = None,
         retriever: str | None = None,
         since: DateLike | None = None,
@@ -254,7 +263,9 @@ class Memory(ItemVerbs):
         embedding model's floor) drops items less relevant than it: ``[]`` then means nothing
         relevant in memory (``ask`` tells it from an empty namespace)."""
         return background.run(
-            self._search(query, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._search(
+                query, namespace, namespaces, user_id, k, retriever, since, until, speaker, filter, min_score, as_of
+            )
         )
 
     async def asearch(
@@ -263,6 +274,7 @@ class Memory(ItemVerbs):
         *,
         namespace: str | None = None,
         namespaces: Sequence[str] | None = None,
+        user_id: str | None = None,
         k: int | None = None,
         retriever: str | None = None,
         since: DateLike | None = None,
@@ -273,10 +285,13 @@ class Memory(ItemVerbs):
         as_of: DateLike | None = None,
     ) -> builtins.list[Evidence]:
         return await background.arun(
-            self._search(query, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._search(
+                query, namespace, namespaces, user_id, k, retriever, since, until, speaker, filter, min_score, as_of
+            )
         )
 
-    def _ask(self, question: str, namespace, k, retriever, since, until, speaker, filter, min_score, as_of):
+    def _ask(self, question: str, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of):
+        namespace = namespace_or_user(namespace, user_id)
         f = memory_filter(since, until, speaker, filter, as_of)
         k, name, floor = check_k(k, self.settings.top_k), self._retriever(retriever), check_min_score(min_score)
         return ops.ask(self.settings, self._ns(namespace), question, k, name, f, floor)
@@ -286,6 +301,7 @@ class Memory(ItemVerbs):
         question: str,
         *,
         namespace: str | None = None,
+        user_id: str | None = None,
         k: int | None = None,
         retriever: str | None = None,
         since: DateLike | None = None,
@@ -300,7 +316,7 @@ class Memory(ItemVerbs):
         ``nothing_relevant`` (nothing at or above ``min_score``: no answer is written) or
         ``no_memory``. Filters, ``as_of`` and ``min_score`` as ``search``."""
         return background.run(
-            self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._ask(question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of)
         )
 
     async def aask(
@@ -308,6 +324,7 @@ class Memory(ItemVerbs):
         question: str,
         *,
         namespace: str | None = None,
+        user_id: str | None = None,
         k: int | None = None,
         retriever: str | None = None,
         since: DateLike | None = None,
@@ -318,7 +335,7 @@ class Memory(ItemVerbs):
         as_of: DateLike | None = None,
     ) -> AskResult:
         return await background.arun(
-            self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._ask(question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of)
         )
 
     # -- forget / stats / namespaces -----------------------------------------------------

@@ -12,6 +12,7 @@ from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.items import ItemPage, MemoryItem, NoteHistory
 from memgraph_agents.api.notes import note_history, updated_note
 from memgraph_agents.api.read import ListKind, get_item, list_items
+from memgraph_agents.api.users import namespace_or_user
 
 if TYPE_CHECKING:
     from memgraph_agents.config import Settings
@@ -45,6 +46,7 @@ class ItemVerbs:
         self,
         namespace: str | None = None,
         *,
+        user_id: str | None = None,
         kind: ListKind | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
@@ -56,13 +58,14 @@ class ItemVerbs:
         """Stored sessions and notes (``kind="session"`` / ``"note"``; default both), newest
         first, ``limit`` a page; ``page.cursor`` (None on the last page) asks for the next one,
         stable while others write (``api.read``). Filters as ``search``: an item is listed when
-        one of its turns passes them."""
-        return self._list(namespace, kind, since, until, speaker, filter, limit, cursor)
+        one of its turns passes them. ``user_id``: that user's namespace (not with ``namespace``)."""
+        return self._list(namespace_or_user(namespace, user_id), kind, since, until, speaker, filter, limit, cursor)
 
     async def alist(
         self,
         namespace: str | None = None,
         *,
+        user_id: str | None = None,
         kind: ListKind | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
@@ -71,7 +74,8 @@ class ItemVerbs:
         limit: int = 20,
         cursor: str | None = None,
     ) -> ItemPage:
-        return await asyncio.to_thread(self._list, namespace, kind, since, until, speaker, filter, limit, cursor)
+        ns = namespace_or_user(namespace, user_id)
+        return await asyncio.to_thread(self._list, ns, kind, since, until, speaker, filter, limit, cursor)
 
     # -- update / history ----------------------------------------------------------------
     async def _update(
