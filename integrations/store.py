@@ -38,15 +38,15 @@ from langgraph.store.base import (
     SearchOp,
     _validate_namespace_labels,  # BaseStore.search's own check, for the overrides below
 )
-from langgraph.store.memory import _compare_values, _does_match  # InMemoryStore's own filter/match rules
 
 from memgraph_agents.aio import off_loop
 from memgraph_agents.api.overrides import check_min_score
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.session_plan import holds
 from memgraph_agents.datadir import ensure_private_dir
-from memgraph_agents.integrations.store_items import ItemTable, graph_namespace, session_id
+from memgraph_agents.integrations.store_items import ItemTable, graph_namespace, namespace_matches, session_id
 from memgraph_agents.model.conversation import Conversation, Session, Turn
+from memgraph_agents.model.metadata import check_filter, matches
 
 NOTE_SPEAKER = "memory"
 
@@ -178,11 +178,9 @@ class MemgraphStore(BaseStore):
         floor = self.min_score if min_score is None else min_score
         if op.query:
             self.settings.limits.check_query(op.query)  # refused before any item is read
-        items = [
-            i
-            for i in self.items.under(op.namespace_prefix)
-            if not op.filter or all(_compare_values(i.value.get(f), v) for f, v in op.filter.items())
-        ]
+        # The project's one filter language (model.metadata), over the value's fields.
+        where = check_filter(op.filter, any_key=True)
+        items = [i for i in self.items.under(op.namespace_prefix) if matches(i.value, where)]
         scored: list[tuple[float | None, Item]] = [(None, i) for i in items]
         if op.query and items:
             k = max(op.limit + op.offset, 10)
@@ -211,7 +209,9 @@ class MemgraphStore(BaseStore):
         ]
 
     def _list(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        names = [ns for ns in self.items.namespaces() if all(_does_match(c, ns) for c in op.match_conditions or ())]
+        names = [
+            ns for ns in self.items.namespaces() if all(namespace_matches(c, ns) for c in op.match_conditions or ())
+        ]
         names = sorted({ns[: op.max_depth] for ns in names}) if op.max_depth is not None else sorted(names)
         return names[op.offset : op.offset + op.limit]
 

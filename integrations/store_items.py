@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from langgraph.store.base import Item
+from langgraph.store.base import Item, MatchCondition
 
 from memgraph_agents.sqlite_wal import enable_wal
 
@@ -43,6 +43,21 @@ def graph_namespace(namespace: tuple[str, ...]) -> str:
     of the tuple's JSON), so every distinct tuple is its own hard-isolated memory."""
     digest = hashlib.blake2b(json.dumps(list(namespace)).encode(), digest_size=15).hexdigest()
     return f"store-{digest}"
+
+
+def namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    """``list_namespaces``' rule (as ``InMemoryStore``): ``namespace`` starts (``prefix``) or ends
+    (``suffix``) with ``condition.path``, where ``"*"`` stands for any one label."""
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    if condition.match_type == "prefix":
+        part = namespace[: len(path)]
+    elif condition.match_type == "suffix":
+        part = namespace[len(namespace) - len(path) :]
+    else:
+        raise ValueError(f"unsupported match type: {condition.match_type!r}")
+    return all(p == "*" or p == label for p, label in zip(path, part, strict=True))
 
 
 def session_id(key: str) -> str:

@@ -1,0 +1,110 @@
+"""Fail closed, round two (issue 30, items 2-7): each attack is refused with one clear error and
+the stored memory is unchanged (``tests/test_hostile_inputs.py``'s fingerprint), or, where the
+issue found a silent loss, the loss no longer happens."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from memgraph_agents.api import Memory
+from memgraph_agents.errors import InputError
+from memgraph_agents.ingest import ingest_conversation
+from memgraph_agents.integrations import MemgraphStore
+from memgraph_agents.model.metadata import MAX_INT, MIN_INT, matches
+from tests.test_hostile_inputs import USER, assert_unchanged, cli, error_line, fingerprint, settings_of
+from tests.workloads import conversation
+
+HUGE = 10**400
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("round2")
+    s = settings_of(root)
+    ingest_conversation(conversation("base", 2, tag="b"), s, namespace="base")
+    ingest_conversation(conversation("alice", 1, tag="a"), s, namespace=USER)
+    Memory(settings=s).add("The pier opens at six.", namespace="base", metadata={"n": 5, "big": MAX_INT})
+    return root
+
+
+# --------------------------------------------------------------------------- 2. huge numbers
+
+
+@pytest.mark.parametrize("operand", [HUGE, -HUGE, MAX_INT + 1, MIN_INT - 1, math.inf, math.nan])
+def test_a_filter_number_out_of_range_is_one_input_error_at_every_read(root, operand):
+    mem = Memory(settings=settings_of(root))
+    where = {"n": {"$gt": operand}}
+    calls = {
+        "search": lambda: mem.search("pier", namespace="base", filter=where),
+        "asearch": lambda: asyncio.run(mem.asearch("pier", namespace="base", filter=where)),
+        "ask": lambda: mem.ask("pier", namespace="base", filter=where),
+        "list": lambda: mem.list("base", filter=where),
+        "alist": lambda: asyncio.run(mem.alist("base", filter=where)),
+        "list $in": lambda: mem.list("base", filter={"n": {"$in": [1, operand]}}),
+        "list equality": lambda: mem.list("base", filter={"n": operand}),
+    }
+    for name, call in calls.items():
+        with pytest.raises(InputError, match=r"filter\.n") as err:
+            call()
+        assert "Overflow" not in str(err.value), name
+
+
+def test_the_cli_refuses_a_huge_filter_number_in_one_line(root, capsys, quiet):
+    for verb in (["list"], ["ask", "pier"]):
+        for value in (str(HUGE), "1e400", "9" * 5000, '{"$gt": ' + str(HUGE) + "}"):
+            assert cli(root, *verb, "--namespace", "base", "--filter", f"n={value}") == 2, (verb, value[:20])
+            line = error_line(capsys.readouterr().err)
+            assert "n" in line and ("range" in line or "not a JSON number" in line), line
+
+
+def test_huge_metadata_is_refused_and_nothing_is_stored(root, capsys, quiet):
+    mem = Memory(settings=settings_of(root))
+    before = fingerprint(root)
+    for meta in ({"n": HUGE}, {"n": MAX_INT + 1}, {"deep": {"list": [1, MIN_INT - 1]}}, {"f": math.inf}):
+        with pytest.raises(InputError, match=r"metadata\.(n|deep|f)"):
+            mem.add("A new note.", namespace="base", metadata=meta)
+    turn = {"id": "S1:1", "speaker": "Ana", "text": "The boat leaves at nine."}
+    conv = {"id": "other", "sessions": [{"id": "S1", "date": "2024-01-01", "turns": [turn], "metadata": {"n": HUGE}}]}
+    with pytest.raises(InputError, match="range"):
+        mem.add(conv, namespace="base")
+    note = mem.list("base", kind="note").items[0].id
+    with pytest.raises(InputError, match=r"metadata\.n"):
+        mem.update(note, "The pier opens at seven.", namespace="base", metadata={"n": HUGE})
+    for value in (str(HUGE), "9" * 5000):
+        assert cli(root, "note", "add", "x y", "--namespace", "base", "--metadata", '{"n": ' + value + "}") == 2
+        assert "range" in error_line(capsys.readouterr().err)
+    assert_unchanged(root, before)
+
+
+def test_the_bounds_themselves_are_stored_and_compared_exactly(root):
+    mem = Memory(settings=settings_of(root))
+    assert [i.metadata["big"] for i in mem.list("base", filter={"big": {"$gte": MAX_INT}}).items] == [MAX_INT]
+    assert mem.list("base", filter={"big": {"$gt": MAX_INT - 1}}).items  # a float would round these together
+    assert not mem.list("base", filter={"big": {"$gt": 1e300}}).items
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [HUGE, -HUGE, "1" * 5000, "1e999", "nan", float("nan"), [HUGE], {"x": HUGE}, True, None, "text", 2**70],
+)
+def test_every_comparison_is_total(stored):
+    """Data stored by an earlier version (or another writer) cannot make a filter raise."""
+    for op in ("$gt", "$gte", "$lt", "$lte", "$eq", "$ne"):
+        for operand in (5, 1.5, -(2**63), 2**63 - 1):
+            assert isinstance(matches({"n": stored}, {"n": {op: operand}}), bool)
+    assert matches({"n": HUGE}, {"n": {"$gt": MAX_INT}}) and not matches({"n": -HUGE}, {"n": {"$gt": MIN_INT}})
+
+
+def test_memgraph_store_filters_refuse_huge_numbers_and_compare_without_raising(tmp_path):
+    store = MemgraphStore(settings=settings_of(tmp_path))
+    store.put(("t",), "a", {"content": "kiwis on the balcony", "n": 2**62})
+    for bad in ({"n": {"$gt": HUGE}}, {"n": {"$lt": math.inf}}, {"n": HUGE}):
+        with pytest.raises(InputError, match=r"filter\.n"):
+            store.search(("t",), filter=bad)
+        with pytest.raises(InputError, match=r"filter\.n"):
+            asyncio.run(store.asearch(("t",), filter=bad))
+    assert [i.key for i in store.search(("t",), filter={"n": {"$gt": 1e18}})] == ["a"]
+    assert store.search(("t",), filter={"n": {"$gt": 2**62}}) == []
