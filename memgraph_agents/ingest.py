@@ -203,9 +203,12 @@ async def aingest_conversation(
     replace: bool = False,
     rebuild: bool = False,
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> IngestReport:
     """See ``ingest_conversation``. Everything is validated first. ``existing``: every session
-    must be stored already (checked under the ingest lock; an ``InputError`` otherwise)."""
+    must be stored already (checked under the ingest lock; an ``InputError`` otherwise).
+    ``keep_metadata``: each session keeps the metadata stored with it, read under the ingest
+    lock (a text-only note update never writes back a copy read before another update)."""
     conversation = validated_conversation(conversation, settings.limits)  # before anything is written
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
     run = settings.override(namespace=ns)
@@ -219,7 +222,7 @@ async def aingest_conversation(
     try:
         store = await asyncio.to_thread(open_store)
         opened = True
-        return await _ingest_sessions(conversation, run, store, progress, replace, rebuild, existing)
+        return await _ingest_sessions(conversation, run, store, progress, replace, rebuild, existing, keep_metadata)
     except BaseException as exc:
         if created and created[0]:  # a failed first ingest leaves no empty namespace for `stats` to list
             await asyncio.to_thread(_drop_if_empty, run, ns, opened)
@@ -270,6 +273,7 @@ async def _ingest_sessions(
     replace: bool,
     rebuild: bool,
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> IngestReport:
     from memgraph_agents.construct.pipeline.nodes import plan_session
 
@@ -292,7 +296,18 @@ async def _ingest_sessions(
     try:
         with prefetching(prefetch):
             await _build_sessions(
-                conversation, run, store, progress, replace, rebuild, ctx, report, prefetch, ahead, existing
+                conversation,
+                run,
+                store,
+                progress,
+                replace,
+                rebuild,
+                ctx,
+                report,
+                prefetch,
+                ahead,
+                existing,
+                keep_metadata,
             )
     finally:
         if prefetch is not None:
@@ -326,6 +341,7 @@ async def _build_sessions(
     prefetch: SessionPrefetch | None,
     ahead: list[int],
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> None:
     from memgraph_agents.construct.pipeline.direct import run_session
 
@@ -337,7 +353,14 @@ async def _build_sessions(
                 prefetch.ensure([conversation.sessions[j] for j in window])
             # one writer per namespace, session by session (the lock is held check -> commit)
             out = await run_session(
-                store, session, list(conversation.speakers), ctx, replace=replace, rebuild=rebuild, existing=existing
+                store,
+                session,
+                list(conversation.speakers),
+                ctx,
+                replace=replace,
+                rebuild=rebuild,
+                existing=existing,
+                keep_metadata=keep_metadata,
             )
             status = out.get("status")
             if status == "unchanged":

@@ -108,3 +108,74 @@ def test_memgraph_store_filters_refuse_huge_numbers_and_compare_without_raising(
             asyncio.run(store.asearch(("t",), filter=bad))
     assert [i.key for i in store.search(("t",), filter={"n": {"$gt": 1e18}})] == ["a"]
     assert store.search(("t",), filter={"n": {"$gt": 2**62}}) == []
+
+
+# --------------------------------------------------------------------------- 3. metadata under concurrency
+
+
+def test_a_text_only_update_keeps_metadata_written_after_it_read_the_note(tmp_path, monkeypatch):
+    """The race made certain: the text-only update reads the note, then another update commits
+    new metadata before the first takes the write lock. The first must keep the new metadata."""
+    import threading
+
+    from memgraph_agents.api import item_verbs
+
+    mem = Memory(tmp_path / "mem", embeddings="hash")
+    note = mem.add("The ferry leaves at eight.", namespace="n", metadata={"v": 0}).note_ids[0]
+    read, committed = threading.Event(), threading.Event()
+    real = item_verbs.updated_note
+
+    def slow_read(settings, ns, note_id, text, metadata):
+        conv = real(settings, ns, note_id, text, metadata)
+        if metadata is None:  # the text-only update: it has read {"v": 0}
+            read.set()
+            assert committed.wait(30)
+        return conv
+
+    monkeypatch.setattr(item_verbs, "updated_note", slow_read)
+    text_only = threading.Thread(target=lambda: mem.update(note, "The ferry leaves at nine.", namespace="n"))
+    text_only.start()
+    assert read.wait(30)
+    mem.update(note, "The ferry leaves at ten.", namespace="n", metadata={"v": 1})
+    committed.set()
+    text_only.join(60)
+    item = mem.get(note, namespace="n")
+    assert item.text == "The ferry leaves at nine." and item.metadata == {"v": 1}
+
+
+@pytest.mark.slow
+def test_many_concurrent_updates_lose_no_metadata(tmp_path):
+    """Threads updating one note, half of them text only: the metadata never goes back to an
+    older version (each metadata update writes a larger ``v``)."""
+    import threading
+
+    mem = Memory(tmp_path / "mem", embeddings="hash")
+    note = mem.add("Count: start.", namespace="n", metadata={"v": 0}).note_ids[0]
+    errors: list[BaseException] = []
+
+    def meta_writer() -> None:
+        try:
+            for v in range(1, 9):
+                mem.update(note, f"Count: {v}.", namespace="n", metadata={"v": v})
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    def text_writer(i: int) -> None:
+        try:
+            for j in range(6):
+                mem.update(note, f"Text {i}.{j}.", namespace="n")
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [
+        threading.Thread(target=meta_writer),
+        *(threading.Thread(target=text_writer, args=(i,)) for i in range(3)),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    seen = [v.metadata.get("v") for v in mem.history(note, namespace="n").versions]
+    assert seen == sorted(seen) and seen[-1] == 8, seen  # never back to an older metadata
+    assert mem.get(note, namespace="n").metadata == {"v": 8}
