@@ -179,3 +179,34 @@ def test_many_concurrent_updates_lose_no_metadata(tmp_path):
     seen = [v.metadata.get("v") for v in mem.history(note, namespace="n").versions]
     assert seen == sorted(seen) and seen[-1] == 8, seen  # never back to an older metadata
     assert mem.get(note, namespace="n").metadata == {"v": 8}
+
+
+# --------------------------------------------------------------------------- 4. the note prefix
+
+
+def _note_shaped(turns: int) -> dict:
+    said = [{"id": f"S1:{i}", "speaker": "Ana", "text": f"Line {i} of the plan."} for i in range(1, turns + 1)]
+    return {"id": "plans", "sessions": [{"id": "note-plan", "date": "2024-01-01", "turns": said}]}
+
+
+def test_a_multi_turn_session_cannot_take_a_note_id(root, tmp_path, capsys, quiet):
+    import json
+
+    mem = Memory(settings=settings_of(root))
+    before = fingerprint(root)
+    with pytest.raises(InputError, match="reserved for notes, which hold exactly one turn"):
+        mem.add(_note_shaped(3), namespace="base")
+    path = tmp_path / "plans.json"
+    path.write_text(json.dumps(_note_shaped(2)))
+    with pytest.raises(InputError, match="reserved for notes"):
+        mem.add(path, namespace="base")
+    assert cli(root, "ingest", str(path), "--namespace", "base") == 2
+    assert "'note-plan'" in error_line(capsys.readouterr().err)
+    assert_unchanged(root, before)
+
+
+def test_a_one_turn_note_from_a_file_updates_without_loss(tmp_path):
+    mem = Memory(tmp_path / "mem", embeddings="hash")
+    mem.add(_note_shaped(1), namespace="n")
+    item = mem.update("note-plan", "Line 1, corrected.", namespace="n")
+    assert item.text == "Line 1, corrected." and item.n_turns == 1
