@@ -210,3 +210,159 @@ def test_a_one_turn_note_from_a_file_updates_without_loss(tmp_path):
     mem.add(_note_shaped(1), namespace="n")
     item = mem.update("note-plan", "Line 1, corrected.", namespace="n")
     assert item.text == "Line 1, corrected." and item.n_turns == 1
+
+
+# --------------------------------------------------------------------------- 5. cursors
+
+
+def _b64(raw) -> str:
+    import base64
+    import json
+
+    return base64.urlsafe_b64encode(json.dumps(raw).encode()).decode().rstrip("=")
+
+
+def _bad_cursors(mem: Memory, ns: str = "base", other: str = USER) -> dict[str, object]:
+    from memgraph_agents.api.cursors import binding
+    from memgraph_agents.model.filters import MemoryFilter
+
+    bound = binding(ns, None, MemoryFilter().key())
+    return {
+        "integer": 12345,
+        "list": ["2024-01-01", "S1"],
+        "garbage": "%%%not-a-cursor%%%",
+        "empty": "",
+        "huge": "A" * 100_000,
+        "old format with a time zone": _b64(["2024-01-01T00:00:00+02:00", "S1"]),
+        "time zone": _b64(["v1", "2024-01-01T00:00:00+02:00", "S1", bound]),
+        "bad date": _b64(["v1", "yesterday", "S1", bound]),
+        "another namespace": mem.list(other, limit=1).cursor or _b64(["v1", "2024-01-01T00:00:00", "S1", "x"]),
+        "another kind": mem.list(ns, limit=1, kind="note").cursor or mem.list(ns, limit=1, kind="session").cursor,
+    }
+
+
+def test_a_bad_or_foreign_cursor_is_one_input_error(root):
+    mem = Memory(settings=settings_of(root))
+    page = mem.list("base", limit=1)
+    assert page.cursor and mem.list("base", limit=1, cursor=page.cursor).items  # a good cursor still pages
+    before = fingerprint(root)
+    for name, cursor in _bad_cursors(mem).items():
+        assert cursor is not None, name
+        with pytest.raises(InputError, match="cursor") as err:
+            mem.list("base", limit=1, cursor=cursor)  # type: ignore[arg-type]
+        assert "Traceback" not in str(err.value) and len(str(err.value)) < 300, name
+        with pytest.raises(InputError, match="cursor"):
+            asyncio.run(mem.alist("base", limit=1, cursor=cursor))  # type: ignore[arg-type]
+    assert_unchanged(root, before)
+
+
+def test_a_cursor_pages_only_its_own_listing(root):
+    mem = Memory(settings=settings_of(root))
+    sessions = mem.list("base", kind="session", limit=1)
+    assert sessions.cursor is not None
+    with pytest.raises(InputError, match="another listing"):
+        mem.list("base", kind="note", limit=1, cursor=sessions.cursor)
+    with pytest.raises(InputError, match="another listing"):
+        mem.list(USER, kind="session", limit=1, cursor=sessions.cursor)
+    with pytest.raises(InputError, match="another listing"):
+        mem.list("base", kind="session", limit=1, cursor=sessions.cursor, filter={"n": 5})
+    nxt = mem.list("base", kind="session", limit=1, cursor=sessions.cursor)
+    assert nxt.items and nxt.items[0].id != sessions.items[0].id
+
+
+def test_the_cli_refuses_bad_cursors_in_one_line(root, capsys, quiet):
+    mem = Memory(settings=settings_of(root))
+    for name, cursor in _bad_cursors(mem).items():
+        if not isinstance(cursor, str) or not cursor:
+            continue
+        assert cli(root, "list", "--namespace", "base", "--limit", "1", "--cursor", cursor) == 2, name
+        assert "cursor" in error_line(capsys.readouterr().err), name
+
+
+def _mcp_params(data_dir, namespace: str):
+    import os
+    import sys
+
+    from mcp import StdioServerParameters
+
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "MEMGRAPH_LLM": "none",
+        "MEMGRAPH_DATA_DIR": str(data_dir),
+        "MEMGRAPH_EMBEDDINGS": "hash",
+    }
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "memgraph_agents.cli.main", "mcp", "--namespace", namespace], env=env
+    )
+
+
+def _mcp_text(result) -> str:
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_mcp_refuses_bad_cursors_and_bad_text_as_tool_errors(tmp_path):
+    """Over the official MCP client: each bad call is a tool error naming the problem (no
+    traceback), the server lives on, and nothing stored changes. The memory is written and
+    read by other processes (the CLI): the MCP server owns the data dir."""
+    import json
+    import subprocess
+    import sys
+
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from memgraph_agents.api.cursors import binding
+    from memgraph_agents.model.filters import MemoryFilter
+
+    env = _mcp_params(tmp_path / "mem", "tenant").env
+    base = [sys.executable, "-m", "memgraph_agents.cli.main"]
+
+    def run(*argv: str) -> str:
+        return subprocess.run([*base, *argv], env=env, check=True, capture_output=True, text=True, timeout=120).stdout
+
+    for ns in ("tenant", "other"):
+        for i in range(3):
+            run("note", "add", f"A {ns} note, {i}.", "--namespace", ns)
+    foreign = json.loads(run("list", "--namespace", "other", "--limit", "1", "--json"))["cursor"]
+    bound = binding("tenant", None, MemoryFilter().key())
+    bad_cursors = {
+        "foreign": foreign,
+        "garbage": "%%%not-a-cursor%%%",
+        "old format with a time zone": _b64(["2024-01-01T00:00:00+02:00", "S1"]),
+        "time zone": _b64(["v1", "2024-01-01T00:00:00+02:00", "S1", bound]),
+    }
+    problems: list[str] = []
+
+    async def go() -> None:
+        params = _mcp_params(tmp_path / "mem", "tenant")
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            listing = {"limit": 50}
+            before = _mcp_text(await s.call_tool("list", listing))
+            first = json.loads(_mcp_text(await s.call_tool("list", {"limit": 1})))
+            r = await s.call_tool("list", {"limit": 1, "cursor": first["cursor"]})
+            assert not r.isError, _mcp_text(r)
+            for name, cursor in bad_cursors.items():
+                r = await s.call_tool("list", {"limit": 1, "cursor": cursor})
+                body = _mcp_text(r)
+                if not (r.isError and "cursor" in body and "Traceback" not in body and "TypeError" not in body):
+                    problems.append(f"{name}: {body[:200]}")
+            r = await s.call_tool("list", {"limit": 1, "cursor": 7})
+            assert r.isError and "Traceback" not in _mcp_text(r)
+            for name, (tool, args, says) in MCP_BAD_CALLS.items():
+                r = await s.call_tool(tool, args)
+                body = _mcp_text(r)
+                if not (r.isError and says in body and "Traceback" not in body):
+                    problems.append(f"{name}: {body[:200]}")
+            assert not (await s.call_tool("stats", {})).isError  # alive
+            assert _mcp_text(await s.call_tool("list", listing)) == before
+
+    asyncio.run(go())
+    assert not problems, problems
+
+
+MCP_BAD_CALLS: dict[str, tuple[str, dict, str]] = {}  # name: (tool, arguments, what the error says)
