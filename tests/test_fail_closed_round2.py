@@ -366,3 +366,104 @@ def test_mcp_refuses_bad_cursors_and_bad_text_as_tool_errors(tmp_path):
 
 
 MCP_BAD_CALLS: dict[str, tuple[str, dict, str]] = {}  # name: (tool, arguments, what the error says)
+
+
+# --------------------------------------------------------------------------- 6. truthful tools
+
+
+def test_the_remember_tool_refuses_what_the_write_would_refuse(tmp_path):
+    from memgraph_agents.config import InputLimits, Settings
+    from memgraph_agents.integrations import create_memory_tools
+
+    s = Settings(data_dir=tmp_path / "mem", embeddings="hash", limits=InputLimits(max_turn_chars=40).model_dump())
+    tools = create_memory_tools(s)
+    remember = next(t for t in tools if t.name == "remember")
+    said = remember.invoke({"text": "This fact is much longer than forty characters, so it is over."})
+    assert "Saved" not in said and "max_turn_chars" in said, said
+    assert tools.flush() == []  # nothing was queued
+    assert remember.invoke({"text": "Short fact."}) == "Saved to long-term memory."
+    assert len(tools.flush()) == 1
+
+
+def test_a_failed_background_write_is_told_on_the_next_tool_call(tmp_path):
+    from memgraph_agents.config import Settings
+    from memgraph_agents.integrations import MemoryWriteError, create_memory_tools
+
+    Memory(tmp_path / "mem", embeddings="hash-32").add("Made by another model.", namespace="default")
+    tools = create_memory_tools(Settings(data_dir=tmp_path / "mem", embeddings="hash"))
+    remember = next(t for t in tools if t.name == "remember")
+    recall = next(t for t in tools if t.name == "recall")
+    assert remember.invoke({"text": "The locker code is 2210."}) == "Saved to long-term memory."
+    tools.memory.writer.wait(timeout=60)  # the write fails in the background: another model's namespace
+    told = recall.invoke({"query": "locker code"})  # recall fails too (the model), and tells the lost write
+    assert "note-" in told and "failed" in told and "not saved" in told, told
+    assert "not saved" not in recall.invoke({"query": "locker code"})  # told once
+    with pytest.raises(MemoryWriteError):  # and flush still raises for it
+        tools.flush()
+    remember.invoke({"text": "Another fact."})
+    tools.memory.writer.wait(timeout=60)
+    said = remember.invoke({"text": "A third fact."})
+    assert said.startswith("Saved to long-term memory. Warning:") and "not saved" in said, said
+
+
+@pytest.mark.slow
+def test_a_reembed_that_committed_says_so_when_the_index_rebuild_fails(tmp_path, capsys, quiet, monkeypatch):
+    from memgraph_agents.cli.main import main
+    from memgraph_agents.errors import StorageError
+    from memgraph_agents.runtime import forget_store
+    from memgraph_agents.storage import chroma_index
+    from tests.test_reembed import NS, mark, settings, vectors
+
+    monkeypatch.setenv("MEMGRAPH_CHROMA_INDEX_NODES", "0")  # the namespace has a Chroma index
+    ingest_conversation(conversation("c", 2), settings(tmp_path, "hash-64", chroma_index_nodes=0))
+    forget_store(settings(tmp_path, "hash-64"), NS)
+    real = chroma_index.build_index
+
+    def server_gone(*args, **kwargs):
+        raise StorageError("cannot reach the Chroma server at 127.0.0.1:9")
+
+    monkeypatch.setattr(chroma_index, "build_index", server_gone)
+    argv = ["--data-dir", str(tmp_path), "--embeddings", "hash-32", "reembed", "--namespace", NS]
+    assert main(argv) == 0
+    out = capsys.readouterr()
+    text = " ".join((out.out + out.err).split())
+    assert "hash-64 -> hash-32" in text and "warning:" in text and "committed" in text, text
+    assert "abandon" not in text and "error:" not in text
+    assert mark(tmp_path) == "hash-32" and {v.shape for v in vectors(tmp_path).values()} == {(32,)}
+    monkeypatch.setattr(chroma_index, "build_index", real)
+    assert main(argv) == 0  # run again: the index is built
+    assert "Chroma index rebuilt" in " ".join(capsys.readouterr().err.split())
+
+
+class _NoEmbeddingsHere:
+    """A LangChain-style embeddings object that fails if anything is embedded."""
+
+    def embed_documents(self, texts):
+        raise AssertionError("deleting embedded something")
+
+    def embed_query(self, text):
+        raise AssertionError("deleting embedded something")
+
+
+def test_deleting_needs_no_embedding_model(tmp_path):
+    from langchain_core.embeddings import Embeddings
+
+    made = Memory(tmp_path / "mem", embeddings="hash-32")
+    note = made.add("The gate code is 1234.", namespace="n").note_ids[0]
+    ingest_conversation(conversation("c", 2), made.settings, namespace="n")
+    made.add("Another namespace.", namespace="gone")
+    sessions = [i.id for i in made.list("n", kind="session").items]
+
+    class Exploding(_NoEmbeddingsHere, Embeddings):
+        pass
+
+    for other in (Memory(tmp_path / "mem", embeddings="hash"), Memory(tmp_path / "mem", embeddings=Exploding())):
+        with pytest.raises(Exception, match="vectors of two models never mix|embedded something"):
+            other.search("gate code", namespace="n")  # reading does need the namespace's model
+    other = Memory(tmp_path / "mem", embeddings=Exploding())
+    assert other.forget(namespace="n", note=note).sessions == [note]
+    assert Memory(tmp_path / "mem", embeddings="hash").forget(namespace="n", session=sessions[0]).nodes_removed > 0
+    assert other.forget(namespace="gone").namespace_deleted
+    assert [i.id for i in made.list("n").items] == sessions[1:]
+    assert made.search("gate code", namespace="n", k=3) is not None  # the namespace still reads
+    assert made.namespaces() == ["n"]
