@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import re
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -43,6 +42,7 @@ from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.identity_memo import IdentityMemo
 from memgraph_agents.model.outcome import SessionOutcome
+from memgraph_agents.model.unicode import SURROGATE
 from memgraph_agents.runtime import MemoryContext, get_store
 from memgraph_agents.storage.disk import DiskFullError, disk_full_error, is_disk_full
 from memgraph_agents.storage.graph_store import namespace_exists, namespace_meta
@@ -64,8 +64,6 @@ class IngestReport(BaseModel):
 
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
-
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def validated_conversation(conversation: Any, limits: InputLimits | None = None) -> Conversation:
@@ -162,7 +160,7 @@ def checked_conversation(conversation: Any) -> Conversation:
     def clean(value: Any, where: str) -> Any:
         nonlocal changed
         if isinstance(value, str):
-            if _SURROGATE.search(value):
+            if SURROGATE.search(value):
                 raise InputError(
                     f"conversation {conversation.id!r}: {where}: text holds an unpaired surrogate (not valid Unicode)"
                 )

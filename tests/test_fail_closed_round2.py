@@ -365,7 +365,13 @@ def test_mcp_refuses_bad_cursors_and_bad_text_as_tool_errors(tmp_path):
     assert not problems, problems
 
 
-MCP_BAD_CALLS: dict[str, tuple[str, dict, str]] = {}  # name: (tool, arguments, what the error says)
+MCP_BAD_CALLS: dict[str, tuple[str, dict, str]] = {  # name: (tool, arguments, what the error says)
+    "a huge filter number": ("list", {"filter": {"n": {"$gt": HUGE}}}, "range"),
+    "a huge recall filter number": ("recall", {"query": "note", "filter": {"n": HUGE}}, "range"),
+    "huge metadata": ("remember", {"text": "A note.", "metadata": {"n": -HUGE}}, "range"),
+    # (a lone surrogate cannot be sent: the official client refuses to serialise it)
+    "a multi-turn note update": ("update_note", {"note_id": "note-absent", "text": "x"}, "note-absent"),
+}
 
 
 # --------------------------------------------------------------------------- 6. truthful tools
@@ -467,3 +473,154 @@ def test_deleting_needs_no_embedding_model(tmp_path):
     assert [i.id for i in made.list("n").items] == sessions[1:]
     assert made.search("gate code", namespace="n", k=3) is not None  # the namespace still reads
     assert made.namespaces() == ["n"]
+
+
+# --------------------------------------------------------------------------- 7. odds
+
+LONE = "the gate \ud800 code"
+
+
+def test_a_lone_surrogate_is_an_input_error_everywhere(root, capsys, quiet):
+    mem = Memory(settings=settings_of(root))
+    note = mem.list("base", kind="note").items[0].id
+    items = MemgraphStore(settings=settings_of(root))  # its item table is created now, not by the query
+    calls = {
+        "add text": lambda: mem.add(LONE, namespace="base"),
+        "add speaker": lambda: mem.add("fine text", namespace="base", speaker=LONE),
+        "add metadata value": lambda: mem.add("fine text", namespace="base", metadata={"k": LONE}),
+        "add metadata key": lambda: mem.add("fine text", namespace="base", metadata={"k": {LONE: 1}}),
+        "update": lambda: mem.update(note, LONE, namespace="base"),
+        "search": lambda: mem.search(LONE, namespace="base"),
+        "ask": lambda: mem.ask(LONE, namespace="base"),
+        "list filter": lambda: mem.list("base", filter={"k": LONE}),
+        "list speaker": lambda: mem.list("base", speaker=LONE),
+        "store search": lambda: items.search(("t",), query=LONE),
+        "store filter": lambda: items.search(("t",), filter={"k": LONE}),
+    }
+    before = fingerprint(root)
+    for name, call in calls.items():
+        with pytest.raises(InputError, match="unpaired surrogate"):
+            call()
+            pytest.fail(f"{name} took a lone surrogate")
+    assert cli(root, "note", "add", LONE, "--namespace", "base") == 2
+    assert "unpaired surrogate" in error_line(capsys.readouterr().err)
+    assert_unchanged(root, before)
+
+
+def test_flags_must_be_bools_and_namespace_lists_name_each_namespace(root):
+    mem = Memory(settings=settings_of(root))
+    before = fingerprint(root)
+    for flag, value in (("replace", "yes"), ("replace", 1), ("rebuild", 2), ("rebuild", "no"), ("replace", None)):
+        with pytest.raises(InputError, match=f"{flag} must be True or False"):
+            mem.add("A new note.", namespace="base", **{flag: value})
+    for names in (["base", None], ["base", 3], [None]):
+        with pytest.raises(InputError, match="every entry must be a namespace name"):
+            mem.search("pier", namespaces=names)
+    assert_unchanged(root, before)
+
+
+def test_memory_user_and_the_tools_follow_one_user_id_rule(tmp_path):
+    from memgraph_agents.errors import NamespaceError
+    from memgraph_agents.integrations.run_scopes import run_namespace
+
+    def tools_ns(uid):
+        return run_namespace({"user_id": uid}, None, user_key="user_id", prefix="", default=None)
+
+    mem = Memory(tmp_path / "mem", embeddings="hash")
+    for uid in (0, 42, "0", "alice@example.com", -7):
+        assert mem.user(uid).settings.namespace == tools_ns(uid) == Memory.namespace_for_user(uid)
+    assert Memory.namespace_for_user(0) == Memory.namespace_for_user("0")
+    for bad in (True, False, "", " x", 1.5, ["a"]):
+        with pytest.raises(NamespaceError):
+            mem.user(bad)
+        with pytest.raises(NamespaceError):
+            tools_ns(bad)
+
+
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        ('{"abc": "ana"}', "tokens need at least 16"),
+        ('{"0123456789abcde": "ana"}', "tokens need at least 16"),
+        ('{"tok-0123456789abcdef": "ana", "tok-0123456789abcdef": "ben"}', "names a token twice"),
+        ('{" tok-0123456789abcdef": "ana"}', "whitespace"),
+    ],
+)
+def test_a_token_file_with_a_weak_or_repeated_token_refuses_to_start(tmp_path, capsys, content, says):
+    from memgraph_agents.cli.main import main
+    from memgraph_agents.errors import ConfigError
+    from memgraph_agents.integrations.mcp_tokens import load_tokens
+
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(content)
+    with pytest.raises(ConfigError, match=says) as err:
+        load_tokens(tokens)
+    assert "tok-0123456789abcdef" not in str(err.value)  # a token is a secret: never in a message
+    argv = ["--embeddings", "hash", "--data-dir", str(tmp_path / "mem"), "mcp", "--transport", "http"]
+    assert main([*argv, "--port", "1", "--tokens", str(tokens)]) == 2
+    err_lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err_lines) == 1 and says in err_lines[0] and not (tmp_path / "mem").exists()
+    tokens.write_text('{"tok-0123456789abcdef": "ana"}')
+    assert load_tokens(tokens) == {"tok-0123456789abcdef": "ana"}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_reads_work_while_another_process_holds_the_data_dir(tmp_path):
+    """``ask``, ``list``, ``stats`` and a Python search read a namespace with no Chroma index
+    while another process holds the data dir's embedded Chroma; a write is refused clearly."""
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "MEMGRAPH_LLM": "none",
+        "MEMGRAPH_EMBEDDINGS": "hash",
+        "MEMGRAPH_DATA_DIR": str(tmp_path / "mem"),
+        "MEMGRAPH_CHROMA_INDEX_NODES": "100000",  # the default: small namespaces have no index
+        "MEMGRAPH_DATA_DIR_LOCK_TIMEOUT": "1",
+    }
+    cli_ = [sys.executable, "-m", "memgraph_agents.cli.main"]
+    subprocess.run([*cli_, "note", "add", "The night bus leaves at nine.", "--namespace", "a"], env=env, check=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from memgraph_agents import Memory; m = Memory(); "
+            "m.add('The ferry leaves at ten.', namespace='a'); print('holding', flush=True); sys.stdin.read()",
+        ],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+
+        def run(*argv: str) -> subprocess.CompletedProcess:
+            return subprocess.run([*cli_, *argv], env=env, capture_output=True, text=True, timeout=120)
+
+        asked = run("ask", "When does the ferry leave?", "--namespace", "a")
+        assert asked.returncode == 0 and "ferry leaves at ten" in asked.stdout, asked.stderr
+        listed = run("list", "--namespace", "a", "--json")
+        assert listed.returncode == 0 and "ferry" in listed.stdout, listed.stderr
+        assert run("stats", "--namespace", "a").returncode == 0
+        searched = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from memgraph_agents import Memory; print(Memory().search('bus', namespace='a')[0].text)",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert searched.returncode == 0 and "night bus" in searched.stdout, searched.stderr
+        wrote = run("note", "add", "A write from a third process.", "--namespace", "a")
+        assert wrote.returncode == 2 and "in use by another process" in wrote.stderr
+    finally:
+        holder.communicate("", timeout=60)

@@ -33,6 +33,7 @@ from typing import Any
 
 from memgraph_agents.aio import background
 from memgraph_agents.api import ops
+from memgraph_agents.api.checks import check_flag, check_names
 from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.item_verbs import ItemVerbs
 from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
@@ -91,22 +92,21 @@ class Memory(ItemVerbs):
             return None
         if namespace is not None:
             raise InputError("search takes namespace= or namespaces=, not both")
-        if isinstance(namespaces, str) or not isinstance(namespaces, Sequence) or not namespaces:
-            raise InputError(f"namespaces must be a non-empty list of namespace names, got {namespaces!r}")
-        out = [self._ns(n) for n in namespaces]
+        out = [self._ns(n) for n in check_names(namespaces)]  # None in it is refused, not the default
         if len(set(out)) != len(out):
             raise InputError(f"namespaces lists a namespace twice: {out}")
         return out
 
     # -- users ---------------------------------------------------------------------------
     @staticmethod
-    def namespace_for_user(user_id: str, prefix: str = "") -> str:
+    def namespace_for_user(user_id: str | int, prefix: str = "") -> str:
         """The namespace of ``user_id``: the agent tools' mapping (``u.<hash>``, or
         ``<prefix>.<hash>`` with the tools' ``namespace_prefix``), never a name a person types."""
         return user_namespace(user_id, prefix)
 
-    def user(self, user_id: str, prefix: str = "") -> Memory:
-        """This memory bound to ``user_id``'s namespace (``namespace_for_user``)."""
+    def user(self, user_id: str | int, prefix: str = "") -> Memory:
+        """This memory bound to ``user_id``'s namespace (``namespace_for_user``: the agent tools'
+        rule, ``storage.namespaces.run_user_id``: a string or an integer, ``0`` too)."""
         return Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
 
     # -- add -----------------------------------------------------------------------------
@@ -126,6 +126,7 @@ class Memory(ItemVerbs):
         from memgraph_agents.ingest import aingest_conversation, plan_ingest
 
         ns = self._ns(namespace)
+        replace, rebuild = check_flag(replace, "replace"), check_flag(rebuild, "rebuild")
         meta = check_metadata(metadata)
         conversations = await asyncio.to_thread(
             conversations_from, source, format=format, conversation_id=conversation_id, speaker=speaker, when=when

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memgraph_agents.errors import InputError
+from memgraph_agents.model.unicode import check_unicode
 
 KEY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
 MAX_DEPTH = 8
@@ -47,7 +48,9 @@ def check_key(key: Any, where: str) -> str:
 def _json_value(value: Any, where: str, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise InputError(f"{where}: nested more than {MAX_DEPTH} levels deep")
-    if value is None or isinstance(value, (bool, str)):
+    if isinstance(value, str):
+        return check_unicode(value, where)
+    if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
         if not MIN_INT <= value <= MAX_INT:
@@ -64,7 +67,7 @@ def _json_value(value: Any, where: str, depth: int) -> Any:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise InputError(f"{where}: key {k!r} is not a string")
-            out[k] = _json_value(v, f"{where}.{k}", depth + 1)
+            out[check_unicode(k, f"{where}: a key")] = _json_value(v, f"{where}.{k}", depth + 1)
         return out
     raise InputError(f"{where}: a {type(value).__name__} is not a JSON value")
 
@@ -106,6 +109,7 @@ def _check_condition(cond: Any, where: str, depth: int) -> None:
         for k, v in cond.items():
             if not isinstance(k, str):
                 raise InputError(f"{where}: key {k!r} is not a string")
+            check_unicode(k, f"{where}: a key")
             _check_condition(v, f"{where}.{k}", depth + 1)
     else:
         _json_value(cond, where, depth)
@@ -122,6 +126,8 @@ def check_filter(value: Any, where: str = "filter", *, any_key: bool = False) ->
     for k, v in value.items():
         if any_key and (not isinstance(k, str) or not k or k.startswith("$")):
             raise InputError(f"{where}: invalid key {k!r}: a field name, not empty and not starting with '$'")
+        if any_key:
+            check_unicode(k, f"{where}: a key")
         if not any_key:
             check_key(k, where)
         _check_condition(v, f"{where}.{k}", 1)
