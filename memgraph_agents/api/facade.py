@@ -7,8 +7,8 @@
 
 Every method takes ``namespace=`` (default: ``settings.namespace``; ``Memory.user(user_id)``
 is a ``Memory`` bound to a user's namespace). Each has an async twin (``aadd``, ``asearch``,
-``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``) that runs the
-same work on one shared background event loop and worker threads, so it never blocks the
+``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``, ``areembed``,
+``anamespaces``) that runs the same work on one shared background event loop and worker threads, so it never blocks the
 caller's loop. ``Memory`` is the one engine: the agent tools and turn writer,
 ``MemoryRetriever``, ``MemgraphStore``, the MCP server, the CLI and the exported graphs all call
 it or the coroutines under it (``api.ops``, ``api.read``, ``api.notes``), so the same settings
@@ -366,9 +366,15 @@ class Memory(ItemVerbs):
         ``progress(done, total)`` follows the texts embedded."""
         return ops.reembed(self.settings, self._ns(namespace), progress)
 
+    async def areembed(self, namespace: str | None = None, progress: Callable[[int, int], None] | None = None):
+        return await asyncio.to_thread(self.reembed, namespace, progress)
+
     def namespaces(self) -> builtins.list[str]:
         """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in
         PostgreSQL (``graph_url``)."""
         from memgraph_agents.storage.graph_store import stored_namespaces
 
         return stored_namespaces(self.settings.data_dir, self.settings.graph_url, self.settings.store_id)
+
+    async def anamespaces(self) -> builtins.list[str]:
+        return await asyncio.to_thread(self.namespaces)
