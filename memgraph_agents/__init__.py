@@ -99,6 +99,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.api import AddReport, AskResult, ForgetReport, Memory
     from memgraph_agents.api.items import ItemPage, MemoryItem, NoteHistory
     from memgraph_agents.config import Settings
+    from memgraph_agents.construct.timeparse import TimeOutOfRangeError
     from memgraph_agents.errors import (
         ConfigError,
         InputError,
@@ -110,7 +111,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SessionConflictError,
         StorageError,
     )
-    from memgraph_agents.construct.timeparse import TimeOutOfRangeError
     from memgraph_agents.integrations.run_scopes import MissingUserError
     from memgraph_agents.integrations.writer import MemoryWriteError
     from memgraph_agents.llm.chat import LLMConfigError

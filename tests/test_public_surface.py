@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import memgraph_agents
-from memgraph_agents import Memory, MemgraphError
+from memgraph_agents import MemgraphError, Memory
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILTIN = set(dir(builtins))
