@@ -72,3 +72,56 @@ def test_every_verb_has_an_async_twin(tmp_path):
     mem.add("The boat leaves at nine.", namespace="n")
     assert asyncio.run(mem.anamespaces()) == mem.namespaces() == ["n"]
     assert asyncio.run(mem.areembed("n")).vectors == 0  # already this model's
+
+
+# --------------------------------------------------------------------------- MemgraphStore parity (item 9)
+
+
+def _pair(tmp_path):
+    from langgraph.store.memory import InMemoryStore
+
+    from memgraph_agents.config import Settings
+    from memgraph_agents.embeddings.hashing import HashEmbeddings
+    from memgraph_agents.integrations import MemgraphStore
+
+    memory = InMemoryStore(index={"dims": 64, "embed": HashEmbeddings(64)})
+    return memory, MemgraphStore(settings=Settings(data_dir=tmp_path / "mem", embeddings="hash"))
+
+
+def test_store_query_scores_every_indexed_item_and_lists_unindexed_ones_last(tmp_path):
+    for store in _pair(tmp_path):
+        store.put(("u",), "kiwi", {"content": "Lior grows kiwis on the balcony."})
+        store.put(("u",), "cat", {"content": "Noa's cat is called Miso."})
+        store.put(("u",), "soil", {"content": "Buy soil for the kiwis."}, index=False)
+        store.put(("u",), "fern", {"content": "x", "about": "the fern needs shade"}, index=["about"])
+        hits = store.search(("u",), query="kiwis balcony", limit=10)
+        assert [h.key for h in hits][-1] == "soil" and hits[-1].score is None, type(store).__name__
+        assert all(h.score is not None for h in hits[:-1]) and {h.key for h in hits} == {"kiwi", "cat", "soil", "fern"}
+        assert hits[0].key == "kiwi", (type(store).__name__, [(h.key, h.score) for h in hits])
+
+
+def test_store_values_come_back_as_put_or_are_refused(tmp_path):
+    import math
+
+    import pytest
+
+    from memgraph_agents.errors import InputError
+
+    _, store = _pair(tmp_path)
+    value = {"content": "a note", "n": 2**62, "f": 1.5, "nested": {"list": [1, "a", None, True]}, "empty": {}}
+    store.put(("u",), "k", value)
+    assert store.get(("u",), "k").value == value
+    for bad, says in (
+        ({"content": "x", "ids": {1: "one"}}, "key 1 is not a string"),
+        ({"content": "x", "n": 10**30}, "range"),
+        ({"content": "x", "f": math.nan}, "not a JSON number"),
+        ({"content": "x", "when": object()}, "not a JSON value"),
+    ):
+        with pytest.raises(InputError, match=says):
+            store.put(("u",), "k", bad)
+    assert store.get(("u",), "k").value == value  # unchanged
+
+
+def test_the_store_uses_no_private_langgraph_helpers():
+    text = (ROOT / "integrations" / "store.py").read_text() + (ROOT / "integrations" / "store_items.py").read_text()
+    assert "_compare_values" not in text and "_does_match" not in text

@@ -45,9 +45,16 @@ def check_key(key: Any, where: str) -> str:
     return key
 
 
-def _json_value(value: Any, where: str, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise InputError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+def json_value(value: Any, where: str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """``value`` as JSON keeps it (tuples as lists), else an ``InputError`` naming the bad part:
+    a key that is not a string, a number out of range (see the module docstring), a non-JSON
+    object, nesting deeper than ``max_depth``."""
+    return _json_value(value, where, 0, max_depth)
+
+
+def _json_value(value: Any, where: str, depth: int, max_depth: int = MAX_DEPTH) -> Any:
+    if depth > max_depth:
+        raise InputError(f"{where}: nested more than {max_depth} levels deep")
     if isinstance(value, str):
         return check_unicode(value, where)
     if value is None or isinstance(value, bool):
@@ -61,13 +68,13 @@ def _json_value(value: Any, where: str, depth: int) -> Any:
             raise InputError(f"{where}: {value!r} is not a JSON number")
         return value
     if isinstance(value, (list, tuple)):
-        return [_json_value(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        return [_json_value(v, f"{where}[{i}]", depth + 1, max_depth) for i, v in enumerate(value)]
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise InputError(f"{where}: key {k!r} is not a string")
-            out[check_unicode(k, f"{where}: a key")] = _json_value(v, f"{where}.{k}", depth + 1)
+            out[check_unicode(k, f"{where}: a key")] = _json_value(v, f"{where}.{k}", depth + 1, max_depth)
         return out
     raise InputError(f"{where}: a {type(value).__name__} is not a JSON value")
 
