@@ -125,3 +125,53 @@ def test_store_values_come_back_as_put_or_are_refused(tmp_path):
 def test_the_store_uses_no_private_langgraph_helpers():
     text = (ROOT / "integrations" / "store.py").read_text() + (ROOT / "integrations" / "store_items.py").read_text()
     assert "_compare_values" not in text and "_does_match" not in text
+
+
+# --------------------------------------------------------------------------- one model per Memory (item 8)
+
+
+def test_two_memories_with_models_of_one_class_keep_their_own(tmp_path):
+    from memgraph_agents.embeddings.hashing import HashEmbeddings
+    from memgraph_agents.runtime import get_embedding_model, get_store
+
+    class Named(HashEmbeddings):
+        model = "same-name"
+
+    first, second = Named(24), Named(24)
+    a = Memory(tmp_path / "mem", embeddings=first, namespace="n")
+    a.add("Pilar planted tulips along the fence in March.")
+    b = Memory(tmp_path / "mem", embeddings=second, namespace="n")
+    assert a.settings.embeddings != b.settings.embeddings
+    assert get_embedding_model(a.settings).inner is first and get_embedding_model(b.settings).inner is second
+    assert get_store(a.settings).embedder.inner is first  # a did not switch to b's model
+    # both record the same identity: the same model's vectors, so b reads what a wrote
+    assert get_embedding_model(a.settings).name == get_embedding_model(b.settings).name == "Named:same-name"
+    assert b.search("Who planted tulips?", k=1, retriever="dense")[0].text.endswith("in March.")
+    assert Memory(tmp_path / "mem", embeddings=first).settings.embeddings == a.settings.embeddings  # once per object
+
+
+def test_model_objects_are_released_when_the_memory_is_closed_or_collected(tmp_path):
+    import gc
+    import weakref
+
+    import pytest
+
+    from memgraph_agents.embeddings.hashing import HashEmbeddings
+    from memgraph_agents.errors import ConfigError
+    from memgraph_agents.runtime import get_chat_model
+    from tests.fakes import ScriptedChatModel
+
+    emb, llm = HashEmbeddings(16), ScriptedChatModel(responder=lambda messages: "{}")
+    alive = [weakref.ref(emb), weakref.ref(llm)]
+    mem = Memory(tmp_path / "mem", embeddings=emb, llm=llm, namespace="n")
+    mem.add("A note to open a store with this model.")
+    child = mem.user("ana")
+    settings = mem.settings
+    del emb, llm
+    mem.close()
+    assert get_chat_model(settings) is not None  # the child still holds them
+    del child
+    gc.collect()
+    assert all(ref() is None for ref in alive)  # released: nothing here keeps them
+    with pytest.raises(ConfigError, match="no chat model registered|no object registered"):
+        get_chat_model(settings)

@@ -44,7 +44,7 @@ from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.metadata import check_metadata
-from memgraph_agents.runtime import model_specs
+from memgraph_agents.runtime import hold, model_specs
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
@@ -72,9 +72,19 @@ class Memory(ItemVerbs):
     ) -> None:
         if data_dir is not None:
             overrides["data_dir"] = data_dir
-        # A model object (LangChain Embeddings / chat model) becomes a registered spec: settings stay data.
-        overrides.update(model_specs(embeddings, llm))
+        # A model object (LangChain Embeddings / chat model) becomes a spec of its own (settings
+        # stay data), held by this Memory until it is closed or collected.
+        models = model_specs(embeddings, llm)
+        overrides.update(models)
         self.settings = settings_with(settings, **overrides)
+        given = {"embeddings": embeddings, "llm": llm}
+        self._models = [spec for name, spec in models.items() if not isinstance(given[name], str)]
+        self._held = hold(self, self._models)
+
+    def close(self) -> None:
+        """Release the model objects this ``Memory`` was given (also done when it is collected):
+        the registry forgets them and the stores opened with them. Stored memory is untouched."""
+        self._held()
 
     def __repr__(self) -> str:
         return f"Memory(data_dir={str(self.settings.data_dir)!r}, namespace={self.settings.namespace!r})"
@@ -106,8 +116,12 @@ class Memory(ItemVerbs):
 
     def user(self, user_id: str | int, prefix: str = "") -> Memory:
         """This memory bound to ``user_id``'s namespace (``namespace_for_user``: the agent tools'
-        rule, ``storage.namespaces.run_user_id``: a string or an integer, ``0`` too)."""
-        return Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
+        rule, ``storage.namespaces.run_user_id``: a string or an integer, ``0`` too); it holds
+        this memory's model objects too."""
+        child = Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
+        child._models = self._models
+        child._held = hold(child, child._models)
+        return child
 
     # -- add -----------------------------------------------------------------------------
     async def _add(
