@@ -147,6 +147,10 @@ class InputLimits(_EnvSettings):
                 f"the {what}: query length {len(text)} over the limit of {self.max_query_chars} characters "
                 "(setting max_query_chars, env MEMGRAPH_MAX_QUERY_CHARS)"
             )
+        if isinstance(text, str):
+            from memgraph_agents.model.unicode import check_unicode
+
+            check_unicode(text, f"the {what}")
         return text
 
 

@@ -7,8 +7,8 @@
 
 Every method takes ``namespace=`` (default: ``settings.namespace``; ``Memory.user(user_id)``
 is a ``Memory`` bound to a user's namespace). Each has an async twin (``aadd``, ``asearch``,
-``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``) that runs the
-same work on one shared background event loop and worker threads, so it never blocks the
+``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``, ``areembed``,
+``anamespaces``) that runs the same work on one shared background event loop and worker threads, so it never blocks the
 caller's loop. ``Memory`` is the one engine: the agent tools and turn writer,
 ``MemoryRetriever``, ``MemgraphStore``, the MCP server, the CLI and the exported graphs all call
 it or the coroutines under it (``api.ops``, ``api.read``, ``api.notes``), so the same settings
@@ -33,6 +33,7 @@ from typing import Any
 
 from memgraph_agents.aio import background
 from memgraph_agents.api import ops
+from memgraph_agents.api.checks import check_flag, check_names
 from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.item_verbs import ItemVerbs
 from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
@@ -44,7 +45,7 @@ from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.metadata import check_metadata
-from memgraph_agents.runtime import model_specs
+from memgraph_agents.runtime import hold, model_specs
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
@@ -72,9 +73,19 @@ class Memory(ItemVerbs):
     ) -> None:
         if data_dir is not None:
             overrides["data_dir"] = data_dir
-        # A model object (LangChain Embeddings / chat model) becomes a registered spec: settings stay data.
-        overrides.update(model_specs(embeddings, llm))
+        # A model object (LangChain Embeddings / chat model) becomes a spec of its own (settings
+        # stay data), held by this Memory until it is closed or collected.
+        models = model_specs(embeddings, llm)
+        overrides.update(models)
         self.settings = settings_with(settings, **overrides)
+        given = {"embeddings": embeddings, "llm": llm}
+        self._models = [spec for name, spec in models.items() if not isinstance(given[name], str)]
+        self._held = hold(self, self._models)
+
+    def close(self) -> None:
+        """Release the model objects this ``Memory`` was given (also done when it is collected):
+        the registry forgets them and the stores opened with them. Stored memory is untouched."""
+        self._held()
 
     def __repr__(self) -> str:
         return f"Memory(data_dir={str(self.settings.data_dir)!r}, namespace={self.settings.namespace!r})"
@@ -92,23 +103,26 @@ class Memory(ItemVerbs):
             return None
         if namespace is not None:
             raise InputError("search takes namespace= or namespaces=, not both")
-        if isinstance(namespaces, str) or not isinstance(namespaces, Sequence) or not namespaces:
-            raise InputError(f"namespaces must be a non-empty list of namespace names, got {namespaces!r}")
-        out = [self._ns(n) for n in namespaces]
+        out = [self._ns(n) for n in check_names(namespaces)]  # None in it is refused, not the default
         if len(set(out)) != len(out):
             raise InputError(f"namespaces lists a namespace twice: {out}")
         return out
 
     # -- users ---------------------------------------------------------------------------
     @staticmethod
-    def namespace_for_user(user_id: str, prefix: str = "") -> str:
+    def namespace_for_user(user_id: str | int, prefix: str = "") -> str:
         """The namespace of ``user_id``: the agent tools' mapping (``u.<hash>``, or
         ``<prefix>.<hash>`` with the tools' ``namespace_prefix``), never a name a person types."""
         return user_namespace(user_id, prefix)
 
-    def user(self, user_id: str, prefix: str = "") -> Memory:
-        """This memory bound to ``user_id``'s namespace (``namespace_for_user``)."""
-        return Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
+    def user(self, user_id: str | int, prefix: str = "") -> Memory:
+        """This memory bound to ``user_id``'s namespace (``namespace_for_user``: the agent tools'
+        rule, ``storage.namespaces.run_user_id``: a string or an integer, ``0`` too); it holds
+        this memory's model objects too."""
+        child = Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
+        child._models = self._models
+        child._held = hold(child, child._models)
+        return child
 
     # -- add -----------------------------------------------------------------------------
     async def _add(
@@ -127,6 +141,7 @@ class Memory(ItemVerbs):
         from memgraph_agents.ingest import aingest_conversation, plan_ingest
 
         ns = self._ns(namespace)
+        replace, rebuild = check_flag(replace, "replace"), check_flag(rebuild, "rebuild")
         meta = check_metadata(metadata)
         conversations = await asyncio.to_thread(
             conversations_from, source, format=format, conversation_id=conversation_id, speaker=speaker, when=when
@@ -382,9 +397,15 @@ class Memory(ItemVerbs):
         ``progress(done, total)`` follows the texts embedded."""
         return ops.reembed(self.settings, self._ns(namespace), progress)
 
+    async def areembed(self, namespace: str | None = None, progress: Callable[[int, int], None] | None = None):
+        return await asyncio.to_thread(self.reembed, namespace, progress)
+
     def namespaces(self) -> builtins.list[str]:
         """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in
         PostgreSQL (``graph_url``)."""
         from memgraph_agents.storage.graph_store import stored_namespaces
 
         return stored_namespaces(self.settings.data_dir, self.settings.graph_url, self.settings.store_id)
+
+    async def anamespaces(self) -> builtins.list[str]:
+        return await asyncio.to_thread(self.namespaces)

@@ -85,8 +85,10 @@ class ItemVerbs:
 
         ns = self._ns(namespace)
         conv = await asyncio.to_thread(updated_note, self.settings, ns, note_id, text, metadata)
-        # ``existing``: a note forgotten meanwhile is an error, never created again.
-        await aingest_conversation(conv, self.settings, namespace=ns, replace=True, existing=True)
+        # ``existing``: a note forgotten meanwhile is an error, never created again;
+        # ``keep_metadata``: "keep its metadata" is read under the write lock, not before it.
+        keep = metadata is None
+        await aingest_conversation(conv, self.settings, namespace=ns, replace=True, existing=True, keep_metadata=keep)
         return await asyncio.to_thread(get_item, self.settings, ns, note_id)
 
     def update(

@@ -250,22 +250,35 @@ def cited_in(answer: str, evidence: list[Evidence]) -> list[str]:
 
 def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetReport:
     """Delete ``sessions`` of ``namespace`` (each exactly: what it produced), or, with no
-    session named, the whole namespace."""
+    session named, the whole namespace. Needs no embedding model (``storage.model_free``)."""
     from memgraph_agents.storage.drop import drop_namespace
+    from memgraph_agents.storage.model_free import open_to_delete
 
-    store = open_store(settings, namespace)
-    if not sessions:
-        names = [s["id"] for s in store.sessions()]
-        forget_store(settings, namespace)
-        drop_namespace(settings, namespace)
-        return ForgetReport(namespace=namespace, sessions=names, namespace_deleted=True)
-    stored = {s["id"] for s in store.sessions()}
-    missing = [s for s in sessions if s not in stored]
-    if missing:
-        raise InputError(f"no session {missing[0]!r} in namespace {namespace!r}")
-    removed = 0
-    for sid in sessions:
-        removed += int(store.delete_session(sid).get("nodes_removed", 0))
+    check_data_dir(settings.data_dir)
+    if not exists(settings, namespace):
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
+    own = open_to_delete(settings, namespace)
+    store = own if own is not None else open_store(settings, namespace)
+    try:
+        stored = [s["id"] for s in store.sessions()]
+        if not sessions:
+            if own is not None:
+                own.close()
+                own = None
+            forget_store(settings, namespace)
+            drop_namespace(settings, namespace)
+            return ForgetReport(namespace=namespace, sessions=stored, namespace_deleted=True)
+        missing = [s for s in sessions if s not in stored]
+        if missing:
+            raise InputError(f"no session {missing[0]!r} in namespace {namespace!r}")
+        removed = 0
+        for sid in sessions:
+            removed += int(store.delete_session(sid).get("nodes_removed", 0))
+    finally:
+        if own is not None:
+            own.close()
     return ForgetReport(namespace=namespace, sessions=list(sessions), nodes_removed=removed)
 
 

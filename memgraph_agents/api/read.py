@@ -3,7 +3,8 @@
 Both read the committed snapshot (one consistent state) and the stored input turns. An id or
 namespace that is not stored is an error, never an empty answer.
 
-``list`` pages newest first by ``(date, id)``: the cursor holds the last item's key, so a
+``list`` pages newest first by ``(date, id)``: the cursor (``api.cursors``: bound to the
+namespace, kind and filter it was made for) holds the last item's key, so a
 page never repeats or skips an item because another was added or deleted meanwhile (an item
 added with an older date than the cursor's shows on a later page, one with a newer date on a
 new listing). Its filters are search's (``model.filters``): a session or note is listed when
@@ -12,12 +13,10 @@ one of its turns is admitted.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from datetime import datetime
 from typing import Any, Literal
 
+from memgraph_agents.api.cursors import binding, decode_cursor, encode_cursor
 from memgraph_agents.api.items import ItemPage, MemoryItem, Neighbour, TurnItem
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
@@ -181,22 +180,6 @@ def check_kind(kind: Any) -> ListKind | None:
     raise InputError(f"invalid kind={kind!r}: 'session', 'note' or None (both)")
 
 
-def encode_cursor(date: str, item_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([date, item_id]).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The ``(date, id)`` key a cursor holds; an ``InputError`` for anything ``list`` did not make."""
-    try:
-        raw = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        date, item_id = raw
-        if not isinstance(date, str) or not isinstance(item_id, str):
-            raise ValueError(raw)
-        return datetime.fromisoformat(date), item_id
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InputError(f"invalid cursor {cursor[:40]!r}: pass the cursor a previous list returned") from None
-
-
 def list_items(
     settings: Settings,
     namespace: str,
@@ -210,7 +193,8 @@ def list_items(
     from memgraph_agents.api.ops import open_store
 
     kind, limit = check_kind(kind), check_limit(limit)
-    after = decode_cursor(cursor) if cursor is not None else None
+    bound = binding(namespace, kind, filter.key() if filter is not None else MemoryFilter().key())
+    after = decode_cursor(cursor, bound) if cursor is not None else None
     store = open_store(settings, namespace)
     if filter is None or filter.empty:
         gen = store.db.generation()
@@ -218,7 +202,7 @@ def list_items(
         heads = _heads(store, page, gen)
         if heads is not None:
             items = [session_item(store, None, r, full=False, heads=heads) for r in page]
-            return _item_page(namespace, items, page, more)
+            return _item_page(namespace, items, page, more, bound)
     snap = store.snapshot()  # filtered, or a commit landed between the reads above
     records = list(snap.sessions.values())
     if filter is not None and not filter.empty:
@@ -227,7 +211,7 @@ def list_items(
         live = set(snap.owner[admitted_turns(snap, filter)])
         records = [r for r in records if r["id"] in live]
     page, more = _page(records, kind, after, limit)
-    return _item_page(namespace, [session_item(store, snap, r, full=False) for r in page], page, more)
+    return _item_page(namespace, [session_item(store, snap, r, full=False) for r in page], page, more, bound)
 
 
 def _page(records: list[dict], kind: ListKind | None, after: tuple[datetime, str] | None, limit: int):
@@ -243,8 +227,8 @@ def _page(records: list[dict], kind: ListKind | None, after: tuple[datetime, str
     return [r for _, r in keyed[:limit]], len(keyed) > limit
 
 
-def _item_page(namespace: str, items: list[MemoryItem], page: list[dict], more: bool) -> ItemPage:
-    cursor = encode_cursor(page[-1]["date"], page[-1]["id"]) if more else None
+def _item_page(namespace: str, items: list[MemoryItem], page: list[dict], more: bool, bound: str) -> ItemPage:
+    cursor = encode_cursor(page[-1]["date"], page[-1]["id"], bound) if more else None
     return ItemPage(namespace=namespace, items=items, cursor=cursor)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 from memgraph_agents.model.notes import NOTE_PREFIX, is_note_id
+from memgraph_agents.model.unicode import check_unicode
 
 __all__ = [
     "NOTE_PREFIX",
@@ -50,7 +51,9 @@ def note_id(text: str, when: datetime) -> str:
 
 def note_conversation(text: str, *, speaker: str = "user", when: datetime | None = None) -> Conversation:
     """A plain-text note as a one-turn session dated ``when`` (default: now, UTC)."""
-    text = " ".join(str(text).split())
+    text = check_unicode(" ".join(str(text).split()), "the note")
+    if isinstance(speaker, str):
+        check_unicode(speaker, "the speaker")
     if not text:
         raise InputError("nothing to remember: the note is empty")
     when = _utc(when) or now_utc()

@@ -123,12 +123,14 @@ async def run_session(
     replace: bool,
     rebuild: bool,
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> dict[str, Any]:
     """Build and commit ``session`` in ``store``'s namespace, holding its ingest lock from the
     check to the commit (one writer per namespace: every session is built on the graph it is
     committed to). ``existing``: the session must be stored already (an update never
-    re-creates a deleted one; checked under the lock). Returns the pipeline's final state."""
-    inputs = session_inputs(session, speakers, replace, rebuild, existing)
+    re-creates a deleted one; checked under the lock). ``keep_metadata``: it keeps its stored
+    metadata, read under the lock. Returns the pipeline's final state."""
+    inputs = session_inputs(session, speakers, replace, rebuild, existing, keep_metadata)
     remember_session(inputs["session"], session)
     # Offline, the steps never wait (no LLM call): they run to the end in one hand-off.
     offline = get_chat_model(context_settings(context)) is None
@@ -138,7 +140,9 @@ async def run_session(
         return await run_steps(inputs, context)
 
 
-def session_inputs(session: Session, speakers: list[str], replace: bool, rebuild: bool, existing: bool) -> dict:
+def session_inputs(
+    session: Session, speakers: list[str], replace: bool, rebuild: bool, existing: bool, keep_metadata: bool = False
+) -> dict:
     """The pipeline's input state."""
     return {
         "session": session.model_dump(mode="json"),
@@ -146,4 +150,5 @@ def session_inputs(session: Session, speakers: list[str], replace: bool, rebuild
         "replace": replace,
         "rebuild": rebuild,
         "existing": existing,
+        "keep_metadata": keep_metadata,
     }

@@ -56,7 +56,9 @@ async def run_graph_session(
     replace: bool,
     rebuild: bool,
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> dict[str, Any]:
     """``run_session`` through the compiled graph (the in-process sequence's reference)."""
+    inputs = session_inputs(session, speakers, replace, rebuild, existing, keep_metadata)
     async with store.ingest_lock.hold_async():
-        return await pipeline.ainvoke(session_inputs(session, speakers, replace, rebuild, existing), context=context)
+        return await pipeline.ainvoke(inputs, context=context)
