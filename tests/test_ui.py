@@ -224,10 +224,11 @@ def test_an_unfiltered_list_page_reads_no_snapshot_and_equals_the_snapshot_page(
     pages = [(mem.list("ana", limit=2), mem.list("ana", limit=2, **filtered))]
     while pages[-1][0].cursor:
         a, b = pages[-1]
-        assert a.cursor == b.cursor
+        assert b.cursor and a.cursor != b.cursor  # a cursor is bound to its listing's filter
         pages.append((mem.list("ana", limit=2, cursor=a.cursor), mem.list("ana", limit=2, cursor=b.cursor, **filtered)))
+    assert pages[-1][1].cursor is None
     for a, b in pages:
-        assert a.model_dump() == b.model_dump()
+        assert a.model_dump(exclude={"cursor"}) == b.model_dump(exclude={"cursor"})
     assert sum(len(a.items) for a, _ in pages) == 5
     store = get_store(mem.settings, "ana", create=False)
     monkeypatch.setattr(type(store), "snapshot", lambda self: (_ for _ in ()).throw(AssertionError("snapshot")))
