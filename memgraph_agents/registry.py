@@ -62,8 +62,8 @@ RETRIEVERS: dict[str, RetrieverSpec] = {
         f"{_R}.fusion_retriever:fusion", f"{_R}.fusion_retriever:FusionOptions", (), "RRF of ppr and dwpr"
     ),
     "oneshot": RetrieverSpec(
-        "memgraph_agents.navigator.oneshot:oneshot",
-        "memgraph_agents.navigator.oneshot:OneshotOptions",
+        "memgraph_agents.retrieval.oneshot:oneshot",
+        "memgraph_agents.retrieval.oneshot:OneshotOptions",
         (),
         "the navigator's ranking without its search (the default)",
     ),

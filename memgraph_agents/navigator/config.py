@@ -51,7 +51,7 @@ class NavigatorContext(MemoryContext):
     ] = "ppr+dwpr"
     seed_pool: Annotated[int, Field(description="turns taken from the one-shot ranking")] = 50
     support: Annotated[
-        float, Field(description="ranking: weight of a turn's corroboration by kept neighbours (navigator.rank)")
+        float, Field(description="ranking: weight of a turn's corroboration by kept neighbours (retrieval.rank)")
     ] = 0.1
     support_cap: Annotated[
         float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")
@@ -64,7 +64,7 @@ class NavigatorContext(MemoryContext):
         float, Field(description="ranking: bonus of a turn carrying what the question asks (a date for 'when')")
     ] = 0.2
     redundancy: Annotated[
-        float, Field(description="ranking: MMR weight of a turn's cosine to better-ranked turns (navigator.diverse)")
+        float, Field(description="ranking: MMR weight of a turn's cosine to better-ranked turns (retrieval.diverse)")
     ] = 0.1
     keep_os: Annotated[
         float, Field(description="offline keep: one-shot score relative to the best (question subgoal)")

@@ -18,9 +18,9 @@ from collections.abc import Set
 import numpy as np
 
 from memgraph_agents.model.ranking import order_best_first
-from memgraph_agents.navigator.view import EventView
 from memgraph_agents.registry import get_retriever
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
+from memgraph_agents.retrieval.event_view import EventView
 from memgraph_agents.storage.protocols import StoreReader
 
 DENSE_SHARE = 0.05  # weight of the event's own cosine next to its one-shot score

@@ -5,9 +5,9 @@ process: ``navigator.direct``; ``astream_navigate`` runs the compiled LangGraph 
 returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
 (``k`` items), the trace and the counters. The ``navigator`` retriever (the registry's
 ``navigator``) ranks turns: the seed pool and the kept events' turns, each scored by its
-seed score plus its corroboration by kept neighbours (``navigator.rank``) plus the turn priors
-(``navigator.priors``: informativeness, a date for a "when" question), then reordered so that
-paraphrases of better-ranked turns give way (MMR, ``navigator.diverse``).
+seed score plus its corroboration by kept neighbours (``retrieval.rank``) plus the turn priors
+(``retrieval.priors``: informativeness, a date for a "when" question), then reordered so that
+paraphrases of better-ranked turns give way (MMR, ``retrieval.diverse``).
 """
 
 from __future__ import annotations

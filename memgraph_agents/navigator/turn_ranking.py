@@ -1,5 +1,5 @@
 """The navigator's final ranking, computed by the Responder at the end of a search: the seed
-pool and the kept events' turns re-scored by the kept evidence (``navigator.rank``), the turn
+pool and the kept events' turns re-scored by the kept evidence (``retrieval.rank``), the turn
 priors, then MMR. It is part of the graph's output (``ranking``, ``kept_ranking``: plain
 ``Evidence`` dumps), so a run of the graph itself (LangGraph Studio) returns what
 ``navigate`` and ``Memory.search`` return.
@@ -24,10 +24,10 @@ def ranking(
     """(every ranked turn, the kept-only part of it), at least ``k`` long when memory allows.
 
     Turns are the seed pool and the kept events' turns, re-scored by the kept evidence
-    (``navigator.rank``); a turn of a kept event carries that event's path.
+    (``retrieval.rank``); a turn of a kept event carries that event's path.
     """
-    from memgraph_agents.navigator.rank import diversified, rank_turns, with_priors
-    from memgraph_agents.navigator.view import event_view
+    from memgraph_agents.retrieval.event_view import event_view
+    from memgraph_agents.retrieval.rank import diversified, rank_turns, with_priors
 
     snap = store.snapshot()
     view = event_view(snap)

@@ -22,7 +22,7 @@ from memgraph_agents.model.ranking import order_best_first
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.search import Decision, Search
 from memgraph_agents.navigator.state import QueueEntry
-from memgraph_agents.navigator.view import Neighbour
+from memgraph_agents.retrieval.event_view import Neighbour
 
 _WH = r"(?:what|when|where|who|whom|which|why|how)"
 _AUX = r"(?:did|does|do|is|was|were|has|had)"
