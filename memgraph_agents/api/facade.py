@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -209,7 +209,9 @@ class Memory(ItemVerbs):
         )
 
     # -- search / ask --------------------------------------------------------------------
-    def _search(self, query: str, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of):
+    def _search(
+        self, query: str, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of, config
+    ):
         f = memory_filter(since, until, speaker, filter, as_of)
         floor = check_min_score(min_score)
         scopes, k, name = (
@@ -218,8 +220,8 @@ class Memory(ItemVerbs):
             self._retriever(retriever),
         )
         if scopes is not None:
-            return ops.search_many(self.settings, scopes, query, k, name, f, floor)
-        return ops.search(self.settings, self._ns(namespace), query, k, name, f, floor)
+            return ops.search_many(self.settings, scopes, query, k, name, f, floor, config=config)
+        return ops.search(self.settings, self._ns(namespace), query, k, name, f, floor, config=config)
 
     def search(
         self,
@@ -235,6 +237,7 @@ class Memory(ItemVerbs):
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> builtins.list[Evidence]:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
         ``settings.retriever``): at most ``k`` (default ``settings.top_k``) ranked items, then the
@@ -252,9 +255,15 @@ class Memory(ItemVerbs):
         ``superseded_on``; a question about the present ranks the current statement first, one
         about the past the earlier one. ``min_score`` (default ``settings.min_score``, else the
         embedding model's floor) drops items less relevant than it: ``[]`` then means nothing
-        relevant in memory (``ask`` tells it from an empty namespace)."""
+        relevant in memory (``ask`` tells it from an empty namespace).
+
+        ``config`` is a LangChain run config (``callbacks``, ``tags``, ``metadata``): it reaches
+        the navigator graph, so a LangSmith or console tracer sees planner → localize →
+        explore → respond."""
         return background.run(
-            self._search(query, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._search(
+                query, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of, config
+            )
         )
 
     async def asearch(
@@ -271,15 +280,18 @@ class Memory(ItemVerbs):
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> builtins.list[Evidence]:
         return await background.arun(
-            self._search(query, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._search(
+                query, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of, config
+            )
         )
 
-    def _ask(self, question: str, namespace, k, retriever, since, until, speaker, filter, min_score, as_of):
+    def _ask(self, question: str, namespace, k, retriever, since, until, speaker, filter, min_score, as_of, config):
         f = memory_filter(since, until, speaker, filter, as_of)
         k, name, floor = check_k(k, self.settings.top_k), self._retriever(retriever), check_min_score(min_score)
-        return ops.ask(self.settings, self._ns(namespace), question, k, name, f, floor)
+        return ops.ask(self.settings, self._ns(namespace), question, k, name, f, floor, config=config)
 
     def ask(
         self,
@@ -294,13 +306,14 @@ class Memory(ItemVerbs):
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> AskResult:
         """Evidence and trace always; ``answer`` (with dates and cited turns) when an LLM is
         configured (``llm="openai:gpt-4o-mini"``), ``None`` offline. ``outcome`` says ``found``,
         ``nothing_relevant`` (nothing at or above ``min_score``: no answer is written) or
-        ``no_memory``. Filters, ``as_of`` and ``min_score`` as ``search``."""
+        ``no_memory``. Filters, ``as_of``, ``min_score`` and ``config`` as ``search``."""
         return background.run(
-            self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of, config)
         )
 
     async def aask(
@@ -316,9 +329,10 @@ class Memory(ItemVerbs):
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> AskResult:
         return await background.arun(
-            self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of, config)
         )
 
     # -- forget / stats / namespaces -----------------------------------------------------
