@@ -155,3 +155,44 @@ def test_the_graphs_input_is_the_question_and_k():
     from memgraph_agents.navigator.graph import graph
 
     assert set(graph.get_input_jsonschema()["properties"]) == {"question", "k"}
+
+
+def test_the_localize_node_is_the_one_configuration_chooses(settings, store):
+    """A retriever registered once and named in ``Settings.localize`` is the localize node that
+    runs (a question the seed meets returns its ranking); ``Memory.search`` takes a callable."""
+    from memgraph_agents.errors import ConfigError
+    from memgraph_agents.registry import REGISTERED, register_retriever, retrieve
+
+    calls: list[str] = []
+
+    def reversed_dense(query, store, *, k=10):
+        calls.append(query)
+        return list(reversed(retrieve("dense", query, store, k=k)))
+
+    register_retriever("reversed_dense", reversed_dense)
+    try:
+        memory = Memory(settings=settings.override(localize="reversed_dense"))
+        rec = NodeRecorder()
+        q = "What did Pixel chew?"
+        got = memory.search(q, k=5, config={"callbacks": [rec]})
+        assert calls and calls[0] == q and "localize" in rec.nodes
+        assert [e.turn_ids[0] for e in got] == [e.turn_ids[0] for e in reversed_dense(q, store, k=50)][:5]
+        assert Memory(settings=settings).search(q, k=5, retriever=reversed_dense)  # a callable, as the tools take
+        with pytest.raises(ConfigError):
+            register_retriever("ppr", reversed_dense)  # a built-in name cannot be taken
+        with pytest.raises(ValueError):
+            settings.override(localize="navigator")  # the navigator cannot seed itself
+    finally:
+        REGISTERED.pop("reversed_dense", None)
+
+
+def test_memory_astream_yields_the_graphs_node_updates_and_the_result(settings):
+    async def collect():
+        return [chunk async for chunk in Memory(settings=settings).astream(Q_TWO, k=5)]
+
+    chunks = asyncio.run(collect())
+    updated = [next(iter(c)) for m, c in chunks if m == "updates"]
+    assert updated[0] == "planner" and updated[-1] == "respond" and "explore" in updated
+    mode, result = chunks[-1]
+    assert mode == "result" and isinstance(result, NavigationResult) and len(result.ranking) >= 5
+    assert [e.node_id for e in result.ranking[:5]] == [e.node_id for e in Memory(settings=settings).search(Q_TWO, k=5)]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.metadata import check_metadata
+from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import model_specs
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
@@ -82,8 +83,12 @@ class Memory(ItemVerbs):
     def _ns(self, namespace: str | None) -> str:
         return validate_stored_name(self.settings.namespace if namespace is None else namespace)
 
-    def _retriever(self, retriever: str | None) -> str:
-        return self.settings.default_retriever if retriever is None else check_retriever(retriever)
+    def _retriever(self, retriever: str | Retriever | None) -> str | Retriever:
+        """A name (checked), a caller's own callable ``(query, store, *, k)`` as the agent tools
+        take it, or the settings' default."""
+        if retriever is None:
+            return self.settings.default_retriever
+        return retriever if callable(retriever) else check_retriever(retriever)
 
     def _scopes(self, namespace: str | None, namespaces: Sequence[str] | None) -> builtins.list[str] | None:
         """The namespaces of a search over several (``None``: one, ``_ns(namespace)``)."""
@@ -230,7 +235,7 @@ class Memory(ItemVerbs):
         namespace: str | None = None,
         namespaces: Sequence[str] | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
@@ -257,7 +262,8 @@ class Memory(ItemVerbs):
         embedding model's floor) drops items less relevant than it: ``[]`` then means nothing
         relevant in memory (``ask`` tells it from an empty namespace).
 
-        ``config`` is a LangChain run config (``callbacks``, ``tags``, ``metadata``): it reaches
+        ``retriever`` is a name (``registry.register_retriever`` adds an application's own) or a
+        callable ``(query, store, *, k)``, as the agent tools take it. ``config`` is a LangChain run config (``callbacks``, ``tags``, ``metadata``): it reaches
         the navigator graph, so a LangSmith or console tracer sees planner → localize →
         explore → respond."""
         return background.run(
@@ -273,7 +279,7 @@ class Memory(ItemVerbs):
         namespace: str | None = None,
         namespaces: Sequence[str] | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
@@ -299,7 +305,7 @@ class Memory(ItemVerbs):
         *,
         namespace: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
@@ -322,7 +328,7 @@ class Memory(ItemVerbs):
         *,
         namespace: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
@@ -334,6 +340,23 @@ class Memory(ItemVerbs):
         return await background.arun(
             self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of, config)
         )
+
+    def astream(
+        self,
+        question: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        config: Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[tuple[str, Any]]:
+        """Watch the navigator graph answer ``question``, as it runs (``async for mode, chunk in
+        memory.astream(q)``): ``("custom", {"navigator": event})`` for every decision,
+        ``("updates", {node: update})`` after every node (planner, localize, explore,
+        coordinate, refine, respond), then ``("result", NavigationResult)`` with the ranking,
+        the answer (with a chat model) and the trace of this very run. ``config`` as ``search``."""
+        from memgraph_agents.api.stream import astream_navigation
+
+        return astream_navigation(self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k), config)
 
     # -- forget / stats / namespaces -----------------------------------------------------
     def _forget_args(

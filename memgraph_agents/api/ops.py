@@ -192,7 +192,7 @@ async def search(
     namespace: str,
     query: str,
     k: int,
-    retriever: str,
+    retriever: str | Retriever,
     filter: MemoryFilter | None = None,
     min_score: float | None = None,
     *,
@@ -209,7 +209,7 @@ async def search_many(
     namespaces: list[str],
     query: str,
     k: int,
-    retriever: str,
+    retriever: str | Retriever,
     filter: MemoryFilter | None = None,
     min_score: float | None = None,
     *,
@@ -229,7 +229,7 @@ async def ask(
     namespace: str,
     question: str,
     k: int,
-    retriever: str,
+    retriever: str | Retriever,
     filter: MemoryFilter | None = None,
     min_score: float | None = None,
     *,
@@ -239,7 +239,7 @@ async def ask(
     something relevant. With ``filter`` the whole search (and so the answer) sees only what it
     admits. ``outcome``: found | nothing_relevant (nothing at or above the floor) | no_memory."""
     found = await retrieval(settings, namespace, question, k, retriever, filter, min_score, config=config)
-    out = AskResult(question=question, namespace=namespace, retriever=retriever, evidence=found.evidence)
+    out = AskResult(question=question, namespace=namespace, retriever=found.retriever, evidence=found.evidence)
     if found.empty:
         out.trace = [found.empty]
         out.outcome = "no_memory"
