@@ -36,6 +36,7 @@ from memgraph_agents.api import ops
 from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.item_verbs import ItemVerbs
 from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
+from memgraph_agents.api.request import search_request
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
 from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.config import Settings
@@ -224,9 +225,11 @@ class Memory(ItemVerbs):
             check_k(k, self.settings.top_k),
             self._retriever(retriever),
         )
-        if scopes is not None:
-            return ops.search_many(self.settings, scopes, query, k, name, f, floor, config=config)
-        return ops.search(self.settings, self._ns(namespace), query, k, name, f, floor, config=config)
+        where = tuple(scopes) if scopes is not None else (self._ns(namespace),)
+        req = search_request(
+            query=query, namespaces=where, k=k, retriever=name, filter=f, min_score=floor, config=config
+        )
+        return ops.search(self.settings, req)
 
     def search(
         self,
@@ -297,7 +300,16 @@ class Memory(ItemVerbs):
     def _ask(self, question: str, namespace, k, retriever, since, until, speaker, filter, min_score, as_of, config):
         f = memory_filter(since, until, speaker, filter, as_of)
         k, name, floor = check_k(k, self.settings.top_k), self._retriever(retriever), check_min_score(min_score)
-        return ops.ask(self.settings, self._ns(namespace), question, k, name, f, floor, config=config)
+        req = search_request(
+            query=question,
+            namespaces=(self._ns(namespace),),
+            k=k,
+            retriever=name,
+            filter=f,
+            min_score=floor,
+            config=config,
+        )
+        return ops.ask(self.settings, req)
 
     def ask(
         self,
