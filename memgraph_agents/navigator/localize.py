@@ -1,10 +1,12 @@
 """Localisation (CompassMem §4.3.2): where exploration starts.
 
-Events are ranked by the best one-shot ranking we have (``seed_retriever``): by default the
-reciprocal-rank fusion of PPR and DW-PR, the two best one-shot retrievers here (both fuse
-dense + BM25 turn seeds; they spread them over different graphs, and fused they beat either
-alone), so the navigator starts from at least one-shot quality. An event scores its best
-turn's normalised one-shot score, plus a small
+The localize node is a retrieval node: the retriever the configuration names
+(``seed_retriever``, from ``Settings.localize``; by default ``oneshot``, the best one-shot
+ranking here) ranks the turns, and that ranking is both the search's seed and the answer's
+ranking (``navigator.turn_ranking``), so the navigator starts from one-shot quality. Its ``k``
+best turns are checked against the Planner's subgoals (``seed_meets``): explorers search only
+for the subgoals they do not meet. An event scores its best turn's normalised one-shot score,
+plus a small
 share of its own cosine to the query (a tie-break, and a score for events the one-shot pool
 does not reach). Candidates are the best ``k`` events plus the best event of each of the
 first ``p`` distinct topics met walking down that ranking (CompassMem: k = 5, p = 5), which
