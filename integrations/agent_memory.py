@@ -206,7 +206,8 @@ class AgentMemory:
         floor = check_min_score(min_score)
         scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
         unseen, waited = wait_for_writes(self.writer, scopes, self.read_wait)
-        result = background.run(read_scopes(query, scopes, settings, retriever, k, floor))
+        run_config = self._resolve(context, config)[1]  # its callbacks see the navigator's nodes
+        result = background.run(read_scopes(query, scopes, settings, retriever, k, floor, run_config))
         result.unseen, result.waited = unseen, waited
         result.failed_writes = self.writer.take_failures(list(scopes))
         return result
@@ -226,7 +227,8 @@ class AgentMemory:
         unseen, waited = 0, 0.0
         if any(self.writer.pending(ns) for ns in scopes):
             unseen, waited = await asyncio.to_thread(wait_for_writes, self.writer, scopes, self.read_wait)
-        result = await background.arun(read_scopes(query, scopes, settings, retriever, k, floor))
+        run_config = self._resolve(context, config)[1]  # its callbacks see the navigator's nodes
+        result = await background.arun(read_scopes(query, scopes, settings, retriever, k, floor, run_config))
         result.unseen, result.waited = unseen, waited
         result.failed_writes = self.writer.take_failures(list(scopes))
         return result

@@ -341,7 +341,7 @@ async def _build_sessions(
     existing: bool = False,
     keep_metadata: bool = False,
 ) -> None:
-    from memgraph_agents.construct.pipeline.direct import run_session
+    from memgraph_agents.construct.pipeline.sequence import run_session
 
     with store.usage.use():  # an eviction from the store cache waits for this ingest
         total = len(conversation.sessions)

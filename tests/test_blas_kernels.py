@@ -33,7 +33,7 @@ from memgraph_agents.construct.segment import gap_similarities
 from memgraph_agents.construct.sgmem.offline import pick_central
 from memgraph_agents.construct.synonyms import knn_pairs, synonym_pairs, synonym_pairs_within
 from memgraph_agents.construct.topics import kmeans_topics
-from memgraph_agents.navigator.diverse import mmr_order
+from memgraph_agents.retrieval.diverse import mmr_order
 
 rng = np.random.default_rng(7)
 base = rng.normal(size=(6, 48)).astype(np.float32)

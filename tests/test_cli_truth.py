@@ -14,7 +14,7 @@ import pytest
 
 from memgraph_agents.cli.evidence_view import answer_visible
 from memgraph_agents.cli.main import main
-from memgraph_agents.navigator.priors import asks_only
+from memgraph_agents.retrieval.priors import asks_only
 from memgraph_agents.runtime import register_chat_model
 from tests.fakes import FakeServerError, ScriptedChatModel, raises
 from tests.test_cli import EXAMPLE, NS, run, set_width

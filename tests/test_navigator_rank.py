@@ -1,11 +1,11 @@
-"""The navigator's ranking helpers: MMR near-duplicate suppression (``navigator.diverse``)."""
+"""The navigator's ranking helpers: MMR near-duplicate suppression (``retrieval.diverse``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from memgraph_agents.navigator.diverse import mmr_order
+from memgraph_agents.retrieval.diverse import mmr_order
 
 
 def _unit(*rows: list[float]) -> np.ndarray:
@@ -53,7 +53,7 @@ def test_shapes_are_checked():
 
 # --------------------------------------------------------------------------- turn priors
 
-from memgraph_agents.navigator.priors import (  # noqa: E402
+from memgraph_agents.retrieval.priors import (  # noqa: E402
     asks_for,
     asks_only,
     carries,
@@ -126,7 +126,7 @@ def test_prior_adds_the_date_bonus_only_for_date_questions():
 
 
 def test_with_priors_resorts_and_keeps_the_order_of_ties():
-    from memgraph_agents.navigator.rank import RankedTurn, with_priors
+    from memgraph_agents.retrieval.rank import RankedTurn, with_priors
 
     class Snap:
         text = ["Ana: ok", "Ben: " + " ".join(["w"] * 40), "Ana: fine", "Ben: ok"]
@@ -149,7 +149,7 @@ def test_with_priors_resorts_and_keeps_the_order_of_ties():
 
 
 def test_diversified_demotes_a_paraphrase_and_keeps_scores_decreasing():
-    from memgraph_agents.navigator.rank import RankedTurn, diversified
+    from memgraph_agents.retrieval.rank import RankedTurn, diversified
 
     class Snap:
         @staticmethod

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from memgraph_agents.api.checks import check_flag, check_names
 from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.item_verbs import ItemVerbs
 from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
+from memgraph_agents.api.request import search_request
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
 from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.api.users import namespace_or_user
@@ -45,6 +46,7 @@ from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.metadata import check_metadata
+from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import hold, model_specs
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
@@ -94,8 +96,12 @@ class Memory(ItemVerbs):
     def _ns(self, namespace: str | None) -> str:
         return validate_stored_name(self.settings.namespace if namespace is None else namespace)
 
-    def _retriever(self, retriever: str | None) -> str:
-        return self.settings.default_retriever if retriever is None else check_retriever(retriever)
+    def _retriever(self, retriever: str | Retriever | None) -> str | Retriever:
+        """A name (checked), a caller's own callable ``(query, store, *, k)`` as the agent tools
+        take it, or the settings' default."""
+        if retriever is None:
+            return self.settings.default_retriever
+        return retriever if callable(retriever) else check_retriever(retriever)
 
     def _scopes(self, namespace: str | None, namespaces: Sequence[str] | None) -> builtins.list[str] | None:
         """The namespaces of a search over several (``None``: one, ``_ns(namespace)``)."""
@@ -228,7 +234,20 @@ class Memory(ItemVerbs):
 
     # -- search / ask --------------------------------------------------------------------
     def _search(
-        self, query: str, namespace, namespaces, user_id, k, retriever, since, until, speaker, filter, min_score, as_of
+        self,
+        query: str,
+        namespace,
+        namespaces,
+        user_id,
+        k,
+        retriever,
+        since,
+        until,
+        speaker,
+        filter,
+        min_score,
+        as_of,
+        config,
     ):
         if user_id is not None and namespaces is not None:
             raise InputError("search takes user_id= or namespaces=, not both")
@@ -240,9 +259,11 @@ class Memory(ItemVerbs):
             check_k(k, self.settings.top_k),
             self._retriever(retriever),
         )
-        if scopes is not None:
-            return ops.search_many(self.settings, scopes, query, k, name, f, floor)
-        return ops.search(self.settings, self._ns(namespace), query, k, name, f, floor)
+        where = tuple(scopes) if scopes is not None else (self._ns(namespace),)
+        req = search_request(
+            query=query, namespaces=where, k=k, retriever=name, filter=f, min_score=floor, config=config
+        )
+        return ops.search(self.settings, req)
 
     def search(
         self,
@@ -252,13 +273,14 @@ class Memory(ItemVerbs):
         namespaces: Sequence[str] | None = None,
         user_id: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> builtins.list[Evidence]:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
         ``settings.retriever``): at most ``k`` (default ``settings.top_k``) ranked items, then the
@@ -276,10 +298,27 @@ class Memory(ItemVerbs):
         ``superseded_on``; a question about the present ranks the current statement first, one
         about the past the earlier one. ``min_score`` (default ``settings.min_score``, else the
         embedding model's floor) drops items less relevant than it: ``[]`` then means nothing
-        relevant in memory (``ask`` tells it from an empty namespace)."""
+        relevant in memory (``ask`` tells it from an empty namespace).
+
+        ``retriever`` is a name (``registry.register_retriever`` adds an application's own) or a
+        callable ``(query, store, *, k)``, as the agent tools take it. ``config`` is a LangChain run config (``callbacks``, ``tags``, ``metadata``): it reaches
+        the navigator graph, so a LangSmith or console tracer sees planner → localize →
+        explore → respond."""
         return background.run(
             self._search(
-                query, namespace, namespaces, user_id, k, retriever, since, until, speaker, filter, min_score, as_of
+                query,
+                namespace,
+                namespaces,
+                user_id,
+                k,
+                retriever,
+                since,
+                until,
+                speaker,
+                filter,
+                min_score,
+                as_of,
+                config,
             )
         )
 
@@ -291,25 +330,49 @@ class Memory(ItemVerbs):
         namespaces: Sequence[str] | None = None,
         user_id: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> builtins.list[Evidence]:
         return await background.arun(
             self._search(
-                query, namespace, namespaces, user_id, k, retriever, since, until, speaker, filter, min_score, as_of
+                query,
+                namespace,
+                namespaces,
+                user_id,
+                k,
+                retriever,
+                since,
+                until,
+                speaker,
+                filter,
+                min_score,
+                as_of,
+                config,
             )
         )
 
-    def _ask(self, question: str, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of):
+    def _ask(
+        self, question: str, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
+    ):
         namespace = namespace_or_user(namespace, user_id)
         f = memory_filter(since, until, speaker, filter, as_of)
         k, name, floor = check_k(k, self.settings.top_k), self._retriever(retriever), check_min_score(min_score)
-        return ops.ask(self.settings, self._ns(namespace), question, k, name, f, floor)
+        req = search_request(
+            query=question,
+            namespaces=(self._ns(namespace),),
+            k=k,
+            retriever=name,
+            filter=f,
+            min_score=floor,
+            config=config,
+        )
+        return ops.ask(self.settings, req)
 
     def ask(
         self,
@@ -318,20 +381,23 @@ class Memory(ItemVerbs):
         namespace: str | None = None,
         user_id: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> AskResult:
         """Evidence and trace always; ``answer`` (with dates and cited turns) when an LLM is
         configured (``llm="openai:gpt-4o-mini"``), ``None`` offline. ``outcome`` says ``found``,
         ``nothing_relevant`` (nothing at or above ``min_score``: no answer is written) or
-        ``no_memory``. Filters, ``as_of`` and ``min_score`` as ``search``."""
+        ``no_memory``. Filters, ``as_of``, ``min_score`` and ``config`` as ``search``."""
         return background.run(
-            self._ask(question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._ask(
+                question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
+            )
         )
 
     async def aask(
@@ -341,17 +407,37 @@ class Memory(ItemVerbs):
         namespace: str | None = None,
         user_id: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> AskResult:
         return await background.arun(
-            self._ask(question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._ask(
+                question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
+            )
         )
+
+    def astream(
+        self,
+        question: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        config: Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[tuple[str, Any]]:
+        """Watch the navigator graph answer ``question``, as it runs (``async for mode, chunk in
+        memory.astream(q)``): ``("custom", {"navigator": event})`` for every decision,
+        ``("updates", {node: update})`` after every node (planner, localize, explore,
+        coordinate, refine, respond), then ``("result", NavigationResult)`` with the ranking,
+        the answer (with a chat model) and the trace of this very run. ``config`` as ``search``."""
+        from memgraph_agents.api.stream import astream_navigation
+
+        return astream_navigation(self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k), config)
 
     # -- forget / stats / namespaces -----------------------------------------------------
     def _forget_args(

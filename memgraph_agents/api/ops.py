@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from memgraph_agents.api.request import SearchRequest
 from memgraph_agents.api.results import AskResult, ForgetReport
 from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
@@ -77,9 +79,18 @@ class Retrieval:
     best_relevance: float | None = None  # the best relevance of the ranking, before the floor
 
 
-async def navigation(settings: Settings, store, question: str, k: int, llm, retriever: str = "navigator"):
-    """The navigator on ``store`` (LLM policy when ``llm`` is given), its full result. Its
-    parameters: the settings' (``NavigatorContext.from_settings``), then ``retriever``'s preset's."""
+async def navigation(
+    settings: Settings,
+    store,
+    question: str,
+    k: int,
+    llm,
+    retriever: str = "navigator",
+    config: Mapping[str, Any] | None = None,
+):
+    """The navigator graph run on ``store`` (LLM policy when ``llm`` is given), its full result.
+    Its parameters: the settings' (``NavigatorContext.from_settings``), then ``retriever``'s
+    preset's; ``config`` (a LangChain run config: callbacks, tags…) reaches the graph."""
     from memgraph_agents.navigator import NavigatorContext, anavigate
     from memgraph_agents.registry import resolve
 
@@ -88,7 +99,7 @@ async def navigation(settings: Settings, store, question: str, k: int, llm, retr
         policy="llm" if llm is not None else "offline",
         **resolve(retriever)[1],
     )
-    return await anavigate(question, store, context=ctx, llm=llm, k=k)
+    return await anavigate(question, store, context=ctx, llm=llm, k=k, config=config)
 
 
 async def _reader(settings: Settings, namespace: str, filter: MemoryFilter | None) -> tuple[StoreReader | None, str]:
@@ -115,29 +126,24 @@ def floored(evidence: list[Evidence], min_score: float) -> tuple[list[Evidence],
     return [ev for ev in evidence if ev.relevance is None or ev.relevance >= min_score], best
 
 
-async def retrieval(
-    settings: Settings,
-    namespace: str,
-    query: str,
-    k: int,
-    retriever: str | Retriever,
-    filter: MemoryFilter | None = None,
-    min_score: float | None = None,
-) -> Retrieval:
-    """Evidence for ``query`` in ``namespace``, the one path every door takes: ``retriever`` (a
-    name, checked by the caller, or a callable ``(query, store, *, k)``) over what ``filter``
-    admits (``k`` items whenever that holds ``k``), with the settings' chat model
-    (``settings.llm``; none offline) for the navigator's LLM policy and the LLM steps of the
-    retrievers that have them, finished (``retrieval.finish``: what is current, each item's
-    relevance) and cut at the relevance floor: ``min_score``, else ``settings.relevance_floor``
-    for a named retriever (a caller's own ranking is cut only at a ``min_score`` it names).
-    Each item names its namespace."""
+async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
+    """Evidence for ``req.query`` in ``req.namespace``, the one path every door takes: the
+    request's retriever (a name, checked by the caller, or a callable ``(query, store, *, k)``)
+    over what its filter admits (``k`` items whenever that holds ``k``), with the settings' chat
+    model (``settings.llm``; none offline) for the navigator's LLM policy and the LLM steps of
+    the retrievers that have them, finished (``retrieval.finish``: what is current, each item's
+    relevance) and cut at the relevance floor: ``req.min_score``, else
+    ``settings.relevance_floor`` for a named retriever (a caller's own ranking is cut only at a
+    ``min_score`` it names). Each item names its namespace. ``req.config`` (a LangChain run
+    config) reaches the navigator graph, so the caller's callbacks see its nodes."""
+    query, namespace, k, retriever = req.query, req.namespace, req.k, req.retriever
     _question(query, settings)
-    name = retriever if isinstance(retriever, str) else getattr(retriever, "__name__", "custom")
-    store, why = await _reader(settings, namespace, filter)
+    name = req.retriever_name
+    store, why = await _reader(settings, namespace, req.filter)
     if store is None:
         return Retrieval(name, empty=why)
-    found = await _run(settings, store, query, k, retriever, name)
+    found = await _run(settings, store, query, k, retriever, name, req.config)
+    min_score = req.min_score
     if min_score is None:
         min_score = settings.relevance_floor if isinstance(retriever, str) else 0.0
     kept, found.best_relevance = floored(found.evidence, min_score)
@@ -145,7 +151,15 @@ async def retrieval(
     return found
 
 
-async def _run(settings: Settings, store, query: str, k: int, retriever: str | Retriever, name: str) -> Retrieval:
+async def _run(
+    settings: Settings,
+    store,
+    query: str,
+    k: int,
+    retriever: str | Retriever,
+    name: str,
+    config: Mapping[str, Any] | None = None,
+) -> Retrieval:
     if not isinstance(retriever, str):  # an application's own retriever, finished like ours
         from memgraph_agents.retrieval.finish import finish
 
@@ -153,7 +167,7 @@ async def _run(settings: Settings, store, query: str, k: int, retriever: str | R
         return Retrieval(name, await asyncio.to_thread(finish, query, store, ranked))
     llm = get_chat_model(settings)
     if is_navigator(retriever):
-        nav = await navigation(settings, store, query, k, llm, retriever)
+        nav = await navigation(settings, store, query, k, llm, retriever, config)
         return Retrieval(name, nav.ranking[:k] or nav.evidence[:k], navigation=nav)
     from memgraph_agents.llm.usage import LLMUsage
     from memgraph_agents.registry import retrieve
@@ -166,51 +180,26 @@ async def _run(settings: Settings, store, query: str, k: int, retriever: str | R
     return Retrieval(name, list(evidence), usage=usage.snapshot(), notes=notes)
 
 
-async def search(
-    settings: Settings,
-    namespace: str,
-    query: str,
-    k: int,
-    retriever: str,
-    filter: MemoryFilter | None = None,
-    min_score: float | None = None,
-) -> list[Evidence]:
-    """Ranked evidence from what ``filter`` admits (``k`` items whenever that holds ``k``), at or
-    above the relevance floor (``min_score``, default ``settings.relevance_floor``); ``[]`` for
-    a namespace that holds nothing yet, or nothing relevant (never a guess)."""
-    return (await retrieval(settings, namespace, query, k, retriever, filter, min_score)).evidence
+async def search(settings: Settings, req: SearchRequest) -> list[Evidence]:
+    """Ranked evidence from what the filter admits (``k`` items whenever that holds ``k``), at
+    or above the relevance floor (``min_score``, default ``settings.relevance_floor``); ``[]``
+    for a namespace that holds nothing yet, or nothing relevant (never a guess). Over several
+    namespaces: one ranking (``api.scopes``: merged by rank, each item naming its namespace),
+    each searched for ``k`` items, concurrently."""
+    if len(req.namespaces) == 1:
+        return (await retrieval(settings, req)).evidence
+    _question(req.query, settings)
+    found = await asyncio.gather(*(retrieval(settings, req.at(ns)) for ns in req.namespaces))
+    return merge_namespaces([(ns, f.evidence) for ns, f in zip(req.namespaces, found, strict=True)], req.k)
 
 
-async def search_many(
-    settings: Settings,
-    namespaces: list[str],
-    query: str,
-    k: int,
-    retriever: str,
-    filter: MemoryFilter | None = None,
-    min_score: float | None = None,
-) -> list[Evidence]:
-    """One ranking over several namespaces (``api.scopes``: merged by rank, each item naming
-    its namespace); each namespace is searched for ``k`` items, concurrently."""
-    _question(query, settings)
-    found = await asyncio.gather(*(search(settings, ns, query, k, retriever, filter, min_score) for ns in namespaces))
-    return merge_namespaces(list(zip(namespaces, found)), k)
-
-
-async def ask(
-    settings: Settings,
-    namespace: str,
-    question: str,
-    k: int,
-    retriever: str,
-    filter: MemoryFilter | None = None,
-    min_score: float | None = None,
-) -> AskResult:
+async def ask(settings: Settings, req: SearchRequest) -> AskResult:
     """Evidence and trace always; an answer when a chat model is configured and memory holds
     something relevant. With ``filter`` the whole search (and so the answer) sees only what it
     admits. ``outcome``: found | nothing_relevant (nothing at or above the floor) | no_memory."""
-    found = await retrieval(settings, namespace, question, k, retriever, filter, min_score)
-    out = AskResult(question=question, namespace=namespace, retriever=retriever, evidence=found.evidence)
+    question, namespace = req.query, req.namespace
+    found = await retrieval(settings, req)
+    out = AskResult(question=question, namespace=namespace, retriever=found.retriever, evidence=found.evidence)
     if found.empty:
         out.trace = [found.empty]
         out.outcome = "no_memory"

@@ -172,7 +172,7 @@ def _neighbourhood(snap, view, core: list[int], max_nodes: int) -> list[int]:
 
 def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: str = "") -> dict[str, Any]:
     """Everything the page shows, as JSON-able data (nodes with both layouts precomputed)."""
-    from memgraph_agents.navigator.view import event_view
+    from memgraph_agents.retrieval.event_view import event_view
 
     snap = store.snapshot()
     view = event_view(snap)

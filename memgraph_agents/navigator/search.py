@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from memgraph_agents.navigator.resources import Resources, embed_texts
-from memgraph_agents.navigator.view import EventView, Scorer, event_view
+from memgraph_agents.navigator.view import Scorer
+from memgraph_agents.retrieval.event_view import EventView, event_view
 from memgraph_agents.storage.snapshot import GraphSnapshot
 
 

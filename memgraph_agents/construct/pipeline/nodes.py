@@ -44,7 +44,7 @@ from memgraph_agents.runtime import MemoryContext, chat_limiter, get_chat_model,
 from memgraph_agents.storage import SessionRecord, SessionWrite
 from memgraph_agents.storage.session_write import WriteMode
 
-if TYPE_CHECKING:  # the nodes also run without LangGraph (``pipeline.direct``): its runtime is not imported
+if TYPE_CHECKING:  # the nodes also run without LangGraph (``pipeline.sequence``): its runtime is not imported
     from langgraph.runtime import Runtime
 
 # Settings of recent run contexts: validating ``Settings`` for every step cost more than a
@@ -72,7 +72,7 @@ def context_settings(ctx: MemoryContext) -> Settings:
     return settings
 
 
-# What one in-process run (``pipeline.direct.run_steps``) opened once for all its steps: the
+# What one in-process run (``pipeline.sequence.run_steps``) opened once for all its steps: the
 # store and, offline, the build context. Within a run the ingest lock is held, so the snapshot
 # the steps read does not change before the commit; a LangGraph run has no memo (each step
 # opens its own). Worker threads see the same dict (``asyncio.to_thread`` copies the context).

@@ -11,8 +11,8 @@ with ``seed`` normalised by the best seed score (an event's seed is its best tur
 candidates are the seed pool plus every turn of a kept event (a neighbour the seed never
 reached can enter). Ties: the seed order, then node order, so the ranking is deterministic.
 
-Then ``with_priors`` adds the turn priors (``navigator.priors``) and ``diversified`` reorders by
-MMR (``navigator.diverse``); ``navigator.turn_ranking.ranking`` chains the three.
+Then ``with_priors`` adds the turn priors (``retrieval.priors``) and ``diversified`` reorders by
+MMR (``retrieval.diverse``); ``navigator.turn_ranking.ranking`` chains the three.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from memgraph_agents.model.ranking import order_best_first, ranks_by
-from memgraph_agents.navigator.diverse import mmr_order
-from memgraph_agents.navigator.priors import asks_for, prior
-from memgraph_agents.navigator.view import EventView
+from memgraph_agents.retrieval.diverse import mmr_order
+from memgraph_agents.retrieval.event_view import EventView
+from memgraph_agents.retrieval.priors import asks_for, prior
 from memgraph_agents.storage.snapshot import GraphSnapshot
 
 
@@ -74,7 +74,7 @@ def with_priors(
     snap: GraphSnapshot, ranked: list[RankedTurn], question: str, *, informative: float, full: int, typed: float
 ) -> list[RankedTurn]:
     """``ranked`` re-scored by the turn priors (informativeness, a date for a question asking
-    "when"; ``navigator.priors``) and re-sorted; ties keep their order."""
+    "when"; ``retrieval.priors``) and re-sorted; ties keep their order."""
     if informative <= 0 and typed <= 0:
         return ranked
     kind = asks_for(question)
@@ -94,7 +94,7 @@ def with_priors(
 
 
 def diversified(snap: GraphSnapshot, ranked: list[RankedTurn], lam: float, k: int) -> list[RankedTurn]:
-    """``ranked`` reordered by MMR (``navigator.diverse``): paraphrases of a turn already ranked
+    """``ranked`` reordered by MMR (``retrieval.diverse``): paraphrases of a turn already ranked
     give way to different turns. Each turn's score becomes its marginal value, so the scores
     still decrease down the ranking. Without turn vectors (or ``lam <= 0``) it is unchanged."""
     vecs = snap.vectors()

@@ -14,7 +14,7 @@ Two things similarity alone does not see, both measured on the LoCoMo developmen
   ``answer_type`` more.
 
 ``asks_only`` marks a third kind of turn, one that mostly asks ("Wait, she is getting married?
-When?"): it matches questions of its own shape and states little (``navigator.oneshot``
+When?"): it matches questions of its own shape and states little (``retrieval.oneshot``
 scales its score down).
 """
 

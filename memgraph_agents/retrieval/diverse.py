@@ -9,7 +9,7 @@ another session waits below. Greedy MMR (Carbonell & Goldstein, 1998) picks turn
 
 so a turn that repeats one already picked yields its place to the next best different one.
 Measured on the LoCoMo development split (turn R@10, offline): λ = 0.1 on top of the
-kept-neighbour re-scoring (``navigator.rank``) gains in every category; larger λ starts to
+kept-neighbour re-scoring (``retrieval.rank``) gains in every category; larger λ starts to
 push out a single-hop question's second gold turn (docs/benchmarks-history.md, "The navigator against its seed").
 """
 

@@ -38,11 +38,11 @@ generalises"), among the settings that show the invented demo chat's answers.
 from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.navigator.priors import ASIDE_WORDS, asks_for, asks_only, prior
-from memgraph_agents.navigator.rank import RankedTurn, diversified, rank_turns
-from memgraph_agents.navigator.view import event_view
+from memgraph_agents.retrieval.event_view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
+from memgraph_agents.retrieval.priors import ASIDE_WORDS, asks_for, asks_only, prior
 from memgraph_agents.retrieval.protocols import RetrieverOptions
+from memgraph_agents.retrieval.rank import RankedTurn, diversified, rank_turns
 from memgraph_agents.retrieval.relevance import question_vector, relevance_of, relevance_ranking
 from memgraph_agents.storage.protocols import StoreReader
 
