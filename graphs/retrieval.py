@@ -6,7 +6,7 @@ Every node is the engine's one path from a question to evidence (``api.ops.retri
 ``Memory.search``): it reads ``query`` / ``k`` and writes ``evidence`` (``Evidence`` as JSON)
 and ``usage``. The conditional edge declares its ``path_map`` so the drawing shows every choice.
 The retriever is the context's ``retriever``, else the preset's, else ``Settings.retriever``
-(``MEMGRAPH_RETRIEVER``, default ``oneshot``): ``runtime.run_retriever``, every door's rule;
+(``MEMGRAPH_RETRIEVER``, default ``navigator``): ``runtime.run_retriever``, every door's rule;
 ``k`` is the input's, else the context's ``top_k`` (else ``MEMGRAPH_TOP_K``, 10).
 
 When the context configures a chat model (``llm``), it is handed to the retrievers that take
