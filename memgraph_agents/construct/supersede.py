@@ -45,6 +45,7 @@ from memgraph_agents.construct.sentences import split_sentences
 
 ATTRIBUTE_FLOOR = 0.40  # J: both statements are about one attribute at least this much
 SIMILAR_FLOOR = 0.25  # cos(o, n) of a replacement and its best earlier match
+UNTYPED_SIMILAR = 0.5  # cos(o, n) of a replacement sharing no word nor attribute with its match
 DUPLICATE = 0.92  # cos(o, n) above this: the same statement again, not a new value
 CANDIDATES = 8  # earlier statements of the speaker (nearest stored sentences) a change is compared with
 MIN_WORDS = 4  # a shorter sentence joins its neighbour ("Promoted! Art director now.")
@@ -58,7 +59,7 @@ _THIRD_SUBJECT = re.compile(
 _REPLACE = re.compile(
     r"\b(?:quit|quitting|left(?! (?:an?|it|them|him|her|behind|for)\b)|leaving (?:my|our|the)|stopped|gave up|given up|giving up|dropped|no longer|no more|"
     r"(?:not|never)\b[^.!?]{0,30}\bany ?more|sold|switched|switching|moved(?! (?:it|them|him|her|on)\b)|relocated|"
-    r"changed (?:my |our )?(?:jobs?|schools?|teams?|careers?|numbers?|address|name|diet)|"
+    r"changed (?:(?:my|our) \w+|jobs?|schools?|teams?|careers?|numbers?|address|name|diet)|"
     r"moving (?:to|into|out|away|house)|broke up|split up|separated|divorced|(?:is|are|was) over|"
     r"retired|instead(?! of)|replaced|from now on|different now|passed away|died|is gone|are gone|"
     r"handed in (?:my|our|her|his) notice)\b"
@@ -68,7 +69,7 @@ _REPLACE = re.compile(
 _NEW = re.compile(
     r"\b(?:now|new|these days|nowadays|currently|start|started|starting|joined|enrolled|took up|taken up|"
     r"became|become|promoted|bought|adopted|engaged|married|again|back on|"
-    r"since (?:(?:last )?(?:jan|feb|march|april|may|june|july|aug|sept?|oct|nov|dec)\w*|spring|summer|"
+    r"since the first|since (?:(?:last )?(?:jan|feb|march|april|may|june|july|aug|sept?|oct|nov|dec)\w*|spring|summer|"
     r"autumn|fall|winter|\d|the move))\b",
     re.I,
 )
@@ -78,6 +79,54 @@ _NEGATED = re.compile(
 )
 # "too" only closing a clause ("me too", "I paint too."), not "too much".
 _KEEP = re.compile(r"\b(?:still|also|as well|both)\b|\btoo\b(?=\s*(?:[.!,;)]|$))", re.I)
+# An explicit self-correction: the speaker takes back what they just said.
+_CORRECT = re.compile(
+    r"\b(?:ignore (?:that|what i said|my last)|scratch that|correction|i meant|i misspoke|i mistyped|my mistake|"
+    r"that was wrong|i got (?:that|it) wrong|sorry,? (?:wrong|it's|it is))\b",
+    re.I,
+)
+# Someone else's words: a quotation or reported speech states nothing of the speaker's own.
+_REPORTED = re.compile(
+    r"[\"“”]|(?:^|[\s(])'[^']{3,}'|\b(?:told (?:me|us)|tells (?:me|us)|said|says|saying|according to|claims?|"
+    r"claimed|apparently|heard that|wrote (?:to say|that)|texted)\b",
+    re.I,
+)
+# A hypothetical, a plan or a wish is no change yet: "If we moved…", "I might quit…".
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|would|might|maybe|perhaps|could|should|unless|wonder|thinking (?:about|of)|considering|"
+    r"planning|plan to|going to|gonna|want to|wanna|hope to|hoping|someday|one day|imagine)\b|'d\b",
+    re.I,
+)
+# A sentence opening on another person of the speaker's ("My sister moved…") is about them.
+_OTHER_PERSON = re.compile(
+    r"^(?:\w+,?\s+)?(?:my|our)\s+(?:\w+\s+)?(mum|mom|mother|dad|father|parents?|sister|brother|son|daughter|kids?|"
+    r"children|husband|wife|partner|boyfriend|girlfriend|friend|neighbou?r|cousin|aunt|uncle|grand\w+|boss|"
+    r"colleague|flatmate|roommate|doctor|teacher|niece|nephew)s?\b",
+    re.I,
+)
+# A habit's slot ("every morning", "weekends"): two habits in one slot, the later "now", replace.
+_SLOT = re.compile(
+    r"\b(?:mornings?|evenings?|nights?|weekends?|lunch ?breaks?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+    r"daily|every day|a day)\b",
+    re.I,
+)
+# A replacement word that ends something names what it ends ("quit the choir", "sold the Clio").
+_ENDING = re.compile(
+    r"\b(?:quit|left|stopped|gave up|given up|dropped|sold|handed in (?:my|our) notice|broke up with|"
+    r"no more|no longer)\b([^.;!?]*)",
+    re.I,
+)
+_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:so|and|but|because)\s+", re.I)
+_NAME = re.compile(r"\s+[A-Z][a-z]+\b")
+_PAREN = re.compile(r"\([^)]*\)")
+_SELF_TOO = re.compile(r"\b(?:I|we|We)\b")
+_NOW = re.compile(r"\b(?:now|these days|nowadays)\b", re.I)
+_STEM_STOP = frozenset(
+    "i me my we our us you your the a an and or but to of in on at for with from by is are was were be been am "
+    "it its this that these those now new so just no not any more all some have has had do does did get got "
+    "since last next week month year day time go went job work place thing things stuff yesterday today "
+    "there one".split()
+)
 _WORD = re.compile(r"[A-Za-z0-9']+")
 
 
@@ -90,6 +139,10 @@ class Statement:
     speaker: str
     when: str  # ISO timestamp of the turn
     text: str  # without the speaker prefix
+    order: int = 0  # the turn's index in its session (turns of one session share a timestamp)
+
+    def before(self, other: Statement) -> bool:
+        return (self.when, self.order) < (other.when, other.order)
 
 
 @dataclass(frozen=True)
@@ -100,6 +153,9 @@ class Match:
     cosine: float
     attribute: int  # index into ATTRIBUTES
     strength: float  # J
+    shared: bool = False  # the two share a content word (the value a change names)
+    slot: bool = False  # the two name the same time slot of a habit ("every morning")
+    elsewhere: bool = False  # the later one ends something the earlier one never names
 
     @property
     def score(self) -> float:
@@ -111,7 +167,7 @@ class Candidate:
     """A changing statement and its earlier matches, best first (``Match.score``, then turn id)."""
 
     new: Statement
-    cue: str  # "replace" | "new"
+    cue: str  # "correct" | "replace" | "new"
     matches: list[Match] = field(default_factory=list)
     functional_strength: float = 0.0  # J of the best functional attribute with the best match
 
@@ -130,7 +186,76 @@ def is_statement(text: str) -> bool:
     return not text.rstrip().endswith("?") and (bool(_FIRST_PERSON.search(text)) or not _THIRD_SUBJECT.match(text))
 
 
-def statements(node: str, turn_id: str, speaker: str, when: str, body: str) -> list[Statement]:
+def own_assertion(text: str) -> bool:
+    """A statement the speaker asserts as their own, now: no quotation or reported speech, no
+    hypothetical or plan (an explicit self-correction always is one)."""
+    if _CORRECT.search(text):
+        return True
+    if _REPORTED.search(text) and ("'" in text[:2] or any(q in text for q in '"“”')):
+        return False  # a quotation: nothing in it is the speaker's own
+    # a clause of the speaker's own ("The doctor says it was never gluten, so I eat bread again")
+    return any(not _REPORTED.search(c) and not _HYPOTHETICAL.search(c) and _cue_in(c) for c in _CLAUSE.split(text) if c)
+
+
+def other_person(text: str) -> str | None:
+    """The person of the speaker's a sentence opens on ("My sister moved…": ``sister``), else ``None``."""
+    m = _OTHER_PERSON.match(text.strip())
+    if m is None or _SELF_TOO.search(text):  # "My partner Giles and I live…": the speaker too
+        return None
+    return m.group(1).lower()
+
+
+def _stem(w: str) -> str:
+    w = w.lower().strip("'")
+    for suffix in ("ing", "er", "ed", "es", "s", "e"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+def content_stems(text: str) -> set[str]:
+    """Stems of a sentence's content words (the shared value of a change and what it replaces:
+    "Sold the Panda" / "my old Panda", "I quit nursing" / "I'm a nurse")."""
+    # a parenthesis holds a date the ingest resolved ("yesterday (15 March 2024)"): no value
+    words = (w.lower().removesuffix("'s") for w in _WORD.findall(_PAREN.sub(" ", text)))
+    return {_stem(w) for w in words if w not in _STEM_STOP and "'" not in w and len(w) > 2}
+
+
+def same_subject(old: str, new: str) -> bool:
+    """Both about the speaker, or both about the same person of theirs: the same relation, or
+    a name both use ("My boyfriend Marek…" / "Marek and I are over")."""
+    a, b = other_person(old), other_person(new)
+    if a is None and b is None:
+        return True
+    if a is not None and a == b:
+        return True
+    # the relation's name ("My son Jannik") used by the other statement
+    names = {n for t in (old, new) if (n := _named(t))}
+    return any(re.search(rf"\b{re.escape(n)}\b", t) for n in names for t in (old, new) if _named(t) != n)
+
+
+def _named(text: str) -> str | None:
+    """The name after a relation a sentence opens on ("My son Jannik goes…": ``Jannik``)."""
+    m = _OTHER_PERSON.match(text.strip())
+    n = _NAME.match(text.strip(), m.end()) if m else None
+    return n.group(0).strip() if n else None
+
+
+def names_another_thing(old: str, new: str) -> bool:
+    """``new`` ends something (``_ENDING``) that ``old`` never names: "I handed in my notice at
+    the print shop" replaces nothing in "I had a second interview at a design studio"."""
+    m = _ENDING.search(new)
+    if m is None:
+        return False
+    obj = content_stems(_CLAUSE.split(m.group(1))[0])
+    return bool(obj) and not obj & content_stems(old)
+
+
+def shares_slot(old: str, new: str) -> bool:
+    return bool({_stem(m) for m in _SLOT.findall(old)} & {_stem(m) for m in _SLOT.findall(new)})
+
+
+def statements(node: str, turn_id: str, speaker: str, when: str, body: str, order: int = 0) -> list[Statement]:
     """The statements a turn makes about its speaker: its sentences (one shorter than
     ``MIN_WORDS`` joined to the next), questions and other subjects left out."""
     runs: list[str] = []
@@ -149,7 +274,7 @@ def statements(node: str, turn_id: str, speaker: str, when: str, body: str) -> l
             runs[-1] = f"{runs[-1]} {carry}"
         else:
             runs.append(carry)
-    return [Statement(node, turn_id, speaker, when, s) for s in runs if is_statement(s)]
+    return [Statement(node, turn_id, speaker, when, s, order) for s in runs if is_statement(s)]
 
 
 def _cue(pattern: re.Pattern[str], text: str) -> bool:
@@ -161,9 +286,16 @@ def _cue(pattern: re.Pattern[str], text: str) -> bool:
     return False
 
 
+def _cue_in(clause: str) -> bool:
+    return _cue(_REPLACE, clause) or _cue(_NEW, clause)
+
+
 def change_cue(text: str) -> str | None:
-    """``"replace"``, ``"new"`` or ``None``: how a statement marks a change (module docstring)."""
-    if _KEEP.search(text):
+    """``"correct"``, ``"replace"``, ``"new"`` or ``None``: how a statement marks a change
+    (module docstring); a quotation, reported speech or a hypothetical marks none."""
+    if _CORRECT.search(text):
+        return "correct"
+    if _KEEP.search(text) or not own_assertion(text):
         return None
     if _cue(_REPLACE, text):
         return "replace"
@@ -203,12 +335,28 @@ def candidate(
         return None
     matches: list[Match] = []
     functional = 0.0
+    stems = content_stems(new.text)
     for old, vec, prof in olds:
-        if old.speaker != new.speaker or old.when >= new.when or old.turn_id == new.turn_id:
+        if old.speaker != new.speaker or old.turn_id == new.turn_id or not same_subject(old.text, new.text):
+            continue
+        # a self-correction may take back a turn of its own session; other changes replace what
+        # was said on an earlier day (one session tells one state of things)
+        if not (old.before(new) if cue == "correct" else old.when < new.when):
             continue
         joint = np.minimum(new_prof, prof)
         a = int(np.argmax(joint))
-        matches.append(Match(old, float(np.dot(new_vec, vec)), a, float(joint[a])))
+        shared = bool(stems & content_stems(old.text))
+        matches.append(
+            Match(
+                old,
+                float(np.dot(new_vec, vec)),
+                a,
+                float(joint[a]),
+                shared,
+                shares_slot(old.text, new.text),
+                names_another_thing(old.text, new.text),
+            )
+        )
     if not matches:
         return None
     matches.sort(key=lambda m: (-round(m.score, 6), m.old.turn_id, m.old.text))
@@ -229,10 +377,17 @@ def decide(
     if m.cosine >= duplicate:
         return None
     typed = m.strength >= attribute_floor
-    if c.cue == "replace":
-        ok = m.cosine >= similar_floor or typed
+    alike = m.cosine >= similar_floor
+    if c.cue == "correct":
+        ok = alike or typed
+    elif c.cue == "replace":
+        # a replacement names what it replaces ("Sold the Panda"), or both are one attribute
+        # and alike; a replacement word alone links nothing ("I handed in my notice" is no
+        # answer to "I had a second interview")
+        ok = m.cosine >= UNTYPED_SIMILAR or ((m.shared or typed) and (alike or typed) and not m.elsewhere)
     else:
-        ok = c.functional_strength >= attribute_floor
+        # a new value of a one-value attribute; of a habit, when it takes the same slot
+        ok = c.functional_strength >= attribute_floor or (m.slot and alike and bool(_NOW.search(c.new.text)))
     if not ok:
         return None
     name = ATTRIBUTES[m.attribute].name if typed or c.cue == "new" else "statement"
