@@ -201,7 +201,7 @@ UPDATES: list[Chat] = [
         "My address is 12 Birch Road, flat 4, if you want to send the card.",
         "New year, new address: we moved to 3 Willow Close.",
         "What is Winifred's address now?",
-        "What was Winifred's address at the start of December 2024?",
+        "What was Winifred's address at the start of 2025?",
         gap_days=(20, 45),
         start=datetime(2024, 11, 5, 18, 0),
     ),

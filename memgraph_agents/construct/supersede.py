@@ -45,6 +45,7 @@ from memgraph_agents.construct.sentences import split_sentences
 
 ATTRIBUTE_FLOOR = 0.40  # J: both statements are about one attribute at least this much
 SIMILAR_FLOOR = 0.25  # cos(o, n) of a replacement and its best earlier match
+REPLACE_SLACK = 0.05  # a replacement's attribute floor is this much lower (ATTRIBUTE_FLOOR - 0.05)
 UNTYPED_SIMILAR = 0.5  # cos(o, n) of a replacement sharing no word nor attribute with its match
 DUPLICATE = 0.92  # cos(o, n) above this: the same statement again, not a new value
 CANDIDATES = 8  # earlier statements of the speaker (nearest stored sentences) a change is compared with
@@ -57,7 +58,7 @@ _THIRD_SUBJECT = re.compile(
     re.I,
 )
 _REPLACE = re.compile(
-    r"\b(?:quit|quitting|left(?! (?:an?|it|them|him|her|behind|for)\b)|leaving (?:my|our|the)|stopped|gave up|given up|giving up|dropped|no longer|no more|"
+    r"\b(?:quit|quitting|done with|left(?! (?:an?|it|them|him|her|behind|for)\b)|leaving (?:my|our|the)|stopped|gave up|given up|giving up|dropped|no longer|no more|"
     r"(?:not|never)\b[^.!?]{0,30}\bany ?more|sold|switched|switching|moved(?! (?:it|them|him|her|on)\b)|relocated|"
     r"changed (?:(?:my|our) \w+|jobs?|schools?|teams?|careers?|numbers?|address|name|diet)|"
     r"moving (?:to|into|out|away|house)|broke up|split up|separated|divorced|(?:is|are|was) over|"
@@ -67,7 +68,7 @@ _REPLACE = re.compile(
     re.I,
 )
 _NEW = re.compile(
-    r"\b(?:now|new|these days|nowadays|currently|start|started|starting|joined|enrolled|took up|taken up|"
+    r"\b(?:(?<!right )now|new|these days|nowadays|currently|start|started|starting|joined|enrolled|took up|taken up|"
     r"became|become|promoted|bought|adopted|engaged|married|again|back on|"
     r"since the first|since (?:(?:last )?(?:jan|feb|march|april|may|june|july|aug|sept?|oct|nov|dec)\w*|spring|summer|"
     r"autumn|fall|winter|\d|the move))\b",
@@ -112,7 +113,7 @@ _SLOT = re.compile(
 )
 # A replacement word that ends something names what it ends ("quit the choir", "sold the Clio").
 _ENDING = re.compile(
-    r"\b(?:quit|left|stopped|gave up|given up|dropped|sold|handed in (?:my|our) notice|broke up with|"
+    r"\b(?:quit|left|done with|stopped|gave up|given up|dropped|sold|handed in (?:my|our) notice|broke up with|"
     r"no more|no longer)\b([^.;!?]*)",
     re.I,
 )
@@ -378,13 +379,17 @@ def decide(
         return None
     typed = m.strength >= attribute_floor
     alike = m.cosine >= similar_floor
+    # a replacement word says a value ended: a weaker attribute match will do
+    typed_replaced = m.strength >= attribute_floor - REPLACE_SLACK
     if c.cue == "correct":
         ok = alike or typed
     elif c.cue == "replace":
         # a replacement names what it replaces ("Sold the Panda"), or both are one attribute
         # and alike; a replacement word alone links nothing ("I handed in my notice" is no
         # answer to "I had a second interview")
-        ok = m.cosine >= UNTYPED_SIMILAR or ((m.shared or typed) and (alike or typed) and not m.elsewhere)
+        ok = m.cosine >= UNTYPED_SIMILAR or (
+            (m.shared or typed_replaced) and (alike or typed_replaced) and not m.elsewhere
+        )
     else:
         # a new value of a one-value attribute; of a habit, when it takes the same slot
         ok = c.functional_strength >= attribute_floor or (m.slot and alike and bool(_NOW.search(c.new.text)))
