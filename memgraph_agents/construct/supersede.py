@@ -58,9 +58,10 @@ _THIRD_SUBJECT = re.compile(
     re.I,
 )
 _REPLACE = re.compile(
-    r"\b(?:quit|quitting|done with|left(?! (?:an?|it|them|him|her|behind|for)\b)|leaving (?:my|our|the)|stopped|gave up|given up|giving up|dropped|no longer|no more|"
+    r"\b(?:quit|quitting|done with|left(?! (?:an?|it|them|him|her|behind|for)\b)|leaving (?:my|our|the)|stopped|gave up|given up|giving up|dropped(?! (?:off|by|in)\b)|no longer|no more|"
     r"(?:not|never)\b[^.!?]{0,30}\bany ?more|sold|switched|switching|moved(?! (?:it|them|him|her|on)\b)|relocated|"
-    r"changed (?:(?:my|our) \w+|jobs?|schools?|teams?|careers?|numbers?|address|name|diet)|"
+    r"changed (?:my |our )?(?:jobs?|schools?|teams?|careers?|numbers?|address|name|diet|e-?mail(?: address)?|"
+    r"bank|phone|doctor|dentist|gp)|"
     r"moving (?:to|into|out|away|house)|broke up|split up|separated|divorced|(?:is|are|was) over|"
     r"retired|instead(?! of)|replaced|from now on|different now|passed away|died|is gone|are gone|"
     r"handed in (?:my|our|her|his) notice)\b"
@@ -76,7 +77,9 @@ _NEW = re.compile(
 )
 # A cue under a negation is no change: "I won't quit", "not giving up", "never moved".
 _NEGATED = re.compile(
-    r"\b(?:not|never|won't|don't|didn't|can't|couldn't|wouldn't|isn't|aren't|wasn't|no)\W+(?:\w+\W+){0,2}$", re.I
+    r"\b(?:(?:not|never|won't|don't|didn't|can't|couldn't|wouldn't|isn't|aren't|wasn't|no)\W+(?:\w+\W+){0,2}|"
+    r"(?:instead of|rather than)\W+)$",
+    re.I,
 )
 # "too" only closing a clause ("me too", "I paint too."), not "too much".
 _KEEP = re.compile(r"\b(?:still|also|as well|both)\b|\btoo\b(?=\s*(?:[.!,;)]|$))", re.I)
@@ -119,6 +122,7 @@ _ENDING = re.compile(
 )
 _CLAUSE = re.compile(r"[,;:]\s+|\s+(?:so|and|but|because)\s+", re.I)
 _NAME = re.compile(r"\s+[A-Z][a-z]+\b")
+_QUOTES = "\"“”'‘’"
 _PAREN = re.compile(r"\([^)]*\)")
 _SELF_TOO = re.compile(r"\b(?:I|we|We)\b")
 _NOW = re.compile(r"\b(?:now|these days|nowadays)\b", re.I)
@@ -339,6 +343,8 @@ def candidate(
     stems = content_stems(new.text)
     for old, vec, prof in olds:
         if old.speaker != new.speaker or old.turn_id == new.turn_id or not same_subject(old.text, new.text):
+            continue
+        if old.text.lstrip()[:1] in _QUOTES:  # a quotation is not the speaker's own statement
             continue
         # a self-correction may take back a turn of its own session; other changes replace what
         # was said on an earlier day (one session tells one state of things)

@@ -37,7 +37,7 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.storage.snapshot import EDGE_CODE, GraphSnapshot
 
 PULL_MARGIN = 0.2  # a linked statement joins the ranking when its relevance is within this of its partner's
-IMPLIED_SIMILAR = 0.5  # turn cosine of two statements of one speaker about the same thing
+IMPLIED_SIMILAR = 0.35  # turn cosine of two statements of one speaker about the same thing
 
 Focus = Literal["present", "past", "date", "none"]
 
