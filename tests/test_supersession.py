@@ -152,7 +152,7 @@ def test_explicit_self_corrections_are_changes():
 
 
 def test_another_persons_news_is_about_them_unless_both_name_them():
-    from memgraph_agents.construct.supersede import other_person, same_subject
+    from memgraph_agents.construct.speech import other_person, same_subject
 
     assert other_person("My sister moved to Rotterdam in the spring.") == "sister"
     assert other_person("My partner Giles and I live on a houseboat.") is None  # the speaker too
@@ -162,7 +162,7 @@ def test_another_persons_news_is_about_them_unless_both_name_them():
 
 
 def test_a_replacement_names_what_it_ends():
-    from memgraph_agents.construct.supersede import names_another_thing
+    from memgraph_agents.construct.speech import names_another_thing
 
     old = "I had a second interview at a design studio on Friday."
     assert names_another_thing(old, "I handed in my notice at the print shop yesterday (15 March 2024).")
