@@ -31,7 +31,7 @@ def superseded_note(on: str | None, by: Sequence[str], fmt: Callable[[str], str]
     return f"(superseded{when} by {', '.join(by[:3])}{', …' if len(by) > 3 else ''})"
 
 
-CONTEXT_CHARS = 160  # an asking turn longer than this is cut in the note
+CONTEXT_CHARS = 160  # a question longer than this is cut in the note
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
@@ -88,12 +88,9 @@ class Evidence(BaseModel):
             who, said = "", who
         # the question itself: the asking turn's last sentence ("YES!! When do you start?")
         said = _SENTENCE_END.split(said.strip())[-1]
-        text = f"{who}: {said}" if who else said
-        if len(text) > max_chars:
-            text = text[: max_chars - 1] + "…"
-        who, sep, said = text.partition(": ")
-        quoted = f'{who}: "{said}"' if sep else f'"{text}"'
-        return f"(in reply to {self.context.turn_id} {quoted})"
+        if len(said) > max_chars:
+            said = said[: max_chars - 1] + "…"
+        return f'(in reply to {self.context.turn_id} {who + ": " if who else ""}"{said}")'
 
     def cite(self, *, human: bool = False, max_turns: int = 6, max_chars: int | None = None) -> str:
         """One line for a prompt, a tool result or a terminal:
