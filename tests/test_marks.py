@@ -143,6 +143,8 @@ def test_cli_ask_and_show_print_the_marks(cli_dir):
     assert CONTEXT in line
     out = _cli(cli_dir, "show", "S1:1", "--namespace", NS)
     assert any(ln.rstrip().endswith(MARK) for ln in out.splitlines() if "| S1:1]" in ln)
+    out = _cli(cli_dir, "show", "S2:4", "--namespace", NS)
+    assert "[2024-03-01 | S2:4] Ansgar: April 2." in out and CONTEXT in out
 
 
 def test_agent_tools_text_and_retrieval_graph_output_carry_the_marks(data_dir):

@@ -174,10 +174,10 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     for tid in shown:
         turn = item if tid == item.id and item.kind == "turn" else memory.get(tid, namespace=ns)
         ev = finished.get(tid)
-        notes = [
-            n for n in (ev.context_note() if ev else "", f"{turn.speaker}: {turn.text}", ev.mark() if ev else "") if n
-        ]
-        console.print(f"  [{turn.date[:10]} | {tid}] {' '.join(notes)}", markup=False, soft_wrap=True)
+        mark = f" {ev.mark()}" if ev and ev.mark() else ""
+        console.print(f"  [{turn.date[:10]} | {tid}] {turn.speaker}: {turn.text}{mark}", markup=False, soft_wrap=True)
+        if ev and ev.context:  # the question a short reply answers, on the line below
+            console.print(f"      {ev.context_note()}", markup=False, soft_wrap=True)
     return 0
 
 
