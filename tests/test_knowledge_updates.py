@@ -9,8 +9,10 @@ import pytest
 
 from memgraph_agents import Memory
 from memgraph_agents.api.ops import open_store
+from memgraph_agents.config import MINILM_GATE
 from memgraph_agents.errors import ConfigError, InputError
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.outcome import EmptyReason
 from tests.helpers import edges
 from tests.knowledge_updates import CASES, NEW_TURN, OLD_TURN, conversation
 
@@ -84,15 +86,19 @@ def test_as_of_keeps_only_what_was_valid_on_that_day(memory):
     assert all(ev.session_dates[0] <= "2024-02-01" for ev in early)
 
 
-def test_the_relevance_floor_says_nothing_relevant(memory):
+def test_the_relevance_gate_says_nothing_relevant(memory):
     q = "What is the boiling point of mercury in kelvin?"
-    assert memory.search(q, namespace="u01") == []
+    none = memory.search(q, namespace="u01")
+    assert none == [] and none.reason is EmptyReason.BELOW_GATE and "relevance gate 0.3" in none.why
     out = memory.ask(q, namespace="u01")
     assert out.outcome == "nothing_relevant" and out.evidence == [] and out.answer is None
-    assert out.best_relevance is not None and out.best_relevance < out.min_score
-    assert len(memory.search(q, namespace="u01", min_score=0, k=5)) == 5
-    found = memory.ask(CASES[1].now, namespace="u01")
-    assert found.outcome == "found" and all(ev.relevance >= found.min_score for ev in found.evidence)
+    assert out.reason is EmptyReason.BELOW_GATE and out.min_score == 0 and out.gate == MINILM_GATE
+    assert out.best_relevance is not None and out.best_relevance < out.gate
+    assert len(memory.search(q, namespace="u01", min_score=0, k=5)) == 5  # an explicit floor: no gate
+    found = memory.ask(CASES[1].now, namespace="u01", k=5)
+    # the gate passes all k items, however weak the weakest (a per-item floor would drop some)
+    assert found.outcome == "found" and found.reason is None and len(found.evidence) == 5
+    assert max(ev.relevance for ev in found.evidence) >= found.gate
 
 
 def test_bad_floor_or_day_is_refused(memory):

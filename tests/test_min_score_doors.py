@@ -72,7 +72,7 @@ def test_an_agent_run_gets_nothing_relevant_above_every_item_and_evidence_below(
     none = _agent_recall(settings, min_score=ABOVE_EVERY_ITEM)
     assert none.status != "error"
     assert none.content.startswith(f"Nothing relevant in memory for {QUESTION!r}"), none.content
-    assert f"below the floor {ABOVE_EVERY_ITEM:g}" in none.content and none.artifact["evidence"] == []
+    assert f"is below min_score {ABOVE_EVERY_ITEM:g}" in none.content and none.artifact["evidence"] == []
     # the floor the model names is the floor applied: between the two, only items at or above it
     best = max(ev["relevance"] for ev in found.artifact["evidence"])
     mid = _agent_recall(settings, min_score=round(best / 2, 3))
@@ -173,7 +173,9 @@ def test_mcp_recall_takes_min_score_from_the_official_client(tmp_path):
             r = await s.call_tool("recall", {"query": QUESTION, "min_score": 0})
             assert not r.isError and note in r.content[0].text
             r = await s.call_tool("recall", {"query": QUESTION, "min_score": ABOVE_EVERY_ITEM})
-            assert not r.isError and r.content[0].text == "Nothing relevant in memory."
+            text = r.content[0].text
+            assert not r.isError and text.startswith(f"Nothing relevant in memory for {QUESTION!r}: every item")
+            assert f"below min_score {ABOVE_EVERY_ITEM:g}" in text
             for bad in (1.5, -0.1, "high"):
                 r = await s.call_tool("recall", {"query": QUESTION, "min_score": bad})
                 assert r.isError and "min_score" in r.content[0].text, (bad, r.content)
