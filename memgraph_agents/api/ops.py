@@ -25,6 +25,7 @@ from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
 from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
+from memgraph_agents.model.depth import FINISH_HEAD
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.filters import MemoryFilter
 from memgraph_agents.model.outcome import EmptyReason, one_reason
@@ -172,8 +173,8 @@ async def _run(settings: Settings, store, query: str, k: int, retriever: str | R
     if not isinstance(retriever, str):  # an application's own retriever, finished like ours
         from memgraph_agents.retrieval.finish import finish
 
-        ranked = list(await asyncio.to_thread(retriever, query, store, k=k))[:k]
-        return Retrieval(name, await asyncio.to_thread(finish, query, store, ranked))
+        ranked = list(await asyncio.to_thread(retriever, query, store, k=max(k, FINISH_HEAD)))
+        return Retrieval(name, await asyncio.to_thread(finish, query, store, ranked, k=k))
     llm = get_chat_model(settings)
     if is_navigator(retriever):
         nav = await navigation(settings, store, query, k, llm, retriever)
