@@ -155,7 +155,7 @@ class InputLimits(_EnvSettings):
 # memory"), any other all k items. Chosen on questions memory cannot answer, written for the
 # purpose, against LoCoMo's development split (BENCHMARKS.md, "The relevance gate"). A gate is a
 # cosine of one model: other embeddings (hashing in tests, a caller's own) get none.
-MINILM_GATE = 0.3
+MINILM_GATE = 0.25
 
 
 class Settings(_EnvSettings):
@@ -224,7 +224,7 @@ class Settings(_EnvSettings):
         le=1.0,
         description="question-level relevance gate, used when min_score is unset: nothing when the best "
         "item's relevance is below it ('nothing relevant in memory'), otherwise all k items. Default: the "
-        "embedding model's gate (MiniLM: 0.3, calibrated on questions memory cannot answer, "
+        "embedding model's gate (MiniLM: 0.25, calibrated on questions memory cannot answer, "
         "BENCHMARKS.md; others: 0)",
     )
     preset: str = Field(
