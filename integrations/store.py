@@ -14,13 +14,15 @@ floor: items whose note reaches it come first, scored; the others follow unscore
 (``score=None``), like ``InMemoryStore``'s items without vectors, so a search that finds
 nothing relevant returns the items with no score. The floor is the call's ``min_score``
 (``search`` / ``asearch`` take it besides ``BaseStore``'s arguments), else the store's
-(``MemgraphStore(min_score=...)``), else the settings' (``MEMGRAPH_MIN_SCORE``, else the
-embedding model's); each in [0, 1].
+(``MemgraphStore(min_score=...)``), else the settings' (``MEMGRAPH_MIN_SCORE``); each in
+[0, 1]. With none, the relevance gate decides: every item scored, or (the best below the gate)
+none, and the ``memgraph_agents.store`` log says why (``EmptyReason``).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,9 @@ from memgraph_agents.integrations.store_items import ItemTable, graph_namespace,
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 
 NOTE_SPEAKER = "memory"
+
+
+log = logging.getLogger("memgraph_agents.store")
 
 
 def note_text(value: dict[str, Any]) -> str:
@@ -134,6 +139,8 @@ class MemgraphStore(BaseStore):
         hits = self.memory.search(
             query, namespace=graph_namespace(namespace), k=k, retriever=self.retriever, min_score=min_score
         )
+        if not hits:  # BaseStore's items carry no reason: the log says why none is scored
+            log.info("memgraph store: no scored item for %r in %s: %s", query, namespace, hits.why)
         for ev in hits:
             for sid in ev.session_ids:
                 out[sid] = max(out.get(sid, float("-inf")), float(ev.score))

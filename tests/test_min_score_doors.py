@@ -183,3 +183,28 @@ def test_mcp_recall_takes_min_score_from_the_official_client(tmp_path):
             assert not r.isError and note in r.content[0].text
 
     asyncio.run(go())
+
+
+def test_every_empty_result_says_why(settings):
+    """Nothing stored, filtered out, below the gate, below the floor: each door says which."""
+    from memgraph_agents import Memory
+    from memgraph_agents.model.outcome import EmptyReason
+
+    gated = settings.override(relevance_gate=ABOVE_EVERY_ITEM)  # hash embeddings have no gate of their own
+    mem = Memory(settings=gated)
+    none = mem.search(QUESTION, namespace="nobody-here")
+    assert none == [] and none.reason is EmptyReason.NOTHING_STORED and "holds no memory" in none.why
+    out = mem.search(QUESTION, namespace=ALICE, speaker="Zebulon")
+    assert out == [] and out.reason is EmptyReason.FILTERED_OUT and "matches the filter" in out.why
+    out = mem.search(QUESTION, namespace=ALICE)
+    assert out == [] and out.reason is EmptyReason.BELOW_GATE and f"relevance gate {ABOVE_EVERY_ITEM:g}" in out.why
+    asked = mem.ask(QUESTION, namespace=ALICE)
+    assert asked.outcome == "nothing_relevant" and asked.reason is EmptyReason.BELOW_GATE and asked.gate == 0.999
+    out = mem.search(QUESTION, namespace=ALICE, min_score=ABOVE_EVERY_ITEM)
+    assert out == [] and out.reason is EmptyReason.BELOW_FLOOR and "min_score" in out.why
+    found = mem.search(QUESTION, namespace=ALICE, min_score=0)  # an explicit floor turns the gate off
+    assert found and found.reason is None and found.why == ""
+    tool = _agent_recall(gated)
+    assert tool.content.startswith(f"Nothing relevant in memory for {QUESTION!r}: the best match's relevance")
+    assert "is below the relevance gate 0.999" in tool.content
+    assert "holds no memory" in AgentMemory(settings=gated).recall(QUESTION, k=3).content()
