@@ -25,6 +25,7 @@ from typing_extensions import TypedDict
 from memgraph_agents.aio import background
 from memgraph_agents.api import ops
 from memgraph_agents.api.overrides import check_k
+from memgraph_agents.api.request import search_request
 from memgraph_agents.config import Settings
 from memgraph_agents.registry import get_retriever, retriever_names
 from memgraph_agents.runtime import MemoryContext, run_retriever, settings_for
@@ -52,7 +53,8 @@ def retriever_node(name: str):
         # thread, and the search itself runs on the engine's background loop as Memory.search does.
         settings = _settings(runtime)
         k = check_k(state.get("k") or None, settings.top_k)
-        found = background.run(ops.retrieval(settings, settings.namespace, state.get("query", ""), k, name))
+        req = search_request(query=state.get("query", ""), namespaces=(settings.namespace,), k=k, retriever=name)
+        found = background.run(ops.retrieval(settings, req))
         usage = dict(found.navigation.counters) if found.navigation is not None else found.usage
         return {"evidence": [ev.model_dump(mode="json") for ev in found.evidence], "usage": usage}
 

@@ -157,6 +157,15 @@ class AgentMemory:
             user, agent_scope(context, config, self.agent_id), shared_scopes(context, config, self.shared_namespaces)
         )
 
+    def untold_failures(self, context: Any = None, config: dict | None = None) -> list[str]:
+        """Failed background writes to the run's namespace no tool call has said yet (a tool
+        whose own call failed still tells them); ``[]`` when the run names no namespace."""
+        try:
+            ns = self.namespace_for(*self._resolve(context, config))
+        except (MissingUserError, ValueError):
+            return []
+        return self.writer.take_failures([ns])
+
     def _explicit_or_run(self, namespace: str | None, context: Any, config: dict | None) -> str:
         """An explicit ``namespace=`` (validated: ``""`` is refused, not a default), else the run's."""
         if namespace is not None:
@@ -197,8 +206,10 @@ class AgentMemory:
         floor = check_min_score(min_score)
         scopes, settings, retriever, k = self._recall_target(context, config, k, namespace)
         unseen, waited = wait_for_writes(self.writer, scopes, self.read_wait)
-        result = background.run(read_scopes(query, scopes, settings, retriever, k, floor))
+        run_config = self._resolve(context, config)[1]  # its callbacks see the navigator's nodes
+        result = background.run(read_scopes(query, scopes, settings, retriever, k, floor, run_config))
         result.unseen, result.waited = unseen, waited
+        result.failed_writes = self.writer.take_failures(list(scopes))
         return result
 
     async def arecall(
@@ -216,8 +227,10 @@ class AgentMemory:
         unseen, waited = 0, 0.0
         if any(self.writer.pending(ns) for ns in scopes):
             unseen, waited = await asyncio.to_thread(wait_for_writes, self.writer, scopes, self.read_wait)
-        result = await background.arun(read_scopes(query, scopes, settings, retriever, k, floor))
+        run_config = self._resolve(context, config)[1]  # its callbacks see the navigator's nodes
+        result = await background.arun(read_scopes(query, scopes, settings, retriever, k, floor, run_config))
         result.unseen, result.waited = unseen, waited
+        result.failed_writes = self.writer.take_failures(list(scopes))
         return result
 
     # -- remember ------------------------------------------------------------------------
@@ -230,17 +243,25 @@ class AgentMemory:
         speaker: str = "user",
         namespace: str | None = None,
     ) -> dict[str, Any]:
-        """Queue ``text`` as a new dated note session; returns at once (written in the background)."""
+        """Queue ``text`` as a new dated note session; returns at once (written in the background).
+
+        What can be checked before the write is checked here, so a refused note is an error
+        now, never "saved" and lost: the text, the speaker and the input limits, the namespace.
+        ``failed_writes``: earlier background writes to this namespace that failed (each told once)."""
         from memgraph_agents.api.sources import note_conversation
+        from memgraph_agents.ingest import validated_conversation
 
         if not " ".join(str(text).split()):
             raise ValueError("nothing to remember: the text is empty")
         context, config = self._resolve(context, config)
         ns = self._explicit_or_run(namespace, context, config)
+        settings = self.settings_for(context)
         conv = note_conversation(text, speaker=speaker)  # the same notes as Memory.add(text)
+        conv = validated_conversation(conv, settings.limits)  # limits, text, dates: before queueing
         sid = conv.id
-        self.writer.submit(f"{ns}/{sid}", ns, self._memory(self.settings_for(context)), conv)
-        return {"namespace": ns, "session": sid, "turn_id": f"{sid}:1", "queued": True}
+        failed = self.writer.take_failures([ns])
+        self.writer.submit(f"{ns}/{sid}", ns, self._memory(settings), conv)
+        return {"namespace": ns, "session": sid, "turn_id": f"{sid}:1", "queued": True, "failed_writes": failed}
 
     # -- chat turns ----------------------------------------------------------------------
     def write_messages(

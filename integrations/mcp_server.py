@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
@@ -42,6 +42,7 @@ from memgraph_agents.storage.namespaces import validate_namespace, validate_stor
 __all__ = ["MemoryServer", "TokenNamespaces", "build_server", "load_tokens"]
 
 log = logging.getLogger(__name__)
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 T = TypeVar("T")
 
 INSTRUCTIONS = (
@@ -135,9 +136,12 @@ def build_server(
     tokens: dict[str, str] | None = None,
     host: str = "127.0.0.1",
     port: int = 8000,
+    log_level: LogLevel = "WARNING",
 ) -> FastMCP:
     """The FastMCP server; with ``tokens`` every HTTP call needs a bearer token of the map (an
-    empty map is refused, as is HTTP on a non-loopback ``host`` without tokens)."""
+    empty map is refused, as is HTTP on a non-loopback ``host`` without tokens). ``log_level``:
+    the SDK's and the HTTP server's logs on stderr; WARNING by default, so a stdio client's log
+    gets no line per request (a tool's failure is a warning and still shows)."""
     # "" is refused, not the default; a user's derived name (--user-id) is served too
     fixed = validate_stored_name(settings.namespace if namespace is None else namespace)
     check_http_exposure(host, tokens)
@@ -146,7 +150,15 @@ def build_server(
     if verifier is not None:
         base = f"http://{host}:{port}"
         auth = AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False)
-    mcp = FastMCP("memgraph", instructions=INSTRUCTIONS, host=host, port=port, auth=auth, token_verifier=verifier)
+    mcp = FastMCP(
+        "memgraph",
+        instructions=INSTRUCTIONS,
+        host=host,
+        port=port,
+        auth=auth,
+        token_verifier=verifier,
+        log_level=log_level,
+    )
     server = MemoryServer(settings)
 
     def ns() -> str:

@@ -1,9 +1,10 @@
 """The MCP server's bearer tokens: a JSON file ``{"token": "namespace"}``, loaded strictly.
 
 The token file is the only thing between the network and every memory the server holds, so it
-fails closed: a file that cannot be read, is not such an object, maps no token, or holds an
-empty token or an invalid namespace stops the server before it listens (one clear error),
-never an open server. Serving HTTP on an address other than loopback needs tokens
+fails closed: a file that cannot be read, is not such an object, maps no token, names a token
+twice, or holds a token shorter than ``MIN_TOKEN_CHARS`` (16: guessable tokens are no lock),
+one with surrounding whitespace, or an invalid namespace stops the server before it listens
+(one clear error), never an open server. Serving HTTP on an address other than loopback needs tokens
 (``check_http_exposure``).
 """
 
@@ -17,6 +18,21 @@ from memgraph_agents.errors import ConfigError, NamespaceError
 from memgraph_agents.storage.namespaces import validate_namespace
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+MIN_TOKEN_CHARS = 16  # e.g. `python -c "import secrets; print(secrets.token_urlsafe(32))"`
+
+
+class _DuplicateToken(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """``json.loads``' object hook: a key given twice is refused (JSON keeps the last silently)."""
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateToken(key)
+        out[key] = value
+    return out
 
 
 def load_tokens(path: Path) -> dict[str, str]:
@@ -28,9 +44,13 @@ def load_tokens(path: Path) -> dict[str, str]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{where} cannot be read: {exc.strerror if isinstance(exc, OSError) else exc}") from exc
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{where} is not JSON ({exc.msg} at line {exc.lineno})") from exc
+    except _DuplicateToken:  # the key is a secret: never in a message
+        raise ConfigError(f"{where} names a token twice (each token maps to one namespace)") from None
+    except ValueError as exc:
+        raise ConfigError(f"{where} is not JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ConfigError(f'{where}: expected a JSON object {{"token": "namespace"}}, got {type(data).__name__}')
     if not data:
@@ -39,6 +59,10 @@ def load_tokens(path: Path) -> dict[str, str]:
     for token, ns in data.items():
         if not token.strip():
             raise ConfigError(f"{where}: an empty token")
+        if token != token.strip():
+            raise ConfigError(f"{where}: a token has leading or trailing whitespace")
+        if len(token) < MIN_TOKEN_CHARS:
+            raise ConfigError(f"{where}: a token of {len(token)} characters; tokens need at least {MIN_TOKEN_CHARS}")
         if not isinstance(ns, str):
             raise ConfigError(f"{where}: the namespace of a token is {type(ns).__name__}, not a string")
         try:

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from memgraph_agents.api import ops
+from memgraph_agents.api.request import search_request
 from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
 from memgraph_agents.integrations.recall_result import RecallResult
@@ -33,12 +36,15 @@ async def read_scopes(
     retriever: str | Retriever,
     k: int,
     min_score: float | None = None,
+    config: Mapping[str, Any] | None = None,
 ) -> RecallResult:
     """Evidence for ``query`` from ``scopes`` (the first is the run's own namespace), cut at
-    the relevance floor ``min_score`` (``None``: the relevance gate, as ``ops.retrieval``)."""
-    found = await asyncio.gather(
-        *(ops.retrieval(settings, ns, query, k, retriever, min_score=min_score) for ns in scopes)
+    the relevance floor ``min_score`` (``None``: the relevance gate, as ``ops.retrieval``);
+    ``config`` (the tool's run config) reaches the navigator graph: its callbacks see the nodes."""
+    req = search_request(
+        query=query, namespaces=tuple(scopes), k=k, retriever=retriever, min_score=min_score, config=config
     )
+    found = await asyncio.gather(*(ops.retrieval(settings, req.at(ns)) for ns in scopes))
     if len(scopes) == 1:
         [one] = found
         nav = one.navigation

@@ -3,7 +3,7 @@ application gets it (``artifact``: evidence, the navigator's path, subgoals, tra
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from memgraph_agents.model.evidence import Evidence
@@ -26,6 +26,11 @@ class RecallResult:
     best_relevance: float | None = None  # the best relevance of the ranking, before the gate and floor
     reason: EmptyReason | None = None  # why the evidence is empty (None: it is not)
     why: str = ""  # why the evidence is empty (``ops.Retrieval.why``: nothing stored, filtered out, below the gate)
+    failed_writes: list[str] = field(default_factory=list)  # background writes that failed, told once
+
+    def failure_note(self) -> str:
+        """Earlier writes that failed, said plainly ("" when none did)."""
+        return "Warning: " + "; ".join(self.failed_writes) + "." if self.failed_writes else ""
 
     def unseen_note(self) -> str:
         """What recall could not see, said plainly ("" when it saw every write)."""
@@ -38,7 +43,11 @@ class RecallResult:
 
     def content(self) -> str:
         """Evidence lines with dates and turn ids (a statement a later one replaced says
-        "(superseded on DATE by …)"): what the model reads."""
+        "(superseded on DATE by …)"): what the model reads, after any failed write's warning."""
+        failed = self.failure_note()
+        return f"{failed}\n{self._content()}" if failed else self._content()
+
+    def _content(self) -> str:
         note = self.unseen_note()
         if not self.evidence:
             if note:
@@ -62,6 +71,7 @@ class RecallResult:
             "answer": self.answer,
             "scopes": list(self.scopes or [self.namespace]),
             "unseen_writes": self.unseen,
+            "failed_writes": list(self.failed_writes),
             "evidence": [ev.model_dump(mode="json") for ev in self.evidence],
         }
         nav = self.navigation

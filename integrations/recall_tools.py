@@ -10,9 +10,10 @@ The tools take only what the model should decide (``query``, recall's optional `
   relevance floor (``min_score`` in [0, 1]; default the settings' floor; outside it the tool
   returns the error to the model); artifact = a dict with the evidence, the navigation path
   (step, node, SKIP/EXPAND/ANSWER, scores), subgoals and the raw trace.
-- ``remember(text)``: queues a dated note and returns at once; the write happens on the
-  memory's background thread (``flush`` waits for it; a later ``recall`` in the same
-  namespace waits for it too).
+- ``remember(text)``: checks the note (text, limits, namespace: a refused one is the error,
+  to the model) and queues it, returning at once; the write happens on the memory's
+  background thread (``flush`` waits for it; a later ``recall`` in the same namespace waits
+  for it too). A background write that failed is told to the next tool call on the namespace.
 """
 
 from __future__ import annotations
@@ -53,8 +54,10 @@ def _runtime_parts(runtime: Any, config: Any) -> tuple[Any, dict]:
     return None, dict(config or {})
 
 
-def _user_error(exc: Exception) -> ToolException:
-    return ToolException(f"memory unavailable: {exc}")
+def _user_error(exc: Exception, mem: AgentMemory, context: Any, config: Any) -> ToolException:
+    """The call's error for the model, with any earlier write that failed (said once)."""
+    failed = mem.untold_failures(context, config)
+    return ToolException(f"memory unavailable: {exc}" + ("; also: " + "; ".join(failed) if failed else ""))
 
 
 def _floor(min_score: Any) -> float | None:
@@ -82,7 +85,7 @@ def recall_tool(mem: AgentMemory, *, name: str = "recall") -> StructuredTool:
         try:
             result = mem.recall(query, context=context, config=conf, min_score=floor)
         except (MissingUserError, NamespaceError, ValueError) as exc:
-            raise _user_error(exc) from exc
+            raise _user_error(exc, mem, context, conf) from exc
         return result.content(), result.artifact()
 
     async def arecall(
@@ -96,7 +99,7 @@ def recall_tool(mem: AgentMemory, *, name: str = "recall") -> StructuredTool:
         try:
             result = await mem.arecall(query, context=context, config=conf, min_score=floor)
         except (MissingUserError, NamespaceError, ValueError) as exc:
-            raise _user_error(exc) from exc
+            raise _user_error(exc, mem, context, conf) from exc
         return result.content(), result.artifact()
 
     return StructuredTool.from_function(
@@ -117,8 +120,10 @@ def remember_tool(mem: AgentMemory, *, name: str = "remember", speaker: str = "u
         try:
             info = mem.remember(text, context=context, config=conf, speaker=speaker)
         except (MissingUserError, NamespaceError, ValueError) as exc:
-            raise _user_error(exc) from exc
-        return "Saved to long-term memory.", info
+            raise _user_error(exc, mem, context, conf) from exc
+        failed = info.get("failed_writes") or []
+        said = "Saved to long-term memory."
+        return (f"{said} Warning: " + "; ".join(failed) + ".") if failed else said, info
 
     async def aremember(
         text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None

@@ -9,20 +9,18 @@ overwrite replaces and a delete removes with exactly its nodes, edges and vector
 note change together or not at all: a put is recorded as an intent, the graph commits, then
 the value (``store_items``); a put that fails or a crash between the steps is settled by what
 the graph committed. A search
-with a query ranks with the configured retriever over that event graph, cut at the relevance
-floor: items whose note reaches it come first, scored; the others follow unscored
-(``score=None``), like ``InMemoryStore``'s items without vectors, so a search that finds
-nothing relevant returns the items with no score. The floor is the call's ``min_score``
-(``search`` / ``asearch`` take it besides ``BaseStore``'s arguments), else the store's
-(``MemgraphStore(min_score=...)``), else the settings' (``MEMGRAPH_MIN_SCORE``); each in
-[0, 1]. With none, the relevance gate decides: every item scored, or (the best below the gate)
-none, and the ``memgraph_agents.store`` log says why (``EmptyReason``).
+with a query ranks with the configured retriever over that event graph: every indexed item
+carries a score (its note's best evidence score; 0.0 for one the ranking did not reach), best
+first; items put with ``index=False`` (no note) follow unscored (``score=None``), like
+``InMemoryStore``'s items without vectors. A relevance floor leaves out the items below it:
+the call's ``min_score`` (``search`` / ``asearch`` take it besides ``BaseStore``'s
+arguments), else the store's (``MemgraphStore(min_score=...)``); a store with none applies
+none, as ``InMemoryStore``. Values come back as put: what JSON cannot keep is refused
+(``store_values``). Filters are the project's one filter language (``model.metadata``).
 """
 
 from __future__ import annotations
 
-import json
-import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -40,28 +38,25 @@ from langgraph.store.base import (
     SearchOp,
     _validate_namespace_labels,  # BaseStore.search's own check, for the overrides below
 )
-from langgraph.store.memory import _compare_values, _does_match  # InMemoryStore's own filter/match rules
 
 from memgraph_agents.aio import off_loop
 from memgraph_agents.api.overrides import check_min_score
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.session_plan import holds
 from memgraph_agents.datadir import ensure_private_dir
-from memgraph_agents.integrations.store_items import ItemTable, graph_namespace, session_id
+from memgraph_agents.integrations.store_items import ItemTable, graph_namespace, namespace_matches, session_id
+from memgraph_agents.integrations.store_values import (
+    Index,
+    check_index,
+    check_value,
+    decode_index,
+    encode_index,
+    note_text,
+)
 from memgraph_agents.model.conversation import Conversation, Session, Turn
+from memgraph_agents.model.metadata import check_filter, matches
 
 NOTE_SPEAKER = "memory"
-
-
-log = logging.getLogger("memgraph_agents.store")
-
-
-def note_text(value: dict[str, Any]) -> str:
-    """What a value says: its ``content``/``text`` string when it has one, else its JSON."""
-    for field in ("content", "text", "memory"):
-        if isinstance(value.get(field), str) and value[field].strip():
-            return value[field]
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _search_call(
@@ -106,13 +101,17 @@ class MemgraphStore(BaseStore):
         self._recover()
 
     # -- graph side (through ``Memory``) -----------------------------------------------------
-    def _note(self, item: Item) -> Conversation:
-        """The item as a dated note: one session of one turn, named after its key."""
+    def _note(self, item: Item, index: Index = None) -> Conversation | None:
+        """The item as a dated note: one session of one turn, named after its key; ``None`` when
+        nothing of it is indexed (``PutOp.index=False``, or no text in the indexed fields)."""
+        text = note_text(item.value, index)
+        if not text.strip():
+            return None
         sid = session_id(item.key)
         session = Session(
             id=sid,
             date=item.updated_at.replace(tzinfo=None),
-            turns=[Turn(id=f"{sid}:1", speaker=NOTE_SPEAKER, text=note_text(item.value))],
+            turns=[Turn(id=f"{sid}:1", speaker=NOTE_SPEAKER, text=text)],
             participants=[NOTE_SPEAKER],
         )
         return Conversation(id=sid, sessions=[session])
@@ -132,18 +131,23 @@ class MemgraphStore(BaseStore):
         if self._has_note(namespace, key):
             self.memory.forget(namespace=graph_namespace(namespace), session=session_id(key))
 
-    def _scores(self, namespace: tuple[str, ...], query: str, k: int, min_score: float | None) -> dict[str, float]:
-        """Session id -> best evidence score for ``query`` in one namespace's graph (the items at
-        or above the relevance floor ``min_score``; ``None``: the settings' floor)."""
-        out: dict[str, float] = {}
+    def _scores(self, namespace: tuple[str, ...], query: str, min_score: float) -> dict[str, float]:
+        """Session id -> score for ``query`` of every note in one namespace's graph at or above
+        the relevance floor ``min_score``: its best evidence score, 0.0 for a note the ranking
+        did not reach (with no floor, every indexed item is scored, as in ``InMemoryStore``)."""
+        store = self._graph(namespace)
+        notes = [s["id"] for s in store.sessions()] if store is not None else []
+        if not notes:
+            return {}
         hits = self.memory.search(
-            query, namespace=graph_namespace(namespace), k=k, retriever=self.retriever, min_score=min_score
+            query, namespace=graph_namespace(namespace), k=len(notes), retriever=self.retriever, min_score=min_score
         )
-        if not hits:  # BaseStore's items carry no reason: the log says why none is scored
-            log.info("memgraph store: no scored item for %r in %s: %s", query, namespace, hits.why)
+        out: dict[str, float] = {}
         for ev in hits:
             for sid in ev.session_ids:
                 out[sid] = max(out.get(sid, float("-inf")), float(ev.score))
+        if min_score <= 0.0:
+            out = {sid: out.get(sid, 0.0) for sid in notes}
         return out
 
     # -- search with the call's relevance floor ------------------------------------------------
@@ -160,7 +164,8 @@ class MemgraphStore(BaseStore):
         min_score: float | None = None,
     ) -> list[SearchItem]:
         """``BaseStore.search`` plus ``min_score``: this call's relevance floor in [0, 1]
-        (default: the store's, else the settings'); a query's items below it come unscored.
+        (default: the store's; a store with none applies none); a query's items below it are
+        left out, every other indexed item carries its score.
         ``refresh_ttl`` is accepted and means nothing: items here never expire."""
         return self._search(*_search_call(namespace_prefix, query, filter, limit, offset, min_score))
 
@@ -180,22 +185,23 @@ class MemgraphStore(BaseStore):
 
     # -- operations --------------------------------------------------------------------------
     def _search(self, op: SearchOp, min_score: float | None = None) -> list[SearchItem]:
-        """``op``'s items; with a query, those whose note reaches the floor (``min_score``, else
-        the store's, else the settings') first, scored, then the rest with no score."""
+        """``op``'s items; with a query, the indexed ones at or above the floor (``min_score``,
+        else the store's, else none) first, best score first, then the unindexed ones
+        (``PutOp.index=False``) with no score, as ``InMemoryStore`` lists items without vectors."""
         floor = self.min_score if min_score is None else min_score
         if op.query:
             self.settings.limits.check_query(op.query)  # refused before any item is read
-        items = [
-            i
-            for i in self.items.under(op.namespace_prefix)
-            if not op.filter or all(_compare_values(i.value.get(f), v) for f, v in op.filter.items())
-        ]
+        # The project's one filter language (model.metadata), over the value's fields.
+        where = check_filter(op.filter, any_key=True)
+        items = [i for i in self.items.under(op.namespace_prefix) if matches(i.value, where)]
         scored: list[tuple[float | None, Item]] = [(None, i) for i in items]
         if op.query and items:
-            k = max(op.limit + op.offset, 10)
             scores: dict[tuple[tuple[str, ...], str], float] = {}
+            indexed: set[tuple[tuple[str, ...], str]] = set()
             for ns in dict.fromkeys(i.namespace for i in items):
-                for sid, s in self._scores(ns, op.query, k, floor).items():
+                store = self._graph(ns)
+                indexed |= {(ns, s["id"]) for s in store.sessions()} if store is not None else set()
+                for sid, s in self._scores(ns, op.query, floor or 0.0).items():
                     scores[(ns, sid)] = s
             hit = [
                 (scores[(i.namespace, session_id(i.key))], i)
@@ -203,7 +209,7 @@ class MemgraphStore(BaseStore):
                 if (i.namespace, session_id(i.key)) in scores
             ]
             hit.sort(key=lambda p: (-p[0], p[1].namespace, p[1].key))  # ties: by namespace, then key
-            rest = [(None, i) for i in items if (i.namespace, session_id(i.key)) not in scores]
+            rest = [(None, i) for i in items if (i.namespace, session_id(i.key)) not in indexed]
             scored = [*hit, *rest]
         return [
             SearchItem(
@@ -218,7 +224,9 @@ class MemgraphStore(BaseStore):
         ]
 
     def _list(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        names = [ns for ns in self.items.namespaces() if all(_does_match(c, ns) for c in op.match_conditions or ())]
+        names = [
+            ns for ns in self.items.namespaces() if all(namespace_matches(c, ns) for c in op.match_conditions or ())
+        ]
         names = sorted({ns[: op.max_depth] for ns in names}) if op.max_depth is not None else sorted(names)
         return names[op.offset : op.offset + op.limit]
 
@@ -226,13 +234,16 @@ class MemgraphStore(BaseStore):
         """Value and note together or not at all (``store_items``: intent, graph commit, item)."""
         # One put per graph namespace at a time, across threads and processes: an intent is
         # settled by what the graph holds, so another put of the key must not run in between.
+        value = None if op.value is None else check_value(op.value)  # refused before anything is written
+        index = check_index(op.index)
         with self._put_lock(op.namespace):
-            item = self.items.begin(op.namespace, op.key, None if op.value is None else dict(op.value))
+            item = self.items.begin(op.namespace, op.key, value, encode_index(index))
             try:
-                if item is None:  # a delete: the note goes with exactly its nodes, edges and vectors
+                note = None if item is None else self._note(item, index)
+                if note is None:  # a delete, or nothing indexed: no note (the old one goes exactly)
                     self._forget_note(op.namespace, op.key)
                 else:  # one commit replaces the old note (if any) by the new one
-                    self.memory.add(self._note(item), namespace=graph_namespace(item.namespace), replace=True)
+                    self.memory.add(note, namespace=graph_namespace(op.namespace), replace=True)
             finally:
                 self._settle(op.namespace, op.key)
 
@@ -248,7 +259,8 @@ class MemgraphStore(BaseStore):
             return
         store = self._graph(namespace)
         record = store.session(session_id(key)) if store is not None else None
-        done = record is None if intent.item is None else holds(record, self._note(intent.item).sessions[0])
+        note = None if intent.item is None else self._note(intent.item, decode_index(intent.index))
+        done = record is None if note is None else holds(record, note.sessions[0])
         (self.items.commit if done else self.items.abort)(namespace, key)
 
     def _recover(self) -> None:
@@ -279,4 +291,4 @@ class MemgraphStore(BaseStore):
         return await off_loop(self.batch, list(ops))
 
 
-__all__ = ["MemgraphStore", "note_text"]
+__all__ = ["MemgraphStore", "note_text"]  # note_text: integrations.store_values

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from langgraph.store.base import Item
+from langgraph.store.base import Item, MatchCondition
 
 from memgraph_agents.sqlite_wal import enable_wal
 
@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS items (
     created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (ns, key)
 );
 CREATE TABLE IF NOT EXISTS pending (
-    ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT, updated_at TEXT NOT NULL, PRIMARY KEY (ns, key)
+    ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT, updated_at TEXT NOT NULL, idx TEXT, PRIMARY KEY (ns, key)
 );
 """
 
@@ -45,6 +45,21 @@ def graph_namespace(namespace: tuple[str, ...]) -> str:
     return f"store-{digest}"
 
 
+def namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    """``list_namespaces``' rule (as ``InMemoryStore``): ``namespace`` starts (``prefix``) or ends
+    (``suffix``) with ``condition.path``, where ``"*"`` stands for any one label."""
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    if condition.match_type == "prefix":
+        part = namespace[: len(path)]
+    elif condition.match_type == "suffix":
+        part = namespace[len(namespace) - len(path) :]
+    else:
+        raise ValueError(f"unsupported match type: {condition.match_type!r}")
+    return all(p == "*" or p == label for p, label in zip(path, part, strict=True))
+
+
 def session_id(key: str) -> str:
     """The ingested session that holds one item (its note)."""
     return "item-" + hashlib.blake2b(key.encode(), digest_size=10).hexdigest()
@@ -52,9 +67,11 @@ def session_id(key: str) -> str:
 
 @dataclass(frozen=True)
 class Intent:
-    """A put under way: the item it writes, or ``None`` for a delete."""
+    """A put under way: the item it writes, or ``None`` for a delete, and its ``PutOp.index``
+    (JSON; ``None``: the default fields)."""
 
     item: Item | None
+    index: str | None = None
 
 
 class ItemTable:
@@ -64,6 +81,9 @@ class ItemTable:
         self.conn = sqlite3.connect(str(path), check_same_thread=False, timeout=60, isolation_level=None)
         enable_wal(self.conn, timeout=60)
         self.conn.executescript(SCHEMA)
+        columns = {row[1] for row in self.conn.execute("PRAGMA table_info(pending)")}
+        if "idx" not in columns:  # a table from before PutOp.index was kept
+            self.conn.execute("ALTER TABLE pending ADD COLUMN idx TEXT")
 
     @staticmethod
     def _item(row: tuple) -> Item:
@@ -84,15 +104,16 @@ class ItemTable:
             ).fetchone()
         return self._item(row) if row else None
 
-    def begin(self, namespace: tuple[str, ...], key: str, value: dict | None) -> Item | None:
-        """Record the intent to put ``value`` (``None``: to delete) under ``key``; returns the item
-        as it will read once committed (``None`` for a delete). Nothing visible changes yet."""
+    def begin(self, namespace: tuple[str, ...], key: str, value: dict | None, index: str | None = None) -> Item | None:
+        """Record the intent to put ``value`` (``None``: to delete) under ``key``, indexed as
+        ``index`` says (``PutOp.index`` as JSON); returns the item as it will read once
+        committed (``None`` for a delete). Nothing visible changes yet."""
         now = datetime.now(UTC).isoformat()
         ns = json.dumps(list(namespace))
         with self._lock:
             self.conn.execute(
-                "INSERT OR REPLACE INTO pending VALUES (?,?,?,?)",
-                (ns, key, None if value is None else json.dumps(value), now),
+                "INSERT OR REPLACE INTO pending VALUES (?,?,?,?,?)",
+                (ns, key, None if value is None else json.dumps(value), now, index),
             )
             old = self.conn.execute("SELECT created_at FROM items WHERE ns=? AND key=?", (ns, key)).fetchone()
         if value is None:
@@ -109,14 +130,16 @@ class ItemTable:
         """The recorded intent for ``key``, or ``None``."""
         ns = json.dumps(list(namespace))
         with self._lock:
-            row = self.conn.execute("SELECT value, updated_at FROM pending WHERE ns=? AND key=?", (ns, key)).fetchone()
+            row = self.conn.execute(
+                "SELECT value, updated_at, idx FROM pending WHERE ns=? AND key=?", (ns, key)
+            ).fetchone()
             old = self.conn.execute("SELECT created_at FROM items WHERE ns=? AND key=?", (ns, key)).fetchone()
         if row is None:
             return None
         if row[0] is None:
             return Intent(None)
         created = old[0] if old else row[1]
-        return Intent(self._item((ns, key, row[0], created, row[1])))
+        return Intent(self._item((ns, key, row[0], created, row[1])), row[2])
 
     def pendings(self) -> list[tuple[tuple[str, ...], str]]:
         """Every (namespace, key) with an intent recorded (a put cut short by a crash)."""

@@ -4,7 +4,9 @@ thread, so a chat turn never waits for an ingest.
 Each write is ``Memory.add`` with the run's settings (validation, the namespace's ingest lock,
 the pipeline), in submission order. Jobs with the same key (a chat thread that grew) are
 coalesced: only the newest transcript is written. ``flush`` waits for everything and raises
-``MemoryWriteError`` for a write that failed; queued writes also finish at interpreter exit.
+``MemoryWriteError`` for a write that failed; queued writes also finish at interpreter exit. A
+failed write is also told once to the next tool call on its namespace (``take_failures``):
+the model that was answered "saved" learns that it was not.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class BackgroundWriter:
         self._closed = False
         self.reports: list[Any] = []
         self.errors: list[tuple[str, BaseException]] = []
+        self._untold: list[tuple[str, str, BaseException]] = []  # (namespace, key, error) no tool call has said yet
         ref = weakref.ref(self)
 
         def close_at_exit() -> None:
@@ -127,6 +130,14 @@ class BackgroundWriter:
             raise MemoryWriteError(f"writing {key} to memory failed: {type(exc).__name__}: {exc}{more}") from exc
         return reports
 
+    def take_failures(self, namespaces: list[str]) -> list[str]:
+        """The failed writes to ``namespaces`` no tool call has reported yet, as sentences; each
+        is returned once (``flush`` still raises for it)."""
+        with self._cond:
+            mine = [f for f in self._untold if f[0] in namespaces]
+            self._untold = [f for f in self._untold if f[0] not in namespaces]
+        return [f"saving {key.split('/', 1)[-1]} to memory failed ({exc}); it was not saved" for _, key, exc in mine]
+
     def close(self, timeout: float | None = 60) -> None:
         """Finish queued writes (bounded by ``timeout``) and stop accepting new ones."""
         self.wait(None, timeout)
@@ -152,6 +163,7 @@ class BackgroundWriter:
                 log.warning("memgraph: background write %s failed: %s", job.key, exc)
                 with self._cond:
                     self.errors.append((job.key, exc))
+                    self._untold.append((job.namespace, job.key, exc))
             finally:
                 with self._cond:
                     self._running = None

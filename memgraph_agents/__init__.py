@@ -2,8 +2,10 @@
 
     from memgraph_agents import Memory
 
-``Memory``, the data types (``Conversation``, ``Session``, ``Turn``, ``Evidence``), the run
-contexts (``MemoryContext``, ``NavigatorContext``) and the error classes are imported on first
+``Memory``, the data types (``Conversation``, ``Session``, ``Turn``, ``Evidence``, ``MemoryItem``,
+``ItemPage``, ``NoteHistory``), the run contexts (``MemoryContext``, ``NavigatorContext``) and
+every error class a user can meet (``errors``' and their subclasses beside what raises them:
+``DataDirInUseError``, ``EmbeddingMismatchError``, ``LLMTimeoutError``…) are imported on first
 use (module ``__getattr__``), so ``import memgraph_agents`` stays light: no torch, no LangGraph
 until they are needed.
 """
@@ -28,7 +30,26 @@ _LAZY = {
     "Evidence": "memgraph_agents.model.evidence",
     "MemoryContext": "memgraph_agents.runtime",
     "NavigatorContext": "memgraph_agents.navigator.config",
+    "MemoryItem": "memgraph_agents.api.items",
+    "ItemPage": "memgraph_agents.api.items",
+    "NoteHistory": "memgraph_agents.api.items",
     **{name: "memgraph_agents.errors" for name in _ERRORS},
+    # The error classes defined beside what raises them (each subclasses one of ``errors``).
+    "DataDirInUseError": "memgraph_agents.storage.locks",
+    "WriterBusyError": "memgraph_agents.storage.locks",
+    "EmbeddingMismatchError": "memgraph_agents.storage.embedding_mark",
+    "DiskFullError": "memgraph_agents.storage.disk",
+    "ChromaUnavailableError": "memgraph_agents.storage.vectors",
+    "NamespaceUnusableError": "memgraph_agents.storage.memory_store",
+    "GraphServerError": "memgraph_agents.storage.pg_schema",
+    "SchemaVersionError": "memgraph_agents.storage.pg_schema",
+    "TimeOutOfRangeError": "memgraph_agents.construct.timeparse",
+    "LLMConfigError": "memgraph_agents.llm.chat",
+    "LLMOutputError": "memgraph_agents.llm.structured",
+    "LLMTimeoutError": "memgraph_agents.llm.structured",
+    "LLMCallError": "memgraph_agents.llm.structured",
+    "MemoryWriteError": "memgraph_agents.integrations.writer",
+    "MissingUserError": "memgraph_agents.integrations.run_scopes",
 }
 
 # A literal list (tools read it statically); a test checks it matches ``_LAZY``.
@@ -45,6 +66,9 @@ __all__ = [
     "Evidence",
     "MemoryContext",
     "NavigatorContext",
+    "MemoryItem",
+    "ItemPage",
+    "NoteHistory",
     "MemgraphError",
     "InputError",
     "NamespaceError",
@@ -54,11 +78,28 @@ __all__ = [
     "SessionConflictError",
     "StorageError",
     "LLMError",
+    "DataDirInUseError",
+    "WriterBusyError",
+    "EmbeddingMismatchError",
+    "DiskFullError",
+    "ChromaUnavailableError",
+    "NamespaceUnusableError",
+    "GraphServerError",
+    "SchemaVersionError",
+    "TimeOutOfRangeError",
+    "LLMConfigError",
+    "LLMOutputError",
+    "LLMTimeoutError",
+    "LLMCallError",
+    "MemoryWriteError",
+    "MissingUserError",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.api import AddReport, AskResult, ForgetReport, Memory
+    from memgraph_agents.api.items import ItemPage, MemoryItem, NoteHistory
     from memgraph_agents.config import Settings
+    from memgraph_agents.construct.timeparse import TimeOutOfRangeError
     from memgraph_agents.errors import (
         ConfigError,
         InputError,
@@ -70,10 +111,20 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SessionConflictError,
         StorageError,
     )
+    from memgraph_agents.integrations.run_scopes import MissingUserError
+    from memgraph_agents.integrations.writer import MemoryWriteError
+    from memgraph_agents.llm.chat import LLMConfigError
+    from memgraph_agents.llm.structured import LLMCallError, LLMOutputError, LLMTimeoutError
     from memgraph_agents.model.conversation import Conversation, Session, Turn
     from memgraph_agents.model.evidence import Evidence
     from memgraph_agents.navigator.config import NavigatorContext
     from memgraph_agents.runtime import MemoryContext
+    from memgraph_agents.storage.disk import DiskFullError
+    from memgraph_agents.storage.embedding_mark import EmbeddingMismatchError
+    from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
+    from memgraph_agents.storage.memory_store import NamespaceUnusableError
+    from memgraph_agents.storage.pg_schema import GraphServerError, SchemaVersionError
+    from memgraph_agents.storage.vectors import ChromaUnavailableError
 
 
 def __getattr__(name: str) -> Any:

@@ -147,6 +147,10 @@ class InputLimits(_EnvSettings):
                 f"the {what}: query length {len(text)} over the limit of {self.max_query_chars} characters "
                 "(setting max_query_chars, env MEMGRAPH_MAX_QUERY_CHARS)"
             )
+        if isinstance(text, str):
+            from memgraph_agents.model.unicode import check_unicode
+
+            check_unicode(text, f"the {what}")
         return text
 
 
@@ -207,6 +211,11 @@ class Settings(_EnvSettings):
         DEFAULT_RETRIEVER,
         description="the retriever of every door (API, agent tools, store, MCP, CLI, graphs) when "
         "none is named and the preset names none: the best for its cost in BENCHMARKS.md",
+    )
+    localize: str = Field(
+        "oneshot",
+        description="the navigator graph's localize node: the retriever whose ranking seeds its search "
+        "and is its answer's ranking (oneshot, ppr, dwpr, sentence_hop, dense, fusion, a registered one)",
     )
     top_k: int = Field(10, ge=1, le=200, description="evidence items of every door when a call names no k")
     min_score: float | None = Field(
@@ -293,6 +302,17 @@ class Settings(_EnvSettings):
 
         if not is_retriever(v):
             raise ValueError(f"unknown retriever {v!r}: choose from {', '.join(retriever_names())}")
+        return v
+
+    @field_validator("localize")
+    @classmethod
+    def _localize(cls, v: str) -> str:
+        from memgraph_agents.registry import is_navigator, is_retriever, retriever_names
+
+        for part in v.split("+"):
+            if not is_retriever(part.strip()) or is_navigator(part.strip()):
+                names = ", ".join(n for n in retriever_names() if not is_navigator(n))
+                raise ValueError(f"localize {v!r}: {part.strip()!r} is not a retriever it can run; choose from {names}")
         return v
 
     @property

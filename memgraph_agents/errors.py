@@ -9,11 +9,26 @@ Programming errors stay ordinary exceptions.
     ├── InputError (ValueError)         bad input data: file, conversation, message, argument
     │   ├── NamespaceError              invalid namespace name or user id
     │   │   └── NamespaceNotFoundError  the namespace does not exist (message lists those that do)
-    │   └── LimitExceededError          an input over a documented limit (names the limit)
+    │   ├── LimitExceededError          an input over a documented limit (names the limit)
+    │   ├── TimeOutOfRangeError         a time expression resolves outside the calendar
+    │   └── MissingUserError            a run names no user where one is required (agent tools)
     ├── ConfigError (ValueError)        invalid settings or per-run overrides
+    │   ├── EmbeddingMismatchError      a namespace holds another embedding model's vectors
+    │   └── LLMConfigError              a chat model spec that cannot be made
     ├── SessionConflictError (ValueError) a stored session differs and replace was not asked
     ├── StorageError (RuntimeError)     the stores cannot be used: data dir, lock, Chroma server
+    │   ├── DataDirInUseError           another process holds the data dir's embedded Chroma
+    │   ├── WriterBusyError             a namespace's writer lock stayed taken too long
+    │   ├── DiskFullError               the disk filled up (what was kept is said)
+    │   ├── ChromaUnavailableError      the Chroma server cannot be reached
+    │   ├── NamespaceUnusableError      a namespace's files cannot be opened
+    │   ├── GraphServerError            the PostgreSQL server failed or went away
+    │   ├── SchemaVersionError          a PostgreSQL schema of another version
+    │   └── MemoryWriteError            a background write of the agent tools failed
     └── LLMError (RuntimeError)         an LLM call failed after retries (see memgraph_agents.llm)
+        ├── LLMTimeoutError, LLMCallError, LLMOutputError
+
+The subclasses live beside what raises them; every one is importable from ``memgraph_agents``.
 """
 
 from __future__ import annotations

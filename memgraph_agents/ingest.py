@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import re
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -43,6 +42,7 @@ from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.identity_memo import IdentityMemo
 from memgraph_agents.model.outcome import SessionOutcome
+from memgraph_agents.model.unicode import SURROGATE
 from memgraph_agents.runtime import MemoryContext, get_store
 from memgraph_agents.storage.disk import DiskFullError, disk_full_error, is_disk_full
 from memgraph_agents.storage.graph_store import namespace_exists, namespace_meta
@@ -64,8 +64,6 @@ class IngestReport(BaseModel):
 
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
-
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def validated_conversation(conversation: Any, limits: InputLimits | None = None) -> Conversation:
@@ -162,7 +160,7 @@ def checked_conversation(conversation: Any) -> Conversation:
     def clean(value: Any, where: str) -> Any:
         nonlocal changed
         if isinstance(value, str):
-            if _SURROGATE.search(value):
+            if SURROGATE.search(value):
                 raise InputError(
                     f"conversation {conversation.id!r}: {where}: text holds an unpaired surrogate (not valid Unicode)"
                 )
@@ -203,9 +201,12 @@ async def aingest_conversation(
     replace: bool = False,
     rebuild: bool = False,
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> IngestReport:
     """See ``ingest_conversation``. Everything is validated first. ``existing``: every session
-    must be stored already (checked under the ingest lock; an ``InputError`` otherwise)."""
+    must be stored already (checked under the ingest lock; an ``InputError`` otherwise).
+    ``keep_metadata``: each session keeps the metadata stored with it, read under the ingest
+    lock (a text-only note update never writes back a copy read before another update)."""
     conversation = validated_conversation(conversation, settings.limits)  # before anything is written
     ns = validate_stored_name(settings.namespace if namespace is None else namespace)  # "" is refused
     run = settings.override(namespace=ns)
@@ -219,7 +220,7 @@ async def aingest_conversation(
     try:
         store = await asyncio.to_thread(open_store)
         opened = True
-        return await _ingest_sessions(conversation, run, store, progress, replace, rebuild, existing)
+        return await _ingest_sessions(conversation, run, store, progress, replace, rebuild, existing, keep_metadata)
     except BaseException as exc:
         if created and created[0]:  # a failed first ingest leaves no empty namespace for `stats` to list
             await asyncio.to_thread(_drop_if_empty, run, ns, opened)
@@ -270,6 +271,7 @@ async def _ingest_sessions(
     replace: bool,
     rebuild: bool,
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> IngestReport:
     from memgraph_agents.construct.pipeline.nodes import plan_session
 
@@ -292,7 +294,18 @@ async def _ingest_sessions(
     try:
         with prefetching(prefetch):
             await _build_sessions(
-                conversation, run, store, progress, replace, rebuild, ctx, report, prefetch, ahead, existing
+                conversation,
+                run,
+                store,
+                progress,
+                replace,
+                rebuild,
+                ctx,
+                report,
+                prefetch,
+                ahead,
+                existing,
+                keep_metadata,
             )
     finally:
         if prefetch is not None:
@@ -326,8 +339,9 @@ async def _build_sessions(
     prefetch: SessionPrefetch | None,
     ahead: list[int],
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> None:
-    from memgraph_agents.construct.pipeline.direct import run_session
+    from memgraph_agents.construct.pipeline.sequence import run_session
 
     with store.usage.use():  # an eviction from the store cache waits for this ingest
         total = len(conversation.sessions)
@@ -337,7 +351,14 @@ async def _build_sessions(
                 prefetch.ensure([conversation.sessions[j] for j in window])
             # one writer per namespace, session by session (the lock is held check -> commit)
             out = await run_session(
-                store, session, list(conversation.speakers), ctx, replace=replace, rebuild=rebuild, existing=existing
+                store,
+                session,
+                list(conversation.speakers),
+                ctx,
+                replace=replace,
+                rebuild=rebuild,
+                existing=existing,
+                keep_metadata=keep_metadata,
             )
             status = out.get("status")
             if status == "unchanged":

@@ -14,7 +14,10 @@ A preset's name (``compassmem``, ``emem``, ``premem``…) also names a retriever
 retriever with the preset's options (``memgraph_agents.presets``), validated like any caller's.
 
 To add a retriever: write ``fn`` and its options model in a module of ``retrieval/``, then add
-one ``RetrieverSpec`` line to ``RETRIEVERS`` below.
+one ``RetrieverSpec`` line to ``RETRIEVERS`` below. An application registers its own once per
+process (``register_retriever(name, fn)``, ``fn(query, store, *, k) -> list[Evidence]``): its
+name then works wherever a retriever name does (``Settings.retriever``, ``Settings.localize``,
+the navigator's ``seed_retriever``, ``Memory.search(retriever=...)``).
 """
 
 from __future__ import annotations
@@ -81,6 +84,25 @@ RETRIEVERS: dict[str, RetrieverSpec] = {
 FINISH = "memgraph_agents.retrieval.finish:finish"
 
 
+# Retrievers an application registered in this process (``register_retriever``): name -> function.
+REGISTERED: dict[str, Any] = {}
+REGISTERED_SPEC = RetrieverSpec("", "memgraph_agents.retrieval.protocols:RetrieverOptions", (), "registered")
+
+
+def register_retriever(name: str, fn: Any) -> None:
+    """Make ``fn`` (``(query, store, *, k) -> list[Evidence]``, best first) the retriever
+    ``name`` for this process: a name every door, the settings and the navigator's localize node
+    accept. A built-in or preset name cannot be taken (``ConfigError``); registering a name
+    again replaces its function."""
+    if not isinstance(name, str) or not name.strip() or "+" in name:
+        raise ConfigError(f"register_retriever: invalid name {name!r} (a non-empty string without '+')")
+    if name in RETRIEVERS or name in PRESETS:
+        raise ConfigError(f"register_retriever: {name!r} is a built-in retriever or preset")
+    if not callable(fn):
+        raise ConfigError(f"register_retriever: {name!r} needs a callable (query, store, *, k), not {fn!r}")
+    REGISTERED[name] = fn
+
+
 def _load(path: str) -> Any:
     module, _, attr = path.partition(":")
     return getattr(importlib.import_module(module), attr)
@@ -98,14 +120,14 @@ def _preset(name: str) -> Preset | None:
 
 
 def is_retriever(name: Any) -> bool:
-    """Whether ``name`` is a retriever or a preset with one (nothing is imported)."""
-    return isinstance(name, str) and (name in RETRIEVERS or _preset(name) is not None)
+    """Whether ``name`` is a retriever, a registered one or a preset with one (nothing is imported)."""
+    return isinstance(name, str) and (name in RETRIEVERS or name in REGISTERED or _preset(name) is not None)
 
 
 def resolve(name: str) -> tuple[str, dict[str, Any]]:
     """``(retriever, preset options)`` for a name: itself with none, or a preset's retriever and
     its ``retriever_params``; ``ValueError`` listing the names for an unknown one."""
-    if name in RETRIEVERS:
+    if name in RETRIEVERS or name in REGISTERED:
         return name, {}
     preset = _preset(name)
     if preset is None or preset.retriever not in RETRIEVERS:
@@ -122,8 +144,9 @@ def is_navigator(name: str) -> bool:
 
 
 def retriever_names() -> list[str]:
-    """Every name ``get_retriever`` accepts: retrievers, then presets."""
-    return [*RETRIEVERS, *(p for p in PRESETS if _preset(p) is not None and p not in RETRIEVERS)]
+    """Every name ``get_retriever`` accepts: retrievers, registered ones, then presets."""
+    presets = [p for p in PRESETS if _preset(p) is not None and p not in RETRIEVERS]
+    return [*RETRIEVERS, *REGISTERED, *presets]
 
 
 def options_for(name: str, **params: Any) -> Any:
@@ -160,6 +183,8 @@ class BoundRetriever:
         notes: list[str] | None = None,
         **params: Any,
     ) -> list[Evidence]:
+        if self.name in REGISTERED:  # an application's own: it takes the query, the store and k
+            return list(REGISTERED[self.name](query, store, k=k))
         fn = _load(self.spec.target)
         options = options_for(self.name, **{**self.params, **params})
         extra: dict[str, Any] = {}
@@ -175,7 +200,7 @@ def get_retriever(name: str, **params: Any) -> BoundRetriever:
     if not isinstance(name, str):
         raise _unknown(name)
     base, _ = resolve(name)
-    return BoundRetriever(name, RETRIEVERS[base], dict(params))
+    return BoundRetriever(name, REGISTERED_SPEC if base in REGISTERED else RETRIEVERS[base], dict(params))
 
 
 def retrieve(

@@ -5,8 +5,11 @@ per run). Nodes turn it into live objects — the namespace's ``MemoryStore``, i
 model and the chat model — through process-wide caches, so a graph opens each store once.
 
 Models chosen as objects (any LangChain ``Embeddings``, any LangChain chat model) stay plain
-data in settings too: ``register_embeddings`` / ``register_chat_model`` put the object in this
-module's registry under a ``custom:NAME`` spec, and every door resolves that spec here.
+data in settings too: the object goes into this module's registry under a ``custom:NAME`` spec
+of its own (``embeddings_spec`` / ``chat_model_spec``: one spec per object, so two ``Memory``
+objects never share one), and every door resolves that spec here. A ``Memory`` given objects
+holds them (``hold_models``) until it is closed or collected (``release_models``): then they
+are forgotten here, with the stores opened with them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -158,7 +163,8 @@ def run_retriever(context: Any, settings: Settings, chosen: Any = None) -> Any:
 
 _STORES: StoreCache[MemoryStore] = StoreCache(Settings.model_fields["cache_namespaces"].default)
 _CHAT: dict[str, Any] = {}
-_EMBEDDINGS: dict[str, Any] = {}  # "custom:NAME" -> a LangChain Embeddings object
+_EMBEDDINGS: dict[str, tuple[Any, str]] = {}  # "custom:NAME[#n]" -> (a LangChain Embeddings object, its identity)
+_LEASES: dict[str, int] = {}  # custom spec -> how many ``Memory`` objects hold it (``hold_models``)
 _EMBEDDING_MODELS: dict[tuple[str, str], EmbeddingModel] = {}  # (spec, cache path) -> its cached model
 _LOCK = threading.Lock()
 CUSTOM = "custom:"
@@ -231,15 +237,78 @@ def register_embeddings(model: Any, name: str | None = None) -> str:
         raise ConfigError("register_embeddings: the name is empty")
     spec = CUSTOM + label
     with _LOCK:
-        replaced = spec in _EMBEDDINGS and _EMBEDDINGS[spec] is not model
-        _EMBEDDINGS[spec] = model
-        if replaced:  # the old object's wrappers, and the stores opened with them
-            for key in [k for k in _EMBEDDING_MODELS if k[0] == spec]:
-                del _EMBEDDING_MODELS[key]
-    if replaced:
-        for store in _STORES.pop_where(lambda k: isinstance(k, tuple) and k[2] == spec):
-            store.retire()
+        replaced = spec in _EMBEDDINGS and _EMBEDDINGS[spec][0] is not model
+        _EMBEDDINGS[spec] = (model, label)
+    if replaced:  # the old object's wrappers, and the stores opened with them
+        _drop_spec(spec, keep=True)
     return spec
+
+
+def embeddings_spec(model: Any) -> str:
+    """A spec resolving to ``model`` and no other object: ``custom:NAME`` (NAME as
+    ``register_embeddings`` names it, the identity its vectors record), or ``custom:NAME#2``,
+    ``#3``… for another object of the same name, so one ``Memory``'s model never switches to
+    another's. Registered once per object."""
+    if not (callable(getattr(model, "embed_documents", None)) and callable(getattr(model, "embed_query", None))):
+        raise ConfigError(
+            f"embeddings={type(model).__name__}: expected a spec string or a LangChain Embeddings "
+            "(embed_documents and embed_query)"
+        )
+    label = _object_name(model)
+    with _LOCK:
+        for spec, (known, _) in _EMBEDDINGS.items():
+            if known is model:
+                return spec
+        spec, n = CUSTOM + label, 1
+        while spec in _EMBEDDINGS:
+            n += 1
+            spec = f"{CUSTOM}{label}#{n}"
+        _EMBEDDINGS[spec] = (model, label)
+    return spec
+
+
+def hold(owner: object, specs: list[str]) -> Callable[[], None]:
+    """``owner`` holds these specs' model objects until the returned function is called or
+    ``owner`` is collected, whichever comes first (``weakref.finalize``: released once)."""
+    hold_models(specs)
+    return weakref.finalize(owner, release_models, list(specs))
+
+
+def hold_models(specs: list[str]) -> None:
+    """A ``Memory`` holds the model objects of these specs (``custom:`` ones) until it
+    ``release_models`` them: closed, or collected."""
+    with _LOCK:
+        for spec in specs:
+            if spec.startswith(CUSTOM):
+                _LEASES[spec] = _LEASES.get(spec, 0) + 1
+
+
+def release_models(specs: list[str]) -> None:
+    """The holder of these specs is gone: a model object no ``Memory`` holds any more is
+    forgotten here (its registry entry, its cached wrapper and the stores opened with it), so
+    it can be collected; its spec then names nothing (a clear ``ConfigError`` if used)."""
+    gone = []
+    with _LOCK:
+        for spec in specs:
+            if spec in _LEASES:
+                _LEASES[spec] -= 1
+                if _LEASES[spec] <= 0:
+                    del _LEASES[spec]
+                    gone.append(spec)
+    for spec in gone:
+        _drop_spec(spec)
+
+
+def _drop_spec(spec: str, keep: bool = False) -> None:
+    """Forget what was made for ``spec``; ``keep``: its registry entry stays (re-registered)."""
+    with _LOCK:
+        for key in [k for k in _EMBEDDING_MODELS if k[0] == spec]:
+            del _EMBEDDING_MODELS[key]
+        if not keep:
+            _EMBEDDINGS.pop(spec, None)
+            _CHAT.pop(spec, None)
+    for store in _STORES.pop_where(lambda k: isinstance(k, tuple) and k[2] == spec):
+        store.retire()
 
 
 def get_embedding_model(settings: Settings) -> EmbeddingModel:
@@ -257,16 +326,17 @@ def get_embedding_model(settings: Settings) -> EmbeddingModel:
         except (OSError, sqlite3.Error) as e:
             raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
     with _LOCK:
-        model = _EMBEDDINGS.get(spec)
-        if model is None:
+        entry = _EMBEDDINGS.get(spec)
+        if entry is None:
             raise ConfigError(
                 f"embeddings {spec!r} name no object registered in this process: pass the object "
                 "(Memory(embeddings=obj)) or call memgraph_agents.runtime.register_embeddings(obj) first"
             )
+        model, identity = entry
         key = (spec, str(cache))
         if key not in _EMBEDDING_MODELS:
             try:
-                _EMBEDDING_MODELS[key] = EmbeddingModel(model, spec.removeprefix(CUSTOM), cache)
+                _EMBEDDING_MODELS[key] = EmbeddingModel(model, identity, cache)
             except (OSError, sqlite3.Error) as e:
                 raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
         return _EMBEDDING_MODELS[key]
@@ -309,7 +379,7 @@ def model_specs(embeddings: Any = None, llm: Any = None) -> dict[str, str]:
     """Settings overrides for models given as specs or objects (objects registered here)."""
     out: dict[str, str] = {}
     if embeddings is not None:
-        out["embeddings"] = embeddings if isinstance(embeddings, str) else register_embeddings(embeddings)
+        out["embeddings"] = embeddings if isinstance(embeddings, str) else embeddings_spec(embeddings)
     if llm is not None:
         out["llm"] = llm if isinstance(llm, str) else chat_model_spec(llm)
     return out

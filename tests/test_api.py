@@ -61,7 +61,7 @@ def graph_state(mem: Memory, namespace: str | None = None) -> tuple[set, set, se
 
 def readme_snippet() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Python API") :]
+    section = text[text.index("## Python quickstart") :]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 

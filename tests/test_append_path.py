@@ -12,14 +12,14 @@ import pytest
 
 from memgraph_agents.aio import NeedsLoopError, off_loop, run_off_loop
 from memgraph_agents.config import Settings
-from memgraph_agents.construct.pipeline import direct
+from memgraph_agents.construct.pipeline import sequence
 from memgraph_agents.construct.pipeline.graph import run_graph_session
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.loaders.errors import InputError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 from memgraph_agents.runtime import get_store
 from tests.conftest import on_both_stores
-from tests.test_pipeline_direct import stored
+from tests.test_pipeline_sequence import stored
 
 pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
@@ -64,7 +64,7 @@ def test_turns_appended_as_the_same_objects_store_what_the_reference_path_stores
         assert (r.sessions_new, r.sessions_appended, r.turns) == (1, int(n > 1), 1)
     ref = settings.override(namespace="ref")
     with monkeypatch.context() as m:
-        m.setattr(direct, "run_session", run_graph_session)  # ingest imports it per call
+        m.setattr(sequence, "run_session", run_graph_session)  # ingest imports it per call
         for n in range(1, len(_SAID) + 1):
             copy = Conversation.model_validate(first_turns(conv, n).model_dump())  # new objects
             ingest_conversation(copy, ref)

@@ -260,7 +260,7 @@ def test_bench_every_registered_retriever_and_memory_reuse(tmp_path, data_file):
     # every registered retriever, and the navigator's kept-only ranking from the same calls
     assert set(first["retrievers"]) == set(registry.RETRIEVERS) | {"navigator_kept"}
     assert first["retrievers"]["navigator_kept"]["ranking_of"] == "navigator"
-    assert "| navigator − fusion |" in (tmp_path / "out" / "results.md").read_text()
+    assert "| navigator − oneshot |" in (tmp_path / "out" / "results.md").read_text()
     assert first["conversations"] == ["conv-t1", "conv-t2"] and first["questions"] == 7
     for name, s in first["retrievers"].items():
         assert not s["failed"], (name, s.get("error_examples"))

@@ -318,26 +318,26 @@ def _cli_in_process(argv: list[str], env: dict[str, str], out) -> None:
 
 def test_embedded_chroma_is_one_process_per_data_dir(tmp_path, mp):
     """Found by testing: two processes on one embedded Chroma dir do not see each other's
-    writes ("Error finding id"). The second process gets a clear error instead."""
+    writes ("Error finding id"). A second process that writes gets a clear error instead; one
+    that only reads needs no Chroma (exact search from the graph rows) and works."""
     data_dir = tmp_path / "mem"
     ready, release, out = mp.Event(), mp.Event(), mp.Queue()
     holder = mp.Process(target=_hold_embedded, args=(str(data_dir), ready, release))
     holder.start()
     try:
         assert ready.wait(60)
-        # `ask` opens the vectors (`stats` reads SQLite only and works next to the holder)
-        argv = [
-            "--embeddings",
-            "hash",
-            "--data-dir",
-            str(data_dir),
-            "ask",
-            "holder",
-            "--namespace",
-            NS,
-            "--retriever",
-            "dense",
-        ]
+        # a read needs no lock (`ask`, `list`, `stats`: exact search from the graph rows) and
+        # works next to the holder; a write (`note add`) needs the data dir's embedded Chroma
+        base = ["--embeddings", "hash", "--data-dir", str(data_dir)]
+        reader = mp.Process(
+            target=_cli_in_process,
+            args=([*base, "ask", "holder", "--namespace", NS, "--retriever", "dense"], {}, out),
+        )
+        reader.start()
+        reader.join(60)
+        code, err = out.get(timeout=10)
+        assert code == 0, err
+        argv = [*base, "note", "add", "A second process writes.", "--namespace", NS]
         t0 = time.perf_counter()
         second = mp.Process(target=_cli_in_process, args=(argv, {"MEMGRAPH_DATA_DIR_LOCK_TIMEOUT": "0.5"}, out))
         second.start()

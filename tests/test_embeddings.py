@@ -190,10 +190,10 @@ def test_the_doors_take_model_objects_too(tmp_path):
 
 
 def test_registering_another_object_under_a_name_reopens_its_stores(tmp_path):
+    from memgraph_agents.runtime import get_store
+
     first, second = NamedHash(24, "same-name"), NamedHash(24, "same-name")
     mem = Memory(tmp_path / "mem", embeddings=first, namespace="n")
     mem.add("Pilar planted tulips along the fence in March.")
-    assert Memory(tmp_path / "mem", embeddings=second, namespace="n").settings.embeddings == mem.settings.embeddings
-    from memgraph_agents.runtime import get_store
-
+    register_embeddings(second, "NamedHash:same-name")  # explicitly under the first one's name
     assert get_store(mem.settings).embedder.inner is second  # not the replaced object

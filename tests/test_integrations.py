@@ -86,7 +86,10 @@ def test_create_agent_recalls_evidence_with_dates_turns_and_path(mem_settings):
     assert "[2024-03-10 | D1:1] Ana: Hi Ben! I adopted a puppy" in tm.content  # date | turn id | text
     art = tm.artifact
     assert art["namespace"] == ALICE and art["retriever"] == "navigator"
-    assert art["path"], "the navigation path is the artifact"
+    # the navigation is the artifact: its path, or (an easy question) the seed ranking met every subgoal
+    routes = [e["reason"] for e in art["trace"] if e["type"] == "route"]
+    assert art["path"] or routes == ["the seed ranking meets every subgoal"]
+    assert art["subgoals"] and all(art["satisfied"])
     assert {p["action"] for p in art["path"]} <= {"SKIP", "EXPAND", "ANSWER"}
     assert all(p["step"] == i for i, p in enumerate(art["path"], start=1))
     assert any("D1:1" in ev["turn_ids"] for ev in art["evidence"])

@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("construct", ("construct",)),
     ("retrieval", ("retrieval",)),
     ("navigator", ("navigator",)),
-    ("top", ("", "api", "ingest", "graphs", "integrations", "cli", "bench", "debug", "examples")),
+    ("top", ("", "api", "ingest", "graphs", "integrations", "cli", "bench", "debug", "examples", "ui")),
 ]
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 

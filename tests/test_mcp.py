@@ -211,7 +211,7 @@ def _free_port() -> int:
 @pytest.mark.timeout(180)
 def test_http_tokens_cannot_read_each_other(tmp_path):
     tokens = tmp_path / "tokens.json"
-    tokens.write_text(json.dumps({"tok-ana": "ana", "tok-ben": "ben"}))
+    tokens.write_text(json.dumps({"tok-ana-4f1c9e27a3b8": "ana", "tok-ben-8d2e6b1f0c47": "ben"}))
     port = _free_port()
     log = (tmp_path / "mcp.log").open("w")
     server = subprocess.Popen(
@@ -259,10 +259,10 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
                 return _text(r)
 
         async def go():
-            note = await call("tok-ana", "remember", {"text": "Ana's locker code is 4471."})
-            ana = await call("tok-ana", "recall", {"query": "locker code"})
-            ben = await call("tok-ben", "recall", {"query": "locker code"})
-            ben_stats = json.loads(await call("tok-ben", "stats", {}))
+            note = await call("tok-ana-4f1c9e27a3b8", "remember", {"text": "Ana's locker code is 4471."})
+            ana = await call("tok-ana-4f1c9e27a3b8", "recall", {"query": "locker code"})
+            ben = await call("tok-ben-8d2e6b1f0c47", "recall", {"query": "locker code"})
+            ben_stats = json.loads(await call("tok-ben-8d2e6b1f0c47", "stats", {}))
             # Ben names Ana's note to every item tool: refused, in words that show nothing of
             # Ana or the server (before Ben stored anything, and after).
             by_note = (
@@ -271,12 +271,12 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
                 ("history", {"note_id": note}),
                 ("update_note", {"note_id": note, "text": "The locker code is 0000."}),
             )
-            empty = [await call("tok-ben", tool, args, error=True) for tool, args in by_note]
-            await call("tok-ben", "remember", {"text": "Ben parks on level two."})
-            denied = [await call("tok-ben", tool, args, error=True) for tool, args in by_note]
-            ben_list = json.loads(await call("tok-ben", "list", {"kind": "note"}))
-            after = await call("tok-ana", "recall", {"query": "locker code"})
-            ana_history = json.loads(await call("tok-ana", "history", {"note_id": note}))
+            empty = [await call("tok-ben-8d2e6b1f0c47", tool, args, error=True) for tool, args in by_note]
+            await call("tok-ben-8d2e6b1f0c47", "remember", {"text": "Ben parks on level two."})
+            denied = [await call("tok-ben-8d2e6b1f0c47", tool, args, error=True) for tool, args in by_note]
+            ben_list = json.loads(await call("tok-ben-8d2e6b1f0c47", "list", {"kind": "note"}))
+            after = await call("tok-ana-4f1c9e27a3b8", "recall", {"query": "locker code"})
+            ana_history = json.loads(await call("tok-ana-4f1c9e27a3b8", "history", {"note_id": note}))
             return note, ana, ben, ben_stats, empty, denied, ben_list, after, ana_history
 
         note, ana, ben, ben_stats, empty, denied, ben_list, after, ana_history = asyncio.run(go())
@@ -299,11 +299,11 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
 BAD_TOKEN_FILES = {
     "maps no token": "{}",
     "empty": "",
-    "not an object": '["tok-ana"]',
-    "not JSON": "{tok-ana: ana",
-    "a namespace that is not a string": '{"tok-ana": 5}',
+    "not an object": '["tok-ana-4f1c9e27a3b8"]',
+    "not JSON": "{tok-ana-4f1c9e27a3b8: ana",
+    "a namespace that is not a string": '{"tok-ana-4f1c9e27a3b8": 5}',
     "an empty token": '{"": "ana"}',
-    "an invalid namespace": '{"tok-ana": "../ana"}',
+    "an invalid namespace": '{"tok-ana-4f1c9e27a3b8": "../ana"}',
 }
 
 

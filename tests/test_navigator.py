@@ -22,7 +22,15 @@ from tests.fakes import (
     nav_step_override,
     task_text,
 )
-from tests.test_navigator_support import build_memory, decisions, of_type, run_llm, scripted_step, step_prompts
+from tests.test_navigator_support import (
+    SEARCH,
+    build_memory,
+    decisions,
+    of_type,
+    run_llm,
+    scripted_step,
+    step_prompts,
+)
 
 CAREFUL = careful_navigator_responder()
 Q_PIXEL = "What did Pixel chew, and did Pixel pass his puppy training class?"
@@ -266,7 +274,7 @@ def test_stream_shows_decisions_live(store):
         model = ScriptedChatModel(responder=CAREFUL)
         out = []
         async for mode, chunk in astream_navigate(
-            Q_PIXEL, store, context=NavigatorContext(policy="llm", events_k=1, topics_p=0), llm=model
+            Q_PIXEL, store, context=NavigatorContext(policy="llm", events_k=1, topics_p=0, **SEARCH), llm=model
         ):
             out.append((mode, chunk))
         return out

@@ -14,6 +14,9 @@ from tests.conftest import make_conversation
 from tests.fakes import NAV_STEP_MARKER, ScriptedChatModel, parse_nav_step, task_text
 
 NS = "navtest"
+# The seed ranking meets no subgoal (``seed_meets`` > 1): the explorers always search, so the
+# tests of the search itself (waves, budgets, refinement, repair) see one on every question.
+SEARCH: dict[str, Any] = {"seed_meets": 2.0}
 
 
 def build_memory(root) -> Any:
@@ -25,7 +28,7 @@ def build_memory(root) -> Any:
 
 def run_llm(store, responder, question: str, **params: Any):
     model = ScriptedChatModel(responder=responder)
-    result = navigate(question, store, context=NavigatorContext(policy="llm", **params), llm=model)
+    result = navigate(question, store, context=NavigatorContext(policy="llm", **{**SEARCH, **params}), llm=model)
     return result, model
 
 

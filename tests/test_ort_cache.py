@@ -1,4 +1,4 @@
-"""onnxruntime's optimised default model, kept in the data dir: made once, checked, same vectors."""
+"""onnxruntime's optimised default model, kept once per user: made once, checked, same vectors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memgraph_agents.embeddings import make_embedding_model, onnx_minilm
-from memgraph_agents.embeddings.ort_cache import CACHE_DIR, file_sha256, optimised_session
+from memgraph_agents.embeddings.ort_cache import CACHE_ENV, file_sha256, model_cache_dir, optimised_session
 
 pytestmark = pytest.mark.slow  # the real model loaded per test: left out of the fast subset (-m "not slow")
 
@@ -81,7 +81,29 @@ def test_a_missing_digest_means_rebuild_and_an_unwritable_cache_optimises_in_mem
     assert np.array_equal(_vectors(session), _vectors(_session(None)))
 
 
-def test_the_default_model_keeps_its_cache_in_the_data_dir(tmp_path):
-    model = make_embedding_model("minilm", tmp_path / "embeddings.sqlite")
-    assert model.inner.cache_dir == tmp_path / CACHE_DIR
-    assert make_embedding_model("minilm").inner.cache_dir is None
+def test_data_dirs_share_one_cached_model_outside_them(tmp_path, monkeypatch):
+    """No ~90 MB copy per data dir: every data dir's model points at the one per-user folder."""
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    shared = tmp_path / "xdg" / "memgraph-agents" / "models"
+    assert model_cache_dir() == shared
+    one = make_embedding_model("minilm", tmp_path / "a" / "embeddings.sqlite")
+    two = make_embedding_model("minilm", tmp_path / "b" / "embeddings.sqlite")
+    assert one.inner.cache_dir == two.inner.cache_dir == shared
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "chosen"))
+    assert model_cache_dir() == tmp_path / "chosen"
+    monkeypatch.setenv(CACHE_ENV, "")
+    assert model_cache_dir() is None  # asked for none: optimised in memory each process
+
+
+@pytest.mark.integration
+def test_a_data_dir_holds_no_model_after_its_first_answer(tmp_path, monkeypatch):
+    from memgraph_agents import Memory
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(onnx_minilm.OnnxMiniLM, "_loaded", None)  # load (and cache) in this test
+    mem = Memory(data_dir=tmp_path / "data", embeddings="minilm")
+    mem.add("Tove moved her pottery studio to the old mill in May.")
+    assert mem.search("Where is the pottery studio?")
+    assert not list((tmp_path / "data").rglob("*.onnx"))
+    assert len(list((tmp_path / "cache").glob("*.onnx"))) == 1

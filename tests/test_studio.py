@@ -40,6 +40,18 @@ def test_langgraph_json_exports_every_graph_without_checkpointer():
     assert "retriever" in {f.name for f in dataclasses.fields(load_graph("retrieval").builder.context_schema)}
 
 
+def test_langgraph_json_retrieval_description_names_every_retriever():
+    """Studio shows the description: it lists the registry's retrievers, no more, no fewer."""
+    import re
+
+    from memgraph_agents.registry import RETRIEVERS
+
+    config = json.loads((ROOT / "langgraph.json").read_text(encoding="utf-8"))
+    text = config["graphs"]["retrieval"]["description"]
+    listed = text[text.index("picks") : text.index(", or a preset")]
+    assert set(re.findall(r"[a-z_0-9]+", listed)) - {"picks", "or"} == set(RETRIEVERS), listed
+
+
 @pytest.mark.parametrize("name", list(EXPORTED))
 def test_memgraph_draw_every_exported_graph(name, tmp_path, capsys):
     mmd, png = tmp_path / f"{name}.mmd", tmp_path / f"{name}.png"

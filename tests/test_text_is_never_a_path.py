@@ -39,7 +39,7 @@ def _stored_texts(mem: Memory, namespace: str) -> list[str]:
     return [item.text for item in page.items]
 
 
-def test_memory_add_takes_a_str_as_a_note_and_a_path_as_a_file(tmp_path):
+def test_memory_add_reads_a_file_only_from_a_path_object(tmp_path):
     export = _export(tmp_path)
     mem = Memory(tmp_path / "mem", embeddings="hash")
     for text in (str(export), "export.json", f"  {export}  "):

@@ -25,7 +25,7 @@ from typing import Any
 
 from memgraph_agents.bench.chat import synthetic_thread
 from memgraph_agents.config import Settings
-from memgraph_agents.construct.pipeline import direct
+from memgraph_agents.construct.pipeline import sequence
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.runtime import get_store
 
@@ -68,8 +68,8 @@ def main() -> None:
     ap.add_argument("--from", dest="first", type=int, default=40, help="first write counted (default 40)")
     ap.add_argument("--embeddings", default="minilm")
     args = ap.parse_args()
-    for name, fn in list(direct.NODES.items()):
-        direct.NODES[name] = timed(name, fn)
+    for name, fn in list(sequence.NODES.items()):
+        sequence.NODES[name] = timed(name, fn)
     root = Path(tempfile.mkdtemp(prefix="chat-steps-"))
     try:
         s = Settings.load().override(embeddings=args.embeddings, data_dir=root / "mem", namespace="bench")

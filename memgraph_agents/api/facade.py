@@ -7,8 +7,8 @@
 
 Every method takes ``namespace=`` (default: ``settings.namespace``; ``Memory.user(user_id)``
 is a ``Memory`` bound to a user's namespace). Each has an async twin (``aadd``, ``asearch``,
-``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``) that runs the
-same work on one shared background event loop and worker threads, so it never blocks the
+``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``, ``areembed``,
+``anamespaces``) that runs the same work on one shared background event loop and worker threads, so it never blocks the
 caller's loop. ``Memory`` is the one engine: the agent tools and turn writer,
 ``MemoryRetriever``, ``MemgraphStore``, the MCP server, the CLI and the exported graphs all call
 it or the coroutines under it (``api.ops``, ``api.read``, ``api.notes``), so the same settings
@@ -26,23 +26,27 @@ from __future__ import annotations
 import asyncio
 import builtins
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from memgraph_agents.aio import background
 from memgraph_agents.api import ops
+from memgraph_agents.api.checks import check_flag, check_names
 from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.item_verbs import ItemVerbs
 from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
+from memgraph_agents.api.request import search_request
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport, Found
 from memgraph_agents.api.sources import conversations_from, is_note_id
+from memgraph_agents.api.users import namespace_or_user
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.metadata import check_metadata
-from memgraph_agents.runtime import model_specs
+from memgraph_agents.retrieval.protocols import Retriever
+from memgraph_agents.runtime import hold, model_specs
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
@@ -70,9 +74,19 @@ class Memory(ItemVerbs):
     ) -> None:
         if data_dir is not None:
             overrides["data_dir"] = data_dir
-        # A model object (LangChain Embeddings / chat model) becomes a registered spec: settings stay data.
-        overrides.update(model_specs(embeddings, llm))
+        # A model object (LangChain Embeddings / chat model) becomes a spec of its own (settings
+        # stay data), held by this Memory until it is closed or collected.
+        models = model_specs(embeddings, llm)
+        overrides.update(models)
         self.settings = settings_with(settings, **overrides)
+        given = {"embeddings": embeddings, "llm": llm}
+        self._models = [spec for name, spec in models.items() if not isinstance(given[name], str)]
+        self._held = hold(self, self._models)
+
+    def close(self) -> None:
+        """Release the model objects this ``Memory`` was given (also done when it is collected):
+        the registry forgets them and the stores opened with them. Stored memory is untouched."""
+        self._held()
 
     def __repr__(self) -> str:
         return f"Memory(data_dir={str(self.settings.data_dir)!r}, namespace={self.settings.namespace!r})"
@@ -81,8 +95,12 @@ class Memory(ItemVerbs):
     def _ns(self, namespace: str | None) -> str:
         return validate_stored_name(self.settings.namespace if namespace is None else namespace)
 
-    def _retriever(self, retriever: str | None) -> str:
-        return self.settings.default_retriever if retriever is None else check_retriever(retriever)
+    def _retriever(self, retriever: str | Retriever | None) -> str | Retriever:
+        """A name (checked), a caller's own callable ``(query, store, *, k)`` as the agent tools
+        take it, or the settings' default."""
+        if retriever is None:
+            return self.settings.default_retriever
+        return retriever if callable(retriever) else check_retriever(retriever)
 
     def _scopes(self, namespace: str | None, namespaces: Sequence[str] | None) -> builtins.list[str] | None:
         """The namespaces of a search over several (``None``: one, ``_ns(namespace)``)."""
@@ -90,23 +108,26 @@ class Memory(ItemVerbs):
             return None
         if namespace is not None:
             raise InputError("search takes namespace= or namespaces=, not both")
-        if isinstance(namespaces, str) or not isinstance(namespaces, Sequence) or not namespaces:
-            raise InputError(f"namespaces must be a non-empty list of namespace names, got {namespaces!r}")
-        out = [self._ns(n) for n in namespaces]
+        out = [self._ns(n) for n in check_names(namespaces)]  # None in it is refused, not the default
         if len(set(out)) != len(out):
             raise InputError(f"namespaces lists a namespace twice: {out}")
         return out
 
     # -- users ---------------------------------------------------------------------------
     @staticmethod
-    def namespace_for_user(user_id: str, prefix: str = "") -> str:
+    def namespace_for_user(user_id: str | int, prefix: str = "") -> str:
         """The namespace of ``user_id``: the agent tools' mapping (``u.<hash>``, or
         ``<prefix>.<hash>`` with the tools' ``namespace_prefix``), never a name a person types."""
         return user_namespace(user_id, prefix)
 
-    def user(self, user_id: str, prefix: str = "") -> Memory:
-        """This memory bound to ``user_id``'s namespace (``namespace_for_user``)."""
-        return Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
+    def user(self, user_id: str | int, prefix: str = "") -> Memory:
+        """This memory bound to ``user_id``'s namespace (``namespace_for_user``: the agent tools'
+        rule, ``storage.namespaces.run_user_id``: a string or an integer, ``0`` too); it holds
+        this memory's model objects too."""
+        child = Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
+        child._models = self._models
+        child._held = hold(child, child._models)
+        return child
 
     # -- add -----------------------------------------------------------------------------
     async def _add(
@@ -125,6 +146,7 @@ class Memory(ItemVerbs):
         from memgraph_agents.ingest import aingest_conversation, plan_ingest
 
         ns = self._ns(namespace)
+        replace, rebuild = check_flag(replace, "replace"), check_flag(rebuild, "rebuild")
         meta = check_metadata(metadata)
         conversations = await asyncio.to_thread(
             conversations_from, source, format=format, conversation_id=conversation_id, speaker=speaker, when=when
@@ -161,6 +183,7 @@ class Memory(ItemVerbs):
         source: Any,
         *,
         namespace: str | None = None,
+        user_id: str | None = None,
         replace: bool = False,
         format: str | None = None,
         conversation_id: str | None = None,
@@ -183,17 +206,19 @@ class Memory(ItemVerbs):
         untimed messages (default: now, UTC). ``metadata``: a JSON object stored with every
         session added (``model.metadata``; a session's own keys win), returned with evidence
         and filterable; it is part of a session's content (adding it again with other
-        metadata is a change).
+        metadata is a change). ``user_id``: that user's namespace (``Memory.user(id)``'s; not
+        with ``namespace``). A list of ``{"role", "content"}`` dicts is a chat exchange, roles as
+        speakers (``loaders.role_messages``).
         """
-        return background.run(
-            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild, metadata)
-        )
+        args = (source, namespace_or_user(namespace, user_id), replace, format, conversation_id, speaker, when)
+        return background.run(self._add(*args, progress, rebuild, metadata))
 
     async def aadd(
         self,
         source: Any,
         *,
         namespace: str | None = None,
+        user_id: str | None = None,
         replace: bool = False,
         format: str | None = None,
         conversation_id: str | None = None,
@@ -203,12 +228,29 @@ class Memory(ItemVerbs):
         rebuild: bool = False,
         metadata: dict[str, Any] | None = None,
     ) -> AddReport:
-        return await background.arun(
-            self._add(source, namespace, replace, format, conversation_id, speaker, when, progress, rebuild, metadata)
-        )
+        args = (source, namespace_or_user(namespace, user_id), replace, format, conversation_id, speaker, when)
+        return await background.arun(self._add(*args, progress, rebuild, metadata))
 
     # -- search / ask --------------------------------------------------------------------
-    def _search(self, query: str, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of):
+    def _search(
+        self,
+        query: str,
+        namespace,
+        namespaces,
+        user_id,
+        k,
+        retriever,
+        since,
+        until,
+        speaker,
+        filter,
+        min_score,
+        as_of,
+        config,
+    ):
+        if user_id is not None and namespaces is not None:
+            raise InputError("search takes user_id= or namespaces=, not both")
+        namespace = namespace_or_user(namespace, user_id)
         f = memory_filter(since, until, speaker, filter, as_of)
         floor = check_min_score(min_score)
         scopes, k, name = (
@@ -216,9 +258,11 @@ class Memory(ItemVerbs):
             check_k(k, self.settings.top_k),
             self._retriever(retriever),
         )
-        if scopes is not None:
-            return ops.search_many(self.settings, scopes, query, k, name, f, floor)
-        return ops.search(self.settings, self._ns(namespace), query, k, name, f, floor)
+        where = tuple(scopes) if scopes is not None else (self._ns(namespace),)
+        req = search_request(
+            query=query, namespaces=where, k=k, retriever=name, filter=f, min_score=floor, config=config
+        )
+        return ops.search(self.settings, req)
 
     def search(
         self,
@@ -226,14 +270,16 @@ class Memory(ItemVerbs):
         *,
         namespace: str | None = None,
         namespaces: Sequence[str] | None = None,
+        user_id: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> Found:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
         ``settings.retriever``): at most ``k`` (default ``settings.top_k``) ranked items, then the
@@ -253,9 +299,28 @@ class Memory(ItemVerbs):
         less relevant than it; without one the relevance gate (``settings.gate``: MiniLM 0.25)
         returns nothing when the best item is less relevant than it, else all k items. An
         empty result says why (``Found.reason``: nothing stored, filtered out, below the gate or
-        the floor; ``Found.why``: the sentence)."""
+        the floor; ``Found.why``: the sentence).
+
+        ``retriever`` is a name (``registry.register_retriever`` adds an application's own) or a
+        callable ``(query, store, *, k)``, as the agent tools take it. ``config`` is a LangChain run config (``callbacks``, ``tags``, ``metadata``): it reaches
+        the navigator graph, so a LangSmith or console tracer sees planner → localize →
+        explore → respond."""
         return background.run(
-            self._search(query, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._search(
+                query,
+                namespace,
+                namespaces,
+                user_id,
+                k,
+                retriever,
+                since,
+                until,
+                speaker,
+                filter,
+                min_score,
+                as_of,
+                config,
+            )
         )
 
     async def asearch(
@@ -264,44 +329,76 @@ class Memory(ItemVerbs):
         *,
         namespace: str | None = None,
         namespaces: Sequence[str] | None = None,
+        user_id: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> Found:
         return await background.arun(
-            self._search(query, namespace, namespaces, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._search(
+                query,
+                namespace,
+                namespaces,
+                user_id,
+                k,
+                retriever,
+                since,
+                until,
+                speaker,
+                filter,
+                min_score,
+                as_of,
+                config,
+            )
         )
 
-    def _ask(self, question: str, namespace, k, retriever, since, until, speaker, filter, min_score, as_of):
+    def _ask(
+        self, question: str, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
+    ):
+        namespace = namespace_or_user(namespace, user_id)
         f = memory_filter(since, until, speaker, filter, as_of)
         k, name, floor = check_k(k, self.settings.top_k), self._retriever(retriever), check_min_score(min_score)
-        return ops.ask(self.settings, self._ns(namespace), question, k, name, f, floor)
+        req = search_request(
+            query=question,
+            namespaces=(self._ns(namespace),),
+            k=k,
+            retriever=name,
+            filter=f,
+            min_score=floor,
+            config=config,
+        )
+        return ops.ask(self.settings, req)
 
     def ask(
         self,
         question: str,
         *,
         namespace: str | None = None,
+        user_id: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> AskResult:
         """Evidence and trace always; ``answer`` (with dates and cited turns) when an LLM is
         configured (``llm="openai:gpt-4o-mini"``), ``None`` offline. ``outcome`` says ``found``,
         ``nothing_relevant`` (nothing at or above ``min_score``: no answer is written) or
-        ``no_memory``. Filters, ``as_of`` and ``min_score`` as ``search``."""
+        ``no_memory``. Filters, ``as_of``, ``min_score`` and ``config`` as ``search``."""
         return background.run(
-            self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._ask(
+                question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
+            )
         )
 
     async def aask(
@@ -309,18 +406,39 @@ class Memory(ItemVerbs):
         question: str,
         *,
         namespace: str | None = None,
+        user_id: str | None = None,
         k: int | None = None,
-        retriever: str | None = None,
+        retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
         speaker: str | Sequence[str] | None = None,
         filter: dict[str, Any] | None = None,
         min_score: float | None = None,
         as_of: DateLike | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> AskResult:
         return await background.arun(
-            self._ask(question, namespace, k, retriever, since, until, speaker, filter, min_score, as_of)
+            self._ask(
+                question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
+            )
         )
+
+    def astream(
+        self,
+        question: str,
+        *,
+        namespace: str | None = None,
+        k: int | None = None,
+        config: Mapping[str, Any] | None = None,
+    ) -> AsyncIterator[tuple[str, Any]]:
+        """Watch the navigator graph answer ``question``, as it runs (``async for mode, chunk in
+        memory.astream(q)``): ``("custom", {"navigator": event})`` for every decision,
+        ``("updates", {node: update})`` after every node (planner, localize, explore,
+        coordinate, refine, respond), then ``("result", NavigationResult)`` with the ranking,
+        the answer (with a chat model) and the trace of this very run. ``config`` as ``search``."""
+        from memgraph_agents.api.stream import astream_navigation
+
+        return astream_navigation(self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k), config)
 
     # -- forget / stats / namespaces -----------------------------------------------------
     def _forget_args(
@@ -366,9 +484,15 @@ class Memory(ItemVerbs):
         ``progress(done, total)`` follows the texts embedded."""
         return ops.reembed(self.settings, self._ns(namespace), progress)
 
+    async def areembed(self, namespace: str | None = None, progress: Callable[[int, int], None] | None = None):
+        return await asyncio.to_thread(self.reembed, namespace, progress)
+
     def namespaces(self) -> builtins.list[str]:
         """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in
         PostgreSQL (``graph_url``)."""
         from memgraph_agents.storage.graph_store import stored_namespaces
 
         return stored_namespaces(self.settings.data_dir, self.settings.graph_url, self.settings.store_id)
+
+    async def anamespaces(self) -> builtins.list[str]:
+        return await asyncio.to_thread(self.namespaces)

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.filters import MemoryFilter, TimeWindow
 from memgraph_agents.model.metadata import check_filter
+from memgraph_agents.model.unicode import check_unicode
 
 DateLike = datetime | date | str
 
@@ -42,7 +43,7 @@ def speakers(value: Any) -> tuple[str, ...]:
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, Sequence) or not all(isinstance(n, str) and n.strip() for n in names) or not names:
         raise InputError(f"speaker must be a non-empty name or a list of them, got {value!r}")
-    return tuple(names)
+    return tuple(check_unicode(n, "speaker") for n in names)
 
 
 def memory_filter(

@@ -12,6 +12,7 @@ from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.items import ItemPage, MemoryItem, NoteHistory
 from memgraph_agents.api.notes import note_history, updated_note
 from memgraph_agents.api.read import ListKind, get_item, list_items
+from memgraph_agents.api.users import namespace_or_user
 
 if TYPE_CHECKING:
     from memgraph_agents.config import Settings
@@ -45,6 +46,7 @@ class ItemVerbs:
         self,
         namespace: str | None = None,
         *,
+        user_id: str | None = None,
         kind: ListKind | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
@@ -56,13 +58,14 @@ class ItemVerbs:
         """Stored sessions and notes (``kind="session"`` / ``"note"``; default both), newest
         first, ``limit`` a page; ``page.cursor`` (None on the last page) asks for the next one,
         stable while others write (``api.read``). Filters as ``search``: an item is listed when
-        one of its turns passes them."""
-        return self._list(namespace, kind, since, until, speaker, filter, limit, cursor)
+        one of its turns passes them. ``user_id``: that user's namespace (not with ``namespace``)."""
+        return self._list(namespace_or_user(namespace, user_id), kind, since, until, speaker, filter, limit, cursor)
 
     async def alist(
         self,
         namespace: str | None = None,
         *,
+        user_id: str | None = None,
         kind: ListKind | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
@@ -71,7 +74,8 @@ class ItemVerbs:
         limit: int = 20,
         cursor: str | None = None,
     ) -> ItemPage:
-        return await asyncio.to_thread(self._list, namespace, kind, since, until, speaker, filter, limit, cursor)
+        ns = namespace_or_user(namespace, user_id)
+        return await asyncio.to_thread(self._list, ns, kind, since, until, speaker, filter, limit, cursor)
 
     # -- update / history ----------------------------------------------------------------
     async def _update(
@@ -81,8 +85,10 @@ class ItemVerbs:
 
         ns = self._ns(namespace)
         conv = await asyncio.to_thread(updated_note, self.settings, ns, note_id, text, metadata)
-        # ``existing``: a note forgotten meanwhile is an error, never created again.
-        await aingest_conversation(conv, self.settings, namespace=ns, replace=True, existing=True)
+        # ``existing``: a note forgotten meanwhile is an error, never created again;
+        # ``keep_metadata``: "keep its metadata" is read under the write lock, not before it.
+        keep = metadata is None
+        await aingest_conversation(conv, self.settings, namespace=ns, replace=True, existing=True, keep_metadata=keep)
         return await asyncio.to_thread(get_item, self.settings, ns, note_id)
 
     def update(

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from memgraph_agents.api.request import SearchRequest
 from memgraph_agents.api.results import AskResult, ForgetReport, Found
 from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
@@ -89,9 +91,18 @@ class Retrieval:
         return self.empty or self.reason.explain(namespace, self.best_relevance, cut)
 
 
-async def navigation(settings: Settings, store, question: str, k: int, llm, retriever: str = "navigator"):
-    """The navigator on ``store`` (LLM policy when ``llm`` is given), its full result. Its
-    parameters: the settings' (``NavigatorContext.from_settings``), then ``retriever``'s preset's."""
+async def navigation(
+    settings: Settings,
+    store,
+    question: str,
+    k: int,
+    llm,
+    retriever: str = "navigator",
+    config: Mapping[str, Any] | None = None,
+):
+    """The navigator graph run on ``store`` (LLM policy when ``llm`` is given), its full result.
+    Its parameters: the settings' (``NavigatorContext.from_settings``), then ``retriever``'s
+    preset's; ``config`` (a LangChain run config: callbacks, tags…) reaches the graph."""
     from memgraph_agents.navigator import NavigatorContext, anavigate
     from memgraph_agents.registry import resolve
 
@@ -100,7 +111,7 @@ async def navigation(settings: Settings, store, question: str, k: int, llm, retr
         policy="llm" if llm is not None else "offline",
         **resolve(retriever)[1],
     )
-    return await anavigate(question, store, context=ctx, llm=llm, k=k)
+    return await anavigate(question, store, context=ctx, llm=llm, k=k, config=config)
 
 
 async def _reader(
@@ -129,33 +140,27 @@ def floored(evidence: list[Evidence], min_score: float) -> tuple[list[Evidence],
     return [ev for ev in evidence if ev.relevance is None or ev.relevance >= min_score], best
 
 
-async def retrieval(
-    settings: Settings,
-    namespace: str,
-    query: str,
-    k: int,
-    retriever: str | Retriever,
-    filter: MemoryFilter | None = None,
-    min_score: float | None = None,
-) -> Retrieval:
-    """Evidence for ``query`` in ``namespace``, the one path every door takes: ``retriever`` (a
-    name, checked by the caller, or a callable ``(query, store, *, k)``) over what ``filter``
-    admits (``k`` items whenever that holds ``k``), with the settings' chat model
-    (``settings.llm``; none offline) for the navigator's LLM policy and the LLM steps of the
-    retrievers that have them, finished (``retrieval.finish``: what is current, each item's
-    relevance), then judged by relevance: with a ``min_score`` (the call's, else the
-    settings') items below it are dropped; without one, the relevance gate
-    (``settings.gate``, named retrievers only) keeps all of them or, when the best item is
-    below it, none ("nothing relevant in memory"). A caller's own ranking is cut only at a
-    ``min_score`` it names. Each item names its namespace; ``reason`` says why none is left."""
+async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
+    """Evidence for ``req.query`` in ``req.namespace``, the one path every door takes: the
+    request's retriever (a name, checked by the caller, or a callable ``(query, store, *, k)``)
+    over what its filter admits (``k`` items whenever that holds ``k``), with the settings' chat
+    model (``settings.llm``; none offline) for the navigator's LLM policy and the LLM steps of
+    the retrievers that have them, finished (``retrieval.finish``: what is current, each item's
+    relevance), then judged by relevance: with a ``min_score`` (the request's, else the
+    settings') items below it are dropped; without one, the relevance gate (``settings.gate``,
+    named retrievers only) keeps all of them or, when the best item is below it, none
+    ("nothing relevant in memory"). A caller's own ranking is cut only at a ``min_score`` it
+    names. Each item names its namespace; ``reason`` says why none is left. ``req.config`` (a
+    LangChain run config) reaches the navigator graph, so the caller's callbacks see its nodes."""
+    query, namespace, k, retriever = req.query, req.namespace, req.k, req.retriever
     _question(query, settings)
-    name = retriever if isinstance(retriever, str) else getattr(retriever, "__name__", "custom")
-    store, why = await _reader(settings, namespace, filter)
+    name = req.retriever_name
+    store, why = await _reader(settings, namespace, req.filter)
     if store is None:
         assert why is not None
         return Retrieval(name, empty=why.explain(namespace), reason=why)
-    found = await _run(settings, store, query, k, retriever, name)
-    gate = 0.0
+    found = await _run(settings, store, query, k, retriever, name, req.config)
+    min_score, gate = req.min_score, 0.0
     if min_score is None:
         named = isinstance(retriever, str)
         min_score, gate = (settings.relevance_floor, settings.gate) if named else (0.0, 0.0)
@@ -169,7 +174,15 @@ async def retrieval(
     return found
 
 
-async def _run(settings: Settings, store, query: str, k: int, retriever: str | Retriever, name: str) -> Retrieval:
+async def _run(
+    settings: Settings,
+    store,
+    query: str,
+    k: int,
+    retriever: str | Retriever,
+    name: str,
+    config: Mapping[str, Any] | None = None,
+) -> Retrieval:
     if not isinstance(retriever, str):  # an application's own retriever, finished like ours
         from memgraph_agents.retrieval.finish import finish
 
@@ -177,7 +190,7 @@ async def _run(settings: Settings, store, query: str, k: int, retriever: str | R
         return Retrieval(name, await asyncio.to_thread(finish, query, store, ranked, k=k))
     llm = get_chat_model(settings)
     if is_navigator(retriever):
-        nav = await navigation(settings, store, query, k, llm, retriever)
+        nav = await navigation(settings, store, query, k, llm, retriever, config)
         return Retrieval(name, nav.ranking[:k] or nav.evidence[:k], navigation=nav)
     from memgraph_agents.llm.usage import LLMUsage
     from memgraph_agents.registry import retrieve
@@ -190,56 +203,31 @@ async def _run(settings: Settings, store, query: str, k: int, retriever: str | R
     return Retrieval(name, list(evidence), usage=usage.snapshot(), notes=notes)
 
 
-async def search(
-    settings: Settings,
-    namespace: str,
-    query: str,
-    k: int,
-    retriever: str,
-    filter: MemoryFilter | None = None,
-    min_score: float | None = None,
-) -> Found:
-    """Ranked evidence from what ``filter`` admits (``k`` items whenever that holds ``k``), at or
+async def search(settings: Settings, req: SearchRequest) -> Found:
+    """Ranked evidence from what the filter admits (``k`` items whenever that holds ``k``),
     judged by relevance as ``retrieval`` says (a ``min_score`` floor, else the relevance gate);
     ``[]`` for a namespace that holds nothing yet, or nothing relevant (never a guess), saying
-    which (``Found.reason`` / ``Found.why``)."""
-    found = await retrieval(settings, namespace, query, k, retriever, filter, min_score)
-    return Found(found.evidence, found.reason, found.why(namespace))
-
-
-async def search_many(
-    settings: Settings,
-    namespaces: list[str],
-    query: str,
-    k: int,
-    retriever: str,
-    filter: MemoryFilter | None = None,
-    min_score: float | None = None,
-) -> Found:
-    """One ranking over several namespaces (``api.scopes``: merged by rank, each item naming
-    its namespace); each namespace is searched for ``k`` items, concurrently."""
-    _question(query, settings)
-    found = await asyncio.gather(*(search(settings, ns, query, k, retriever, filter, min_score) for ns in namespaces))
-    merged = merge_namespaces(list(zip(namespaces, found)), k)
+    which (``Found.reason`` / ``Found.why``). Over several namespaces: one ranking
+    (``api.scopes``: merged by rank, each item naming its namespace), each searched for ``k``
+    items, concurrently."""
+    if len(req.namespaces) == 1:
+        one = await retrieval(settings, req)
+        return Found(one.evidence, one.reason, one.why(req.namespace))
+    _question(req.query, settings)
+    found = await asyncio.gather(*(retrieval(settings, req.at(ns)) for ns in req.namespaces))
+    merged = merge_namespaces([(ns, f.evidence) for ns, f in zip(req.namespaces, found, strict=True)], req.k)
     reason = None if merged else one_reason([f.reason for f in found])
-    return Found(merged, reason, "; ".join(f"{ns}: {f.why}" for ns, f in zip(namespaces, found)))
+    return Found(merged, reason, "; ".join(f"{ns}: {f.why(ns)}" for ns, f in zip(req.namespaces, found, strict=True)))
 
 
-async def ask(
-    settings: Settings,
-    namespace: str,
-    question: str,
-    k: int,
-    retriever: str,
-    filter: MemoryFilter | None = None,
-    min_score: float | None = None,
-) -> AskResult:
+async def ask(settings: Settings, req: SearchRequest) -> AskResult:
     """Evidence and trace always; an answer when a chat model is configured and memory holds
     something relevant. With ``filter`` the whole search (and so the answer) sees only what it
     admits. ``outcome``: found | nothing_relevant (below the gate or the floor) | no_memory
     (nothing stored, or nothing the filter admits); ``reason`` says which."""
-    found = await retrieval(settings, namespace, question, k, retriever, filter, min_score)
-    out = AskResult(question=question, namespace=namespace, retriever=retriever, evidence=found.evidence)
+    question, namespace = req.query, req.namespace
+    found = await retrieval(settings, req)
+    out = AskResult(question=question, namespace=namespace, retriever=found.retriever, evidence=found.evidence)
     out.reason = found.reason
     if found.empty:
         out.trace = [found.empty]
@@ -279,22 +267,35 @@ def cited_in(answer: str, evidence: list[Evidence]) -> list[str]:
 
 def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetReport:
     """Delete ``sessions`` of ``namespace`` (each exactly: what it produced), or, with no
-    session named, the whole namespace."""
+    session named, the whole namespace. Needs no embedding model (``storage.model_free``)."""
     from memgraph_agents.storage.drop import drop_namespace
+    from memgraph_agents.storage.model_free import open_to_delete
 
-    store = open_store(settings, namespace)
-    if not sessions:
-        names = [s["id"] for s in store.sessions()]
-        forget_store(settings, namespace)
-        drop_namespace(settings, namespace)
-        return ForgetReport(namespace=namespace, sessions=names, namespace_deleted=True)
-    stored = {s["id"] for s in store.sessions()}
-    missing = [s for s in sessions if s not in stored]
-    if missing:
-        raise InputError(f"no session {missing[0]!r} in namespace {namespace!r}")
-    removed = 0
-    for sid in sessions:
-        removed += int(store.delete_session(sid).get("nodes_removed", 0))
+    check_data_dir(settings.data_dir)
+    if not exists(settings, namespace):
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
+    own = open_to_delete(settings, namespace)
+    store = own if own is not None else open_store(settings, namespace)
+    try:
+        stored = [s["id"] for s in store.sessions()]
+        if not sessions:
+            if own is not None:
+                own.close()
+                own = None
+            forget_store(settings, namespace)
+            drop_namespace(settings, namespace)
+            return ForgetReport(namespace=namespace, sessions=stored, namespace_deleted=True)
+        missing = [s for s in sessions if s not in stored]
+        if missing:
+            raise InputError(f"no session {missing[0]!r} in namespace {namespace!r}")
+        removed = 0
+        for sid in sessions:
+            removed += int(store.delete_session(sid).get("nodes_removed", 0))
+    finally:
+        if own is not None:
+            own.close()
     return ForgetReport(namespace=namespace, sessions=list(sessions), nodes_removed=removed)
 
 

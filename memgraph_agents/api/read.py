@@ -3,7 +3,8 @@
 Both read the committed snapshot (one consistent state) and the stored input turns. An id or
 namespace that is not stored is an error, never an empty answer.
 
-``list`` pages newest first by ``(date, id)``: the cursor holds the last item's key, so a
+``list`` pages newest first by ``(date, id)``: the cursor (``api.cursors``: bound to the
+namespace, kind and filter it was made for) holds the last item's key, so a
 page never repeats or skips an item because another was added or deleted meanwhile (an item
 added with an older date than the cursor's shows on a later page, one with a newer date on a
 new listing). Its filters are search's (``model.filters``): a session or note is listed when
@@ -12,12 +13,10 @@ one of its turns is admitted.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from datetime import datetime
 from typing import Any, Literal
 
+from memgraph_agents.api.cursors import binding, decode_cursor, encode_cursor
 from memgraph_agents.api.items import ItemPage, MemoryItem, Neighbour, TurnItem
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
@@ -61,24 +60,41 @@ def _turns(store: Any, session_id: str) -> list[TurnItem]:
     ]
 
 
-def session_item(store: Any, snap: GraphSnapshot, record: dict, *, full: bool) -> MemoryItem:
-    """A session or note; ``full``: with its turns and its graph node's neighbours."""
+def _head_nid(record: dict, turns: list[TurnItem]) -> str:
+    """The graph node a session or note stands for: a note's turn, a session's session node."""
+    return f"turn:{turns[0].id}" if is_note_id(record["id"]) and turns else f"session:{record['id']}"
+
+
+def session_item(
+    store: Any,
+    snap: GraphSnapshot | None,
+    record: dict,
+    *,
+    full: bool,
+    heads: dict[str, tuple[str, str]] | None = None,
+) -> MemoryItem:
+    """A session or note; ``full``: with its turns and its graph node's neighbours. Without a
+    snapshot (an unfiltered ``list`` page), ``heads`` gives the head nodes' (text, kind)."""
     sid = record["id"]
     note = is_note_id(sid)
     turns = _turns(store, sid) if full or note else []
-    nid = f"turn:{turns[0].id}" if note and turns else f"session:{sid}"
+    nid = _head_nid(record, turns)
+    if snap is not None:
+        head = (str(snap.text[snap.index[nid]]), snap.kind_of(snap.index[nid])) if nid in snap.index else None
+    else:
+        head = (heads or {}).get(nid)
     if note:
         text = turns[0].text if turns else ""
     elif full:
         text = "\n".join(f"{t.speaker}: {t.text}" for t in turns)
     else:  # the session node's head: its date and first turns
-        text = str(snap.text[snap.index[nid]]) if nid in snap.index else ""
+        text = head[0] if head else ""
     item = MemoryItem(
         id=sid,
         kind="note" if note else "session",
         namespace=store.namespace,
-        node_kind=snap.kind_of(snap.index[nid]) if nid in snap.index else "",
-        node_id=nid if nid in snap.index else "",
+        node_kind=head[1] if head else "",
+        node_id=nid if head else "",
         text=text,
         date=record["date"],
         speaker=turns[0].speaker if note and turns else "",
@@ -90,7 +106,7 @@ def session_item(store: Any, snap: GraphSnapshot, record: dict, *, full: bool) -
         turns=turns if full else [],
         turn_ids=[t.id for t in turns],
     )
-    if full and nid in snap.index:
+    if full and snap is not None and nid in snap.index:
         item.neighbours, item.n_neighbours = neighbours(snap, nid)
     return item
 
@@ -164,22 +180,6 @@ def check_kind(kind: Any) -> ListKind | None:
     raise InputError(f"invalid kind={kind!r}: 'session', 'note' or None (both)")
 
 
-def encode_cursor(date: str, item_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([date, item_id]).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """The ``(date, id)`` key a cursor holds; an ``InputError`` for anything ``list`` did not make."""
-    try:
-        raw = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        date, item_id = raw
-        if not isinstance(date, str) or not isinstance(item_id, str):
-            raise ValueError(raw)
-        return datetime.fromisoformat(date), item_id
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InputError(f"invalid cursor {cursor[:40]!r}: pass the cursor a previous list returned") from None
-
-
 def list_items(
     settings: Settings,
     namespace: str,
@@ -191,29 +191,57 @@ def list_items(
 ) -> ItemPage:
     """A page of the namespace's sessions and notes, newest first (see the module docstring)."""
     from memgraph_agents.api.ops import open_store
-    from memgraph_agents.retrieval.scope import admitted_turns
 
     kind, limit = check_kind(kind), check_limit(limit)
-    after = decode_cursor(cursor) if cursor is not None else None
+    bound = binding(namespace, kind, filter.key() if filter is not None else MemoryFilter().key())
+    after = decode_cursor(cursor, bound) if cursor is not None else None
     store = open_store(settings, namespace)
-    snap = store.snapshot()
+    if filter is None or filter.empty:
+        gen = store.db.generation()
+        page, more = _page(store.db.sessions("committed"), kind, after, limit)
+        heads = _heads(store, page, gen)
+        if heads is not None:
+            items = [session_item(store, None, r, full=False, heads=heads) for r in page]
+            return _item_page(namespace, items, page, more, bound)
+    snap = store.snapshot()  # filtered, or a commit landed between the reads above
     records = list(snap.sessions.values())
-    if kind is not None:
-        records = [r for r in records if is_note_id(r["id"]) == (kind == "note")]
     if filter is not None and not filter.empty:
+        from memgraph_agents.retrieval.scope import admitted_turns
+
         live = set(snap.owner[admitted_turns(snap, filter)])
         records = [r for r in records if r["id"] in live]
-    # newest first; equal dates by id, descending (the cursor's order)
+    page, more = _page(records, kind, after, limit)
+    return _item_page(namespace, [session_item(store, snap, r, full=False) for r in page], page, more, bound)
+
+
+def _page(records: list[dict], kind: ListKind | None, after: tuple[datetime, str] | None, limit: int):
+    """The records of one page, newest first (equal dates by id, descending: the cursor's order),
+    and whether more follow."""
+    if kind is not None:
+        records = [r for r in records if is_note_id(r["id"]) == (kind == "note")]
     keyed = sorted(
         (((datetime.fromisoformat(r["date"]), r["id"]), r) for r in records), key=lambda x: x[0], reverse=True
     )
     if after is not None:
         keyed = [(key, r) for key, r in keyed if key < after]
-    page = keyed[:limit]
-    items = [session_item(store, snap, r, full=False) for _, r in page]
-    more = len(keyed) > limit
-    return ItemPage(
-        namespace=namespace,
-        items=items,
-        cursor=encode_cursor(page[-1][1]["date"], page[-1][1]["id"]) if more else None,
-    )
+    return [r for _, r in keyed[:limit]], len(keyed) > limit
+
+
+def _item_page(namespace: str, items: list[MemoryItem], page: list[dict], more: bool, bound: str) -> ItemPage:
+    cursor = encode_cursor(page[-1]["date"], page[-1]["id"], bound) if more else None
+    return ItemPage(namespace=namespace, items=items, cursor=cursor)
+
+
+# An unfiltered page reads the session records and its items' head nodes from the graph store,
+# not the whole snapshot: a 10,000-turn namespace's first page costs a few small queries, not a
+# load of every node and edge (docs/benchmarks-history.md, "The memory browser on 10,000 turns").
+# The generation, read before and after, makes it one committed state; if a commit landed in
+# between, ``list_items`` reads the page from the snapshot instead.
+def _heads(store: Any, records: list[dict], gen: int) -> dict[str, tuple[str, str]] | None:
+    """``nid -> (text, kind)`` of the records' head nodes; None when the namespace changed since ``gen``."""
+    nids = [_head_nid(r, _turns(store, r["id"]) if is_note_id(r["id"]) else []) for r in records]
+    texts = store.db.node_texts(nids)
+    kinds = store.db.node_kinds(nids)
+    if store.db.generation() != gen:
+        return None
+    return {n: (texts[n][0], kinds[n]) for n in nids if n in texts and n in kinds}

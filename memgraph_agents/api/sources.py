@@ -7,6 +7,9 @@
   ``"export.json"`` is a note like any other text;
 - a conversation ``dict`` in the JSON format of docs/conversation-format.md, or a list of them;
 - a list of LangChain messages (a chat thread; untimed messages are dated now);
+- a list of ``{"role", "content"}`` message dicts (the OpenAI / mem0 shape, ``loaders.role_messages``):
+  roles become speakers; each call is its own dated exchange (``chat-<time>-<hash>``) unless
+  ``conversation_id`` names the thread;
 - any other ``str``: a **note**, one dated turn in a session of its own whose id
   (``note-…``) is returned so ``forget(note=id)`` deletes exactly it.
 """
@@ -23,6 +26,7 @@ from typing import Any
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 from memgraph_agents.model.notes import NOTE_PREFIX, is_note_id
+from memgraph_agents.model.unicode import check_unicode
 
 __all__ = [
     "NOTE_PREFIX",
@@ -47,13 +51,22 @@ def note_id(text: str, when: datetime) -> str:
 
 def note_conversation(text: str, *, speaker: str = "user", when: datetime | None = None) -> Conversation:
     """A plain-text note as a one-turn session dated ``when`` (default: now, UTC)."""
-    text = " ".join(str(text).split())
+    text = check_unicode(" ".join(str(text).split()), "the note")
+    if isinstance(speaker, str):
+        check_unicode(speaker, "the speaker")
     if not text:
         raise InputError("nothing to remember: the note is empty")
     when = _utc(when) or now_utc()
     sid = note_id(text, when)
     turn = Turn(id=f"{sid}:1", speaker=speaker, text=text, timestamp=when)
     return Conversation(id=sid, sessions=[Session(id=sid, date=when, turns=[turn])], speakers=[speaker])
+
+
+def _exchange_id(messages: Sequence[Any], when: datetime) -> str:
+    """``chat-<time>-<hash>``: each ``add`` of a message list is its own exchange (as each note is its
+    own session), so a second call with other messages is never a conflict with the first."""
+    digest = hashlib.sha1("\n".join(f"{m.type}:{m.content}" for m in messages).encode("utf-8")).hexdigest()[:8]
+    return f"chat-{when:%Y%m%dT%H%M%S%f}-{digest}"
 
 
 def _utc(when: datetime | None) -> datetime | None:
@@ -100,6 +113,17 @@ def conversations_from(
         from memgraph_agents.loaders import load_conversations
 
         return load_conversations(Path(source), format)  # type: ignore[arg-type]
+    from memgraph_agents.loaders.role_messages import is_role_message_list, messages_from_role_dicts
+
+    if is_role_message_list(source):
+        messages = messages_from_role_dicts(source)
+        if not messages:
+            raise InputError("messages: nothing to remember: no user, assistant or system message")
+        when = when or now_utc()
+        cid = conversation_id or _exchange_id(messages, when)
+        from memgraph_agents.loaders import conversation_from_messages
+
+        return [conversation_from_messages(messages, conversation_id=cid, session_id=f"{cid}-s", session_date=when)]
     if isinstance(source, dict) or (isinstance(source, list) and source and all(isinstance(c, dict) for c in source)):
         from memgraph_agents.loaders.jsonconv import conversations_from_json
 
@@ -121,5 +145,6 @@ def conversations_from(
         return [note_conversation(source, speaker=speaker, when=when)]
     raise InputError(
         f"cannot add a {type(source).__name__}: pass a conversation file as a pathlib.Path, a Conversation, "
-        "a conversation dict (or a list of them), a list of LangChain messages or a text note"
+        "a conversation dict (or a list of them), a list of LangChain messages or of {'role', 'content'} dicts, "
+        "or a text note"
     )

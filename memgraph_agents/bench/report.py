@@ -160,7 +160,7 @@ def ingest_rows(results: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def seed_delta_rows(results: dict[str, Any], navigator: str = "navigator", seed: str = "fusion") -> list[list[str]]:
+def seed_delta_rows(results: dict[str, Any], navigator: str = "navigator", seed: str = "oneshot") -> list[list[str]]:
     """Rows of ``navigator − seed`` turn recall per k and per category at max k (both must be
     in the results; empty otherwise): what the navigator's search adds to the ranking it starts from."""
     rs = results["retrievers"]
@@ -258,7 +258,7 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
     delta = seed_delta_rows(results)
     if delta:
         lines += [
-            "## Navigator against its seed (`fusion`: the RRF of ppr and dwpr it starts from)",
+            "## Navigator against its seed (`oneshot`: its localize node, the ranking it starts from)",
             "",
             _md_table(seed_delta_columns(results), delta),
             "",

@@ -281,7 +281,7 @@ def _summary(results: list[dict]) -> dict:
         out["ppr_p50_ms_at_1m"] = p50
         out["ppr_p50_target_ms"] = TARGET_PPR_P50_MS_AT_1M
         out["ppr_p50_target_met"] = bool(p50 <= TARGET_PPR_P50_MS_AT_1M)
-    out["navigator"] = "offline policy (memgraph_agents.navigator), seeded by ppr+dwpr"
+    out["navigator"] = "offline policy (memgraph_agents.navigator), localize = oneshot (its seed and ranking)"
     return out
 
 

@@ -85,6 +85,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api import ops
     from memgraph_agents.api.filters import memory_filter
     from memgraph_agents.api.overrides import check_k, check_retriever
+    from memgraph_agents.api.request import search_request
 
     k = check_k(args.top_k, settings.top_k)
     # an unknown name or a bad filter fails before any model loads
@@ -101,7 +102,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         check_layers(name, store)
         _load_model(store)
         t0 = time.perf_counter()
-        found = background.run(ops.retrieval(settings, ns, args.question, k, name, f))
+        req = search_request(query=args.question, namespaces=(ns,), k=k, retriever=name, filter=f)
+        found = background.run(ops.retrieval(settings, req))
         ms = 1000 * (time.perf_counter() - t0)
         if found.navigation is not None:
             _print_navigation(args.question, found.navigation)

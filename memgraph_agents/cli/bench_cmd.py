@@ -94,6 +94,22 @@ def add_parser(sub) -> None:
         "--embeddings", default=argparse.SUPPRESS, help="the embedding model, as the global option (default minilm)"
     )
     s = bsub.add_parser(
+        "ingest",
+        help="a bulk ingest vs a plain Chroma collection of the same turns",
+        description="Ingest a conversation file into a fresh data dir and, in another fresh process, "
+        "embed the same turns with the same model into a plain Chroma collection; the two alternate "
+        "--repeat times. Reports CPU seconds, wall seconds, peak RSS and disk of each and their "
+        "ratios (goals: CPU and disk at most 3x). Writes OUT/ingest.json.",
+    )
+    s.add_argument("--data", type=Path, help="conversation file: LoCoMo, JSON or JSONL (required)")
+    s.add_argument("--conversations", help="comma-separated conversation ids (default: all in the file)")
+    s.add_argument("--repeat", type=int, default=1, help="runs of both sides, alternating; medians (default 1)")
+    s.add_argument("--out", type=Path, help="output directory (required): ingest.json and the data dirs")
+    s.add_argument(
+        "--embeddings", default=argparse.SUPPRESS, help="the model of both sides, as the global option (default minilm)"
+    )
+
+    s = bsub.add_parser(
         "scale",
         help="retrieval latency and memory on synthetic graphs (1e3..1e6 nodes)",
         description="Synthetic event graphs of each size; per size: build seconds, peak RSS, "
@@ -192,6 +208,8 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
         return cmd_bench_scale(args)
     if getattr(args, "bench_command", None) == "chat":
         return cmd_bench_chat(args, settings)
+    if getattr(args, "bench_command", None) == "ingest":
+        return cmd_bench_ingest(args, settings)
     if getattr(args, "bench_command", None) != "locomo":
         raise ValueError("usage: memgraph bench locomo --data FILE --out DIR")
     return cmd_bench_locomo(args, settings)
@@ -352,6 +370,38 @@ def cmd_bench_chat(args: argparse.Namespace, settings: Settings) -> int:
         markup=False,
     )
     console.print(f"wrote {args.out / 'chat.json'}", markup=False)
+    return 0
+
+
+def cmd_bench_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from memgraph_agents.bench.ingest_cost import run_ingest_bench
+    from memgraph_agents.cli.output import console
+
+    if args.data is None or args.out is None:
+        raise ValueError("usage: memgraph bench ingest --data FILE --out DIR [--conversations IDS] [--repeat N]")
+    if args.repeat < 1:
+        raise ValueError("--repeat must be at least 1")
+    convs = [c.strip() for c in args.conversations.split(",") if c.strip()] if args.conversations else None
+    doc = run_ingest_bench(
+        args.data,
+        args.out,
+        conversations=convs,
+        embeddings=settings.embeddings,
+        repeat=args.repeat,
+        command=_typed_command(),
+        progress=lambda line: console.print(line, markup=False),
+    )
+    console.print(
+        f"{doc['turns']} turns (median of {doc['repeat']}): memgraph {doc['memgraph_cpu_seconds']:.1f} CPU-s, "
+        f"{doc['memgraph_wall_seconds']:.1f} s, {doc['memgraph_peak_rss_mb']:.0f} MB peak, "
+        f"{doc['memgraph_disk_bytes'] / 1e6:.1f} MB on disk; plain Chroma {doc['chroma_cpu_seconds']:.1f} CPU-s, "
+        f"{doc['chroma_wall_seconds']:.1f} s, {doc['chroma_peak_rss_mb']:.0f} MB, "
+        f"{doc['chroma_disk_bytes'] / 1e6:.1f} MB; CPU x{doc['cpu_ratio']:.2f} (goal x{doc['goal_cpu_ratio']}), "
+        f"disk x{doc['disk_ratio']:.2f} (goal x{doc['goal_disk_ratio']}), peak RSS x{doc['rss_ratio']:.2f} "
+        f"(load average {doc['load_average_1m']})",
+        markup=False,
+    )
+    console.print(f"wrote {args.out / 'ingest.json'}", markup=False)
     return 0
 
 

@@ -44,6 +44,8 @@ def filter_value(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         pass
+    except ValueError:  # an integer of more digits than Python converts: out of range anyway
+        raise InputError(f"--filter value {text[:40]!r}…: a number out of range") from None
     parts = [p.strip() for p in text.split(",")]
     if len(parts) > 1:
         if not all(parts):
@@ -86,6 +88,8 @@ def metadata_arg(text: str | None) -> dict[str, Any] | None:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"--metadata is not JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError:  # an integer of more digits than Python converts: out of range anyway
+        raise InputError("--metadata holds a number out of range") from None
     if not isinstance(value, dict):
         raise InputError(f"--metadata must be a JSON object, got {type(value).__name__}")
     return value

@@ -27,6 +27,7 @@ def _directory(text: str) -> Path:
 
 def build_parser() -> argparse.ArgumentParser:
     from memgraph_agents.cli import verb_cmds
+    from memgraph_agents.cli.argtypes import add_user_option
     from memgraph_agents.cli.filter_args import add_filter_options, add_metadata_option
 
     common = argparse.ArgumentParser(add_help=False)  # global options, accepted after the command too
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = command("show", help="a stored item (node, turn, session or note), its neighbours and its provenance turns")
     s.add_argument("node_id", help="a node id (event:S1:2, arg:pixel), a turn id (D1:3), a session or note id")
     s.add_argument("--namespace")
+    add_user_option(s)
 
     verb_cmds.add_parsers(command)
 
@@ -89,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="the namespace (env MEMGRAPH_NAMESPACE); repeat it to rank across several in one list",
     )
+    add_user_option(s)
     add_filter_options(s)
     s.add_argument(
         "--retriever",
@@ -112,10 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
         "MEMGRAPH_TOP_K items per question (default 10)",
     )
 
-    from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd
+    from memgraph_agents.cli import bench_cmd, draw_cmd, mcp_cmd, trace_cmd, ui_cmd
 
     bench_cmd.add_parser(sub)
     mcp_cmd.add_parser(sub, common)
+    ui_cmd.add_parser(sub, common)
     draw_cmd.add_parser(sub, common)
     trace_cmd.add_parser(sub, common)
     return p
@@ -144,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         migrate_cmd,
         reembed_cmd,
         trace_cmd,
+        ui_cmd,
         verb_cmds,
     )
     from memgraph_agents.cli.output import err_console
@@ -163,8 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         "draw": draw_cmd.cmd_draw,
         "trace": trace_cmd.cmd_trace,
         "mcp": mcp_cmd.cmd_mcp,
+        "ui": ui_cmd.cmd_ui,
     }
     try:
+        from memgraph_agents.cli.argtypes import apply_user_id
+
+        apply_user_id(args)
         return commands[args.command](args, _settings(args))
     except KeyboardInterrupt:
         err_console.print("interrupted")

@@ -39,6 +39,13 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
         "reads that token's namespace",
     )
     s.add_argument(
+        "--log-level",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+        default="WARNING",
+        type=str.upper,
+        help="what the server logs on stderr (default WARNING: failures only, no line per request)",
+    )
+    s.add_argument(
         "--llm", help="chat model for `ask` ('none' = offline; openai:MODEL needs the [openai] extra; env MEMGRAPH_LLM)"
     )
 
@@ -69,6 +76,8 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     tokens = load_tokens(args.tokens) if args.tokens is not None else None
     http = args.transport == "http"
     host = args.host if http else "127.0.0.1"  # stdio listens nowhere
-    server = build_server(settings, namespace=namespace, tokens=tokens, host=host, port=args.port)
+    server = build_server(
+        settings, namespace=namespace, tokens=tokens, host=host, port=args.port, log_level=args.log_level
+    )
     server.run("streamable-http" if http else "stdio")
     return 0

@@ -29,14 +29,16 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     if fixed and len(conversations) > 1:
         console.print(f"note: {len(conversations)} conversations go into one namespace {fixed!r}")
     total_turns = 0
-    with progress_bar() as p:
+    with progress_bar("turns") as p:
         for conv, ns in plan:
-            task = p.add_task(f"{conv.id} -> {ns}", total=len(conv.sessions))
+            # counted in turns (a session's when it is done): sessions differ tenfold in length
+            sizes = {s.id: len(s.turns) for s in conv.sessions}
+            task = p.add_task(f"{conv.id} -> {ns}", total=sum(sizes.values()))
             # An explicit --llm / --preset asks to rebuild sessions stored with another builder or preset.
             rebuild = getattr(args, "llm", None) is not None or getattr(args, "preset", None) is not None
 
-            def advance(session_id: str, done: int, total: int, task: TaskID = task) -> None:
-                p.update(task, completed=done)
+            def advance(session_id: str, done: int, total: int, task: TaskID = task, sizes=sizes) -> None:
+                p.advance(task, sizes.get(session_id, 0))
 
             report = memory.add(
                 conv,

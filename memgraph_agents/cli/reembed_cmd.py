@@ -29,6 +29,7 @@ def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
     if not names:
         console.print(f"no memory in {settings.data_dir} yet: nothing to re-embed")
         return 0
+    notes: list[str] = []
     with progress_bar() as p:
         for ns in names:
             task = p.add_task(f"{ns}: embedding", total=None)
@@ -42,4 +43,8 @@ def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
             else:
                 what = f"already {r.new_model}"
             p.update(task, description=f"{ns}: {what}{' (Chroma index rebuilt)' if r.indexed else ''}")
+            if r.note:
+                notes.append(f"{ns}: {r.note}")
+    for line in notes:  # after the bars: a step that failed once the vectors were committed
+        console.print(f"warning: {line}", markup=False)
     return 0

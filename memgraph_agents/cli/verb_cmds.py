@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from memgraph_agents.cli.argtypes import add_user_option
 from memgraph_agents.cli.filter_args import add_filter_options, add_metadata_option, filter_kwargs, metadata_arg
 from memgraph_agents.config import Settings
 
@@ -17,6 +18,7 @@ def add_parsers(command) -> None:
     """``list`` and ``note`` (``command(name, help)`` makes a sub-command with the global options)."""
     s = command("list", help="stored sessions and notes, newest first (a page; --cursor for the next)")
     s.add_argument("--namespace", help=NS_HELP)
+    add_user_option(s)
     s.add_argument("--kind", choices=["session", "note"], help="only sessions or only notes (default: both)")
     add_filter_options(s)
     s.add_argument("--limit", type=int, default=20, help="items per page (default 20)")
@@ -39,6 +41,7 @@ def add_parsers(command) -> None:
     f.add_argument("note_id")
     for v in (a, u, h, f):
         v.add_argument("--namespace", help=NS_HELP)
+        add_user_option(v)
         v.add_argument("--json", action="store_true", help="print the result as JSON")
 
 

@@ -66,17 +66,17 @@ def make_embedding_model(spec: str, cache_path: Path | None = None) -> Embedding
     key = (spec, str(cache_path))
     with _LOCK:
         if key not in _MODELS:
-            _MODELS[key] = EmbeddingModel(_inner(spec, cache_path), identity_of(spec), cache_path)
+            _MODELS[key] = EmbeddingModel(_inner(spec), identity_of(spec), cache_path)
         return _MODELS[key]
 
 
-def _inner(spec: str, cache_path: Path | None = None):
+def _inner(spec: str):
     if spec == "minilm":
         from memgraph_agents.embeddings.onnx_minilm import OnnxMiniLM
-        from memgraph_agents.embeddings.ort_cache import CACHE_DIR
+        from memgraph_agents.embeddings.ort_cache import model_cache_dir
 
-        # onnxruntime's optimised model beside the embedding cache, in the data dir
-        return OnnxMiniLM(cache_path.parent / CACHE_DIR if cache_path is not None else None)
+        # onnxruntime's optimised model: one copy per user, shared by data dirs (not in each)
+        return OnnxMiniLM(model_cache_dir())
     if spec == "minilm-torch" or spec.startswith(ST_PREFIX):
         from memgraph_agents.embeddings.st_torch import SentenceTransformerEmbeddings
 

@@ -23,6 +23,13 @@ _QUERY_LRU = 4096
 _HOT_LRU = 2048
 
 
+def _lines(text: str) -> list[str]:
+    """The lines a document is embedded by: its non-blank lines, stripped; ``[text]`` itself
+    when it has at most one (a one-line text is embedded exactly as given)."""
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    return lines if len(lines) > 1 else [text]
+
+
 def _key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
@@ -91,7 +98,40 @@ class EmbeddingModel:
         return np.asarray(self.inner.embed_documents(texts), dtype=np.float32)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Embed ``texts`` -> ``(n, dim)`` float32, normalised; cached by (model, text)."""
+        """Embed documents ``texts`` -> ``(n, dim)`` float32, normalised; cached by (model, text).
+
+        A document of several lines (an event: its turns, one a line) is the normalised,
+        length-weighted mean of its lines' vectors, each line embedded (and cached) as a
+        document of its own::
+
+            v(d) = m / ||m||,    m = sum_l w_l v(line_l) / sum_l w_l,    w_l = words(line_l) + 2
+
+        Mean pooling over the whole text averages every token's state, so each line weighs by
+        its length (its words plus the two special tokens each input has); the lines are
+        embedded apart, so a line's context is its own (Reimers & Gurevych 2019, Sentence-BERT's
+        mean pooling; the mean of sentence vectors as a document's, Arora, Liang & Ma 2017).
+        An event then costs no model time once its turns are embedded: appending a turn to it
+        does not embed it again, and its tail is not cut at the model's 256 tokens."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = [_lines(t) for t in texts]
+        if all(len(p) == 1 for p in parts):
+            return self._embed_lines(texts)
+        flat = list(dict.fromkeys(line for p in parts for line in p))
+        vecs = self._embed_lines(flat)
+        row = {line: i for i, line in enumerate(flat)}
+        out = np.empty((len(texts), vecs.shape[1]), dtype=np.float32)
+        for i, p in enumerate(parts):
+            if len(p) == 1:  # a one-line text: its own vector, bit for bit (not renormalised)
+                out[i] = vecs[row[p[0]]]
+                continue
+            w = np.array([len(line.split()) + 2 for line in p], dtype=np.float64)  # words, plus [CLS]/[SEP]
+            m = w @ vecs[[row[line] for line in p]].astype(np.float64) / w.sum()
+            out[i] = m / max(float(np.linalg.norm(m)), 1e-12)
+        return out
+
+    def _embed_lines(self, texts: list[str]) -> np.ndarray:
+        """The model's vectors of ``texts`` as they are (one text, one model input), cached."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         keys = [_key(t) for t in texts]

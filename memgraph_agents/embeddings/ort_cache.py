@@ -1,4 +1,4 @@
-"""onnxruntime's optimised form of the default model, made at first use and kept in the data dir.
+"""onnxruntime's optimised form of the default model, made at first use and kept in one cache per user.
 
 Loading the int8 file, onnxruntime folds its dequantisation (Cast/Mul nodes) into fp32
 weights; while it does, it holds the int8 graph, the folded weights and its working copies at
@@ -10,8 +10,12 @@ process's first answer stays under 300 MB.
 The saved file is a cache of a local computation, never a download: it is named by the pinned
 weights' sha256, the onnxruntime version and the machine architecture (the optimised graph may
 use kernels of this build), and its own sha256 is written beside it and checked before every
-load. A damaged or partial file is rebuilt with a warning; a data dir that cannot hold it
+load. A damaged or partial file is rebuilt with a warning; a cache dir that cannot hold it
 (read-only) gets the in-memory optimisation, with a warning.
+
+Where: one folder shared by every data dir of the user (``model_cache_dir``), not one copy
+per data dir: the file is ~90 MB, ten times a small namespace. ``MEMGRAPH_MODEL_CACHE`` names
+another folder; set to an empty value, nothing is kept (optimised in memory each process).
 """
 
 from __future__ import annotations
@@ -26,7 +30,23 @@ from typing import Any
 
 from memgraph_agents.datadir import ensure_private_dir
 
-CACHE_DIR = "models"  # under the data dir
+CACHE_ENV = "MEMGRAPH_MODEL_CACHE"
+
+
+def model_cache_dir() -> Path | None:
+    """The folder of the optimised model: ``$MEMGRAPH_MODEL_CACHE`` when set (empty: none), else
+    ``$XDG_CACHE_HOME/memgraph-agents/models`` (``~/.cache/...`` by default); ``None`` when the
+    user has no home to put it in."""
+    chosen = os.environ.get(CACHE_ENV)
+    if chosen is not None:
+        return Path(chosen).expanduser() if chosen.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if base:
+        return Path(base) / "memgraph-agents" / "models"
+    try:
+        return Path.home() / ".cache" / "memgraph-agents" / "models"
+    except RuntimeError:  # no HOME and no passwd entry
+        return None
 
 
 def cached_name(weights_sha256: str, ort_version: str) -> str:

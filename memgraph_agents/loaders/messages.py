@@ -1,6 +1,7 @@
 """LangChain message lists -> ``Conversation`` (for agents that remember their own threads).
 
-Human and AI messages become turns; system, tool and function messages are not conversation
+Human and AI messages become turns (and a ``ChatMessage`` whose role is user, assistant or
+system); system prompts (``SystemMessage``), tool and function messages are not conversation
 and are skipped, as are messages without text (e.g. an AI message that only calls tools).
 Timestamps come from ``additional_kwargs["timestamp"]`` or ``response_metadata["timestamp"]``
 (ISO string, unix seconds or ``datetime``); a gap longer than ``session_gap`` between two
@@ -24,7 +25,9 @@ __all__ = ["conversation_from_messages", "message_text", "DEFAULT_SESSION_GAP"]
 
 DEFAULT_SESSION_GAP = timedelta(hours=6)
 
-_ROLE_ALIASES = {"human": "user", "user": "user", "ai": "assistant", "assistant": "assistant"}
+# A ``ChatMessage`` with role "system" is a turn by "system" (what a plain ``{"role": "system"}``
+# message becomes, see ``role_messages``); a ``SystemMessage`` (an agent's prompt) is not.
+_ROLE_ALIASES = {"human": "user", "user": "user", "ai": "assistant", "assistant": "assistant", "system": "system"}
 
 
 def conversation_from_messages(
@@ -107,7 +110,7 @@ def message_text(msg: BaseMessage) -> str:
 
 
 def _role(msg: BaseMessage) -> str | None:
-    """``"user"``/``"assistant"`` for conversational messages; ``None`` for the rest."""
+    """``"user"``/``"assistant"``/``"system"`` for conversational messages; ``None`` for the rest."""
     if isinstance(msg, HumanMessage):  # also HumanMessageChunk
         return "user"
     if isinstance(msg, AIMessage):  # also AIMessageChunk

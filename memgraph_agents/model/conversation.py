@@ -8,6 +8,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from memgraph_agents.model.metadata import Metadata, check_metadata
+from memgraph_agents.model.notes import NOTE_PREFIX, is_note_id
 
 # \Z, not $: "$" also matches before a trailing newline ("D1:1\n" is not an id).
 TURN_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}\Z")
@@ -102,6 +103,11 @@ class Session(BaseModel):
             if t.id in seen:
                 raise ValueError(f"session {self.id}: duplicate turn id {t.id!r}")
             seen.add(t.id)
+        if is_note_id(self.id) and len(self.turns) != 1:  # a note's update keeps one turn: never lose the rest
+            raise ValueError(
+                f"session id {self.id!r}: ids starting with {NOTE_PREFIX!r} are reserved for notes, which hold "
+                f"exactly one turn ({len(self.turns)} given); rename the session"
+            )
         if not self.participants:
             object.__setattr__(self, "participants", sorted({t.speaker for t in self.turns}))
         return self

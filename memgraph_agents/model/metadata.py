@@ -1,17 +1,20 @@
 """User metadata on sessions and notes, and the filters that select by it.
 
 Metadata is a JSON object: keys of 1-64 letters, digits and ``_.-`` (not starting with ``.``,
-``-`` or ``$``: ``$`` starts a filter operator), values any JSON value (finite numbers, nesting
-at most ``MAX_DEPTH`` deep). Its size is bounded by ``InputLimits.max_metadata_bytes`` (the
+``-`` or ``$``: ``$`` starts a filter operator), values any JSON value (nesting at most
+``MAX_DEPTH`` deep) whose numbers every store keeps exactly: finite floats and integers in
+``[MIN_INT, MAX_INT]`` (a signed 64-bit integer, SQLite's and PostgreSQL's ``bigint``). A filter's
+operands obey the same bounds; anything else is an ``InputError`` naming the key. Its size is bounded by ``InputLimits.max_metadata_bytes`` (the
 loaders' ``check_limits``), measured as ``metadata_bytes``.
 
 A filter is LangGraph's store filter (``langgraph.store.memory.InMemoryStore``): every
 top-level key must match; a plain value matches by equality (a list: same length, items
 equal; an object: each of its keys matches, recursively); an object whose keys start with
 ``$`` applies operators, all of which must hold: ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
-``$lte`` (numbers, compared as floats) and, beyond InMemoryStore, ``$in`` (the stored value
-equals one of a list). Where InMemoryStore raises (``$gt`` on a missing or non-numeric value)
-the item simply does not match.
+``$lte`` (numbers, and strings that read as one, compared exactly) and, beyond InMemoryStore,
+``$in`` (the stored value equals one of a list). Matching is total: where InMemoryStore raises
+(``$gt`` on a missing or non-numeric value, a number too large for a float) the item simply
+does not match.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from memgraph_agents.errors import InputError
+from memgraph_agents.model.unicode import check_unicode
 
 KEY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,63}\Z")
 MAX_DEPTH = 8
+MIN_INT, MAX_INT = -(2**63), 2**63 - 1  # what SQLite's INTEGER and PostgreSQL's bigint hold
 COMPARISONS = ("$gt", "$gte", "$lt", "$lte")
 OPERATORS = ("$eq", "$ne", "$in", *COMPARISONS)
 
@@ -40,25 +45,44 @@ def check_key(key: Any, where: str) -> str:
     return key
 
 
-def _json_value(value: Any, where: str, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise InputError(f"{where}: nested more than {MAX_DEPTH} levels deep")
-    if value is None or isinstance(value, (bool, str, int)):
+def json_value(value: Any, where: str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """``value`` as JSON keeps it (tuples as lists), else an ``InputError`` naming the bad part:
+    a key that is not a string, a number out of range (see the module docstring), a non-JSON
+    object, nesting deeper than ``max_depth``."""
+    return _json_value(value, where, 0, max_depth)
+
+
+def _json_value(value: Any, where: str, depth: int, max_depth: int = MAX_DEPTH) -> Any:
+    if depth > max_depth:
+        raise InputError(f"{where}: nested more than {max_depth} levels deep")
+    if isinstance(value, str):
+        return check_unicode(value, where)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if not MIN_INT <= value <= MAX_INT:
+            raise InputError(f"{where}: the integer {_short(value)} is outside the range -2**63 .. 2**63-1")
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InputError(f"{where}: {value!r} is not a JSON number")
         return value
     if isinstance(value, (list, tuple)):
-        return [_json_value(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        return [_json_value(v, f"{where}[{i}]", depth + 1, max_depth) for i, v in enumerate(value)]
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise InputError(f"{where}: key {k!r} is not a string")
-            out[k] = _json_value(v, f"{where}.{k}", depth + 1)
+            out[check_unicode(k, f"{where}: a key")] = _json_value(v, f"{where}.{k}", depth + 1, max_depth)
         return out
     raise InputError(f"{where}: a {type(value).__name__} is not a JSON value")
+
+
+def _short(n: int) -> str:
+    """An integer for a message: a huge one as its digit count (``str`` would refuse it)."""
+    digits = n.bit_length() * 0.30103  # about the decimal digits, without str()
+    return str(n) if digits < 40 else f"of about {int(digits)} digits"
 
 
 def check_metadata(value: Any, where: str = "metadata") -> Metadata:
@@ -92,19 +116,27 @@ def _check_condition(cond: Any, where: str, depth: int) -> None:
         for k, v in cond.items():
             if not isinstance(k, str):
                 raise InputError(f"{where}: key {k!r} is not a string")
+            check_unicode(k, f"{where}: a key")
             _check_condition(v, f"{where}.{k}", depth + 1)
     else:
         _json_value(cond, where, depth)
 
 
-def check_filter(value: Any, where: str = "filter") -> Metadata:
-    """``value`` as a metadata filter (``None``: match all), else an ``InputError``."""
+def check_filter(value: Any, where: str = "filter", *, any_key: bool = False) -> Metadata:
+    """``value`` as a metadata filter (``None``: match all), else an ``InputError``.
+    ``any_key``: top-level keys are any non-empty string (``MemgraphStore``'s value fields),
+    not only metadata keys."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise InputError(f"{where} must be an object of key: value or {{operator: value}}, got {type(value).__name__}")
     for k, v in value.items():
-        check_key(k, where)
+        if any_key and (not isinstance(k, str) or not k or k.startswith("$")):
+            raise InputError(f"{where}: invalid key {k!r}: a field name, not empty and not starting with '$'")
+        if any_key:
+            check_unicode(k, f"{where}: a key")
+        if not any_key:
+            check_key(k, where)
         _check_condition(v, f"{where}.{k}", 1)
     return dict(value)
 
@@ -116,7 +148,7 @@ def matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
 
 def _compare(value: Any, cond: Any) -> bool:
     if isinstance(cond, Mapping):
-        if any(k.startswith("$") for k in cond):
+        if any(isinstance(k, str) and k.startswith("$") for k in cond):
             return all(_apply(value, op, operand) for op, operand in cond.items())
         return isinstance(value, Mapping) and all(_compare(value.get(k), v) for k, v in cond.items())
     if isinstance(cond, (list, tuple)):
@@ -135,8 +167,21 @@ def _apply(value: Any, op: str, operand: Any) -> bool:
         return bool(value != operand)
     if op == "$in":
         return any(value == x for x in operand)
-    try:
-        a, b = float(value), float(operand)
-    except (TypeError, ValueError):
+    a, b = _number(value), _number(operand)
+    if a is None or b is None:
         return False
+    # Python compares ints and floats exactly and never raises (no float() of a huge int).
     return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+
+
+def _number(value: Any) -> int | float | None:
+    """A comparable number: an int or float as it is (a bool as 0/1, as ``float()`` reads it),
+    a string that reads as a float; else ``None`` (no match)."""
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str) and len(value) <= 400:
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None

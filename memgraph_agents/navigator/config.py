@@ -3,10 +3,9 @@
 It extends ``MemoryContext`` (which memory, which models) with the search parameters, so
 LangGraph Studio can edit them per run. CompassMem's LoCoMo settings are the defaults where
 the paper gives one (k = 5, p = 5 topics, 3 explorers, one refinement round). The offline
-thresholds, the seed fusion and the ranking knobs (``support``, ``support_cap``,
-``informative``, ``informative_words``, ``answer_type``, ``redundancy``) were chosen on the
-LoCoMo development split (the ranking knobs on two of its conversations, conv-26 and conv-30,
-and checked on the other five), so they may flatter it.
+thresholds were chosen on the LoCoMo development split, so they may flatter it. The ranking
+is the seed retriever's (``seed_retriever``, by default ``oneshot``, whose own options hold its
+ranking knobs) with what the explorers found fused in (``seed_keep``).
 
 ``events_k`` is the *localisation* k (events the search starts from); the number of evidence
 items returned is ``navigate(..., k=)`` (the inherited ``MemoryContext.top_k`` in the
@@ -47,25 +46,23 @@ class NavigatorContext(MemoryContext):
         str, Field(description="score (topic-diverse, the first wave judges them) | llm (one more call)")
     ] = "score"
     seed_retriever: Annotated[
-        str, Field(description="one-shot ranking(s) that seed localisation and fill the tail (RRF)")
-    ] = "ppr+dwpr"
+        str,
+        Field(
+            description="localize: the retrieval node whose ranking seeds the search and is the answer's "
+            "ranking (a registered name, or several joined by '+': their RRF)"
+        ),
+    ] = "oneshot"
+    seed_meets: Annotated[
+        float,
+        Field(
+            description="localize: a subgoal is met by the seed when one of its k best turns is this close "
+            "(relative cosine) to the subgoal's closest turn in memory; explorers search only for the others"
+        ),
+    ] = 0.95
+    seed_keep: Annotated[
+        int, Field(description="ranking: the seed's first turns that explored turns never displace")
+    ] = 5
     seed_pool: Annotated[int, Field(description="turns taken from the one-shot ranking")] = 50
-    support: Annotated[
-        float, Field(description="ranking: weight of a turn's corroboration by kept neighbours (retrieval.rank)")
-    ] = 0.1
-    support_cap: Annotated[
-        float, Field(description="ranking: the summed seed scores of kept neighbours saturate here")
-    ] = 3.0
-    informative: Annotated[
-        float, Field(description="ranking: bonus of a substantive turn, × min(1, words / informative_words)")
-    ] = 0.2
-    informative_words: Annotated[int, Field(description="ranking: a turn this long earns the full bonus")] = 40
-    answer_type: Annotated[
-        float, Field(description="ranking: bonus of a turn carrying what the question asks (a date for 'when')")
-    ] = 0.2
-    redundancy: Annotated[
-        float, Field(description="ranking: MMR weight of a turn's cosine to better-ranked turns (retrieval.diverse)")
-    ] = 0.1
     keep_os: Annotated[
         float, Field(description="offline keep: one-shot score relative to the best (question subgoal)")
     ] = 0.25
@@ -98,16 +95,13 @@ class NavigatorContext(MemoryContext):
         for name in ("n_explorers", "events_k", "frontier", "max_start", "seed_pool"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"navigator {name} must be >= 1")
-        if self.support < 0 or self.support_cap <= 0:
-            raise ConfigError("navigator support must be >= 0 and support_cap > 0")
         for name in (
             "max_refinements",
             "max_steps",
             "max_llm_calls",
             "topics_p",
-            "redundancy",
-            "informative",
-            "answer_type",
+            "seed_meets",
+            "seed_keep",
         ):
             if getattr(self, name) < 0:
                 raise ConfigError(f"navigator {name} must be >= 0")
@@ -123,7 +117,11 @@ class NavigatorContext(MemoryContext):
         unknown = set(params) - known
         if unknown:
             raise ConfigError(f"unknown navigator parameter(s) {', '.join(sorted(unknown))}")
-        base = {**MemoryContext.fields_from(s, skip=("retriever",)), "retriever": "navigator"}
+        base = {
+            **MemoryContext.fields_from(s, skip=("retriever",)),
+            "retriever": "navigator",
+            "seed_retriever": s.localize,  # the localize node the settings chose
+        }
         return cls(**{**base, **params})
 
     def timeout(self, settings: Settings) -> float:

@@ -1,10 +1,12 @@
 """Localisation (CompassMem §4.3.2): where exploration starts.
 
-Events are ranked by the best one-shot ranking we have (``seed_retriever``): by default the
-reciprocal-rank fusion of PPR and DW-PR, the two best one-shot retrievers here (both fuse
-dense + BM25 turn seeds; they spread them over different graphs, and fused they beat either
-alone), so the navigator starts from at least one-shot quality. An event scores its best
-turn's normalised one-shot score, plus a small
+The localize node is a retrieval node: the retriever the configuration names
+(``seed_retriever``, from ``Settings.localize``; by default ``oneshot``, the best one-shot
+ranking here) ranks the turns, and that ranking is both the search's seed and the answer's
+ranking (``navigator.turn_ranking``), so the navigator starts from one-shot quality. Its ``k``
+best turns are checked against the Planner's subgoals (``seed_meets``): explorers search only
+for the subgoals they do not meet. An event scores its best turn's normalised one-shot score,
+plus a small
 share of its own cosine to the query (a tie-break, and a score for events the one-shot pool
 does not reach). Candidates are the best ``k`` events plus the best event of each of the
 first ``p`` distinct topics met walking down that ranking (CompassMem: k = 5, p = 5), which
@@ -17,11 +19,13 @@ from collections.abc import Set
 
 import numpy as np
 
-from memgraph_agents.model.ranking import order_best_first
+from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.ranking import exact_dots, order_best_first
 from memgraph_agents.registry import get_retriever
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.event_view import EventView
 from memgraph_agents.storage.protocols import StoreReader
+from memgraph_agents.storage.snapshot import GraphSnapshot
 
 DENSE_SHARE = 0.05  # weight of the event's own cosine next to its one-shot score
 TOPIC_WALK = 4  # walk at most TOPIC_WALK * k events looking for new topics
@@ -54,6 +58,29 @@ def one_shot(query: str, store: StoreReader, *, retriever: str, pool: int) -> li
                 seen.add(i)
                 ranked.append((i, float(ev.score)))
     return _normalised(ranked)
+
+
+def seed_meets(snap: GraphSnapshot, subgoals: np.ndarray, seed: list[int], k: int, share: float) -> list[bool]:
+    """Per subgoal (a row of ``subgoals``: unit vectors), whether the seed's ``k`` best turns
+    (``seed``: node indices, best first) meet it::
+
+        met(j) = max_{t ∈ seed[:k]} cos(t, g_j) ≥ share · max_{t ∈ turns} cos(t, g_j)
+
+    The closest turn in memory is what a search for ``g_j`` could find at best; when the seed
+    already holds one nearly as close, exploring for ``g_j`` cannot add a better match. Exact
+    float64 dots (``model.ranking.exact_dots``), so the verdict does not depend on BLAS rounding.
+    Without comparable vectors every subgoal counts as met (there is nothing to search with)."""
+    g = np.atleast_2d(np.asarray(subgoals, dtype=np.float32))
+    vecs, turns = snap.vectors(), snap.indices_of(NodeKind.TURN)
+    head = list(seed[:k])
+    if not len(turns) or not head or vecs.ndim != 2 or vecs.shape[1] != g.shape[1]:
+        return [True] * len(g)
+    out = []
+    for j in range(len(g)):
+        best = float(exact_dots(vecs, g, turns, np.full(len(turns), j)).max())
+        mine = float(exact_dots(vecs, g, head, np.full(len(head), j)).max())
+        out.append(best <= 0 or mine >= share * best)
+    return out
 
 
 def _normalised(ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:

@@ -22,7 +22,7 @@ from memgraph_agents.aio import off_loop
 from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator import budget
-from memgraph_agents.navigator.localize import candidates, one_shot, rank_events, select_start
+from memgraph_agents.navigator.localize import candidates, one_shot, rank_events, seed_meets, select_start
 from memgraph_agents.navigator.policies import offline
 from memgraph_agents.navigator.queue import priority, reprioritise, schedule
 from memgraph_agents.navigator.resources import embed_texts, resources
@@ -123,10 +123,13 @@ def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list
     ranked = one_shot(query, res.store, retriever=ctx.seed_retriever, pool=max(ctx.seed_pool, state.get("k") or 0))
     snap = res.store.snapshot()
     update: dict[str, Any] = {}
-    if state.get("round", 0) == 0:  # the question's own ranking: turn scores and the benchmark tail
+    if state.get("round", 0) == 0:  # the question's own ranking: turn scores and the answer's ranking
         update["one_shot"] = [[snap.attrs[i]["turn_id"], round(s, 5)] for i, s in ranked]
         state = {**state, "one_shot": update["one_shot"]}
     search = build_search(state, res)
+    if state.get("round", 0) == 0:  # which subgoals the seed's k best turns already meet
+        k = state.get("k") or ctx.top_k or 10
+        update["satisfied"] = seed_meets(snap, search.scorer.h, [i for i, _ in ranked], k, ctx.seed_meets)
     view, vecs = search.view, snap.vectors()
     qv = embed_texts(res.store.embedder, [query])[0]
     cos = vecs[view.events] @ qv if len(view.events) and vecs.shape[1] == qv.shape[0] else np.zeros(len(view.events))
@@ -148,6 +151,15 @@ async def localize(state: NavState, config, runtime) -> dict:
     search, cands, update = await off_loop(_candidates, state, res, query)
     snap, ids = search.snap, [c for c, _ in cands]
     satisfied = list(state.get("satisfied") or [False] * len(search.subgoals))
+    if "satisfied" in update:
+        satisfied = [a or b for a, b in zip(satisfied, update["satisfied"])]
+    if rnd == 0 and all(satisfied):  # an easy question: the seed ranking is the answer
+        events = [
+            event("localize", round_=rnd, wave=wave, query=query, source="seed", candidates=[], start=[], scores={}),
+        ]
+        update.update(_route(events, state, "respond", "the seed ranking meets every subgoal", []))
+        update["trace"] = emit(runtime, events)
+        return update
     usage, events, source = None, [], "score"
     start = select_start(cands, search.view, ctx.n_explorers if res.offline else ctx.max_start)
     allow = 0 if res.offline else budget.allowance(budget.explore_calls(state, ctx), keep=1)
@@ -204,6 +216,7 @@ async def localize(state: NavState, config, runtime) -> dict:
     counters = _usage(usage)
     spent = {
         **state,
+        "satisfied": satisfied,
         "counters": {
             **(state.get("counters") or {}),
             "llm_calls": budget.calls_used(state) + counters.get("llm_calls", 0),
@@ -218,19 +231,11 @@ async def localize(state: NavState, config, runtime) -> dict:
             events,
             rnd,
             reason_empty="no candidate to start from",
-            enough=enough_kept(state, res.offline),
         )
     )
     update["trace"] = emit(runtime, events)
     update["counters"] = counters
     return update
-
-
-def enough_kept(state: Mapping[str, Any], offline_mode: bool) -> bool:
-    """Offline, whether the search kept as many events as the caller asked for items (``k``):
-    similarity alone cannot tell that a question is answered, so the k slots are filled. An
-    LLM policy judges that itself (CompassMem: it stops once every subgoal is supported)."""
-    return not offline_mode or len(state.get("kept") or {}) >= (state.get("k") or 0)
 
 
 def _dispatch(
@@ -241,16 +246,12 @@ def _dispatch(
     events: list,
     rnd: int,
     reason_empty: str,
-    enough: bool = True,
 ) -> dict:
-    """Assign the next wave (claiming its nodes) or decide where to go instead.
-
-    Every subgoal supported ends the search only once it kept ``k`` events (``enough``); until
-    then the waves go on filling the slots the caller asked for.
-    """
+    """Assign the next wave (claiming its nodes) or decide where to go instead: every subgoal
+    supported (by the seed or by kept evidence) ends the search."""
     satisfied = state.get("satisfied") or []
     wave = state.get("wave", 0) + 1
-    if satisfied and all(satisfied) and enough:
+    if satisfied and all(satisfied):
         return _route(events, state, "respond", "every subgoal is supported", entries)
     steps_left = ctx.max_steps - budget.steps_used(state)
     calls = None if offline_mode else budget.explore_calls(state, ctx)
@@ -324,7 +325,6 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
         except LLMError as e:
             events.append(_fallback("explorer", e, round_=rnd, wave=wave, explorer=who))
     if decisions is None:
-        filling = not enough_kept(inp, True)
         decisions = await off_loop(
             offline.decide,
             search,
@@ -333,7 +333,6 @@ async def explore(inp: ExplorerInput, config, runtime) -> dict:
             ctx,
             visited,
             source="offline" if res.offline else "fallback",
-            filling=filling,
         )
     for note in notes:
         events.append(event("note", round_=rnd, wave=wave, explorer=who, reason=note))
@@ -419,7 +418,6 @@ async def coordinate(state: NavState, config, runtime) -> dict:
         events,
         rnd,
         reason_empty="queue exhausted",
-        enough=enough_kept(state, res.offline),
     )
     update["queue"] = {**update["queue"], "pop": sorted({*update["queue"].get("pop", []), *drop})}
     update["trace"] = emit(runtime, events)

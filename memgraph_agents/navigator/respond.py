@@ -127,7 +127,7 @@ async def respond(state: NavState, config, runtime) -> dict:
         }
     wall = 1000 * (time.time() - state["started"]) if state.get("started") else 0.0
     k = state.get("k") or res.context.top_k or res.context.settings().top_k  # the input's, else the run's
-    ranked, kept_only = await off_loop(ranking, res.store, state, res.context, k)
+    ranked, kept_only = await off_loop(ranking, search, state, res.context, k)
     return {
         "answer": answer,
         # state is plain data: evidence as JSON dumps

@@ -1,8 +1,8 @@
 """Public API: ``navigate`` / ``anavigate`` / ``astream_navigate`` and the ``navigator`` retriever.
 
-``navigate(question, store, context=..., llm=...)`` runs the navigator's nodes on a store (in
-process: ``navigator.direct``; ``astream_navigate`` runs the compiled LangGraph graph) and
-returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
+``navigate(question, store, context=..., llm=..., config=...)`` runs the compiled navigator
+graph (``navigator.graph``) on a store — the one runtime of every door; ``astream_navigate``
+streams the same run — and returns a ``NavigationResult``: the answer (LLM mode), the kept evidence with provenance
 (``k`` items), the trace and the counters. The ``navigator`` retriever (the registry's
 ``navigator``) ranks turns: the seed pool and the kept events' turns, each scored by its
 seed score plus its corroboration by kept neighbours (``retrieval.rank``) plus the turn priors
@@ -13,7 +13,7 @@ paraphrases of better-ranked turns give way (MMR, ``retrieval.diverse``).
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -52,17 +52,27 @@ def _context(store: StoreReader, context: NavigatorContext | None, llm) -> Navig
     return ctx
 
 
-def _config(store: StoreReader, llm, ctx: NavigatorContext) -> dict:
-    return {
-        "configurable": {STORE_KEY: store, LLM_KEY: None if ctx.policy == "offline" else llm},
-        "recursion_limit": 4 * (ctx.max_steps + 10),
-    }
+# What a caller's run config may bring to the graph: tracing (a LangSmith or console tracer sees
+# every node). Its ``configurable`` stays out: inside an agent's graph it carries that run's
+# internals (checkpointer, stream), which would make this search a subgraph of it.
+TRACING_KEYS = ("callbacks", "tags", "metadata", "run_name", "max_concurrency")
+
+
+def _config(store: StoreReader, llm, ctx: NavigatorContext, config: Mapping[str, Any] | None = None) -> dict:
+    """The run config: the caller's tracing keys, the live store and model, the step limit."""
+    user = {key: config[key] for key in TRACING_KEYS if config and config.get(key) is not None}
+    if isinstance(user.get("metadata"), Mapping):  # a parent graph's run keys are not this run's
+        user["metadata"] = {
+            m: v for m, v in user["metadata"].items() if not str(m).startswith(("langgraph_", "checkpoint_"))
+        }
+    configurable = {STORE_KEY: store, LLM_KEY: None if ctx.policy == "offline" else llm}
+    return {**user, "configurable": configurable, "recursion_limit": 4 * (ctx.max_steps + 10)}
 
 
 def _inputs(question: str, k: int) -> dict:
     if not question or not question.strip():
         raise ValueError("the question is empty")
-    return {"question": question, "k": k, "started": time.time()}
+    return {"question": question, "k": k}
 
 
 def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
@@ -107,38 +117,61 @@ def _result(
 
 
 async def anavigate(
-    question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None, k: int = 10
+    question: str,
+    store: StoreReader,
+    *,
+    context: NavigatorContext | None = None,
+    llm=None,
+    k: int = 10,
+    config: Mapping[str, Any] | None = None,
 ) -> NavigationResult:
-    from memgraph_agents.navigator.direct import run_direct
+    """Run the compiled navigator graph (``navigator.graph.graph``) on ``store``; ``config`` is a
+    LangChain run config (``callbacks``, ``tags``, ``metadata``…) passed to the graph."""
+    from memgraph_agents.navigator.graph import graph
 
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
-    state = await run_direct(_inputs(question, k), _config(store, llm, ctx), ctx)
+    state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx, config), context=ctx)
     policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
     return await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)  # reads the store
 
 
 def navigate(
-    question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None, k: int = 10
+    question: str,
+    store: StoreReader,
+    *,
+    context: NavigatorContext | None = None,
+    llm=None,
+    k: int = 10,
+    config: Mapping[str, Any] | None = None,
 ) -> NavigationResult:
     """Blocking ``anavigate`` on the process's shared background loop (no event loop is started
     per question; safe inside a running event loop)."""
-    return background.run(anavigate(question, store, context=context, llm=llm, k=k))
+    return background.run(anavigate(question, store, context=context, llm=llm, k=k, config=config))
 
 
 async def astream_navigate(
-    question: str, store: StoreReader, *, context: NavigatorContext | None = None, llm=None, k: int = 10
+    question: str,
+    store: StoreReader,
+    *,
+    context: NavigatorContext | None = None,
+    llm=None,
+    k: int = 10,
+    config: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[tuple[str, Any]]:
     """Watch a search live: yields ``("custom", {"navigator": event})`` for every decision and
-    ``("updates", {node: update})`` after every node, then ``("result", NavigationResult)``.
-    Runs the compiled LangGraph graph (its streams); ``anavigate`` runs the same nodes without it."""
+    ``("updates", {node: update})`` after every node, then ``("result", NavigationResult)``:
+    the same compiled graph and run as ``anavigate``, streamed."""
     from memgraph_agents.navigator.graph import graph
 
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state: dict[str, Any] = {}
     async for mode, chunk in graph.astream(
-        _inputs(question, k), config=_config(store, llm, ctx), context=ctx, stream_mode=["custom", "updates", "values"]
+        _inputs(question, k),
+        config=_config(store, llm, ctx, config),
+        context=ctx,
+        stream_mode=["custom", "updates", "values"],
     ):
         if mode == "values":
             state = chunk

@@ -99,6 +99,13 @@ def queue_reducer(a: dict[str, QueueEntry] | None, op: QueueOp | None) -> dict[s
     return out
 
 
+class NavInput(TypedDict, total=False):
+    """What a caller (or Studio's input form) gives the graph; the rest of the state is the run's."""
+
+    question: str
+    k: int  # evidence items wanted (the retriever's k)
+
+
 class NavState(TypedDict, total=False):
     # input
     question: str

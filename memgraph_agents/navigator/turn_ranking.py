@@ -1,8 +1,16 @@
 """The navigator's final ranking, computed by the Responder at the end of a search: the seed
-pool and the kept events' turns re-scored by the kept evidence (``retrieval.rank``), the turn
-priors, then MMR. It is part of the graph's output (``ranking``, ``kept_ranking``: plain
-``Evidence`` dumps), so a run of the graph itself (LangGraph Studio) returns what
-``navigate`` and ``Memory.search`` return.
+ranking (the localize node's retrieval ranking, ``one_shot``) with the turns the explorers found
+fused in, without displacing strong seeds::
+
+    ranking = seed[:seed_keep] + explored + seed[seed_keep:]
+
+``explored`` is the best turn of each kept event (keeping order; its best turn: one-shot score,
+then cosine to the question) that is not already among the seed's ``k`` best, at most
+``k - seed_keep`` of them, each scored as the seed turn it goes before (scores stay
+non-increasing). A turn of a kept event carries the path that reached it. A search that kept
+nothing (an easy question: the seed met every subgoal) returns the seed ranking itself. It is part of the graph's output (``ranking``,
+``kept_ranking``: plain ``Evidence`` dumps), so a run of the graph itself (LangGraph Studio)
+returns what ``navigate`` and ``Memory.search`` return.
 """
 
 from __future__ import annotations
@@ -12,53 +20,59 @@ from typing import Any
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
+from memgraph_agents.navigator.search import Search
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.finish import finish
 from memgraph_agents.retrieval.validity import annotate
-from memgraph_agents.storage.protocols import StoreReader
+
+
+def kept_paths(search: Search, state: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Turn id -> the path to it through the first kept event (keeping order) it belongs to."""
+    snap = search.snap
+    out: dict[str, list[str]] = {}
+    for it in sorted((state.get("kept") or {}).values(), key=lambda it: list(it["order"])):
+        i = snap.index.get(it["node"])
+        for t in search.view.turns.get(i, []) if i is not None else []:
+            tid = snap.attrs[t]["turn_id"]
+            out.setdefault(tid, [*(it.get("path") or [it["node"]]), f"turn:{tid}"])
+    return out
+
+
+def explored_turns(search: Search, state: Mapping[str, Any], exclude: set[str]) -> list[str]:
+    """The best turn of each kept event (one-shot score, then cosine to the question), in keeping
+    order, skipping the turns in ``exclude`` (an event whose best turn is excluded adds nothing)."""
+    snap, out, seen = search.snap, [], set(exclude)
+    for it in sorted((state.get("kept") or {}).values(), key=lambda it: list(it["order"])):
+        i = snap.index.get(it["node"])
+        turns = search.scorer.turn_order(i, search.qv) if i is not None else []
+        tid = snap.attrs[turns[0]]["turn_id"] if turns else None
+        if tid is not None and tid not in seen:
+            seen.add(tid)
+            out.append(tid)
+    return out
 
 
 def ranking(
-    store: StoreReader, state: Mapping[str, Any], ctx: NavigatorContext, k: int
+    search: Search, state: Mapping[str, Any], ctx: NavigatorContext, k: int
 ) -> tuple[list[Evidence], list[Evidence]]:
-    """(every ranked turn, the kept-only part of it), at least ``k`` long when memory allows.
-
-    Turns are the seed pool and the kept events' turns, re-scored by the kept evidence
-    (``retrieval.rank``); a turn of a kept event carries that event's path.
-    """
-    from memgraph_agents.retrieval.event_view import event_view
-    from memgraph_agents.retrieval.rank import diversified, rank_turns, with_priors
-
-    snap = store.snapshot()
-    view = event_view(snap)
-    seed = [(snap.index[f"turn:{t}"], float(s)) for t, s in state.get("one_shot") or [] if f"turn:{t}" in snap.index]
-    items = sorted((state.get("kept") or {}).values(), key=lambda it: list(it["order"]))
-    kept = [snap.index[it["node"]] for it in items if it["node"] in snap.index]
-    paths = {snap.index[it["node"]]: list(it.get("path") or [it["node"]]) for it in items if it["node"] in snap.index}
+    """(every ranked turn, the ranking's turns of kept events): the seed ranking with the
+    explored turns fused in after its ``seed_keep`` first turns; the first ``k`` finished as
+    every retriever's k items are (``registry.retrieve``), the rest of the pool following, marked."""
+    snap, store = search.snap, search.res.store
+    seed = [(str(t), float(s)) for t, s in state.get("one_shot") or [] if f"turn:{t}" in snap.index]
+    keep = min(ctx.seed_keep, k)
+    found = explored_turns(search, state, {t for t, _ in seed[:k]})[: max(0, k - keep)]
+    at = seed[keep][1] if keep < len(seed) else (seed[-1][1] if seed else 0.0)
+    fused = [*seed[:keep], *((t, at) for t in found)]
+    moved = set(found)
+    fused += [(t, s) for t, s in seed[keep:] if t not in moved]
+    paths = kept_paths(search, state)
     out: list[Evidence] = []
-    ranked = rank_turns(view, seed, kept, support=ctx.support, cap=ctx.support_cap)
-    ranked = with_priors(
-        snap,
-        ranked,
-        state.get("question") or "",
-        informative=ctx.informative,
-        full=ctx.informative_words,
-        typed=ctx.answer_type,
-    )
-    kept_turns: set[str] = set()
-    for r in diversified(snap, ranked, ctx.redundancy, k):
-        tid = snap.attrs[r.node]["turn_id"]
-        path = [*paths[r.event], f"turn:{tid}"] if r.event is not None else [f"turn:{tid}"]
-        item = turn_evidence(snap, tid, r.score, retriever="navigator", path=path)
-        if item is None:
-            continue
-        out.append(item)
-        if r.event is not None:
-            kept_turns.add(tid)
-    # the first k finished as every retriever's k items are (``registry.retrieve``); the rest
-    # of the pool follows, marked (finishing the whole pool moved turns from beyond k into it)
+    for tid, score in fused:
+        item = turn_evidence(snap, tid, score, retriever="navigator", path=paths.get(tid) or [f"turn:{tid}"])
+        if item is not None:
+            out.append(item)
     head = finish(state.get("question") or "", store, out[:k])
     shown = {ev.node_id for ev in head}
     out = head + annotate(snap, [ev for ev in out[k:] if ev.node_id not in shown])
-    kept_only = [ev for ev in out if ev.turn_ids and ev.turn_ids[0] in kept_turns]
-    return out, kept_only
+    return out, [ev for ev in out if ev.turn_ids and ev.turn_ids[0] in paths]

@@ -175,6 +175,19 @@ def hold_process_lock(directory: Path) -> None:
     Waits up to ``MEMGRAPH_DATA_DIR_LOCK_TIMEOUT`` seconds (default 10) for another process
     to let go, then raises ``DataDirInUseError``.
     """
+    _process_lock(directory, float(os.environ.get(PROCESS_LOCK_TIMEOUT_ENV, DEFAULT_PROCESS_LOCK_TIMEOUT)))
+
+
+def try_process_lock(directory: Path) -> bool:
+    """``hold_process_lock`` without waiting: whether this process holds ``directory`` now."""
+    try:
+        _process_lock(directory, 0.0)
+    except DataDirInUseError:
+        return False
+    return True
+
+
+def _process_lock(directory: Path, timeout: float) -> None:
     directory = Path(directory).resolve()
     key = str(directory)
     with _REGISTRY_LOCK:
@@ -183,7 +196,6 @@ def hold_process_lock(directory: Path) -> None:
         ensure_private_dir(directory)
         lock_path = directory / "memgraph-process.lock"
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        timeout = float(os.environ.get(PROCESS_LOCK_TIMEOUT_ENV, DEFAULT_PROCESS_LOCK_TIMEOUT))
         deadline = time.monotonic() + timeout
         while not _try_flock(fd):
             if time.monotonic() >= deadline:

@@ -63,7 +63,7 @@ from memgraph_agents.storage.identity import (
     server_collection_name,
     store_id,
 )
-from memgraph_agents.storage.locks import hold_process_lock, namespace_ingest_lock
+from memgraph_agents.storage.locks import hold_process_lock, namespace_ingest_lock, try_process_lock
 from memgraph_agents.storage.namespaces import validate_stored_name
 from memgraph_agents.storage.session_write import SessionWrite, check_dimension
 from memgraph_agents.storage.snapshot import GraphSnapshot
@@ -110,6 +110,9 @@ class MemoryStore:
             from memgraph_agents.storage.stats import missing_namespace
 
             raise missing_namespace(self.data_dir, namespace, graph_url, store_id)
+        self._embedded = not chroma_host
+        if create:  # opened to write: the data dir is this process's before anything is written
+            self.own_data_dir()
         try:
             ensure_private_dir(self.dir)  # 0700: memory is private (memgraph_agents.datadir)
             self.db: GraphStore = open_graph_store(self.data_dir, namespace, graph_url, store_id)
@@ -138,9 +141,9 @@ class MemoryStore:
         if chroma_host:  # a server: reachable now, or a clear error before anything is written
             client = chroma_client(self.data_dir, chroma_host, chroma_port)
         else:
-            # Embedded Chroma is one process per data dir: taken now (as the client would), while
-            # the client itself (and chromadb's import) waits until the namespace needs its index.
-            hold_process_lock(self.data_dir / "chroma")
+            # Embedded Chroma is one process per data dir: taken by a write (``own_data_dir``) or
+            # when the client is made (``chroma_client``, once the namespace needs its index),
+            # never by a read that needs no index (``list``, ``stats``, exact search, ``ask``).
             client = partial(chroma_client, self.data_dir)
         self.vectors = VectorIndex(client, namespace, embedder.name, self._collection(legacy=existed))
         self.lock = self.db.writer_lock()
@@ -323,10 +326,17 @@ class MemoryStore:
         }
 
     # -- writes ----------------------------------------------------------------------------
+    def own_data_dir(self) -> None:
+        """Embedded Chroma: the data dir is this process's from now on (``DataDirInUseError``
+        while another process holds it). Every write takes it first; a read never needs it."""
+        if self._embedded:
+            hold_process_lock(self.data_dir / "chroma")
+
     @in_use
     def commit_session(self, w: SessionWrite) -> None:
         """Add, replace or extend a session atomically (see the module docstring)."""
         check_dimension(w, self.embedder.dim, self.embedder.name)  # before anything is written
+        self.own_data_dir()
         with self._thread_lock, self.lock:
             r = w.record
             self._check_model()
@@ -547,6 +557,7 @@ class MemoryStore:
     @in_use
     def delete_session(self, session_id: str) -> dict:
         """Remove exactly what ``session_id`` stated; what other sessions state too stays."""
+        self.own_data_dir()
         with self._thread_lock, self.lock:
             if self.db.session(session_id, status=None) is None:
                 raise KeyError(f"no session {session_id!r} in namespace {self.namespace!r}")
@@ -578,6 +589,8 @@ class MemoryStore:
             or self.db.vector_garbage()
         ):
             return
+        if self._embedded and not try_process_lock(self.data_dir / "chroma"):
+            return  # another process holds the data dir: its writes are its own to finish
         with self._thread_lock, self.lock:
             for s in self.db.sessions("pending") + self.db.sessions("deleting"):
                 self._finish_delete(s["id"])

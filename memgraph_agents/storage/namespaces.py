@@ -102,12 +102,16 @@ def run_user_id(value: object) -> str | None:
     raise NamespaceError(f"user id must be a string or an integer, got {type(value).__name__}")
 
 
-def user_namespace(user_id: str, prefix: str = "") -> str:
+def user_namespace(user_id: str | int, prefix: str = "") -> str:
     """The namespace of ``user_id`` (see the module docstring): ``u.<hash>`` or ``<prefix>.<hash>``.
 
-    Injective over (prefix, normalised user id) and never a raw name.
+    Injective over (prefix, normalised user id) and never a raw name. The id follows the one
+    rule of every door (``run_user_id``: a string, or an integer read as its digits); ``None``
+    is no id here.
     """
-    uid = normalise_user_id(user_id)
+    uid = run_user_id(user_id)
+    if uid is None:
+        raise NamespaceError("user id is missing (None)")
     if prefix:
         validate_namespace(prefix)
     # Length-prefixed fields: ("ab", "c") and ("a", "bc") hash different bytes.

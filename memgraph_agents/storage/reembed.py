@@ -16,12 +16,14 @@ False)``); everything below runs under the namespace's ingest and writer locks:
 4. The Chroma index, when the namespace had one (or is past the threshold): the collection is
    dropped and built again from the new vectors, then marked ``on``. A crash here leaves the
    index off: dense queries are then exact, and the next commit (or ``reembed`` again) builds it.
+   A failure here (a Chroma server gone) is not a failed re-embed: the result's ``note`` says it.
 
 Running it again on a namespace already re-embedded only finishes step 4 if it is due.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +35,7 @@ from memgraph_agents.storage.embedding_mark import MODEL_META
 from memgraph_agents.storage.memory_store import MemoryStore
 from memgraph_agents.storage.vector_rows import vector_rows
 
+log = logging.getLogger(__name__)
 CHUNK = 256  # texts per embedding call between progress updates (and crash points)
 Progress = Callable[[int, int], None]  # (texts done, texts in all)
 
@@ -45,6 +48,7 @@ class ReembedResult:
     vectors: int  # vectors written (0: the namespace already held the new model's)
     indexed: bool  # whether its Chroma index was rebuilt
     seconds: float
+    note: str = ""  # what did not happen although the vectors are committed (the index rebuild failed)
 
 
 def reembed_store(store: MemoryStore, progress: Progress | None = None, fault: Callable[[str], None] | None = None):
@@ -52,6 +56,7 @@ def reembed_store(store: MemoryStore, progress: Progress | None = None, fault: C
     ``fault``: tests' crash points, called with the step just done."""
     t0 = time.perf_counter()
     new = store.embedder.name
+    store.own_data_dir()
     with store.ingest_lock.hold(timeout=600), store._thread_lock, store.lock:
         old = store.db.get_meta(MODEL_META) or new
         written = 0
@@ -67,8 +72,19 @@ def reembed_store(store: MemoryStore, progress: Progress | None = None, fault: C
             written = _replace_vectors(store, new, progress, fault)
         store._forget_cached()
         store.model_matches = True
-        indexed = _rebuild_index(store, was_indexed and old != new)
-    return ReembedResult(store.namespace, old, new, written, indexed, round(time.perf_counter() - t0, 3))
+        # The vectors are the new model's now, committed: a failure from here on is not the
+        # re-embed's, and saying it was abandoned would be false. It is said as what it is.
+        indexed, note = False, ""
+        try:
+            indexed = _rebuild_index(store, was_indexed and old != new)
+        except Exception as exc:  # noqa: BLE001 - reported in the result, never silent
+            note = (
+                f"the vectors are {new}'s (committed), but rebuilding the Chroma index failed "
+                f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]}): dense search is exact until "
+                "`memgraph reembed` runs again"
+            )
+            log.warning("memgraph reembed %s: %s", store.namespace, note)
+    return ReembedResult(store.namespace, old, new, written, indexed, round(time.perf_counter() - t0, 3), note)
 
 
 def _replace_vectors(store: MemoryStore, model: str, progress: Progress | None, fault) -> int:

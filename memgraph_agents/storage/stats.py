@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memgraph_agents.errors import NamespaceNotFoundError
+from memgraph_agents.model.notes import is_note_id
 from memgraph_agents.presets import get_preset
 from memgraph_agents.storage.graph_store import graph_exists, is_server_url, open_graph_store, stored_namespaces
 
@@ -26,7 +27,8 @@ def missing_namespace(
 
 
 def namespace_stats(data_dir: Path, namespace: str, graph_url: str | None = None, store_id: str = "default") -> dict:
-    """Sessions, presets, nodes and edges by kind, vectors and bytes on disk of one namespace."""
+    """Sessions (and how many are notes), turns, presets, nodes and edges by kind, vectors, bytes on
+    disk, the embedding model the vectors were made with and when the last session was stored."""
     if not graph_exists(Path(data_dir), namespace, graph_url, store_id):
         raise missing_namespace(data_dir, namespace, graph_url, store_id)
     db = open_graph_store(Path(data_dir), namespace, graph_url, store_id)
@@ -34,13 +36,19 @@ def namespace_stats(data_dir: Path, namespace: str, graph_url: str | None = None
         nodes, edges = db.counts()
         sessions = db.sessions("committed")
         vectors = db.embedded_count()
+        model = db.get_meta("embedding_model")
     finally:
         db.close()
     size = db.stored_bytes()  # closed: SQLite's WAL is folded back into the file first
     presets = sorted({get_preset((s.get("info") or {}).get("preset")).name for s in sessions})
+    notes = sum(1 for s in sessions if is_note_id(s["id"]))
     return {
         "namespace": namespace,
         "sessions": len(sessions),
+        "notes": notes,  # of the sessions: a note is a one-turn session of its own
+        "turns": sum(int(s.get("n_turns") or 0) for s in sessions),
+        "embedding_model": model or "",
+        "last_write": max((str(s.get("ingested_at") or "") for s in sessions), default=""),
         "presets": presets,
         "nodes": nodes,
         "edges": edges,

@@ -10,11 +10,13 @@ replacement (the whole session is built while the old version stays readable, an
 swaps them in one transaction). A session that differs from the stored one is refused with
 ``SessionConflictError`` unless the run asks to ``replace`` it.
 
-The graph validates nothing and takes no lock: ``run_graph_session`` runs it under the
-namespace's ingest lock, and its callers validate the whole conversation first. The library's
-own writes (``memgraph_agents.ingest``) call ``run_session``, which runs the same node
-functions in process without the LangGraph runtime (``pipeline.direct``). State is plain data
-(``pipeline.state``); the run context is a ``MemoryContext``.
+The graph is built from the pipeline's own step table (``pipeline.sequence``: ``NODES``,
+``STEPS``): ingest is a straight line of functions, and the library's writes
+(``memgraph_agents.ingest``) run that sequence (``run_session``); this graph is how Studio and
+``langgraph dev`` see and run the very same steps. It validates nothing and takes no lock:
+``run_graph_session`` runs it under the namespace's ingest lock, and its callers validate the
+whole conversation first. State is plain data (``pipeline.state``); the run context is a
+``MemoryContext``.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from memgraph_agents.construct.pipeline.direct import NODES, STEPS, run_session, session_inputs
 from memgraph_agents.construct.pipeline.nodes import route_check
+from memgraph_agents.construct.pipeline.sequence import NODES, STEPS, run_session, session_inputs
 from memgraph_agents.construct.pipeline.state import PipelineState
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.runtime import MemoryContext
@@ -56,7 +58,9 @@ async def run_graph_session(
     replace: bool,
     rebuild: bool,
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> dict[str, Any]:
     """``run_session`` through the compiled graph (the in-process sequence's reference)."""
+    inputs = session_inputs(session, speakers, replace, rebuild, existing, keep_metadata)
     async with store.ingest_lock.hold_async():
-        return await pipeline.ainvoke(session_inputs(session, speakers, replace, rebuild, existing), context=context)
+        return await pipeline.ainvoke(inputs, context=context)

@@ -23,7 +23,15 @@ from memgraph_agents.construct.events import segment_events
 from memgraph_agents.construct.fuse import fuse
 from memgraph_agents.construct.layers import LAYER_STEPS
 from memgraph_agents.construct.normalise import normalise_session
-from memgraph_agents.construct.pipeline.state import PipelineState, build_of, dump, plan_data, plan_of, session_of
+from memgraph_agents.construct.pipeline.state import (
+    PipelineState,
+    build_of,
+    dump,
+    plan_data,
+    plan_of,
+    remember_session,
+    session_of,
+)
 from memgraph_agents.construct.relate import relate
 from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.session_plan import build_identity, plan_write
@@ -36,7 +44,7 @@ from memgraph_agents.runtime import MemoryContext, chat_limiter, get_chat_model,
 from memgraph_agents.storage import SessionRecord, SessionWrite
 from memgraph_agents.storage.session_write import WriteMode
 
-if TYPE_CHECKING:  # the nodes also run without LangGraph (``pipeline.direct``): its runtime is not imported
+if TYPE_CHECKING:  # the nodes also run without LangGraph (``pipeline.sequence``): its runtime is not imported
     from langgraph.runtime import Runtime
 
 # Settings of recent run contexts: validating ``Settings`` for every step cost more than a
@@ -64,7 +72,7 @@ def context_settings(ctx: MemoryContext) -> Settings:
     return settings
 
 
-# What one in-process run (``pipeline.direct.run_steps``) opened once for all its steps: the
+# What one in-process run (``pipeline.sequence.run_steps``) opened once for all its steps: the
 # store and, offline, the build context. Within a run the ingest lock is held, so the snapshot
 # the steps read does not change before the commit; a LangGraph run has no memo (each step
 # opens its own). Worker threads see the same dict (``asyncio.to_thread`` copies the context).
@@ -174,12 +182,20 @@ def check(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
     settings = run_settings(runtime)
     store = _store(settings)
     session = session_of(state)
+    out: dict = {}
+    if state.get("keep_metadata"):  # resolved here, under the ingest lock: never a stale copy
+        record = store.session(session.id)
+        stored = dict(record.get("metadata") or {}) if record is not None else session.metadata
+        if stored != session.metadata:
+            session = session.model_copy(update={"metadata": stored})
+            out["session"] = session.model_dump(mode="json")
+            remember_session(out["session"], session)
     plan = plan_session(
         store, session, settings, replace=bool(state.get("replace")), rebuild=bool(state.get("rebuild"))
     )
     if state.get("existing") and plan.status == "new":  # checked under the ingest lock: no race with forget
         raise InputError(f"no session {session.id!r} in namespace {store.namespace!r} (deleted?)")
-    out: dict = {"status": plan.status, "replaced": plan.status == "replace"}
+    out.update(status=plan.status, replaced=plan.status == "replace")
     if plan.note:
         out["notes"] = [plan.note]
     if plan.status == "append":

@@ -26,6 +26,7 @@ class PipelineState(TypedDict, total=False):
     replace: bool  # input: replace a stored version that differs (else SessionConflictError)
     rebuild: bool  # input: rebuild an unchanged session stored with another builder or preset
     existing: bool  # input: the session must be stored already (an update never re-creates a deleted one)
+    keep_metadata: bool  # input: the session keeps its stored metadata, read by ``check`` under the lock
     build: dict[str, Any]  # the session's graph so far (``SessionBuild`` as JSON)
     status: str  # new | replace | append | unchanged, then committed
     replaced: bool  # the commit replaced a stored version of this session

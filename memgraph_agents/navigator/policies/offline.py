@@ -52,11 +52,9 @@ def decide(
     ctx: NavigatorContext,
     visited: set[str],
     source: str = "offline",
-    filling: bool = False,
 ) -> list[Decision]:
-    """One decision per frontier node. ``filling``: the search has not yet kept the k events
-    asked for, so a node that answers still hands on its neighbours, and with every subgoal
-    supported the keep rule reads all of them (the remaining slots go to the best matches)."""
+    """One decision per frontier node (the search is for the open subgoals only: those the
+    seed ranking did not meet)."""
     idx = [search.idx(e["node"]) for e in entries]
     known = [i for i in idx if i is not None]
     dense = dict(zip(known, search.scorer.rel(known)))
@@ -69,7 +67,7 @@ def decide(
             continue
         sims = dense[i]
         os_ = search.scorer.os_score(i)
-        open_ = [j for j, ok in enumerate(satisfied) if not ok] or (list(range(len(satisfied))) if filling else [])
+        open_ = [j for j, ok in enumerate(satisfied) if not ok]
         by_os = qi is not None and qi in open_ and os_ >= ctx.keep_os
         best_open = max((float(sims[j]) for j in open_), default=0.0)
         by_sim = best_open >= ctx.keep_sim
@@ -84,18 +82,8 @@ def decide(
         after = [ok or j in supports for j, ok in enumerate(satisfied)]
         why = f"high in the one-shot ranking ({os_:.2f})" if by_os else f"close to an open subgoal ({best_open:.2f})"
         nxt = follow(search, i, after, visited | frontier, ctx.next_floor)
-        if all(after):  # filling: it answers, and its neighbours may still fill the slots
-            out.append(
-                Decision(
-                    e["node"],
-                    "ANSWER",
-                    nxt if filling else [],
-                    supports,
-                    why + "; every subgoal supported",
-                    source,
-                    scores,
-                )
-            )
+        if all(after):
+            out.append(Decision(e["node"], "ANSWER", [], supports, why + "; every subgoal supported", source, scores))
             continue
         out.append(Decision(e["node"], "EXPAND", nxt, supports, why, source, scores))
     return out

@@ -1,20 +1,18 @@
-"""The ingest pipeline's steps run as a plain in-process sequence, and ``run_session``.
+"""The ingest pipeline: a plain function sequence, and ``run_session``.
 
-A chat write is one small session append: run through the compiled LangGraph graph
-(``pipeline.graph``), the graph's per-step bookkeeping and hand-offs cost about as much as the
-build itself. ``run_session`` therefore calls the same node functions, in the graph's order,
-with the graph's semantics: the state's reducers (``notes`` concatenated, ``usage`` summed,
-both starting empty), ``check`` ending an unchanged session's run, each node's update merged
-before the next node runs. Blocking steps run off the event loop, consecutive ones in one
-hand-off; the commit is the same one transaction. The compiled graph (``langgraph dev``,
-Studio, ``graphs/ingest.py``'s exported graph) is built from these tables; a test checks both
-store the same graph.
+Ingest is a straight line (``check``, which may end an unchanged session's run, then ``STEPS``
+in order), so it runs as what it is: each step a function of the state, its update merged
+before the next step runs (``notes`` and ``usage`` through ``PipelineState``'s own reducers,
+read from its annotations). Blocking steps run off the event loop, consecutive ones in one
+hand-off; the commit is one transaction. The ingest graph LangGraph Studio draws
+(``pipeline.graph``) is built from these very tables (``NODES``, ``STEPS``, ``route_check``),
+not a copy of them; a test checks both store the same graph.
 """
 
 from __future__ import annotations
 
 import inspect
-import operator
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,8 +33,7 @@ from memgraph_agents.construct.pipeline.nodes import (
     sentences,
     topics,
 )
-from memgraph_agents.construct.pipeline.state import remember_session
-from memgraph_agents.llm.usage import add_counts
+from memgraph_agents.construct.pipeline.state import PipelineState, remember_session
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.runtime import MemoryContext, get_chat_model
 
@@ -53,12 +50,17 @@ NODES: dict[str, Callable[..., Any]] = {
     **{name: layer_node(name) for name in LAYER_STEPS},
     "commit": commit,
 }
-_REDUCERS: dict[str, Callable[[Any, Any], Any]] = {"notes": operator.add, "usage": add_counts}
+# The state's reducers, read from its annotations (``Annotated[list[str], operator.add]``).
+_REDUCERS: dict[str, Callable[[Any, Any], Any]] = {
+    key: hint.__metadata__[0]
+    for key, hint in typing.get_type_hints(PipelineState, include_extras=True).items()
+    if typing.get_origin(hint) is typing.Annotated
+}
 
 
 @dataclass(frozen=True)
-class DirectRuntime:
-    """What the nodes read from LangGraph's ``Runtime``: the run context."""
+class StepRuntime:
+    """What a step reads of its runtime: the run context (a LangGraph ``Runtime`` in Studio)."""
 
     context: MemoryContext
 
@@ -72,14 +74,14 @@ def _apply(state: dict[str, Any], update: dict[str, Any] | None) -> None:
 _TAKES_RUNTIME: dict[Callable[..., Any], bool] = {}  # per node function: reading its signature per write cost
 
 
-def _call_sync(fn: Callable[..., Any], state: dict[str, Any], runtime: DirectRuntime) -> Any:
+def _call_sync(fn: Callable[..., Any], state: dict[str, Any], runtime: StepRuntime) -> Any:
     takes = _TAKES_RUNTIME.get(fn)
     if takes is None:
         takes = _TAKES_RUNTIME[fn] = len(inspect.signature(fn).parameters) > 1
     return fn(state, runtime) if takes else fn(state)
 
 
-def _blocking_run(names: list[str], state: dict[str, Any], runtime: DirectRuntime) -> bool:
+def _blocking_run(names: list[str], state: dict[str, Any], runtime: StepRuntime) -> bool:
     """Run the blocking nodes ``names`` in order (one worker-thread hand-off for all of them);
     False when ``check`` ended the run."""
     for name in names:
@@ -90,8 +92,8 @@ def _blocking_run(names: list[str], state: dict[str, Any], runtime: DirectRuntim
 
 
 async def run_steps(inputs: dict[str, Any], context: MemoryContext) -> dict[str, Any]:
-    """The pipeline's final state for ``inputs`` (the graph's input keys), without LangGraph."""
-    runtime = DirectRuntime(context)
+    """The pipeline's final state for ``inputs`` (the graph's input keys): the steps in order."""
+    runtime = StepRuntime(context)
     state: dict[str, Any] = {"notes": [], "usage": {}}
     _apply(state, inputs)
     order = ["check", *STEPS]
@@ -123,12 +125,14 @@ async def run_session(
     replace: bool,
     rebuild: bool,
     existing: bool = False,
+    keep_metadata: bool = False,
 ) -> dict[str, Any]:
     """Build and commit ``session`` in ``store``'s namespace, holding its ingest lock from the
     check to the commit (one writer per namespace: every session is built on the graph it is
     committed to). ``existing``: the session must be stored already (an update never
-    re-creates a deleted one; checked under the lock). Returns the pipeline's final state."""
-    inputs = session_inputs(session, speakers, replace, rebuild, existing)
+    re-creates a deleted one; checked under the lock). ``keep_metadata``: it keeps its stored
+    metadata, read under the lock. Returns the pipeline's final state."""
+    inputs = session_inputs(session, speakers, replace, rebuild, existing, keep_metadata)
     remember_session(inputs["session"], session)
     # Offline, the steps never wait (no LLM call): they run to the end in one hand-off.
     offline = get_chat_model(context_settings(context)) is None
@@ -138,7 +142,9 @@ async def run_session(
         return await run_steps(inputs, context)
 
 
-def session_inputs(session: Session, speakers: list[str], replace: bool, rebuild: bool, existing: bool) -> dict:
+def session_inputs(
+    session: Session, speakers: list[str], replace: bool, rebuild: bool, existing: bool, keep_metadata: bool = False
+) -> dict:
     """The pipeline's input state."""
     return {
         "session": session.model_dump(mode="json"),
@@ -146,4 +152,5 @@ def session_inputs(session: Session, speakers: list[str], replace: bool, rebuild
         "replace": replace,
         "rebuild": rebuild,
         "existing": existing,
+        "keep_metadata": keep_metadata,
     }

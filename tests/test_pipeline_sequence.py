@@ -1,6 +1,6 @@
-"""The library's writes run the ingest pipeline's nodes in process (``pipeline.direct``), not
-through the compiled LangGraph graph; both must store the same graph: turn-by-turn chat
-appends, whole conversations, unchanged re-ingests and replacements."""
+"""The library's writes run the ingest pipeline as its plain step sequence (``pipeline.sequence``);
+the graph Studio draws is built from the same steps. Both must store the same graph: turn-by-turn
+chat appends, whole conversations, unchanged re-ingests and replacements."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memgraph_agents.config import Settings
-from memgraph_agents.construct.pipeline import direct
+from memgraph_agents.construct.pipeline import sequence
 from memgraph_agents.construct.pipeline.graph import run_graph_session
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.model.conversation import Conversation
@@ -40,11 +40,11 @@ def stored(settings: Settings) -> dict[str, Any]:
 
 def write_both(tmp_path: Path, monkeypatch, writes: list[Conversation], **settings: Any):
     out = []
-    for how in ("direct", "graph"):
+    for how in ("sequence", "graph"):
         s = Settings(data_dir=tmp_path / how, namespace="t", **{"embeddings": "hash", **settings})
         with monkeypatch.context() as m:
             if how == "graph":
-                m.setattr(direct, "run_session", run_graph_session)  # ingest imports it per call
+                m.setattr(sequence, "run_session", run_graph_session)  # ingest imports it per call
             reports = [ingest_conversation(c, s, replace=True) for c in writes]
         out.append((stored(s), [(r.sessions_new, r.sessions_appended, r.sessions_unchanged, r.turns) for r in reports]))
     return out
@@ -83,8 +83,8 @@ def test_an_unchanged_session_ends_after_the_check(tmp_path):
     assert (r.sessions_unchanged, r.sessions_new) == (1, 0)
 
 
-def test_the_graph_has_the_direct_runs_nodes_in_its_order():
+def test_the_graph_has_the_sequences_steps_in_its_order():
     from memgraph_agents.construct.pipeline.graph import pipeline
 
     nodes = [n for n in pipeline.get_graph().nodes if not n.startswith("__")]
-    assert nodes == list(direct.NODES)
+    assert nodes == list(sequence.NODES)

@@ -1,0 +1,65 @@
+"""``memgraph bench ingest``: memgraph's bulk ingest and a plain Chroma collection, one command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memgraph_agents.cli.main import main
+
+pytestmark = pytest.mark.slow  # two fresh processes per side: left out of the fast subset (-m "not slow")
+
+
+def _conversation(path, sessions: int = 3, turns: int = 6) -> None:
+    facts = ["planted beans by the fence", "the ferry to the island was late", "bought a second-hand cello"]
+    doc = {
+        "id": "bench-chat",
+        "sessions": [
+            {
+                "id": f"S{s + 1}",
+                "date": f"2024-03-0{s + 1}T18:30:00",
+                "turns": [
+                    {
+                        "speaker": "Ines" if t % 2 == 0 else "Bot",
+                        "text": f"Today I {facts[(s + t) % 3]} (note {s}.{t}).",
+                    }
+                    for t in range(turns)
+                ],
+            }
+            for s in range(sessions)
+        ],
+    }
+    path.write_text(json.dumps(doc))
+
+
+def test_bench_ingest_runs_both_sides_alternately_and_reports_ratios(tmp_path, capsys):
+    data, out = tmp_path / "conv.json", tmp_path / "out"
+    _conversation(data)
+    code = main(["--embeddings", "hash", "bench", "ingest", "--data", str(data), "--repeat", "2", "--out", str(out)])
+    assert code == 0
+    doc = json.loads((out / "ingest.json").read_text())
+    assert doc["turns"] == 18 and doc["repeat"] == 2 and doc["embeddings"] == "hash"
+    for side in ("memgraph", "chroma"):
+        assert len(doc["runs"][side]) == 2
+        assert all(r["cpu_seconds"] > 0 and r["peak_rss_mb"] > 0 and r["disk_bytes"] > 0 for r in doc["runs"][side])
+    assert doc["cpu_ratio"] == round(doc["memgraph_cpu_seconds"] / doc["chroma_cpu_seconds"], 2)
+    assert doc["disk_ratio"] == round(doc["memgraph_disk_bytes"] / doc["chroma_disk_bytes"], 2)
+    assert list((out / "memgraph-1" / "namespaces").iterdir())  # memgraph's graph, one namespace
+    assert (out / "chroma-2" / "chroma" / "chroma.sqlite3").is_file()  # the plain collection
+    printed = capsys.readouterr().out
+    assert "run 2/2 chroma" in printed and "CPU x" in printed and "disk x" in printed
+
+
+def test_bench_ingest_refuses_missing_arguments_and_unknown_conversations(tmp_path, capsys):
+    data = tmp_path / "conv.json"
+    _conversation(data, sessions=1, turns=2)
+    assert main(["bench", "ingest", "--out", str(tmp_path / "o")]) == 2
+    assert main(["bench", "ingest", "--data", str(data), "--out", str(tmp_path / "o"), "--repeat", "0"]) == 2
+    code = main(
+        ["--embeddings", "hash", "bench", "ingest", "--data", str(data), "--conversations", "nope"]
+        + ["--out", str(tmp_path / "o")]
+    )
+    assert code != 0
+    err = capsys.readouterr().err
+    assert "usage: memgraph bench ingest" in err and "--repeat must be at least 1" in err and "nope" in err
