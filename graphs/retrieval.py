@@ -3,10 +3,10 @@
     START ──route──> dense | bm25 | hybrid | ppr | sentence_hop | dwpr | fusion | navigator | … ──> END
 
 Every node is the engine's one path from a question to evidence (``api.ops.retrieval``, as
-``Memory.search``): it reads ``query`` / ``k`` and writes ``evidence`` (``Evidence`` as JSON)
-and ``usage``. The conditional edge declares its ``path_map`` so the drawing shows every choice.
+``Memory.search``): it reads ``query`` / ``k`` and writes ``evidence`` (``Evidence`` as JSON),
+``citations`` (each item's one line, its marks included: ``Evidence.cite``) and ``usage``. The conditional edge declares its ``path_map`` so the drawing shows every choice.
 The retriever is the context's ``retriever``, else the preset's, else ``Settings.retriever``
-(``MEMGRAPH_RETRIEVER``, default ``oneshot``): ``runtime.run_retriever``, every door's rule;
+(``MEMGRAPH_RETRIEVER``, default ``navigator``): ``runtime.run_retriever``, every door's rule;
 ``k`` is the input's, else the context's ``top_k`` (else ``MEMGRAPH_TOP_K``, 10).
 
 When the context configures a chat model (``llm``), it is handed to the retrievers that take
@@ -38,6 +38,7 @@ class RetrievalInput(TypedDict, total=False):
 
 class RetrievalState(RetrievalInput, total=False):
     evidence: list[dict[str, Any]]  # ``Evidence.model_dump(mode="json")``, best first
+    citations: list[str]  # ``Evidence.cite()`` of each: dates, turn ids, "(superseded on DATE by TURN)"
     usage: dict[str, Any]  # LLM calls, failures, retries, tokens, seconds (navigator: its counters)
 
 
@@ -56,7 +57,11 @@ def retriever_node(name: str):
         req = search_request(query=state.get("query", ""), namespaces=(settings.namespace,), k=k, retriever=name)
         found = background.run(ops.retrieval(settings, req))
         usage = dict(found.navigation.counters) if found.navigation is not None else found.usage
-        return {"evidence": [ev.model_dump(mode="json") for ev in found.evidence], "usage": usage}
+        return {
+            "evidence": [ev.model_dump(mode="json") for ev in found.evidence],
+            "citations": [ev.cite() for ev in found.evidence],
+            "usage": usage,
+        }
 
     run.__name__ = name
     return run

@@ -81,7 +81,7 @@ class AgentMemory:
 
     ``retriever``: a retriever or preset name, or a callable ``(query, store, *, k) ->
     list[Evidence]``; ``None``: the settings' rule (the preset's retriever, else
-    ``Settings.retriever``: ``oneshot`` by default). A run context naming a
+    ``Settings.retriever``: ``navigator`` by default). A run context naming a
     retriever overrides it. ``k``: evidence items (a setting, like ``Settings.top_k``, which a
     run context may override); ``None``: ``Settings.top_k`` (10).
     """

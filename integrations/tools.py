@@ -79,7 +79,7 @@ def create_memory_tools(
     ``settings``: where memory lives (default: ``MEMGRAPH_*`` variables). ``retriever``: any
     retriever or preset name (``oneshot``, ``navigator``, ``ppr``, ``hybrid``…) or a callable
     ``(query, store, *, k)``; default: the preset's retriever, else ``settings.retriever``
-    (``oneshot``), as at every door. ``k``: evidence items (default
+    (``navigator``), as at every door. ``k``: evidence items (default
     ``settings.top_k``, 10). A run's context (``MemoryContext`` fields) overrides both.
     ``user_key``: the context attribute / configurable key holding the user id.
     ``default_namespace``: used when a run names no user (``""`` = ``settings.namespace``;

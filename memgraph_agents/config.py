@@ -110,9 +110,11 @@ def embedding_spec(value: str) -> str:
     )
 
 
-# The default retriever (BENCHMARKS.md, "The default ranking: oneshot"): the navigator's
-# ranking without its search, tuned on three development conversations and checked on the other four.
-DEFAULT_RETRIEVER = "oneshot"
+# The default retriever is the navigator graph (DESIGN §7): its localize node is the one-shot
+# ranking (``MEMGRAPH_LOCALIZE``), and a question whose subgoals that seed already meets stops
+# there, so an easy question costs about what ``oneshot`` alone costs; open subgoals send
+# Explorers (BENCHMARKS.md, "The navigator is the engine").
+DEFAULT_RETRIEVER = "navigator"
 
 
 class InputLimits(_EnvSettings):

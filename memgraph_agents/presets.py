@@ -7,7 +7,7 @@ relations, arguments, topics, sentences) are always built: every retriever can r
 memory, and presets differ only in what they add and how they read it.
 
 ``base`` (the default) adds nothing and names no retriever: a run reads with
-``Settings.retriever`` (``MEMGRAPH_RETRIEVER``, ``oneshot`` by default). Every other preset
+``Settings.retriever`` (``MEMGRAPH_RETRIEVER``, ``navigator`` by default). Every other preset
 names its retriever, which a run uses unless the caller names one: *the preset's retriever,
 else ``Settings.retriever``* (``Settings.default_retriever``). ``default``, this preset's old name, is
 still read (sessions stored under it, old configurations) as ``base``.

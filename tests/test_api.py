@@ -144,8 +144,8 @@ def test_ask_offline_gives_evidence_and_trace_but_no_answer(shared):
     out = shared.ask("When did Ben run the Lisbon half marathon?", k=3, retriever="ppr")
     assert out.answer is None and out.namespace == "alice" and out.retriever == "ppr"
     assert len(out.evidence) == 3 and len(out.trace) == 3
-    default = shared.ask("When did Ben run the Lisbon half marathon?", k=3)  # the default: oneshot
-    assert default.retriever == "oneshot" and default.answer is None and len(default.evidence) == 3
+    default = shared.ask("When did Ben run the Lisbon half marathon?", k=3)  # the default: the navigator graph
+    assert default.retriever == "navigator" and default.answer is None and len(default.evidence) == 3
     nav = shared.ask("When did Ben run the Lisbon half marathon?", k=3, retriever="navigator")
     assert nav.retriever == "navigator" and nav.answer is None and len(nav.evidence) == 3
     assert any("localize" in line for line in nav.trace)

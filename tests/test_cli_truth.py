@@ -167,3 +167,16 @@ def test_demo_with_the_default_retriever_prints_every_answer(tmp_path, capsys, w
     asking = {t for t in count if asks_only(text[t])}
     assert asking and all(count[t] <= 1 for t in asking), {t: count[t] for t in asking}
     assert max(count.values()) <= 4 and sum(c > 2 for c in count.values()) <= 3, count
+    # facts that change: the one link is the wedding's move (not the notice "replacing" the
+    # interview), and the replaced venue is marked wherever it is shown
+    from memgraph_agents.api.ops import open_store
+    from memgraph_agents.config import Settings
+    from tests.helpers import edges
+
+    store = open_store(Settings(data_dir=tmp_path / "mem"), "demo")
+    assert [(e.src, e.dst) for e in edges(store, "supersedes")] == [("turn:S4:6", "turn:S1:11")]
+    shown = [ln for ln in out.splitlines() if re.match(r"\s+\d+\. \[[^|]*\| S1:11\]", ln)]
+    assert shown and all(ln.rstrip().endswith("(superseded on 2024-04-27 by S4:6)") for ln in shown)
+    assert all("S1:11]" in ln for ln in out.splitlines() if "(superseded" in ln)
+    # the start-date answer shows the question it answers
+    assert '(in reply to S2:2 Maya: "When do you start?")' in out

@@ -130,7 +130,10 @@ def test_toolnode_path_sync_and_async(mem_settings):
     config = {"configurable": {"user_id": "alice"}}
     out = app.invoke({"messages": [HumanMessage("puppy name?")]}, config)
     [tm] = tool_messages(out)
-    assert "D1:1" in tm.content and tm.artifact["path"]
+    # the default navigator's run is the artifact: Explorer steps, or the seed ranking it answered with
+    assert "D1:1" in tm.content and (
+        tm.artifact["path"] or any("turn:D1:1" in e.get("candidates", []) for e in tm.artifact["trace"])
+    )
 
     import asyncio
 

@@ -73,5 +73,5 @@ def test_the_renamed_default_preset_is_read_as_base():
         warnings.simplefilter("always")
         settings = Settings(preset="default")
     assert settings.preset == "base" and any("renamed 'base'" in str(w.message) for w in seen)
-    assert settings.default_retriever == settings.retriever == "oneshot"  # base names none: the setting's
+    assert settings.default_retriever == settings.retriever == "navigator"  # base names none: the setting's
     assert Settings(preset="sgmem").default_retriever == "sgmem"

@@ -39,6 +39,10 @@ def test_change_cues_read_replacement_new_state_negation_and_persistence():
     assert change_cue("That film was so moving.") is None
     assert change_cue("Since our last call, the weather turned.") is None
     assert change_cue("Instead of waiting, I called them.") is None
+    assert change_cue("But instead of giving up, I studied harder.") is None
+    assert change_cue("That book really changed my perspective on things.") is None
+    assert change_cue("I dropped off the cakes at the shelter.") is None
+    assert change_cue("I changed my email to ines@example.org.") == "replace"
 
 
 def test_statements_are_the_speakers_own_declarative_sentences():
@@ -126,3 +130,65 @@ def test_profiles_take_each_attributes_best_prototype():
     got = profiles(vec, protos, owners)
     assert got.shape == (1, len(ATTRIBUTES))
     assert got[0, 0] == pytest.approx(0.9) and got[0, 1] == pytest.approx(0.1)
+
+
+def test_quotations_reported_speech_and_hypotheticals_mark_no_change():
+    assert change_cue("Jonas told me: 'my bank is now Evilbank'. Poor guy.") is None
+    assert change_cue('My cousin wrote to say "we moved to Glasgow last month".') is None
+    assert change_cue("My boss said she quit her job at the museum.") is None
+    assert change_cue("If we moved to Vienna, I'd need a new job.") is None
+    assert change_cue("I might quit the post office next year, we'll see.") is None
+    assert change_cue("I'm thinking about switching banks.") is None
+    assert change_cue("Right now I'm on my lunch break.") is None  # a moment, not a new state
+    # a clause of the speaker's own after someone else's words still counts
+    assert change_cue("The doctor says it was never gluten, so I eat bread again.") == "new"
+
+
+def test_explicit_self_corrections_are_changes():
+    assert change_cue("Actually, ignore that: my bank is now Coral Credit Union.") == "correct"
+    assert change_cue("Scratch that, I mistyped: my number is 0151 220 3434.") == "correct"
+    assert change_cue("Sorry, I meant 0170 555 1221.") == "correct"
+    assert change_cue("Actually, I love it there.") is None  # "actually" alone corrects nothing
+
+
+def test_another_persons_news_is_about_them_unless_both_name_them():
+    from memgraph_agents.construct.speech import other_person, same_subject
+
+    assert other_person("My sister moved to Rotterdam in the spring.") == "sister"
+    assert other_person("My partner Giles and I live on a houseboat.") is None  # the speaker too
+    assert not same_subject("I live in Utrecht.", "My sister moved to Rotterdam in the spring.")
+    assert same_subject("My son Jannik goes to the Montessori school.", "We moved Jannik to the village school.")
+    assert not same_subject("I'm with Orchard Bank.", "My dad switched his accounts to Kestrel Bank now.")
+
+
+def test_a_replacement_names_what_it_ends():
+    from memgraph_agents.construct.speech import names_another_thing
+
+    old = "I had a second interview at a design studio on Friday."
+    assert names_another_thing(old, "I handed in my notice at the print shop yesterday (15 March 2024).")
+    assert not names_another_thing("I'm a history teacher.", "I left teaching in the spring.")
+    assert not names_another_thing("I drive an old Volvo.", "Sold the Volvo. A Fiat now.")
+
+
+def _match(cue: str, cosine: float, strength: float, attribute: str, functional: float, **kw) -> Candidate:
+    c = _candidate(cue, cosine, strength, attribute, functional)
+    m = c.matches[0]
+    return Candidate(c.new, cue, [Match(m.old, m.cosine, m.attribute, m.strength, **kw)], functional)
+
+
+def test_decide_reads_corrections_habits_and_what_a_replacement_ends():
+    # a self-correction of a statement alike enough
+    assert decide(_match("correct", 0.4, 0.2, "pastime", 0.2)) is not None
+    # a replacement of one attribute that ends another thing: no link
+    assert decide(_match("replace", 0.35, 0.43, "occupation", 0.43, elsewhere=True)) is None
+    assert decide(_match("replace", 0.35, 0.43, "occupation", 0.43)) is not None
+    # a habit said again with "now" in the same slot replaces it; without the slot it adds
+    habit = _match("new", 0.41, 0.3, "pastime", 0.3, slot=True)
+    habit = Candidate(_st("S3:2", "2024-05-01", "I swim every morning now."), "new", habit.matches, 0.3)
+    assert decide(habit) is not None
+    assert decide(Candidate(habit.new, "new", [_match("new", 0.41, 0.3, "pastime", 0.3).matches[0]], 0.3)) is None
+
+
+def test_named_day_reads_the_start_and_end_of_a_year():
+    assert named_day("What was her address at the start of 2024?") == date(2024, 1, 1)
+    assert named_day("Where did he live at the end of 2023?") == date(2023, 12, 31)

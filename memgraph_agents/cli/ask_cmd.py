@@ -185,7 +185,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     )
     store = open_store(settings, DEMO_NAMESPACE)
     _load_model(store)
-    # The defaults of every door: --retriever, else the preset's, else MEMGRAPH_RETRIEVER (oneshot); MEMGRAPH_TOP_K (10).
+    # The defaults of every door: --retriever, else the preset's, else MEMGRAPH_RETRIEVER (navigator); MEMGRAPH_TOP_K (10).
     name = args.retriever or settings.default_retriever
     questions = json.loads(q_file.read_text(encoding="utf-8"))
     visible = 0

@@ -30,8 +30,12 @@ def show_question(q: dict, store, evidence: list[Evidence], name: str, ms: float
     for rank, (ev, lines) in enumerate(zip(evidence, chosen), start=1):
         dates = ",".join(sorted(set(ev.session_dates)))
         turns = ",".join(ev.turn_ids[:4]) + ("…" if len(ev.turn_ids) > 4 else "")
-        console.print(f"  {rank}. [{dates} | {turns}] ({ev.kind}, {ev.score:.3f})", markup=False)
+        mark = f" {ev.mark()}" if ev.mark() else ""
+        console.print(f"  {rank}. [{dates} | {turns}] ({ev.kind}, {ev.score:.3f}){mark}", markup=False, soft_wrap=True)
         shown.append(dates)  # the printed date is evidence too ("last Sunday" + the session date)
+        if ev.context is not None:  # the question a short reply answers, shown with it
+            console.print(f"       {ev.context_note()}", markup=False, soft_wrap=True)
+            shown.append(ev.context_note())
         for ln in lines:
             console.print(f"       {ln.turn_id}: {' '.join(ln.text.split())}", markup=False)
             shown.append(ln.text)

@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--retriever",
         help=f"{', '.join(RETRIEVERS)}, or a preset's name (its retriever); default: the preset's, "
-        "else MEMGRAPH_RETRIEVER (oneshot)",
+        "else MEMGRAPH_RETRIEVER (navigator)",
     )
     s.add_argument("--preset", help=PRESET_HELP)
     s.add_argument(

@@ -144,8 +144,11 @@ def _unread_error(settings: Settings, unread: list[tuple[str, BaseException]], t
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     """A stored item through ``Memory.get``: its text, attributes, graph neighbours and the
-    provenance turns it rests on (with their dates)."""
+    provenance turns it rests on (with their dates, the question a short reply answers, and
+    "(superseded on DATE by TURN)" on a statement a later one replaced)."""
     from memgraph_agents.api import Memory
+    from memgraph_agents.api.ops import open_store
+    from memgraph_agents.retrieval.finish import finished_turns
 
     memory = Memory(settings=settings)
     ns = settings.namespace if args.namespace is None else args.namespace  # "" is refused, not defaulted
@@ -166,9 +169,15 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     ]
     console.print(table(f"Neighbours ({item.n_neighbours})", ["dir", "edge", "label", "node", "text"], rows))
     console.print(f"provenance turns ({len(item.turn_ids)}):")
-    for tid in item.turn_ids[:20]:
+    shown = item.turn_ids[:20]
+    finished = {ev.turn_ids[0]: ev for ev in finished_turns(open_store(settings, ns), shown)}
+    for tid in shown:
         turn = item if tid == item.id and item.kind == "turn" else memory.get(tid, namespace=ns)
-        console.print(f"  [{turn.date[:10]} | {tid}] {turn.speaker}: {turn.text}", markup=False)
+        ev = finished.get(tid)
+        notes = [
+            n for n in (ev.context_note() if ev else "", f"{turn.speaker}: {turn.text}", ev.mark() if ev else "") if n
+        ]
+        console.print(f"  [{turn.date[:10]} | {tid}] {' '.join(notes)}", markup=False, soft_wrap=True)
     return 0
 
 

@@ -76,7 +76,13 @@ def print_evidence(evidence, limit: int = 5, indent: str = "  ", with_namespace:
         text = " ".join(ev.text.split())
         text = text if len(text) <= 220 else text[:217] + "…"
         where = f"{ev.namespace}: " if with_namespace else ""
-        console.print(f"{indent}{rank}. {where}[{dates} | {turns}] ({ev.kind}, {ev.score:.3f}) {text}", markup=False)
+        # the mark and the question a reply answers are never cut with the text (Evidence's wording)
+        notes = [n for n in (ev.context_note(), text, ev.mark()) if n]
+        console.print(
+            f"{indent}{rank}. {where}[{dates} | {turns}] ({ev.kind}, {ev.score:.3f}) {' '.join(notes)}",
+            markup=False,
+            soft_wrap=True,  # one line an item: a terminal wraps it, a pipe keeps it whole
+        )
 
 
 def env_namespace() -> str:

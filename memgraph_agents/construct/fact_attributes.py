@@ -47,7 +47,12 @@ ATTRIBUTES: tuple[FactAttribute, ...] = (
     FactAttribute(
         "studies",
         True,
-        ("What are you studying?", "I study a subject at university.", "Which school does your child go to?"),
+        (
+            "What are you studying?",
+            "I study a subject at university.",
+            "I changed my course this term.",
+            "Which school does your child go to?",
+        ),
     ),
     FactAttribute(
         "partner",

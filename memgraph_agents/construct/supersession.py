@@ -49,9 +49,10 @@ def _new_statements(b: SessionBuild) -> tuple[list[Statement], list[Statement]]:
     every: list[Statement] = []
     for t in b.of_kind(NodeKind.TURN):
         tid, who, when = t.attrs["turn_id"], t.attrs["speaker"], t.attrs["timestamp"]
+        order = int(t.attrs.get("index") or 0)
         body = _body(t.text)
-        changing += [s for s in statements(t.id, tid, who, when, body) if change_cue(s.text)]
-        every += [Statement(t.id, tid, who, when, s) for s in split_sentences(body) if is_statement(s)]
+        changing += [s for s in statements(t.id, tid, who, when, body, order) if change_cue(s.text)]
+        every += [Statement(t.id, tid, who, when, s, order) for s in split_sentences(body) if is_statement(s)]
     return changing, every
 
 
@@ -68,9 +69,9 @@ def _stored_earlier(ctx: BuildContext, new: Statement, row: np.ndarray, idx: np.
             continue
         who, when = snap.attrs[t].get("speaker"), str(snap.attrs[t].get("timestamp") or "")
         text = _body(snap.text[i])
-        if who != new.speaker or not when or when >= new.when or not is_statement(text):
+        if who != new.speaker or not when or when > new.when or not is_statement(text):
             continue
-        out.append(Statement(snap.ids[t], tid, who, when, text))
+        out.append(Statement(snap.ids[t], tid, who, when, text, int(snap.attrs[t].get("index") or 0)))
         if len(out) >= CANDIDATES:
             break
     return out
@@ -92,7 +93,7 @@ def candidates(b: SessionBuild, ctx: BuildContext) -> list[Candidate]:
     pairs: list[tuple[Statement, list[Statement]]] = []
     for r, new in enumerate(changing):
         olds = _stored_earlier(ctx, new, rows[r], idx) if rows is not None else []
-        olds += [s for s in every if s.speaker == new.speaker and s.when < new.when]
+        olds += [s for s in every if s.speaker == new.speaker and s.before(new)]
         if olds:
             pairs.append((new, olds))
     if not pairs:

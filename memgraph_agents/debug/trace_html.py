@@ -355,7 +355,7 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
         {
             "node": ev.node_id,
             "kind": ev.kind,
-            "cite": _flat(ev.cite(), 1200),
+            "cite": _flat(ev.cite(max_chars=1000)),  # the text is cut, never the mark after it
             "turn_ids": ev.turn_ids,
             "dates": sorted(set(ev.session_dates)),
             "score": round(ev.score, 3),
@@ -366,7 +366,7 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
     turns = [
         {
             "turn": ev.turn_ids[0] if ev.turn_ids else ev.node_id,
-            "cite": _flat(ev.cite(), 600),
+            "cite": _flat(ev.cite(max_chars=450)),
             "score": round(ev.score, 3),
         }
         for ev in result.ranking[:10]

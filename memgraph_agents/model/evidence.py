@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
@@ -23,11 +24,22 @@ def human_date(day: str) -> str:
 
 
 def superseded_note(on: str | None, by: Sequence[str], fmt: Callable[[str], str] = iso_date) -> str:
-    """`` (superseded on 2024-05-12 by S3:2)`` for a statement a later one replaced, else ``""``."""
+    """``(superseded on 2024-05-12 by S3:2)`` for a statement a later one replaced, else ``""``."""
     if not by:
         return ""
     when = f" on {fmt(on)}" if on else ""
-    return f" (superseded{when} by {', '.join(by[:3])}{', …' if len(by) > 3 else ''})"
+    return f"(superseded{when} by {', '.join(by[:3])}{', …' if len(by) > 3 else ''})"
+
+
+CONTEXT_CHARS = 160  # a question longer than this is cut in the note
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+class TurnContext(BaseModel):
+    """The turn an evidence turn answers: the question right before a short reply."""
+
+    turn_id: str
+    text: str = Field(description="the asking turn as stored ('Speaker: text')")
 
 
 class Evidence(BaseModel):
@@ -55,10 +67,34 @@ class Evidence(BaseModel):
         default_factory=dict, description="the user's metadata of its first session (session_ids[0])"
     )
     namespace: str = Field("", description="the namespace it came from (set by Memory.search)")
+    context: TurnContext | None = Field(
+        None,
+        description="the question this turn answers (the turn right before it, by another speaker), "
+        "shown with it; not an item of its own",
+    )
+
+    def mark(self, *, human: bool = False) -> str:
+        """``(superseded on 2023-09-02 by D7:4)`` when a later statement replaced this one, else
+        ``""``: the one wording of the mark, for every door (``cite``, the CLI, the trace page)."""
+        return superseded_note(self.superseded_on, self.superseded_by, human_date if human else iso_date)
+
+    def context_note(self, *, max_chars: int = CONTEXT_CHARS) -> str:
+        """``(in reply to S2:2 Maya: "When do you start?")`` for a reply shown with the question it
+        answers, else ``""``."""
+        if self.context is None:
+            return ""
+        who, sep, said = " ".join(self.context.text.split()).partition(": ")
+        if not sep:
+            who, said = "", who
+        # the question itself: the asking turn's last sentence ("YES!! When do you start?")
+        said = _SENTENCE_END.split(said.strip())[-1]
+        if len(said) > max_chars:
+            said = said[: max_chars - 1] + "…"
+        return f'(in reply to {self.context.turn_id} {who + ": " if who else ""}"{said}")'
 
     def cite(self, *, human: bool = False, max_turns: int = 6, max_chars: int | None = None) -> str:
         """One line for a prompt, a tool result or a terminal:
-        ``[2023-05-08 | D1:3] text (superseded on 2023-09-02 by D7:4)``.
+        ``[2023-05-08 | D1:3] (in reply to D1:2 …) text (superseded on 2023-09-02 by D7:4)``.
 
         ``human``: dates as ``8 May 2023`` (what an answering model reads); ``max_chars`` cuts
         a long text (a session-sized item). Every door formats evidence with this method.
@@ -72,8 +108,9 @@ class Evidence(BaseModel):
             text = text[: max_chars - 1] + "…"
         if not turns and human:
             turns = self.node_id  # an answering model cites something
-        note = superseded_note(self.superseded_on, self.superseded_by, fmt)
-        return f"[{day_list} | {turns}] {text}{note}"
+        context = self.context_note()
+        mark = self.mark(human=human)
+        return f"[{day_list} | {turns}] {context + ' ' if context else ''}{text}{' ' + mark if mark else ''}"
 
 
 def flatten_turns(evidence: list[Evidence], k: int | None = None) -> list[str]:

@@ -154,8 +154,19 @@ async def localize(state: NavState, config, runtime) -> dict:
     if "satisfied" in update:
         satisfied = [a or b for a, b in zip(satisfied, update["satisfied"])]
     if rnd == 0 and all(satisfied):  # an easy question: the seed ranking is the answer
+        k = state.get("k") or ctx.top_k or 10
+        seed = [(f"turn:{tid}", score) for tid, score in update.get("one_shot", [])[:k]]
         events = [
-            event("localize", round_=rnd, wave=wave, query=query, source="seed", candidates=[], start=[], scores={}),
+            event(
+                "localize",
+                round_=rnd,
+                wave=wave,
+                query=query,
+                source="seed",
+                candidates=[n for n, _ in seed],  # what the run answers with: inspectable like any path
+                start=[],
+                scores={n: round(sc, 3) for n, sc in seed},
+            ),
         ]
         update.update(_route(events, state, "respond", "the seed ranking meets every subgoal", []))
         update["trace"] = emit(runtime, events)

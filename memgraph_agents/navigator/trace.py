@@ -75,6 +75,8 @@ def format_trace(trace: list[dict[str, Any]], *, width: int = 120) -> list[str]:
         if t == "plan":
             goals = " | ".join(f"S{i + 1} {s}" for i, s in enumerate(e.get("subgoals", [])))
             lines.append(cut(f"{head} plan ({e.get('source', '')}): {goals}"))
+        elif t == "localize" and e.get("source") == "seed":
+            lines.append(cut(f"{head} localize (seed) {e.get('query', '')!r}: {', '.join(e.get('candidates', []))}"))
         elif t == "localize":
             lines.append(
                 cut(

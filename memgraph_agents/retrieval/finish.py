@@ -2,7 +2,8 @@
 
 ``finish`` runs on the output of every retriever (``memgraph_agents.registry.retrieve``) and on the
 navigator's ranking: it marks statements later ones replaced and re-ranks by the question's
-time (``retrieval.validity``), and sets each item's ``relevance`` (``retrieval.relevance``).
+time (``retrieval.validity``), sets each item's ``relevance`` (``retrieval.relevance``) and,
+on a short reply, the question it answers (``context``, ``retrieval.reply_context``).
 It is idempotent, so a ranking finished twice is finished once.
 """
 
@@ -12,14 +13,15 @@ from memgraph_agents.model.depth import FINISH_HEAD, GENERATED_KINDS
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.relevance import question_vector, relevance_of
+from memgraph_agents.retrieval.reply_context import with_context
 from memgraph_agents.retrieval.validity import annotate, implied_links, order, question_time
 from memgraph_agents.storage.protocols import StoreReader
 
 
 def finish(query: str, store: StoreReader, evidence: list[Evidence], *, k: int | None = None) -> list[Evidence]:
     """``evidence`` annotated, its first ``FINISH_HEAD`` items ordered by the question's time,
-    with ``relevance`` set: at most ``k`` ranked items (default as many as given), then the
-    generated items a preset appends (``GENERATED_KINDS``)."""
+    with ``relevance`` and ``context`` set: at most ``k`` ranked items (default as many as
+    given), then the generated items a preset appends (``GENERATED_KINDS``)."""
     if not evidence:
         return evidence
     snap = store.snapshot()
@@ -38,4 +40,13 @@ def finish(query: str, store: StoreReader, evidence: list[Evidence], *, k: int |
     shown = {ev.node_id for ev in ordered}
     ordered += annotate(snap, [ev for ev in ranked[FINISH_HEAD:] if ev.node_id not in shown])
     out = ordered[: len(ranked) if k is None else k] + annotate(snap, generated)
-    return [ev.model_copy(update={"relevance": rel(ev)}) for ev in out]
+    return [ev.model_copy(update={"relevance": rel(ev)}) for ev in with_context(snap, out)]
+
+
+def finished_turns(store: StoreReader, turn_ids: list[str]) -> list[Evidence]:
+    """The stored turns of ``turn_ids`` as evidence, marked and with their context as
+    ``finish`` marks a ranking (no question: no order, no relevance); for a door that shows
+    turns, not a ranking (``memgraph show``)."""
+    snap = store.snapshot()
+    found = [turn_evidence(snap, t, 0.0, retriever="", path=[f"turn:{t}"]) for t in turn_ids]
+    return with_context(snap, annotate(snap, [ev for ev in found if ev is not None]))

@@ -37,7 +37,7 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.storage.snapshot import EDGE_CODE, GraphSnapshot
 
 PULL_MARGIN = 0.2  # a linked statement joins the ranking when its relevance is within this of its partner's
-IMPLIED_SIMILAR = 0.5  # turn cosine of two statements of one speaker about the same thing
+IMPLIED_SIMILAR = 0.35  # turn cosine of two statements of one speaker about the same thing
 
 Focus = Literal["present", "past", "date", "none"]
 
@@ -47,6 +47,7 @@ _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONT
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b{_MONTH}\s+(?:of\s+)?(\d{{4}})\b", re.I)
 _YEAR = re.compile(r"\b(?:in|during|by|as of|until|back in)\s+((?:19|20)\d{2})\b", re.I)
+_YEAR_EDGE = re.compile(r"\b(?:the\s+)?(start|beginning|end)\s+of\s+((?:19|20)\d{2})\b", re.I)
 _PAST = re.compile(
     r"\b(?:before|used to|use to|previously|formerly|originally|at first|earlier|in the past|back then|"
     r"at the time|prior|former|old)\b",
@@ -78,7 +79,8 @@ def _month_end(y: int, m: int) -> date:
 
 def named_day(text: str) -> date | None:
     """The last day of the first absolute date or period ``text`` names ("3 May 2024",
-    "May 3, 2024", "2024-05-03", "March 2024", "in 2023"), else ``None``."""
+    "May 3, 2024", "2024-05-03", "March 2024", "in 2023"; "the start of 2024" is its first
+    day), else ``None``."""
     try:
         if m := _ISO_DAY.search(text):
             return date(int(m[1]), int(m[2]), int(m[3]))
@@ -86,6 +88,8 @@ def named_day(text: str) -> date | None:
             return date(int(m[3]), MONTH_NUMBERS[m[2].lower().rstrip(".")], int(m[1]))
         if m := _MONTH_DAY_YEAR.search(text):
             return date(int(m[3]), MONTH_NUMBERS[m[1].lower().rstrip(".")], int(m[2]))
+        if m := _YEAR_EDGE.search(text):  # "at the start of 2024": its first day; "the end of 2023": its last
+            return date(int(m[2]), 1, 1) if m[1].lower() != "end" else date(int(m[2]), 12, 31)
         if m := _MONTH_YEAR.search(text):
             return _month_end(int(m[2]), MONTH_NUMBERS[m[1].lower().rstrip(".")])
         if m := _YEAR.search(text):
