@@ -38,16 +38,16 @@ def main(data_dir: str | None = None) -> dict:
     history = mem.history(note)
     print("history:", " -> ".join(repr(v.text) for v in history.versions))
 
-    print("\nWhat did Jonas say in April, in the chat sessions?")
+    print("\nWhat did Jonas say in April about moving day, in the chat sessions?")
     found = mem.search(
-        "new job and the move", k=3, speaker="Jonas", since="2024-04-01", until="2024-05-01", filter={"source": "chat"}
+        "the van on moving day", k=3, speaker="Jonas", since="2024-04-01", until="2024-05-01", filter={"source": "chat"}
     )
     for ev in found:
         print("  ", ev.cite())
 
     jonas = mem.user("jonas")  # a user's own namespace, as the agent tools name it
     jonas.add("Jonas wants to show Maya the Voltwerk workshop", speaker="Jonas")
-    both = mem.search("cargo bike", namespaces=["maya", jonas.settings.namespace], k=4)
+    both = mem.search("a visit to the Voltwerk workshop", namespaces=["maya", jonas.settings.namespace], k=4)
     print("\nBoth namespaces:")
     for ev in both:
         print(f"  [{'maya' if ev.namespace == 'maya' else 'jonas'}] {ev.text[:80]}")

@@ -36,6 +36,7 @@ from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError, MemgraphError
 from memgraph_agents.integrations.mcp_tokens import check_http_exposure, load_tokens
 from memgraph_agents.integrations.mcp_verbs import Filter, Metadata, Since, Speaker, Until, add_verb_tools, filter_args
+from memgraph_agents.model.outcome import nothing_line
 from memgraph_agents.storage.namespaces import validate_namespace, validate_stored_name
 
 __all__ = ["MemoryServer", "TokenNamespaces", "build_server", "load_tokens"]
@@ -88,7 +89,7 @@ class MemoryServer:
 
     async def recall(self, ns: str, query: str, k: int | None, min_score: float | None = None, **filters: Any) -> str:
         evidence = await self.memory.asearch(query, namespace=ns, k=k, min_score=min_score, **filters)
-        return "\n".join(ev.cite() for ev in evidence) or "Nothing relevant in memory."
+        return "\n".join(ev.cite() for ev in evidence) or nothing_line(query, evidence.reason, evidence.why)
 
     async def remember(self, ns: str, text: str, metadata: dict | None = None) -> str:
         report = await self.memory.aadd(text, namespace=ns, metadata=metadata)
@@ -123,7 +124,7 @@ MinScore = Annotated[
         ge=0,
         le=1,
         description="relevance floor in [0, 1]: items less relevant are dropped (default: the server's "
-        "MEMGRAPH_MIN_SCORE, else the embedding model's floor)",
+        "MEMGRAPH_MIN_SCORE, else the relevance gate: nothing when the best item is not relevant, else all k)",
     ),
 ]
 
@@ -181,8 +182,9 @@ def build_server(
         min_score: MinScore = None,
     ) -> str:
         """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text.
-        Filters restrict what is searched (k items still come back when k match); items below
-        min_score are dropped ("Nothing relevant in memory." when none is left)."""
+        Filters restrict what is searched (k items still come back when k match). Without
+        min_score nothing comes back when the best item is not relevant (the relevance gate);
+        with it, items below it are dropped. An empty answer says why ("Nothing in memory: ...")."""
         return await server.guarded(
             server.recall(ns(), query, k, min_score, **filter_args(since, until, speaker, filter))
         )

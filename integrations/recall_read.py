@@ -16,6 +16,7 @@ from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
 from memgraph_agents.integrations.recall_result import RecallResult
 from memgraph_agents.integrations.writer import BackgroundWriter
+from memgraph_agents.model.outcome import one_reason
 from memgraph_agents.retrieval.protocols import Retriever
 
 
@@ -38,7 +39,7 @@ async def read_scopes(
     config: Mapping[str, Any] | None = None,
 ) -> RecallResult:
     """Evidence for ``query`` from ``scopes`` (the first is the run's own namespace), cut at
-    the relevance floor ``min_score`` (``None``: the engine's default for ``retriever``);
+    the relevance floor ``min_score`` (``None``: the relevance gate, as ``ops.retrieval``);
     ``config`` (the tool's run config) reaches the navigator graph: its callbacks see the nodes."""
     req = search_request(
         query=query, namespaces=tuple(scopes), k=k, retriever=retriever, min_score=min_score, config=config
@@ -58,6 +59,8 @@ async def read_scopes(
             empty=one.empty,
             min_score=one.min_score,
             best_relevance=one.best_relevance,
+            reason=one.reason,
+            why=one.why(scopes[0]),
         )
     evidence = merge_namespaces([(ns, f.evidence) for ns, f in zip(scopes, found, strict=True)], k)
     empty = "; ".join(f.empty for f in found) if all(f.empty for f in found) else ""
@@ -71,4 +74,6 @@ async def read_scopes(
         scopes=scopes,
         min_score=found[0].min_score,
         best_relevance=best,
+        reason=None if evidence else one_reason([f.reason for f in found]),
+        why="" if evidence else "; ".join(f"{ns}: {f.why(ns)}" for ns, f in zip(scopes, found, strict=True)),
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.outcome import EmptyReason, nothing_line
 
 
 @dataclass
@@ -21,8 +22,10 @@ class RecallResult:
     scopes: list[str] | None = None  # the namespaces read, when more than ``namespace``
     unseen: int = 0  # writes still queued for these namespaces when recall gave up waiting
     waited: float = 0.0  # seconds recall waited for queued writes
-    min_score: float = 0.0  # the relevance floor applied
-    best_relevance: float | None = None  # the best relevance of the ranking, before the floor
+    min_score: float = 0.0  # the per-item relevance floor applied
+    best_relevance: float | None = None  # the best relevance of the ranking, before the gate and floor
+    reason: EmptyReason | None = None  # why the evidence is empty (None: it is not)
+    why: str = ""  # why the evidence is empty (``ops.Retrieval.why``: nothing stored, filtered out, below the gate)
     failed_writes: list[str] = field(default_factory=list)  # background writes that failed, told once
 
     def failure_note(self) -> str:
@@ -46,15 +49,10 @@ class RecallResult:
 
     def _content(self) -> str:
         note = self.unseen_note()
-        if not self.evidence and not note and self.best_relevance is not None:
-            return (
-                f"Nothing relevant in memory for {self.query!r} (best match relevance "
-                f"{self.best_relevance:.2f}, below the floor {self.min_score:g})."
-            )
         if not self.evidence:
             if note:
                 return f"Nothing found for {self.query!r} in what is saved so far: {note}"
-            return f"Nothing in memory matches {self.query!r}."
+            return nothing_line(self.query, self.reason, self.why)
         head = f"Memory evidence for {self.query!r} ({self.retriever}; cite turn ids):"
         lines = [head] + ([f"Note: {note}"] if note else [])
         if self.answer:

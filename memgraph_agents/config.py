@@ -156,12 +156,12 @@ class InputLimits(_EnvSettings):
         return text
 
 
-# The relevance floor of the MiniLM embeddings (int8 and fp32 alike: cosines 0.999 apart), chosen
-# on LoCoMo's development split (BENCHMARKS.md, "The relevance floor"): the highest floor that
-# loses at most 0.5 % of the answerable questions' turn recall@10 (0.2: 0.4 %; 0.25: 1.6 %). A
-# floor is a cosine of one model: other embeddings (hashing in tests, a caller's own) get none
-# unless ``min_score`` sets one.
-MINILM_MIN_SCORE = 0.2
+# The relevance gate of the MiniLM embeddings (int8 and fp32 alike: cosines 0.999 apart): a
+# question whose best item is less relevant than this gets nothing ("nothing relevant in
+# memory"), any other all k items. Chosen on questions memory cannot answer, written for the
+# purpose, against LoCoMo's development split (BENCHMARKS.md, "The relevance gate"). A gate is a
+# cosine of one model: other embeddings (hashing in tests, a caller's own) get none.
+MINILM_GATE = 0.25
 
 
 class Settings(_EnvSettings):
@@ -224,10 +224,19 @@ class Settings(_EnvSettings):
         None,
         ge=0.0,
         le=1.0,
-        description="relevance floor of every door's search / ask / recall: evidence whose relevance (the "
-        "question's cosine to the item's best sentence, comparable across questions) is below it "
-        "is dropped; nothing left is the 'nothing relevant in memory' outcome. Default: the "
-        "embedding model's floor (MiniLM: 0.2, chosen on data, BENCHMARKS.md; others: 0). 0 keeps everything",
+        description="per-item relevance floor of every door's search / ask / recall: evidence whose "
+        "relevance (the question's cosine to the item's best sentence, comparable across questions) is "
+        "below it is dropped, and the relevance gate is off. Unset: the gate decides (relevance_gate). "
+        "0 keeps everything",
+    )
+    relevance_gate: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="question-level relevance gate, used when min_score is unset: nothing when the best "
+        "item's relevance is below it ('nothing relevant in memory'), otherwise all k items. Default: the "
+        "embedding model's gate (MiniLM: 0.25, calibrated on questions memory cannot answer, "
+        "BENCHMARKS.md; others: 0)",
     )
     preset: str = Field(
         "base",
@@ -323,10 +332,18 @@ class Settings(_EnvSettings):
 
     @property
     def relevance_floor(self) -> float:
-        """``min_score``, else the embedding model's floor (``MINILM_MIN_SCORE`` for MiniLM, 0 otherwise)."""
+        """The per-item floor: ``min_score``, else 0 (the gate decides instead)."""
+        return self.min_score if self.min_score is not None else 0.0
+
+    @property
+    def gate(self) -> float:
+        """The question-level gate: 0 when ``min_score`` is set (the caller's floor decides), else
+        ``relevance_gate``, else the embedding model's (``MINILM_GATE`` for MiniLM, 0 otherwise)."""
         if self.min_score is not None:
-            return self.min_score
-        return MINILM_MIN_SCORE if self.embeddings in ("minilm", "minilm-torch") else 0.0
+            return 0.0
+        if self.relevance_gate is not None:
+            return self.relevance_gate
+        return MINILM_GATE if self.embeddings in ("minilm", "minilm-torch") else 0.0
 
     @classmethod
     def load(cls, **values: Any) -> Settings:

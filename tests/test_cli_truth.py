@@ -66,7 +66,7 @@ def test_ask_says_nothing_relevant_below_the_floor(tmp_path, monkeypatch, capsys
     out = capsys.readouterr().out
     best = float(
         re.search(
-            r"nothing relevant in memory: the best match's relevance, ([\d.]+), is below the floor 0.99", out
+            r"nothing relevant in memory: every item's relevance \(best ([\d.]+)\) is below min_score 0.99", out
         ).group(1)
     )
     assert _items(out) == [] and 0 < best < 0.99

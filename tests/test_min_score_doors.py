@@ -72,7 +72,7 @@ def test_an_agent_run_gets_nothing_relevant_above_every_item_and_evidence_below(
     none = _agent_recall(settings, min_score=ABOVE_EVERY_ITEM)
     assert none.status != "error"
     assert none.content.startswith(f"Nothing relevant in memory for {QUESTION!r}"), none.content
-    assert f"below the floor {ABOVE_EVERY_ITEM:g}" in none.content and none.artifact["evidence"] == []
+    assert f"is below min_score {ABOVE_EVERY_ITEM:g}" in none.content and none.artifact["evidence"] == []
     # the floor the model names is the floor applied: between the two, only items at or above it
     best = max(ev["relevance"] for ev in found.artifact["evidence"])
     mid = _agent_recall(settings, min_score=round(best / 2, 3))
@@ -173,7 +173,9 @@ def test_mcp_recall_takes_min_score_from_the_official_client(tmp_path):
             r = await s.call_tool("recall", {"query": QUESTION, "min_score": 0})
             assert not r.isError and note in r.content[0].text
             r = await s.call_tool("recall", {"query": QUESTION, "min_score": ABOVE_EVERY_ITEM})
-            assert not r.isError and r.content[0].text == "Nothing relevant in memory."
+            text = r.content[0].text
+            assert not r.isError and text.startswith(f"Nothing relevant in memory for {QUESTION!r}: every item")
+            assert f"below min_score {ABOVE_EVERY_ITEM:g}" in text
             for bad in (1.5, -0.1, "high"):
                 r = await s.call_tool("recall", {"query": QUESTION, "min_score": bad})
                 assert r.isError and "min_score" in r.content[0].text, (bad, r.content)
@@ -181,3 +183,28 @@ def test_mcp_recall_takes_min_score_from_the_official_client(tmp_path):
             assert not r.isError and note in r.content[0].text
 
     asyncio.run(go())
+
+
+def test_every_empty_result_says_why(settings):
+    """Nothing stored, filtered out, below the gate, below the floor: each door says which."""
+    from memgraph_agents import Memory
+    from memgraph_agents.model.outcome import EmptyReason
+
+    gated = settings.override(relevance_gate=ABOVE_EVERY_ITEM)  # hash embeddings have no gate of their own
+    mem = Memory(settings=gated)
+    none = mem.search(QUESTION, namespace="nobody-here")
+    assert none == [] and none.reason is EmptyReason.NOTHING_STORED and "holds no memory" in none.why
+    out = mem.search(QUESTION, namespace=ALICE, speaker="Zebulon")
+    assert out == [] and out.reason is EmptyReason.FILTERED_OUT and "matches the filter" in out.why
+    out = mem.search(QUESTION, namespace=ALICE)
+    assert out == [] and out.reason is EmptyReason.BELOW_GATE and f"relevance gate {ABOVE_EVERY_ITEM:g}" in out.why
+    asked = mem.ask(QUESTION, namespace=ALICE)
+    assert asked.outcome == "nothing_relevant" and asked.reason is EmptyReason.BELOW_GATE and asked.gate == 0.999
+    out = mem.search(QUESTION, namespace=ALICE, min_score=ABOVE_EVERY_ITEM)
+    assert out == [] and out.reason is EmptyReason.BELOW_FLOOR and "min_score" in out.why
+    found = mem.search(QUESTION, namespace=ALICE, min_score=0)  # an explicit floor turns the gate off
+    assert found and found.reason is None and found.why == ""
+    tool = _agent_recall(gated)
+    assert tool.content.startswith(f"Nothing relevant in memory for {QUESTION!r}: the best match's relevance")
+    assert "is below the relevance gate 0.999" in tool.content
+    assert "holds no memory" in AgentMemory(settings=gated).recall(QUESTION, k=3).content()

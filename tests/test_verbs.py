@@ -347,10 +347,14 @@ def test_async_twins(mem):
 def test_the_everyday_example_runs_from_the_package(tmp_path, monkeypatch, capsys):
     from memgraph_agents.examples import everyday
 
-    monkeypatch.setenv("MEMGRAPH_EMBEDDINGS", "hash")
+    monkeypatch.delenv("MEMGRAPH_EMBEDDINGS", raising=False)  # the default model, as a user runs it
+    monkeypatch.delenv("MEMGRAPH_MIN_SCORE", raising=False)
     out = everyday.main(str(tmp_path / "mem"))
     printed = capsys.readouterr().out
     assert out["versions"] == 2 and len(out["notes"]) == 1
-    assert out["found"] and all(ev.session_dates[0].startswith("2024-04") for ev in out["found"])
+    found = out["found"]  # the filtered search: Jonas, in April, the chat sessions, past the relevance gate
+    assert len(found) == 3 and all(ev.session_dates[0].startswith("2024-04") for ev in found)
+    assert "The van broke down" in found[0].text and found[0].cite().split()[0] in printed
     assert {ev.namespace for ev in out["both"]} == {"maya", Memory.namespace_for_user("jonas")}
+    assert "[jonas] Jonas: Jonas wants to show Maya the Voltwerk workshop" in printed
     assert "history: 'Maya is saving for a cargo bike' -> 'Maya bought a cargo bike in June'" in printed

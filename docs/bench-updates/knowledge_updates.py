@@ -7,7 +7,9 @@ Ingests each chat of the set into its own namespace (offline, MiniLM), then prin
 ``supersedes`` links construction made from the new statement (``S3:2``) to the old one
 (``S1:4``) and how many other links; per retriever, for how many chats a question about the
 present ranks the new statement above the old one (or marks the old one replaced) and a
-question about the past finds the old statement in the top 3. Run from the repository root.
+question about the past finds the old statement in the top 3; how many present questions
+also have the old statement in the top 5; and how many of the questions the relevance gate
+refuses when asked without ``min_score``. Run from the repository root.
 Sets: ``acceptance`` (tests/knowledge_updates.py), ``fresh`` (tests/knowledge_updates_fresh.py,
 never tuned on).
 """
@@ -49,13 +51,16 @@ def main() -> None:
         other += sum(1 for f in found if f != want)
     print(f"{args.set}: {len(cases)} chats; linked {linked}, other links {other}")
     for name in args.retrievers.split(","):
-        present = past = 0
+        present = past = both5 = refused = 0
         missed = []
         for i, case in enumerate(cases):
             ns = f"{args.set[0]}{i:02d}"
             ev = mem.search(case.now, namespace=ns, retriever=name, k=10, min_score=0)
             new, old = rank_of(ev, NEW_TURN), rank_of(ev, OLD_TURN)
             ok_now = (new is not None and (old is None or new < old)) or (old is not None and not ev[old].current)
+            both5 += ok_now and old is not None and old < 5
+            # the same questions as a user asks them: the relevance gate, no min_score
+            refused += sum(not mem.search(q, namespace=ns, retriever=name, k=10) for q in (case.now, case.before))
             ev = mem.search(case.before, namespace=ns, retriever=name, k=10, min_score=0)
             old_past = rank_of(ev, OLD_TURN)
             ok_past = old_past is not None and old_past < 3
@@ -63,7 +68,10 @@ def main() -> None:
             past += ok_past
             if not (ok_now and ok_past):
                 missed.append(f"{i}:{case.attribute}")
-        print(f"  {name}: present {present}/{len(cases)}, past in top 3 {past}/{len(cases)}; missed {missed}")
+        print(
+            f"  {name}: present {present}/{len(cases)} (and the earlier fact in the top 5: {both5}), past in top 3 "
+            f"{past}/{len(cases)}; refused by the relevance gate {refused}/{2 * len(cases)}; missed {missed}"
+        )
 
 
 if __name__ == "__main__":

@@ -38,13 +38,12 @@ from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.item_verbs import ItemVerbs
 from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
 from memgraph_agents.api.request import search_request
-from memgraph_agents.api.results import AddReport, AskResult, ForgetReport
+from memgraph_agents.api.results import AddReport, AskResult, ForgetReport, Found
 from memgraph_agents.api.sources import conversations_from, is_note_id
 from memgraph_agents.api.users import namespace_or_user
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
-from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.metadata import check_metadata
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import hold, model_specs
@@ -281,7 +280,7 @@ class Memory(ItemVerbs):
         min_score: float | None = None,
         as_of: DateLike | None = None,
         config: Mapping[str, Any] | None = None,
-    ) -> builtins.list[Evidence]:
+    ) -> Found:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
         ``settings.retriever``): at most ``k`` (default ``settings.top_k``) ranked items, then the
         generated items a preset adds (``sgmem``'s summaries and facts). Empty for an empty
@@ -296,9 +295,11 @@ class Memory(ItemVerbs):
         Each item carries ``relevance`` (in [0, 1], comparable across questions) and, for a
         statement a later one replaced, ``current=False`` with ``superseded_by`` /
         ``superseded_on``; a question about the present ranks the current statement first, one
-        about the past the earlier one. ``min_score`` (default ``settings.min_score``, else the
-        embedding model's floor) drops items less relevant than it: ``[]`` then means nothing
-        relevant in memory (``ask`` tells it from an empty namespace).
+        about the past the earlier one. ``min_score`` (default ``settings.min_score``) drops items
+        less relevant than it; without one the relevance gate (``settings.gate``: MiniLM 0.25)
+        returns nothing when the best item is less relevant than it, else all k items. An
+        empty result says why (``Found.reason``: nothing stored, filtered out, below the gate or
+        the floor; ``Found.why``: the sentence).
 
         ``retriever`` is a name (``registry.register_retriever`` adds an application's own) or a
         callable ``(query, store, *, k)``, as the agent tools take it. ``config`` is a LangChain run config (``callbacks``, ``tags``, ``metadata``): it reaches
@@ -338,7 +339,7 @@ class Memory(ItemVerbs):
         min_score: float | None = None,
         as_of: DateLike | None = None,
         config: Mapping[str, Any] | None = None,
-    ) -> builtins.list[Evidence]:
+    ) -> Found:
         return await background.arun(
             self._search(
                 query,

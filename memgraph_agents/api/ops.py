@@ -22,13 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memgraph_agents.api.request import SearchRequest
-from memgraph_agents.api.results import AskResult, ForgetReport
+from memgraph_agents.api.results import AskResult, ForgetReport, Found
 from memgraph_agents.api.scopes import merge_namespaces
 from memgraph_agents.config import Settings
 from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
+from memgraph_agents.model.depth import FINISH_HEAD
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.filters import MemoryFilter
+from memgraph_agents.model.outcome import EmptyReason, one_reason
 from memgraph_agents.registry import is_navigator
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import forget_store, get_chat_model, get_store
@@ -66,8 +68,9 @@ class Retrieval:
     ``navigation`` is the navigator's full result (path, subgoals, answer) when it ran;
     ``usage`` and ``notes`` are the LLM calls and fallbacks of a one-shot retriever's LLM steps;
     ``empty`` says why nothing was searched (a namespace with no memory), else ``""``;
-    ``evidence`` is what the relevance floor ``min_score`` kept of a ranking whose best
-    relevance was ``best_relevance`` (nothing left: nothing relevant in memory)."""
+    ``evidence`` is what the relevance gate ``gate`` (the whole ranking or nothing) or the
+    per-item floor ``min_score`` kept of a ranking whose best relevance was ``best_relevance``;
+    ``reason`` says why it is empty (``None``: it is not)."""
 
     retriever: str
     evidence: list[Evidence] = field(default_factory=list)
@@ -75,8 +78,17 @@ class Retrieval:
     usage: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     empty: str = ""
-    min_score: float = 0.0  # the relevance floor applied
-    best_relevance: float | None = None  # the best relevance of the ranking, before the floor
+    min_score: float = 0.0  # the per-item relevance floor applied
+    best_relevance: float | None = None  # the best relevance of the ranking, before the gate and floor
+    gate: float = 0.0  # the question-level relevance gate applied
+    reason: EmptyReason | None = None
+
+    def why(self, namespace: str) -> str:
+        """Why nothing was found, one sentence ("" when something was)."""
+        if self.reason is None:
+            return ""
+        cut = self.gate if self.reason is EmptyReason.BELOW_GATE else self.min_score
+        return self.empty or self.reason.explain(namespace, self.best_relevance, cut)
 
 
 async def navigation(
@@ -102,21 +114,23 @@ async def navigation(
     return await anavigate(question, store, context=ctx, llm=llm, k=k, config=config)
 
 
-async def _reader(settings: Settings, namespace: str, filter: MemoryFilter | None) -> tuple[StoreReader | None, str]:
+async def _reader(
+    settings: Settings, namespace: str, filter: MemoryFilter | None
+) -> tuple[StoreReader | None, EmptyReason | None]:
     """The namespace's store seen through ``filter`` (``retrieval.scope``), or ``None`` and why
     not: it holds nothing yet, or nothing the filter admits (never an error: a user with
     nothing stored has nothing to recall)."""
     if not await asyncio.to_thread(exists, settings, namespace):
-        return None, f"namespace {namespace!r} holds no memory yet"
+        return None, EmptyReason.NOTHING_STORED
     store = await asyncio.to_thread(get_store, settings, namespace, create=False)
     if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
-        return None, f"namespace {namespace!r} holds no memory yet"
+        return None, EmptyReason.NOTHING_STORED
     from memgraph_agents.retrieval.scope import scoped
 
     reader = scoped(store, filter)
     if reader is not store and not len(await asyncio.to_thread(reader.snapshot)):
-        return None, f"nothing in namespace {namespace!r} matches the filter"
-    return reader, ""
+        return None, EmptyReason.FILTERED_OUT
+    return reader, None
 
 
 def floored(evidence: list[Evidence], min_score: float) -> tuple[list[Evidence], float | None]:
@@ -132,22 +146,31 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
     over what its filter admits (``k`` items whenever that holds ``k``), with the settings' chat
     model (``settings.llm``; none offline) for the navigator's LLM policy and the LLM steps of
     the retrievers that have them, finished (``retrieval.finish``: what is current, each item's
-    relevance) and cut at the relevance floor: ``req.min_score``, else
-    ``settings.relevance_floor`` for a named retriever (a caller's own ranking is cut only at a
-    ``min_score`` it names). Each item names its namespace. ``req.config`` (a LangChain run
-    config) reaches the navigator graph, so the caller's callbacks see its nodes."""
+    relevance), then judged by relevance: with a ``min_score`` (the request's, else the
+    settings') items below it are dropped; without one, the relevance gate (``settings.gate``,
+    named retrievers only) keeps all of them or, when the best item is below it, none
+    ("nothing relevant in memory"). A caller's own ranking is cut only at a ``min_score`` it
+    names. Each item names its namespace; ``reason`` says why none is left. ``req.config`` (a
+    LangChain run config) reaches the navigator graph, so the caller's callbacks see its nodes."""
     query, namespace, k, retriever = req.query, req.namespace, req.k, req.retriever
     _question(query, settings)
     name = req.retriever_name
     store, why = await _reader(settings, namespace, req.filter)
     if store is None:
-        return Retrieval(name, empty=why)
+        assert why is not None
+        return Retrieval(name, empty=why.explain(namespace), reason=why)
     found = await _run(settings, store, query, k, retriever, name, req.config)
-    min_score = req.min_score
+    min_score, gate = req.min_score, 0.0
     if min_score is None:
-        min_score = settings.relevance_floor if isinstance(retriever, str) else 0.0
+        named = isinstance(retriever, str)
+        min_score, gate = (settings.relevance_floor, settings.gate) if named else (0.0, 0.0)
     kept, found.best_relevance = floored(found.evidence, min_score)
-    found.evidence, found.min_score = [ev.model_copy(update={"namespace": namespace}) for ev in kept], min_score
+    found.min_score, found.gate = min_score, gate
+    if found.best_relevance is not None and found.best_relevance < gate:
+        kept, found.reason = [], EmptyReason.BELOW_GATE
+    elif not kept:
+        found.reason = EmptyReason.BELOW_FLOOR if found.evidence else EmptyReason.NO_MATCH
+    found.evidence = [ev.model_copy(update={"namespace": namespace}) for ev in kept]
     return found
 
 
@@ -163,8 +186,8 @@ async def _run(
     if not isinstance(retriever, str):  # an application's own retriever, finished like ours
         from memgraph_agents.retrieval.finish import finish
 
-        ranked = list(await asyncio.to_thread(retriever, query, store, k=k))[:k]
-        return Retrieval(name, await asyncio.to_thread(finish, query, store, ranked))
+        ranked = list(await asyncio.to_thread(retriever, query, store, k=max(k, FINISH_HEAD)))
+        return Retrieval(name, await asyncio.to_thread(finish, query, store, ranked, k=k))
     llm = get_chat_model(settings)
     if is_navigator(retriever):
         nav = await navigation(settings, store, query, k, llm, retriever, config)
@@ -180,35 +203,40 @@ async def _run(
     return Retrieval(name, list(evidence), usage=usage.snapshot(), notes=notes)
 
 
-async def search(settings: Settings, req: SearchRequest) -> list[Evidence]:
-    """Ranked evidence from what the filter admits (``k`` items whenever that holds ``k``), at
-    or above the relevance floor (``min_score``, default ``settings.relevance_floor``); ``[]``
-    for a namespace that holds nothing yet, or nothing relevant (never a guess). Over several
-    namespaces: one ranking (``api.scopes``: merged by rank, each item naming its namespace),
-    each searched for ``k`` items, concurrently."""
+async def search(settings: Settings, req: SearchRequest) -> Found:
+    """Ranked evidence from what the filter admits (``k`` items whenever that holds ``k``),
+    judged by relevance as ``retrieval`` says (a ``min_score`` floor, else the relevance gate);
+    ``[]`` for a namespace that holds nothing yet, or nothing relevant (never a guess), saying
+    which (``Found.reason`` / ``Found.why``). Over several namespaces: one ranking
+    (``api.scopes``: merged by rank, each item naming its namespace), each searched for ``k``
+    items, concurrently."""
     if len(req.namespaces) == 1:
-        return (await retrieval(settings, req)).evidence
+        one = await retrieval(settings, req)
+        return Found(one.evidence, one.reason, one.why(req.namespace))
     _question(req.query, settings)
     found = await asyncio.gather(*(retrieval(settings, req.at(ns)) for ns in req.namespaces))
-    return merge_namespaces([(ns, f.evidence) for ns, f in zip(req.namespaces, found, strict=True)], req.k)
+    merged = merge_namespaces([(ns, f.evidence) for ns, f in zip(req.namespaces, found, strict=True)], req.k)
+    reason = None if merged else one_reason([f.reason for f in found])
+    return Found(merged, reason, "; ".join(f"{ns}: {f.why(ns)}" for ns, f in zip(req.namespaces, found, strict=True)))
 
 
 async def ask(settings: Settings, req: SearchRequest) -> AskResult:
     """Evidence and trace always; an answer when a chat model is configured and memory holds
     something relevant. With ``filter`` the whole search (and so the answer) sees only what it
-    admits. ``outcome``: found | nothing_relevant (nothing at or above the floor) | no_memory."""
+    admits. ``outcome``: found | nothing_relevant (below the gate or the floor) | no_memory
+    (nothing stored, or nothing the filter admits); ``reason`` says which."""
     question, namespace = req.query, req.namespace
     found = await retrieval(settings, req)
     out = AskResult(question=question, namespace=namespace, retriever=found.retriever, evidence=found.evidence)
+    out.reason = found.reason
     if found.empty:
         out.trace = [found.empty]
         out.outcome = "no_memory"
         return out
-    out.best_relevance, out.min_score = found.best_relevance, found.min_score
+    out.best_relevance, out.min_score, out.gate = found.best_relevance, found.min_score, found.gate
     if not out.evidence:
         out.outcome = "nothing_relevant"
-        best = "none" if out.best_relevance is None else f"{out.best_relevance:.3f}"
-        out.trace = [f"nothing relevant in memory: the best relevance, {best}, is below the floor {found.min_score:g}"]
+        out.trace = [found.why(namespace)]
         return out
     nav = found.navigation
     if nav is not None:

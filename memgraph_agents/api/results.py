@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.model.outcome import SessionOutcome
+from memgraph_agents.model.outcome import EmptyReason, SessionOutcome
 
 
 class AddReport(BaseModel):
@@ -46,10 +46,25 @@ class AskResult(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     outcome: str = Field(
         "found",
-        description="found | nothing_relevant (memory holds nothing at or above the relevance floor) | "
-        "no_memory (the namespace holds nothing yet)",
+        description="found | nothing_relevant (the best item is below the relevance gate, or every item "
+        "below min_score) | no_memory (the namespace holds nothing yet, or nothing the filter admits)",
+    )
+    reason: EmptyReason | None = Field(
+        None,
+        description="why the evidence is empty: nothing_stored | filtered_out | below_gate | below_floor | no_match",
     )
     best_relevance: float | None = Field(None, description="the best relevance among the ranked items")
-    min_score: float | None = Field(None, description="the relevance floor applied")
+    min_score: float | None = Field(None, description="the per-item relevance floor applied")
+    gate: float | None = Field(None, description="the question-level relevance gate applied")
     trace: list[str] = Field(default_factory=list, description="how the evidence was reached, one line a step")
     counters: dict[str, float] = Field(default_factory=dict)
+
+
+class Found(list):  # list[Evidence]; a plain list subclass so every caller of ``search`` keeps working
+    """``Memory.search``'s evidence, a list, that also says why it is empty: ``reason`` (an
+    ``EmptyReason``, ``None`` when it is not empty) and ``why`` (one sentence for a person)."""
+
+    def __init__(self, evidence=(), reason: EmptyReason | None = None, why: str = "") -> None:
+        super().__init__(evidence)
+        self.reason = reason if not self else None
+        self.why = why if not self else ""

@@ -115,17 +115,13 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
                 for note in found.notes:
                     console.print(f"    fallback {note}", markup=False)
         evidence = found.evidence
-        if not evidence and found.best_relevance is not None:  # ranked, and all below the floor
+        if found.reason is not None and found.reason.irrelevant:  # ranked, judged irrelevant
             console.print(
-                f"  nothing relevant in memory: the best match's relevance, {found.best_relevance:.3f}, is "
-                f"below the floor {found.min_score:g} (MEMGRAPH_MIN_SCORE=0 shows every item)",
-                markup=False,
+                f"  nothing relevant in memory: {found.why(ns)} (MEMGRAPH_MIN_SCORE=0 shows every item)", markup=False
             )
             return 0
         if not evidence:
-            raise NothingToRead(
-                found.empty or f"retriever {name!r} found nothing to read in namespace {store.namespace!r}"
-            )
+            raise NothingToRead(found.why(ns) or f"retriever {name!r} found nothing to read in namespace {ns!r}")
     except NothingToRead as exc:
         err_console.print(f"error: {exc}", markup=False)
         return 1
@@ -154,8 +150,13 @@ def _ask_many(args: argparse.Namespace, settings: Settings, namespaces: list[str
     evidence = Memory(settings=settings).search(args.question, namespaces=namespaces, k=k, retriever=name, **filters)
     ms = 1000 * (time.perf_counter() - t0)
     console.print(f"[bold]{args.question}[/bold]  ({name}, {len(namespaces)} namespaces, {ms:.0f} ms)")
+    if evidence.reason is not None and evidence.reason.irrelevant:
+        console.print(f"  nothing relevant in memory ({evidence.why})", markup=False)
+        return 0
     if not evidence:
-        err_console.print(f"error: nothing in namespaces {', '.join(namespaces)} to read", markup=False)
+        err_console.print(
+            f"error: nothing in namespaces {', '.join(namespaces)} to read ({evidence.why})", markup=False
+        )
         return 1
     print_evidence(evidence, len(evidence), with_namespace=True)
     return 0

@@ -9,6 +9,7 @@ It is idempotent, so a ranking finished twice is finished once.
 
 from __future__ import annotations
 
+from memgraph_agents.model.depth import FINISH_HEAD, GENERATED_KINDS
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.relevance import question_vector, relevance_of
@@ -18,8 +19,9 @@ from memgraph_agents.storage.protocols import StoreReader
 
 
 def finish(query: str, store: StoreReader, evidence: list[Evidence], *, k: int | None = None) -> list[Evidence]:
-    """``evidence`` annotated, ordered by the question's time, with ``relevance`` and
-    ``context`` set (at most ``k`` items, default as many as given)."""
+    """``evidence`` annotated, its first ``FINISH_HEAD`` items ordered by the question's time,
+    with ``relevance`` and ``context`` set: at most ``k`` ranked items (default as many as
+    given), then the generated items a preset appends (``GENERATED_KINDS``)."""
     if not evidence:
         return evidence
     snap = store.snapshot()
@@ -29,10 +31,16 @@ def finish(query: str, store: StoreReader, evidence: list[Evidence], *, k: int |
     def fetch(turn_id: str) -> Evidence | None:
         return turn_evidence(snap, turn_id, 0.0, retriever=name, path=[f"turn:{turn_id}"])
 
+    ranked = [ev for ev in evidence if ev.kind not in GENERATED_KINDS]
+    generated = [ev for ev in evidence if ev.kind in GENERATED_KINDS]
+    head = ranked[:FINISH_HEAD]
     focus = question_time(query)
-    implied = implied_links(snap, evidence, rel) if focus.kind != "none" else []
-    ordered = order(snap, annotate(snap, evidence), focus, fetch=fetch, relevance=rel, implied=implied, k=k)
-    return [ev.model_copy(update={"relevance": rel(ev)}) for ev in with_context(snap, ordered)]
+    implied = implied_links(snap, head, rel) if focus.kind != "none" else []
+    ordered = order(snap, annotate(snap, head), focus, fetch=fetch, relevance=rel, implied=implied)
+    shown = {ev.node_id for ev in ordered}
+    ordered += annotate(snap, [ev for ev in ranked[FINISH_HEAD:] if ev.node_id not in shown])
+    out = ordered[: len(ranked) if k is None else k] + annotate(snap, generated)
+    return [ev.model_copy(update={"relevance": rel(ev)}) for ev in with_context(snap, out)]
 
 
 def finished_turns(store: StoreReader, turn_ids: list[str]) -> list[Evidence]:

@@ -25,8 +25,8 @@ from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.model.ranking import top_k
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
+from memgraph_agents.retrieval.bm25_rank import bm25_ranking
 from memgraph_agents.retrieval.evidence import top_indices
-from memgraph_agents.retrieval.lexical import bm25_ranking
 from memgraph_agents.storage.snapshot import KIND_CODE
 
 # Weight of turns by participants the query does not name (see ``speaker_weights``): a soft

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from memgraph_agents.model.depth import GENERATED_KINDS
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.model.ranking import order_best_first, ranks_by
@@ -73,9 +74,6 @@ def _sentence_graph(snap) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
 def _penalise(score: float, weight: float) -> float:
     """``score · weight`` for a score ≥ 0; a negative score is pushed down by the same share."""
     return score - (1.0 - weight) * abs(score)
-
-
-GENERATED_KINDS = ("summary", "fact", "insight")
 
 
 def generated_evidence(
