@@ -52,8 +52,12 @@ def test_note_verbs_list_filters_and_scopes(tmp_path, capsys):
     assert run(tmp_path, "list", "--namespace", "ana", "--filter", "project=trip,home", "--limit", "1", "--json") == 0
     first = out_json(capsys)
     assert [i["id"] for i in first["items"]] == [tea] and first["cursor"]
-    assert run(tmp_path, "list", "--namespace", "ana", "--limit", "1", "--cursor", first["cursor"], "--json") == 0
+    nxt = ("list", "--namespace", "ana", "--filter", "project=trip,home", "--limit", "1", "--cursor", first["cursor"])
+    assert run(tmp_path, *nxt, "--json") == 0
     assert [i["id"] for i in out_json(capsys)["items"]] == [trip]
+    # a cursor pages the listing it came from: without its filter it is refused, not reused
+    assert run(tmp_path, "list", "--namespace", "ana", "--limit", "1", "--cursor", first["cursor"], "--json") == 2
+    assert "cursor" in capsys.readouterr().err
     assert run(tmp_path, "list", "--namespace", "ana", "--speaker", "Omar", "--json") == 0
     assert [i["id"] for i in out_json(capsys)["items"]] == [tea]
 
