@@ -111,13 +111,14 @@ async def test_navigator_graph_resumes_under_a_strict_checkpointer(stored, stric
     from memgraph_agents.navigator.graph import build_navigator_graph
 
     graph = build_navigator_graph(checkpointer=strict_msgpack())
-    ctx = NavigatorContext.from_settings(stored, policy="offline")
+    # seed_meets > 1: the seed meets no subgoal, so Explorers search and the state to resume is rich
+    ctx = NavigatorContext.from_settings(stored, policy="offline", seed_meets=2.0)
     config = {**_thread("navigator"), "recursion_limit": 200}
     await graph.ainvoke({"question": QUESTION, "k": 5}, config, context=ctx, interrupt_after=["planner"])
     assert (await graph.aget_state(config)).next == ("localize",)
     out = await graph.ainvoke(None, config, context=ctx)
-    want = Memory(settings=stored).search(QUESTION, k=5, retriever="navigator", min_score=0)
-    assert [ev["node_id"] for ev in out["ranking"][:5]] == [ev.node_id for ev in want]
+    want = await build_navigator_graph().ainvoke({"question": QUESTION, "k": 5}, {"recursion_limit": 200}, context=ctx)
+    assert [ev["node_id"] for ev in out["ranking"][:5]] == [ev["node_id"] for ev in want["ranking"][:5]]
     assert out["kept"] and all(isinstance(ev, dict) for ev in out["evidence"])
 
 

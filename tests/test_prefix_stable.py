@@ -1,11 +1,9 @@
 """A ranking does not depend on how much is asked: the first 10 items of a request for 10 are
 the first 10 of a request for 50, for every retriever (an agent or a page that shows
 more never reshuffles what it showed). ``registry.retrieve`` ranks every retriever at least
-``FINISH_HEAD`` deep and ``retrieval.finish`` re-orders only that head.
-The navigator is not here yet: whether the seed's k best turns already meet the Planner's
-subgoals (``navigator.nodes``: ``seed_meets``) decides whether Explorers search, so a request
-for 50 can skip a search that a request for 10 runs (on LoCoMo's conv-26, offline, its first
-10 matched for 20 of 20 questions; on the demo chat not for every one)."""
+``FINISH_HEAD`` deep and ``retrieval.finish`` re-orders only that head. The navigator (the
+default) judges whether its seed meets the Planner's subgoals at that same fixed depth, so
+whether its Explorers search does not depend on k either."""
 
 from __future__ import annotations
 
@@ -22,7 +20,7 @@ EXAMPLES = REPO / "examples"
 
 DEMO = [("demo", q["question"]) for q in json.loads((EXAMPLES / "questions.json").read_text())]
 UPDATES = [(f"u{i}", q) for i, case in enumerate(CASES[:8]) for q in (case.now, case.before)]  # linked turns
-RANKERS = [name for name in RETRIEVERS if name != "navigator"]
+RANKERS = list(RETRIEVERS)
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ import numpy as np
 from memgraph_agents.aio import off_loop
 from memgraph_agents.errors import LLMError
 from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.model.depth import FINISH_HEAD
 from memgraph_agents.navigator import budget
 from memgraph_agents.navigator.localize import candidates, one_shot, rank_events, seed_meets, select_start
 from memgraph_agents.navigator.policies import offline
@@ -127,9 +128,11 @@ def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list
         update["one_shot"] = [[snap.attrs[i]["turn_id"], round(s, 5)] for i, s in ranked]
         state = {**state, "one_shot": update["one_shot"]}
     search = build_search(state, res)
-    if state.get("round", 0) == 0:  # which subgoals the seed's k best turns already meet
-        k = state.get("k") or ctx.top_k or 10
-        update["satisfied"] = seed_meets(snap, search.scorer.h, [i for i, _ in ranked], k, ctx.seed_meets)
+    if state.get("round", 0) == 0:
+        # Which subgoals the seed's best turns already meet, judged at a fixed depth (not the k
+        # asked): whether Explorers search must not depend on how much is asked, or a request
+        # for 50 would reshuffle the first 10 of a request for 10.
+        update["satisfied"] = seed_meets(snap, search.scorer.h, [i for i, _ in ranked], FINISH_HEAD, ctx.seed_meets)
     view, vecs = search.view, snap.vectors()
     qv = embed_texts(res.store.embedder, [query])[0]
     cos = vecs[view.events] @ qv if len(view.events) and vecs.shape[1] == qv.shape[0] else np.zeros(len(view.events))

@@ -5,8 +5,8 @@ fused in, without displacing strong seeds::
     ranking = seed[:seed_keep] + explored + seed[seed_keep:]
 
 ``explored`` is the best turn of each kept event (keeping order; its best turn: one-shot score,
-then cosine to the question) that is not already among the seed's ``k`` best, at most
-``k - seed_keep`` of them, each scored as the seed turn it goes before (scores stay
+then cosine to the question) that is not already among the seed's ``H`` best, at most
+``H - seed_keep`` of them (``H = FINISH_HEAD``, 10, whatever k is asked: prefix-stable in k), each scored as the seed turn it goes before (scores stay
 non-increasing). A turn of a kept event carries the path that reached it. A search that kept
 nothing (an easy question: the seed met every subgoal) returns the seed ranking itself. It is part of the graph's output (``ranking``,
 ``kept_ranking``: plain ``Evidence`` dumps), so a run of the graph itself (LangGraph Studio)
@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from memgraph_agents.model.depth import FINISH_HEAD
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.search import Search
@@ -56,12 +57,15 @@ def ranking(
     search: Search, state: Mapping[str, Any], ctx: NavigatorContext, k: int
 ) -> tuple[list[Evidence], list[Evidence]]:
     """(every ranked turn, the ranking's turns of kept events): the seed ranking with the
-    explored turns fused in after its ``seed_keep`` first turns; the first ``k`` finished as
-    every retriever's k items are (``registry.retrieve``), the rest of the pool following, marked."""
+    explored turns fused in after its ``seed_keep`` first turns; the first ``FINISH_HEAD`` finished as
+    every retriever's head is (``registry.retrieve``), the rest of the pool following, marked."""
     snap, store = search.snap, search.res.store
     seed = [(str(t), float(s)) for t, s in state.get("one_shot") or [] if f"turn:{t}" in snap.index]
-    keep = min(ctx.seed_keep, k)
-    found = explored_turns(search, state, {t for t, _ in seed[:k]})[: max(0, k - keep)]
+    # The fusion and the finishing step work on a fixed head, not on the k asked, so the first k
+    # items of a request for k are the first k of a request for more (``model.depth``).
+    head_n = FINISH_HEAD
+    keep = min(ctx.seed_keep, head_n)
+    found = explored_turns(search, state, {t for t, _ in seed[:head_n]})[: max(0, head_n - keep)]
     at = seed[keep][1] if keep < len(seed) else (seed[-1][1] if seed else 0.0)
     fused = [*seed[:keep], *((t, at) for t in found)]
     moved = set(found)
@@ -72,7 +76,7 @@ def ranking(
         item = turn_evidence(snap, tid, score, retriever="navigator", path=paths.get(tid) or [f"turn:{tid}"])
         if item is not None:
             out.append(item)
-    head = finish(state.get("question") or "", store, out[:k])
+    head = finish(state.get("question") or "", store, out[:head_n])
     shown = {ev.node_id for ev in head}
-    out = head + annotate(snap, [ev for ev in out[k:] if ev.node_id not in shown])
+    out = head + annotate(snap, [ev for ev in out[head_n:] if ev.node_id not in shown])
     return out, [ev for ev in out if ev.turn_ids and ev.turn_ids[0] in paths]

@@ -18,13 +18,14 @@ def supersession_mark(on: str | None, by: list[str]) -> str:
 
 
 def evidence_mark(ev: Evidence) -> str:
-    return supersession_mark(ev.superseded_on, list(ev.superseded_by))
+    """ "superseded on DATE by TURN": the wording every door prints (``Evidence.mark``), unbracketed
+    like the session page's marks."""
+    return ev.mark().removeprefix("(").removesuffix(")")
 
 
 def short_reply_context(ev: Evidence) -> str:
-    """The question a short reply answers, when the evidence carries it (a later ``Evidence``
-    field, ``context``); "" until then."""
-    return str(getattr(ev, "context", "") or "")
+    """The question a short reply answers, as every door prints it (``Evidence.context_note``)."""
+    return ev.context_note()
 
 
 def turn_id(node_id: str) -> str:
