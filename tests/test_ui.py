@@ -86,9 +86,18 @@ def test_search_shows_evidence_with_turn_ids_dates_and_the_path(mem):
     assert re.search(r'href="/ns/ana/item/D1:1"', evidence) and "2024-03-10" in evidence and "relevance" in evidence
     reached = r.text[r.text.index("How this run reached it") :]
     assert re.search(r"(turn:D|event:S)\d", reached)  # the run's trace lines: the nodes it answered from
-    assert 'src="/ns/ana/trace?q=When+did+Ana+adopt+Pixel%3F&amp;k=3"' in r.text
-    drawn = client(mem).get("/ns/ana/trace", params={"q": "When did Ana adopt Pixel?", "k": "3"})
+    src = re.search(r'src="(/ns/ana/trace\?q=When\+did\+Ana\+adopt\+Pixel%3F&amp;k=3&amp;run=[\w-]+)"', r.text)
+    assert src, "the drawing is of this very run"
+    c = client(mem)
+    run_url = src.group(1).replace("&amp;", "&")
+    r = c.get("/ns/ana/search", params={"q": "When did Ana adopt Pixel?", "k": "3"})
+    drawn = c.get(re.search(r'src="(/ns/ana/trace[^"]+)"', r.text).group(1).replace("&amp;", "&"))
     assert drawn.status_code == 200 and "memgraph trace" in drawn.text
+    fresh = c.get("/ns/ana/trace", params={"q": "When did Ana adopt Pixel?", "k": "3"})  # a bookmark: a run of its own
+    assert fresh.status_code == 200 and "memgraph trace" in fresh.text
+    # another app instance holds no such run, and another namespace may not draw it: a clean 400
+    assert client(mem).get(run_url).status_code == 400
+    assert c.get(run_url.replace("/ns/ana/", "/ns/bob/")).status_code == 400
     assert "frame-ancestors 'self'" in drawn.headers["content-security-policy"]
 
 

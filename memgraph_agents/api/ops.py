@@ -240,6 +240,7 @@ async def ask(settings: Settings, req: SearchRequest) -> AskResult:
         return out
     nav = found.navigation
     if nav is not None:
+        out.navigation = nav
         out.answer, out.trace, out.counters = nav.answer, nav.trace_lines(), dict(nav.counters)
         out.cited_turns = cited_in(nav.answer or "", out.evidence + nav.evidence)
         return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from memgraph_agents.model.evidence import Evidence
@@ -58,6 +60,13 @@ class AskResult(BaseModel):
     gate: float | None = Field(None, description="the question-level relevance gate applied")
     trace: list[str] = Field(default_factory=list, description="how the evidence was reached, one line a step")
     counters: dict[str, float] = Field(default_factory=dict)
+    navigation: Any = Field(
+        None,
+        exclude=True,
+        repr=False,
+        description="the navigator's full result (a NavigationResult) when it ran: the path `memgraph "
+        "trace` and `memgraph ui` draw, from this very run",
+    )
 
 
 class Found(list):  # list[Evidence]; a plain list subclass so every caller of ``search`` keeps working

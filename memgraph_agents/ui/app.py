@@ -22,6 +22,7 @@ from memgraph_agents.api import Memory
 from memgraph_agents.errors import InputError, MemgraphError, NamespaceNotFoundError
 from memgraph_agents.ui import data, views
 from memgraph_agents.ui.html import asset, path, url
+from memgraph_agents.ui.runs import RecentRuns
 from memgraph_agents.ui.security import COOKIE, Access, Refused
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,8 @@ def _filters(p: dict[str, str]) -> dict[str, Any]:
 def build_app(memory: Memory, access: Access) -> Starlette:
     """The app over ``memory``; ``access`` says who sees which namespace and whether writes exist."""
 
+    runs = RecentRuns()  # the navigator runs the search pages drew from
+
     def namespace(request: Request) -> str:
         ns = request.path_params["ns"]
         access.check_namespace(request, ns, memory.namespaces())
@@ -115,7 +118,9 @@ def build_app(memory: Memory, access: Access) -> Starlette:
         try:
             import networkx  # noqa: F401  (the drawing's layout: the [draw] extra)
 
-            trace_url = url(path("ns", ns, "trace"), {"q": p["q"], "k": k or ""})
+            # the drawing of this very run when the navigator produced it; else a run of its own
+            held = {"run": runs.hold(ns, result.navigation)} if result.navigation is not None else {}
+            trace_url = url(path("ns", ns, "trace"), {"q": p["q"], "k": k or "", **held})
         except ImportError:
             note = 'Drawing the path needs the [draw] extra: pip install "memgraph-agents[draw]".'
         return _html(views.search(ns, p, result, trace_url, note))
@@ -126,17 +131,20 @@ def build_app(memory: Memory, access: Access) -> Starlette:
         from memgraph_agents.debug.trace_html import trace_page
 
         ns = namespace(request)
-        p = _params(request, ("q", "k"))
+        p = _params(request, ("q", "k", "run"))
         if not p.get("q"):
             raise InputError("trace needs a question: ?q=…")
         run = memory.settings.override(namespace=ns)
         k = _int(p.get("k"), "k", None) or run.top_k
+        held = runs.get(ns, p["run"]) if p.get("run") else None
+        if p.get("run") and held is None:  # never silently draw another run than the one asked for
+            raise InputError("that run is no longer held (the browser keeps the newest 64): search again")
 
         def draw() -> str:
             from memgraph_agents.aio import background
 
             store = ops.open_store(run, ns)
-            result = background.run(ops.navigation(run, store, p["q"], k, None))
+            result = held if held is not None else background.run(ops.navigation(run, store, p["q"], k, None))
             return trace_page(result, store, namespace=ns)
 
         return _html(await run_in_threadpool(draw), csp=CSP_TRACE)
