@@ -572,7 +572,7 @@ NEAR: list[Chat] = [
         "Bjorn",
         "Talia",
         "I work as an electrician for a small firm.",
-        "My brother quit his job at the bank and now he's a carpenter.",
+        "My brother quit working for the bank and now he's a carpenter.",
     ),
     _near(
         14,

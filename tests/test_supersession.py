@@ -39,8 +39,8 @@ def test_change_cues_read_replacement_new_state_negation_and_persistence():
     assert change_cue("That film was so moving.") is None
     assert change_cue("Since our last call, the weather turned.") is None
     assert change_cue("Instead of waiting, I called them.") is None
-    assert change_cue("But instead of giving up, I studied harder.") is None
-    assert change_cue("That book really changed my perspective on things.") is None
+    assert change_cue("Rather than giving up, she rewrote the thesis chapter.") is None
+    assert change_cue("That trip truly changed my view of cities.") is None
     assert change_cue("I dropped off the cakes at the shelter.") is None
     assert change_cue("I changed my email to ines@example.org.") == "replace"
 

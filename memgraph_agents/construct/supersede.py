@@ -10,7 +10,7 @@ attribute and ``n`` gives another value. Offline, with no parser and no LLM:
 * **change** — ``n`` takes back what was said (``_CORRECT``: "ignore that", "scratch that",
   "correction", "I meant"), marks a replacement (``_REPLACE``: "quit", "moved", "no longer",
   "instead"…) or a new state (``_NEW``: "now", "new", "since March", "started"…), under no
-  negation ("I won't quit", "instead of giving up") and without a mark of persistence or
+  negation ("I won't quit", "rather than quitting") and without a mark of persistence or
   addition (``_KEEP``: "still", "also"…); a quotation, reported speech or a hypothetical marks
   nothing (``construct.speech``: "Jonas told me: 'my bank is now …'", "If we moved…"). Only such
   statements are compared, so a session costs one row of similarities per changing statement;
