@@ -93,7 +93,8 @@ def test_search_shows_evidence_with_turn_ids_dates_and_the_path(mem):
     r = c.get("/ns/ana/search", params={"q": "When did Ana adopt Pixel?", "k": "3"})
     drawn = c.get(re.search(r'src="(/ns/ana/trace[^"]+)"', r.text).group(1).replace("&amp;", "&"))
     assert drawn.status_code == 200 and "memgraph trace" in drawn.text
-    fresh = c.get("/ns/ana/trace", params={"q": "When did Ana adopt Pixel?", "k": "3"})  # a bookmarked link: a fresh run
+    # a bookmarked link: a fresh run
+    fresh = c.get("/ns/ana/trace", params={"q": "When did Ana adopt Pixel?", "k": "3"})
     assert fresh.status_code == 200 and "memgraph trace" in fresh.text
     # another app instance holds no such run, and another namespace may not draw it: a clean 400
     assert client(mem).get(run_url).status_code == 400
