@@ -18,9 +18,10 @@ pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "conversation.json"
 # Never on the offline default path; chromadb only for namespaces with a Chroma index; the
-# LangGraph runtime (and the LangSmith client its LangChain runnables import, about a second of
-# CPU) only for a graph run (the navigator runs its nodes in process), never for an offline answer;
-# the extras' packages never.
+# extras' packages never. The LangGraph runtime (and the LangSmith client its LangChain
+# runnables import) is the default's: the default retriever is the compiled navigator graph
+# (DESIGN §7); a retriever that is not a graph (``oneshot``) loads neither.
+GRAPH_RUNTIME = ("langgraph", "langsmith")
 FORBIDDEN = (
     "torch",
     "transformers",
@@ -28,8 +29,6 @@ FORBIDDEN = (
     "openai",
     "langchain_openai",
     "chromadb",
-    "langgraph",
-    "langsmith",
     "matplotlib",  # the [draw] / [bench] extras
     "nltk",
     "networkx",
@@ -75,6 +74,17 @@ def test_memgraph_ask_offline_imports_no_torch_openai_or_chroma(memory):
         memory,
     )
     assert "1. [" in out and "LOADED []" in out, out
+
+
+def test_a_search_with_a_retriever_that_is_no_graph_loads_no_graph_runtime(memory):
+    out = run(
+        "from memgraph_agents import Memory\n"
+        f"hits = Memory({str(memory)!r}, namespace='s').search('When did Jonas adopt Pixel?', k=3, retriever='oneshot')\n"
+        "assert len(hits) == 3, hits\n"
+        f"print('GRAPH', sorted({{m.split('.')[0] for m in sys.modules}} & set({GRAPH_RUNTIME!r})))\n",
+        memory,
+    )
+    assert "LOADED []" in out and "GRAPH []" in out, out
 
 
 def test_memory_and_one_search_import_no_torch_openai_or_chroma(memory):

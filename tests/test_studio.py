@@ -202,7 +202,13 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
 
         ctx = {"data_dir": str(settings.data_dir), "namespace": "demo", "embeddings": "hash", "policy": "offline"}
         out = _request(
-            f"{base}/runs/wait", {"assistant_id": "navigator", "input": {"question": QUESTION, "k": 5}, "context": ctx}
+            f"{base}/runs/wait",
+            # seed_meets > 1: the explorers always search, so the run keeps events to check
+            {
+                "assistant_id": "navigator",
+                "input": {"question": QUESTION, "k": 5},
+                "context": {**ctx, "seed_meets": 2.0},
+            },
         )
         assert "__error__" not in out, out
         out_nav = out
@@ -220,7 +226,7 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
                 "assistant_id": "navigator",
                 "stream_mode": ["updates"],
                 "input": {"question": QUESTION, "k": 3},
-                "context": ctx,
+                "context": {**ctx, "seed_meets": 2.0},
             },
         )
         streamed = [name for ev, data in events if ev == "updates" for name in data]

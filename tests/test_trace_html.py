@@ -33,7 +33,10 @@ def store(tmp_path_factory):
 def llm_result(store):
     """An LLM-policy navigation (scripted model): subgoals, refinement and an answer."""
     model = ScriptedChatModel(responder=careful_navigator_responder())
-    ctx = NavigatorContext(data_dir=str(store.data_dir), namespace="demo", embeddings="hash", policy="llm")
+    # seed_meets > 1: the seed meets no subgoal, so the explorers search and there is a path to draw
+    ctx = NavigatorContext(
+        data_dir=str(store.data_dir), namespace="demo", embeddings="hash", policy="llm", seed_meets=2.0
+    )
     return navigate(QUESTION, store, context=ctx, llm=model, k=5)
 
 
