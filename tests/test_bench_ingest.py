@@ -43,8 +43,9 @@ def test_bench_ingest_runs_both_sides_alternately_and_reports_ratios(tmp_path, c
     for side in ("memgraph", "chroma"):
         assert len(doc["runs"][side]) == 2
         assert all(r["cpu_seconds"] > 0 and r["peak_rss_mb"] > 0 and r["disk_bytes"] > 0 for r in doc["runs"][side])
-    assert doc["cpu_ratio"] == round(doc["memgraph_cpu_seconds"] / doc["chroma_cpu_seconds"], 2)
-    assert doc["disk_ratio"] == round(doc["memgraph_disk_bytes"] / doc["chroma_disk_bytes"], 2)
+    # the ratios come from the unrounded medians, the reported seconds are rounded to 3 places
+    assert doc["cpu_ratio"] == pytest.approx(doc["memgraph_cpu_seconds"] / doc["chroma_cpu_seconds"], abs=0.011)
+    assert doc["disk_ratio"] == pytest.approx(doc["memgraph_disk_bytes"] / doc["chroma_disk_bytes"], abs=0.011)
     assert list((out / "memgraph-1" / "namespaces").iterdir())  # memgraph's graph, one namespace
     assert (out / "chroma-2" / "chroma" / "chroma.sqlite3").is_file()  # the plain collection
     printed = capsys.readouterr().out
