@@ -184,7 +184,9 @@ def test_mcp_recall_text_through_the_official_client(cli_dir):
     )
 
     async def go() -> tuple[str, str]:
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+        # errlog named at call time: stdio_client's default is the sys.stderr of its first import,
+        # which may be another test's capture buffer (no fileno)
+        async with stdio_client(params, errlog=sys.stderr) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             texts = []
             for q in (BANK_Q, START_Q):

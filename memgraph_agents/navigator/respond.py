@@ -126,8 +126,7 @@ async def respond(state: NavState, config, runtime) -> dict:
             "output_tokens": s["output_tokens"],
         }
     wall = 1000 * (time.time() - state["started"]) if state.get("started") else 0.0
-    k = state.get("k") or res.context.top_k or res.context.settings().top_k  # the input's, else the run's
-    ranked, kept_only = await off_loop(ranking, search, state, res.context, k)
+    ranked, kept_only = await off_loop(ranking, search, state, res.context)
     return {
         "answer": answer,
         # state is plain data: evidence as JSON dumps

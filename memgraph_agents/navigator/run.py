@@ -116,6 +116,11 @@ def _result(
     )
 
 
+def _policy(ctx: NavigatorContext, llm) -> str:
+    """The policy a run used: the LLM's only when one was asked for and given."""
+    return "offline" if ctx.policy == "offline" or llm is None else "llm"
+
+
 async def anavigate(
     question: str,
     store: StoreReader,
@@ -132,7 +137,7 @@ async def anavigate(
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx, config), context=ctx)
-    policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
+    policy = _policy(ctx, llm)
     return await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)  # reads the store
 
 
@@ -177,7 +182,7 @@ async def astream_navigate(
             state = chunk
             continue
         yield mode, chunk
-    policy = "offline" if ctx.policy == "offline" or llm is None else "llm"
+    policy = _policy(ctx, llm)
     yield "result", await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)
 
 

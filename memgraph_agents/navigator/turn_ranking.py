@@ -53,9 +53,7 @@ def explored_turns(search: Search, state: Mapping[str, Any], exclude: set[str]) 
     return out
 
 
-def ranking(
-    search: Search, state: Mapping[str, Any], ctx: NavigatorContext, k: int
-) -> tuple[list[Evidence], list[Evidence]]:
+def ranking(search: Search, state: Mapping[str, Any], ctx: NavigatorContext) -> tuple[list[Evidence], list[Evidence]]:
     """(every ranked turn, the ranking's turns of kept events): the seed ranking with the
     explored turns fused in after its ``seed_keep`` first turns; the first ``FINISH_HEAD`` finished as
     every retriever's head is (``registry.retrieve``), the rest of the pool following, marked."""

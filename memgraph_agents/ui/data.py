@@ -18,9 +18,8 @@ def supersession_mark(on: str | None, by: list[str]) -> str:
 
 
 def evidence_mark(ev: Evidence) -> str:
-    """ "superseded on DATE by TURN": the wording every door prints (``Evidence.mark``), unbracketed
-    like the session page's marks."""
-    return ev.mark().removeprefix("(").removesuffix(")")
+    """ "superseded on DATE by TURN": ``Evidence.mark``'s wording, unbracketed as on the session page."""
+    return supersession_mark(ev.superseded_on, list(ev.superseded_by))
 
 
 def short_reply_context(ev: Evidence) -> str:
