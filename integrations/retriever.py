@@ -24,7 +24,7 @@ from collections.abc import Callable
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from memgraph_agents.api.overrides import check_min_score
 from memgraph_agents.config import Settings
@@ -55,7 +55,7 @@ def evidence_document(ev: Evidence) -> Document:
 class MemoryRetriever(BaseRetriever):
     """Documents from a namespace's memory with any retriever (name or callable)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")  # a typo is an error, not ignored
 
     settings: Settings | None = None
     namespace: str | None = None
@@ -71,6 +71,12 @@ class MemoryRetriever(BaseRetriever):
     @classmethod
     def _check_min_score(cls, value: object) -> float | None:
         return check_min_score(value)  # a ConfigError (a ValueError): pydantic reports it naming the field
+
+    @model_validator(mode="after")
+    def _memory_owns_its_settings(self) -> MemoryRetriever:
+        if self.memory is not None and (self.settings is not None or self.retriever is not None):
+            raise ValueError("with memory=, settings and retriever are the AgentMemory's own: pass them to it")
+        return self
 
     def _memory(self) -> AgentMemory:
         if self.memory is None:

@@ -89,6 +89,29 @@ def create_memory_tools(
     ``shared_namespace`` replace them; ``integrations.run_scopes``). ``turn_rule``: which chat
     messages the turn writer stores (``integrations.turn_rule``; default ``TurnRule()``).
     """
+    if memory is not None:  # its own settings, retriever, k and scopes: another value here would be ignored
+        given = {
+            name: value
+            for name, value, default in (
+                ("settings", settings, None),
+                ("retriever", retriever, None),
+                ("k", k, None),
+                ("user_key", user_key, "user_id"),
+                ("default_namespace", default_namespace, ""),
+                ("namespace_prefix", namespace_prefix, ""),
+                ("embeddings", embeddings, None),
+                ("llm", llm, None),
+                ("agent_id", agent_id, None),
+                ("shared_namespaces", tuple(shared_namespaces), ()),
+                ("turn_rule", turn_rule, None),
+            )
+            if value != default
+        }
+        if given:
+            raise TypeError(
+                f"create_memory_tools(memory=...) takes the AgentMemory's own {', '.join(given)}: "
+                "pass them to AgentMemory(...) instead"
+            )
     if embeddings is not None or llm is not None:  # model objects become registered specs (runtime)
         from memgraph_agents.runtime import model_specs
 

@@ -3,7 +3,7 @@
     from memgraph_agents import Memory
 
 ``Memory``, the data types (``Conversation``, ``Session``, ``Turn``, ``Evidence``, ``MemoryItem``,
-``ItemPage``, ``NoteHistory``), the run contexts (``MemoryContext``, ``NavigatorContext``) and
+``ItemPage``, ``NoteHistory``, ``SearchRequest``), ``register_retriever``, the run contexts (``MemoryContext``, ``NavigatorContext``) and
 every error class a user can meet (``errors``' and their subclasses beside what raises them:
 ``DataDirInUseError``, ``EmbeddingMismatchError``, ``LLMTimeoutError``…) are imported on first
 use (module ``__getattr__``), so ``import memgraph_agents`` stays light: no torch, no LangGraph
@@ -23,6 +23,8 @@ _LAZY = {
     "AddReport": "memgraph_agents.api",
     "AskResult": "memgraph_agents.api",
     "ForgetReport": "memgraph_agents.api",
+    "SearchRequest": "memgraph_agents.api.request",
+    "register_retriever": "memgraph_agents.registry",
     "Settings": "memgraph_agents.config",
     "Conversation": "memgraph_agents.model.conversation",
     "Session": "memgraph_agents.model.conversation",
@@ -59,6 +61,8 @@ __all__ = [
     "AddReport",
     "AskResult",
     "ForgetReport",
+    "SearchRequest",
+    "register_retriever",
     "Settings",
     "Conversation",
     "Session",
@@ -98,6 +102,7 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.api import AddReport, AskResult, ForgetReport, Memory
     from memgraph_agents.api.items import ItemPage, MemoryItem, NoteHistory
+    from memgraph_agents.api.request import SearchRequest
     from memgraph_agents.config import Settings
     from memgraph_agents.construct.timeparse import TimeOutOfRangeError
     from memgraph_agents.errors import (
@@ -118,6 +123,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.model.conversation import Conversation, Session, Turn
     from memgraph_agents.model.evidence import Evidence
     from memgraph_agents.navigator.config import NavigatorContext
+    from memgraph_agents.registry import register_retriever
     from memgraph_agents.runtime import MemoryContext
     from memgraph_agents.storage.disk import DiskFullError
     from memgraph_agents.storage.embedding_mark import EmbeddingMismatchError

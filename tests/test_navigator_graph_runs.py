@@ -193,6 +193,8 @@ def test_memory_astream_yields_the_graphs_node_updates_and_the_result(settings):
     chunks = asyncio.run(collect())
     updated = [next(iter(c)) for m, c in chunks if m == "updates"]
     assert updated[0] == "planner" and updated[-1] == "respond" and "explore" in updated
-    mode, result = chunks[-1]
-    assert mode == "result" and isinstance(result, NavigationResult) and len(result.ranking) >= 5
-    assert [e.node_id for e in result.ranking[:5]] == [e.node_id for e in Memory(settings=settings).search(Q_TWO, k=5)]
+    mode, result = chunks[-1]  # ask's result: the gated evidence, the navigator's own run in .navigation
+    assert mode == "result" and isinstance(result.navigation, NavigationResult) and len(result.navigation.ranking) >= 5
+    searched = [e.node_id for e in Memory(settings=settings).search(Q_TWO, k=5)]
+    assert [e.node_id for e in result.evidence] == searched
+    assert [e.node_id for e in result.navigation.ranking[:5]] == searched

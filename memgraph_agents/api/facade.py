@@ -5,11 +5,13 @@
     for ev in mem.search("Where did Jonas travel?", k=3):
         print(ev.cite())
 
-Every method takes ``namespace=`` (default: ``settings.namespace``; ``Memory.user(user_id)``
-is a ``Memory`` bound to a user's namespace). Each has an async twin (``aadd``, ``asearch``,
-``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``, ``areembed``,
-``anamespaces``) that runs the same work on one shared background event loop and worker threads, so it never blocks the
-caller's loop. ``Memory`` is the one engine: the agent tools and turn writer,
+Every verb takes ``namespace=`` (default: ``settings.namespace``) or ``user_id=`` (that user's
+namespace; ``Memory.user(user_id)`` is a ``Memory`` bound to it). Each is written once, as a
+coroutine, and comes as a pair (``api.twins``): the blocking verb and its async twin (``aadd``,
+``asearch``, ``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``,
+``areembed``, ``anamespaces``), both running it on one shared background event loop and worker
+threads, so neither blocks the caller's loop; ``astream`` is ``ask`` streamed. Search, ask and
+astream build one ``SearchRequest`` (``api.build_request``). ``Memory`` is the one engine: the agent tools and turn writer,
 ``MemoryRetriever``, ``MemgraphStore``, the MCP server, the CLI and the exported graphs all call
 it or the coroutines under it (``api.ops``, ``api.read``, ``api.notes``), so the same settings
 give the same evidence at every door.
@@ -25,29 +27,31 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import inspect
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memgraph_agents.aio import background
 from memgraph_agents.api import ops
-from memgraph_agents.api.checks import check_flag, check_names
-from memgraph_agents.api.filters import DateLike, memory_filter
+from memgraph_agents.api.build_request import build_search, namespace_of
+from memgraph_agents.api.checks import check_flag
+from memgraph_agents.api.filters import DateLike
 from memgraph_agents.api.item_verbs import ItemVerbs
-from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever, settings_with
-from memgraph_agents.api.request import search_request
+from memgraph_agents.api.overrides import settings_with
+from memgraph_agents.api.owners import keep_user_id
 from memgraph_agents.api.results import AddReport, AskResult, ForgetReport, Found
 from memgraph_agents.api.sources import conversations_from, is_note_id
-from memgraph_agents.api.users import namespace_or_user
+from memgraph_agents.api.stream import astream_of
+from memgraph_agents.api.twins import twins
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.metadata import check_metadata
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import hold, model_specs
-from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
+from memgraph_agents.storage.namespaces import user_namespace
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
 
@@ -62,6 +66,8 @@ class Memory(ItemVerbs):
     ``"openai:gpt-4o-mini"``) or a model object: any LangChain ``Embeddings``, any LangChain
     chat model (registered in ``runtime`` under a ``custom:`` spec).
     """
+
+    _owner: tuple[str | int, str] | None = None  # Memory.user's (user id, prefix): adds keep it
 
     def __init__(
         self,
@@ -92,26 +98,8 @@ class Memory(ItemVerbs):
         return f"Memory(data_dir={str(self.settings.data_dir)!r}, namespace={self.settings.namespace!r})"
 
     # -- options -------------------------------------------------------------------------
-    def _ns(self, namespace: str | None) -> str:
-        return validate_stored_name(self.settings.namespace if namespace is None else namespace)
-
-    def _retriever(self, retriever: str | Retriever | None) -> str | Retriever:
-        """A name (checked), a caller's own callable ``(query, store, *, k)`` as the agent tools
-        take it, or the settings' default."""
-        if retriever is None:
-            return self.settings.default_retriever
-        return retriever if callable(retriever) else check_retriever(retriever)
-
-    def _scopes(self, namespace: str | None, namespaces: Sequence[str] | None) -> builtins.list[str] | None:
-        """The namespaces of a search over several (``None``: one, ``_ns(namespace)``)."""
-        if namespaces is None:
-            return None
-        if namespace is not None:
-            raise InputError("search takes namespace= or namespaces=, not both")
-        out = [self._ns(n) for n in check_names(namespaces)]  # None in it is refused, not the default
-        if len(set(out)) != len(out):
-            raise InputError(f"namespaces lists a namespace twice: {out}")
-        return out
+    def _ns(self, namespace: str | None, user_id: str | int | None = None) -> str:
+        return namespace_of(self.settings, namespace, user_id)
 
     # -- users ---------------------------------------------------------------------------
     @staticmethod
@@ -127,25 +115,46 @@ class Memory(ItemVerbs):
         child = Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
         child._models = self._models
         child._held = hold(child, child._models)
+        child._owner = (user_id, prefix)
         return child
 
     # -- add -----------------------------------------------------------------------------
     async def _add(
         self,
         source: Any,
-        namespace: str | None,
-        replace: bool,
-        format: str | None,
-        conversation_id: str | None,
-        speaker: str,
-        when: datetime | None,
-        progress: ProgressFn | None,
+        *,
+        namespace: str | None = None,
+        user_id: str | int | None = None,
+        replace: bool = False,
+        format: str | None = None,
+        conversation_id: str | None = None,
+        speaker: str = "user",
+        when: datetime | None = None,
+        progress: ProgressFn | None = None,
         rebuild: bool = False,
         metadata: dict[str, Any] | None = None,
     ) -> AddReport:
+        """Add a conversation file (a ``pathlib.Path``: a ``str`` is always text, never a path), a ``Conversation``, a conversation ``dict`` (or a list of
+        them) in the documented format (docs/conversation-format.md), LangChain messages or a
+        text note.
+
+        Sessions already stored unchanged are skipped; new turns after a stored session's are
+        appended (only they are built). A session that differs otherwise raises
+        ``SessionConflictError`` unless ``replace=True``, which replaces it in one commit.
+        ``rebuild=True`` rebuilds sessions stored with another builder or preset. A note is a dated one-turn
+        session; its id is in ``report.note_ids`` (``forget(note=id)``). ``conversation_id``
+        names a message list's thread; ``speaker`` a note's author; ``when`` dates a note or
+        untimed messages (default: now, UTC). ``metadata``: a JSON object stored with every
+        session added (``model.metadata``; a session's own keys win), returned with evidence
+        and filterable; it is part of a session's content (adding it again with other
+        metadata is a change). ``user_id``: that user's namespace (``Memory.user(id)``'s; not
+        with ``namespace``), which keeps the id so the browser can show it. A list of
+        ``{"role", "content"}`` dicts is a chat exchange, roles as speakers
+        (``loaders.role_messages``).
+        """
         from memgraph_agents.ingest import aingest_conversation, plan_ingest
 
-        ns = self._ns(namespace)
+        ns = self._ns(namespace, user_id)
         replace, rebuild = check_flag(replace, "replace"), check_flag(rebuild, "rebuild")
         meta = check_metadata(metadata)
         conversations = await asyncio.to_thread(
@@ -175,103 +184,24 @@ class Memory(ItemVerbs):
             report.sessions.extend(r.sessions)
             if is_note_id(conv.id) and isinstance(source, str):
                 report.note_ids.append(conv.id)
+        owner = (user_id, "") if user_id is not None else self._owner if namespace is None else None
+        if owner is not None and conversations:
+            await asyncio.to_thread(keep_user_id, self.settings, ns, *owner)
         report.seconds = round(time.perf_counter() - t0, 3)
         return report
 
-    def add(
-        self,
-        source: Any,
-        *,
-        namespace: str | None = None,
-        user_id: str | None = None,
-        replace: bool = False,
-        format: str | None = None,
-        conversation_id: str | None = None,
-        speaker: str = "user",
-        when: datetime | None = None,
-        progress: ProgressFn | None = None,
-        rebuild: bool = False,
-        metadata: dict[str, Any] | None = None,
-    ) -> AddReport:
-        """Add a conversation file (a ``pathlib.Path``: a ``str`` is always text, never a path), a ``Conversation``, a conversation ``dict`` (or a list of
-        them) in the documented format (docs/conversation-format.md), LangChain messages or a
-        text note.
-
-        Sessions already stored unchanged are skipped; new turns after a stored session's are
-        appended (only they are built). A session that differs otherwise raises
-        ``SessionConflictError`` unless ``replace=True``, which replaces it in one commit.
-        ``rebuild=True`` rebuilds sessions stored with another builder or preset. A note is a dated one-turn
-        session; its id is in ``report.note_ids`` (``forget(note=id)``). ``conversation_id``
-        names a message list's thread; ``speaker`` a note's author; ``when`` dates a note or
-        untimed messages (default: now, UTC). ``metadata``: a JSON object stored with every
-        session added (``model.metadata``; a session's own keys win), returned with evidence
-        and filterable; it is part of a session's content (adding it again with other
-        metadata is a change). ``user_id``: that user's namespace (``Memory.user(id)``'s; not
-        with ``namespace``). A list of ``{"role", "content"}`` dicts is a chat exchange, roles as
-        speakers (``loaders.role_messages``).
-        """
-        args = (source, namespace_or_user(namespace, user_id), replace, format, conversation_id, speaker, when)
-        return background.run(self._add(*args, progress, rebuild, metadata))
-
-    async def aadd(
-        self,
-        source: Any,
-        *,
-        namespace: str | None = None,
-        user_id: str | None = None,
-        replace: bool = False,
-        format: str | None = None,
-        conversation_id: str | None = None,
-        speaker: str = "user",
-        when: datetime | None = None,
-        progress: ProgressFn | None = None,
-        rebuild: bool = False,
-        metadata: dict[str, Any] | None = None,
-    ) -> AddReport:
-        args = (source, namespace_or_user(namespace, user_id), replace, format, conversation_id, speaker, when)
-        return await background.arun(self._add(*args, progress, rebuild, metadata))
+    add, aadd = twins(_add)
 
     # -- search / ask --------------------------------------------------------------------
-    def _search(
-        self,
-        query: str,
-        namespace,
-        namespaces,
-        user_id,
-        k,
-        retriever,
-        since,
-        until,
-        speaker,
-        filter,
-        min_score,
-        as_of,
-        config,
-    ):
-        if user_id is not None and namespaces is not None:
-            raise InputError("search takes user_id= or namespaces=, not both")
-        namespace = namespace_or_user(namespace, user_id)
-        f = memory_filter(since, until, speaker, filter, as_of)
-        floor = check_min_score(min_score)
-        scopes, k, name = (
-            self._scopes(namespace, namespaces),
-            check_k(k, self.settings.top_k),
-            self._retriever(retriever),
-        )
-        where = tuple(scopes) if scopes is not None else (self._ns(namespace),)
-        req = search_request(
-            query=query, namespaces=where, k=k, retriever=name, filter=f, min_score=floor, config=config
-        )
-        return ops.search(self.settings, req)
-
-    def search(
+    async def _search(
         self,
         query: str,
         *,
         namespace: str | None = None,
         namespaces: Sequence[str] | None = None,
-        user_id: str | None = None,
+        user_id: str | int | None = None,
         k: int | None = None,
+        limit: int | None = None,
         retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
@@ -282,9 +212,10 @@ class Memory(ItemVerbs):
         config: Mapping[str, Any] | None = None,
     ) -> Found:
         """Ranked evidence (best first; ties by id) from ``retriever`` (default: the preset's, else
-        ``settings.retriever``): at most ``k`` (default ``settings.top_k``) ranked items, then the
-        generated items a preset adds (``sgmem``'s summaries and facts). Empty for an empty
-        namespace. Every door (agent tools, store, MCP, CLI, graphs) runs this same search.
+        ``settings.retriever``): at most ``k`` (default ``settings.top_k``; ``limit`` is mem0's
+        name for it) ranked items, then the generated items a preset adds (``sgmem``'s summaries
+        and facts). Empty for an empty namespace. Every door (agent tools, store, MCP, CLI,
+        graphs) runs this same search.
 
         Filters (module docstring) restrict what the retriever sees; ``as_of`` (a day) keeps the
         statements valid on it: said on or before it and not replaced by a later statement said
@@ -301,87 +232,39 @@ class Memory(ItemVerbs):
         empty result says why (``Found.reason``: nothing stored, filtered out, below the gate or
         the floor; ``Found.why``: the sentence).
 
-        ``retriever`` is a name (``registry.register_retriever`` adds an application's own) or a
+        ``retriever`` is a name (``register_retriever`` adds an application's own) or a
         callable ``(query, store, *, k)``, as the agent tools take it. ``config`` is a LangChain run config (``callbacks``, ``tags``, ``metadata``): it reaches
         the navigator graph, so a LangSmith or console tracer sees planner → localize →
         explore → respond."""
-        return background.run(
-            self._search(
-                query,
-                namespace,
-                namespaces,
-                user_id,
-                k,
-                retriever,
-                since,
-                until,
-                speaker,
-                filter,
-                min_score,
-                as_of,
-                config,
-            )
-        )
-
-    async def asearch(
-        self,
-        query: str,
-        *,
-        namespace: str | None = None,
-        namespaces: Sequence[str] | None = None,
-        user_id: str | None = None,
-        k: int | None = None,
-        retriever: str | Retriever | None = None,
-        since: DateLike | None = None,
-        until: DateLike | None = None,
-        speaker: str | Sequence[str] | None = None,
-        filter: dict[str, Any] | None = None,
-        min_score: float | None = None,
-        as_of: DateLike | None = None,
-        config: Mapping[str, Any] | None = None,
-    ) -> Found:
-        return await background.arun(
-            self._search(
-                query,
-                namespace,
-                namespaces,
-                user_id,
-                k,
-                retriever,
-                since,
-                until,
-                speaker,
-                filter,
-                min_score,
-                as_of,
-                config,
-            )
-        )
-
-    def _ask(
-        self, question: str, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
-    ):
-        namespace = namespace_or_user(namespace, user_id)
-        f = memory_filter(since, until, speaker, filter, as_of)
-        k, name, floor = check_k(k, self.settings.top_k), self._retriever(retriever), check_min_score(min_score)
-        req = search_request(
-            query=question,
-            namespaces=(self._ns(namespace),),
+        req = build_search(
+            self.settings,
+            query,
+            namespace=namespace,
+            namespaces=namespaces,
+            user_id=user_id,
             k=k,
-            retriever=name,
-            filter=f,
-            min_score=floor,
+            limit=limit,
+            retriever=retriever,
+            since=since,
+            until=until,
+            speaker=speaker,
+            filter=filter,
+            min_score=min_score,
+            as_of=as_of,
             config=config,
         )
-        return ops.ask(self.settings, req)
+        return await ops.search(self.settings, req)
 
-    def ask(
+    search, asearch = twins(_search)
+
+    async def _ask(
         self,
         question: str,
         *,
         namespace: str | None = None,
-        user_id: str | None = None,
+        user_id: str | int | None = None,
         k: int | None = None,
+        limit: int | None = None,
         retriever: str | Retriever | None = None,
         since: DateLike | None = None,
         until: DateLike | None = None,
@@ -394,56 +277,56 @@ class Memory(ItemVerbs):
         """Evidence and trace always; ``answer`` (with dates and cited turns) when an LLM is
         configured (``llm="openai:gpt-4o-mini"``), ``None`` offline. ``outcome`` says ``found``,
         ``nothing_relevant`` (nothing at or above ``min_score``: no answer is written) or
-        ``no_memory``. Filters, ``as_of``, ``min_score`` and ``config`` as ``search``."""
-        return background.run(
-            self._ask(
-                question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
-            )
+        ``no_memory``. Filters, ``as_of``, ``min_score``, ``limit`` and ``config`` as ``search``."""
+        req = build_search(
+            self.settings,
+            question,
+            namespace=namespace,
+            user_id=user_id,
+            k=k,
+            limit=limit,
+            retriever=retriever,
+            since=since,
+            until=until,
+            speaker=speaker,
+            filter=filter,
+            min_score=min_score,
+            as_of=as_of,
+            config=config,
         )
+        return await ops.ask(self.settings, req)
 
-    async def aask(
-        self,
-        question: str,
-        *,
-        namespace: str | None = None,
-        user_id: str | None = None,
-        k: int | None = None,
-        retriever: str | Retriever | None = None,
-        since: DateLike | None = None,
-        until: DateLike | None = None,
-        speaker: str | Sequence[str] | None = None,
-        filter: dict[str, Any] | None = None,
-        min_score: float | None = None,
-        as_of: DateLike | None = None,
-        config: Mapping[str, Any] | None = None,
-    ) -> AskResult:
-        return await background.arun(
-            self._ask(
-                question, namespace, user_id, k, retriever, since, until, speaker, filter, min_score, as_of, config
-            )
-        )
+    ask, aask = twins(_ask)
 
-    def astream(
-        self,
-        question: str,
-        *,
-        namespace: str | None = None,
-        k: int | None = None,
-        config: Mapping[str, Any] | None = None,
-    ) -> AsyncIterator[tuple[str, Any]]:
-        """Watch the navigator graph answer ``question``, as it runs (``async for mode, chunk in
-        memory.astream(q)``): ``("custom", {"navigator": event})`` for every decision,
+    def astream(self, question: str, /, **options: Any) -> AsyncIterator[tuple[str, Any]]:
+        """``ask``, streamed (``async for mode, chunk in memory.astream(q, user_id=…)``): the same
+        request — its filters, relevance gate, retriever and user — run as ``ask`` runs it.
+        While the navigator graph runs: ``("custom", {"navigator": event})`` for every decision,
         ``("updates", {node: update})`` after every node (planner, localize, explore,
-        coordinate, refine, respond), then ``("result", NavigationResult)`` with the ranking,
-        the answer (with a chat model) and the trace of this very run. ``config`` as ``search``."""
-        from memgraph_agents.api.stream import astream_navigation
+        coordinate, refine, respond); then ``("result", AskResult)`` with the evidence ``ask``
+        returns, the answer (with a chat model), the trace and ``.navigation``, the
+        navigator's result of this very run. Another retriever streams the result alone. Takes
+        ``ask``'s arguments; a wrong one is raised before anything runs."""
+        inspect.signature(self._ask).bind(question, **options)  # an unknown keyword: TypeError now
+        return astream_of(lambda: self._ask(question, **options))
 
-        return astream_navigation(self.settings, self._ns(namespace), question, check_k(k, self.settings.top_k), config)
+    # what help() and the API docs' check read: ``ask``'s parameters, a stream of chunks
+    astream.__signature__ = inspect.signature(_ask).replace(  # type: ignore[attr-defined]
+        return_annotation="AsyncIterator[tuple[str, Any]]"
+    )
 
     # -- forget / stats / namespaces -----------------------------------------------------
-    def _forget_args(
-        self, namespace: str | None, session: str | None, note: str | None
-    ) -> tuple[str, builtins.list[str]]:
+    async def _forget(
+        self,
+        *,
+        namespace: str | None = None,
+        user_id: str | int | None = None,
+        session: str | None = None,
+        note: str | None = None,
+    ) -> ForgetReport:
+        """Delete exactly one session, one note (by id, with its history), or, with neither, the
+        whole namespace, which must then be named (``namespace=`` or ``user_id=``: ``forget()``
+        alone is refused, as the CLI refuses it)."""
         if session is not None and note is not None:
             raise InputError("forget takes session= or note=, not both")
         if note is not None and not is_note_id(note):
@@ -451,48 +334,43 @@ class Memory(ItemVerbs):
         target = session if session is not None else note
         if target is not None and (not isinstance(target, str) or not target.strip()):
             raise InputError("forget: the session id is empty")
-        if target is None and namespace is None:  # never the configured default by omission
-            raise InputError("forget deletes a whole namespace only when named: forget(namespace=...)")
-        return self._ns(namespace), [target] if target is not None else []
+        if target is None and namespace is None and user_id is None:  # never the default by omission
+            raise InputError(
+                "forget deletes a whole namespace only when named: forget(namespace=...) or forget(user_id=...)"
+            )
+        ns = self._ns(namespace, user_id)
+        return await asyncio.to_thread(ops.forget, self.settings, ns, [target] if target is not None else [])
 
-    def forget(
-        self, *, namespace: str | None = None, session: str | None = None, note: str | None = None
-    ) -> ForgetReport:
-        """Delete exactly one session, one note (by id, with its history), or, with neither, the
-        whole namespace, which must then be named (``forget()`` alone is refused, as the CLI
-        refuses it)."""
-        ns, sessions = self._forget_args(namespace, session, note)
-        return ops.forget(self.settings, ns, sessions)
+    forget, aforget = twins(_forget)
 
-    async def aforget(
-        self, *, namespace: str | None = None, session: str | None = None, note: str | None = None
-    ) -> ForgetReport:
-        ns, sessions = self._forget_args(namespace, session, note)
-        return await asyncio.to_thread(ops.forget, self.settings, ns, sessions)
+    async def _stats(self, namespace: str | None = None, *, user_id: str | int | None = None) -> dict:
+        """Sessions, nodes and edges by kind, vectors, bytes on disk, presets of a namespace, and
+        the user id it was made for (``""`` for a namespace no user id made)."""
+        return await asyncio.to_thread(ops.stats, self.settings, self._ns(namespace, user_id))
 
-    def stats(self, namespace: str | None = None) -> dict:
-        """Sessions, nodes and edges by kind, vectors, bytes on disk, presets of a namespace."""
-        return ops.stats(self.settings, self._ns(namespace))
+    stats, astats = twins(_stats)
 
-    async def astats(self, namespace: str | None = None) -> dict:
-        return await asyncio.to_thread(ops.stats, self.settings, self._ns(namespace))
-
-    def reembed(self, namespace: str | None = None, progress: Callable[[int, int], None] | None = None):
+    async def _reembed(
+        self,
+        namespace: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        user_id: str | int | None = None,
+    ):
         """Re-embed a namespace stored with another embedding model with this memory's model
         (atomic: the old vectors until the new ones are all committed; a crash keeps the old
         ones); returns what was done (``old_model``, ``new_model``, ``vectors``).
         ``progress(done, total)`` follows the texts embedded."""
-        return ops.reembed(self.settings, self._ns(namespace), progress)
+        return await asyncio.to_thread(ops.reembed, self.settings, self._ns(namespace, user_id), progress)
 
-    async def areembed(self, namespace: str | None = None, progress: Callable[[int, int], None] | None = None):
-        return await asyncio.to_thread(self.reembed, namespace, progress)
+    reembed, areembed = twins(_reembed)
 
-    def namespaces(self) -> builtins.list[str]:
+    async def _namespaces(self) -> builtins.list[str]:
         """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in
-        PostgreSQL (``graph_url``)."""
+        PostgreSQL (``graph_url``). (No ``user_id=``: it lists every namespace.)"""
         from memgraph_agents.storage.graph_store import stored_namespaces
 
-        return stored_namespaces(self.settings.data_dir, self.settings.graph_url, self.settings.store_id)
+        settings = self.settings
+        return await asyncio.to_thread(stored_namespaces, settings.data_dir, settings.graph_url, settings.store_id)
 
-    async def anamespaces(self) -> builtins.list[str]:
-        return await asyncio.to_thread(self.namespaces)
+    namespaces, anamespaces = twins(_namespaces)

@@ -24,6 +24,7 @@ from typing import Any
 from memgraph_agents.api.request import SearchRequest
 from memgraph_agents.api.results import AskResult, ForgetReport, Found
 from memgraph_agents.api.scopes import merge_namespaces
+from memgraph_agents.api.stream import stream_sink, streamed_navigation
 from memgraph_agents.config import Settings
 from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
@@ -111,6 +112,9 @@ async def navigation(
         policy="llm" if llm is not None else "offline",
         **resolve(retriever)[1],
     )
+    sink = stream_sink()  # Memory.astream: the same run, its chunks handed on as they come
+    if sink is not None:
+        return await streamed_navigation(sink, question, store, ctx, llm, k, config)
     return await anavigate(question, store, context=ctx, llm=llm, k=k, config=config)
 
 

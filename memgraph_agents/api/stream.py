@@ -1,60 +1,67 @@
-"""``Memory.astream``: the navigator graph's run on a namespace, streamed as it happens.
+"""``Memory.astream``: the very ``ask`` request (its filters, gate, retriever, user), streamed.
 
-The run is the one every door makes (``api.ops.navigation``'s parameters: the settings', the
-settings' chat model, the caller's run config); it runs on the public API's background loop
-(where its store and chat model live) and its chunks are handed to the caller's loop as they
-come: ``("custom", {"navigator": event})`` for every decision, ``("updates", {node: update})``
-after every node, then ``("result", NavigationResult)``.
+The request runs on the public API's background loop as ``ask`` runs it; while it runs, a
+stream sink (a context variable of that run) receives the navigator graph's chunks as they
+come — ``("custom", {"navigator": event})`` for every decision, ``("updates", {node: update})``
+after every node — and they are handed to the caller's loop. The last chunk is ``("result",
+AskResult)``: the evidence after the relevance gate, the answer, the trace, and the navigator's
+own result in ``.navigation``. A retriever that is not the navigator streams its result alone.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+import contextvars
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from typing import Any
 
 from memgraph_agents.aio import background
-from memgraph_agents.config import Settings
-from memgraph_agents.errors import InputError
+
+Chunk = tuple[str, Any]
+Sink = Callable[[Chunk], None]
 
 _END = object()
+_SINK: contextvars.ContextVar[Sink | None] = contextvars.ContextVar("memgraph_stream_sink", default=None)
 
 
-async def _run(settings: Settings, namespace: str, question: str, k: int, config: Mapping[str, Any] | None):
-    from memgraph_agents.api.ops import open_store
-    from memgraph_agents.navigator import NavigatorContext, astream_navigate
-    from memgraph_agents.registry import is_navigator, resolve
-    from memgraph_agents.runtime import get_chat_model
-
-    if not isinstance(question, str) or not question.strip():
-        raise InputError("the question is empty")
-    settings.limits.check_query(question)
-    store = await asyncio.to_thread(open_store, settings, namespace)
-    llm = get_chat_model(settings)
-    preset = resolve(settings.default_retriever)[1] if is_navigator(settings.default_retriever) else {}
-    policy = "llm" if llm is not None else "offline"
-    ctx = NavigatorContext.from_settings(settings.override(namespace=namespace), policy=policy, **preset)
-    async for chunk in astream_navigate(question, store, context=ctx, llm=llm, k=k, config=config):
-        yield chunk
+def stream_sink() -> Sink | None:
+    """Where this run's navigator chunks go (``None``: nobody streams it)."""
+    return _SINK.get()
 
 
-async def astream_navigation(
-    settings: Settings, namespace: str, question: str, k: int, config: Mapping[str, Any] | None = None
-) -> AsyncIterator[tuple[str, Any]]:
-    """The chunks of one navigator run, produced on the background loop, yielded on the caller's."""
+async def streamed_navigation(sink: Sink, question: str, store, context, llm, k: int, config: Mapping[str, Any] | None):
+    """The navigator run ``anavigate`` makes, with its chunks handed to ``sink``; its result."""
+    from memgraph_agents.navigator import astream_navigate
+
+    result = None
+    async for mode, chunk in astream_navigate(question, store, context=context, llm=llm, k=k, config=config):
+        if mode == "result":
+            result = chunk
+        else:
+            sink((mode, chunk))
+    return result
+
+
+async def astream_of(make: Callable[[], Coroutine[Any, Any, Any]]) -> AsyncIterator[Chunk]:
+    """The chunks of ``make()`` run on the background loop with a sink, yielded on the caller's
+    loop, then ``("result", what it returned)``; its error is raised here."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Any] = asyncio.Queue()
 
+    def put(item: Any) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, item)
+
     async def produce() -> None:
         try:
-            async for chunk in _run(settings, namespace, question, k, config):
-                loop.call_soon_threadsafe(queue.put_nowait, chunk)
+            put(("result", await make()))
         except BaseException as exc:  # handed to the caller, raised there
-            loop.call_soon_threadsafe(queue.put_nowait, exc)
+            put(exc)
         finally:
-            loop.call_soon_threadsafe(queue.put_nowait, _END)
+            put(_END)
 
-    future = background.submit(produce())
+    context = contextvars.copy_context()
+    context.run(_SINK.set, put)
+    future = background.submit(produce(), context=context)
     try:
         while (item := await queue.get()) is not _END:
             if isinstance(item, BaseException):

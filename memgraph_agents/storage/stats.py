@@ -37,6 +37,7 @@ def namespace_stats(data_dir: Path, namespace: str, graph_url: str | None = None
         sessions = db.sessions("committed")
         vectors = db.embedded_count()
         model = db.get_meta("embedding_model")
+        user_id = db.get_meta("user_id")  # the user id the namespace was made for (api.owners)
     finally:
         db.close()
     size = db.stored_bytes()  # closed: SQLite's WAL is folded back into the file first
@@ -48,6 +49,7 @@ def namespace_stats(data_dir: Path, namespace: str, graph_url: str | None = None
         "notes": notes,  # of the sessions: a note is a one-turn session of its own
         "turns": sum(int(s.get("n_turns") or 0) for s in sessions),
         "embedding_model": model or "",
+        "user_id": user_id or "",
         "last_write": max((str(s.get("ingested_at") or "") for s in sessions), default=""),
         "presets": presets,
         "nodes": nodes,
