@@ -1,5 +1,5 @@
 """``Memory``'s verbs on stored items: ``get``, ``list`` (``get_all``), ``update``, ``history``,
-``delete`` and their async twins (``api.twins``). The work is in ``api.read`` and ``api.notes``;
+``delete``, ``export`` and their async twins (``api.twins``). The work is in ``api.read`` and ``api.notes``;
 this is the public surface."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from memgraph_agents.api.export import export_conversation
 from memgraph_agents.api.filters import DateLike, memory_filter
 from memgraph_agents.api.items import ItemPage, MemoryItem, NoteHistory
 from memgraph_agents.api.notes import note_history, updated_note
@@ -118,3 +119,24 @@ class ItemVerbs:
         return await self._forget(namespace=namespace, user_id=user_id, session=item_id)
 
     delete, adelete = twins(_delete)
+
+    # -- export --------------------------------------------------------------------------
+    async def _export(
+        self,
+        namespace: str | None = None,
+        *,
+        user_id: str | int | None = None,
+        kind: ListKind | None = None,
+        since: DateLike | None = None,
+        until: DateLike | None = None,
+        speaker: str | Sequence[str] | None = None,
+        filter: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The namespace's sessions and notes (those ``list`` shows with these filters; all
+        without) as one conversation in the documented format (docs/conversation-format.md):
+        ``json.dump`` it to a file, and ``Memory.add(pathlib.Path(file))`` or ``memgraph ingest
+        file`` reads back the same sessions, turns and metadata (``api.export``)."""
+        ns, f = self._ns(namespace, user_id), memory_filter(since, until, speaker, filter)
+        return await asyncio.to_thread(export_conversation, self.settings, ns, kind=kind, filter=f)
+
+    export, aexport = twins(_export)

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from memgraph_agents.api import reprs
+
 ItemKind = Literal["note", "session", "turn", "node"]
 
 
@@ -56,6 +58,11 @@ class MemoryItem(BaseModel):
     neighbours: list[Neighbour] = Field(default_factory=list, description="get: the graph node's edges")
     n_neighbours: int = Field(0, description="all of its edges (``neighbours`` holds at most ``MAX_NEIGHBOURS``)")
 
+    def __repr__(self) -> str:
+        return reprs.item_repr(self)
+
+    __str__ = __repr__
+
 
 class ItemPage(BaseModel):
     """One page of ``Memory.list``: newest first; ``cursor`` asks for the next page (None: last page)."""
@@ -63,6 +70,11 @@ class ItemPage(BaseModel):
     namespace: str
     items: list[MemoryItem] = Field(default_factory=list)
     cursor: str | None = None
+
+    def __repr__(self) -> str:
+        return reprs.page_repr(self)
+
+    __str__ = __repr__
 
 
 class NoteVersion(BaseModel):
@@ -78,3 +90,8 @@ class NoteHistory(BaseModel):
     note_id: str
     namespace: str
     versions: list[NoteVersion] = Field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return reprs.history_repr(self)
+
+    __str__ = __repr__

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from memgraph_agents.api import reprs
+
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.outcome import EmptyReason, SessionOutcome
 
@@ -26,6 +28,11 @@ class AddReport(BaseModel):
         default_factory=list, description="per session: stored or unchanged, LLM-built or fallen back"
     )
     seconds: float = 0.0
+
+    def __repr__(self) -> str:
+        return reprs.add_repr(self)
+
+    __str__ = __repr__
 
 
 class ForgetReport(BaseModel):
@@ -68,6 +75,11 @@ class AskResult(BaseModel):
         "trace` and `memgraph ui` draw, from this very run",
     )
 
+    def __repr__(self) -> str:
+        return reprs.ask_repr(self)
+
+    __str__ = __repr__
+
 
 class Found(list):  # list[Evidence]; a plain list subclass so every caller of ``search`` keeps working
     """``Memory.search``'s evidence, a list, that also says why it is empty: ``reason`` (an
@@ -77,3 +89,8 @@ class Found(list):  # list[Evidence]; a plain list subclass so every caller of `
         super().__init__(evidence)
         self.reason = reason if not self else None
         self.why = why if not self else ""
+
+    def __repr__(self) -> str:
+        return reprs.found_repr(self)
+
+    __str__ = __repr__

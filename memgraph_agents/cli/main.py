@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         "new turns after the stored ones are appended without it",
     )
     add_metadata_option(s)
+    add_user_option(s)
 
     s = command("stats", help="sessions, nodes and edges by kind, size on disk")
     s.add_argument("--namespace", help="one namespace (env MEMGRAPH_NAMESPACE; default: all)")
@@ -77,10 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = command("forget", help="delete a session, or a whole namespace")
     s.add_argument("--namespace")
+    add_user_option(s)
     s.add_argument("--session")
 
-    from memgraph_agents.cli import migrate_cmd, reembed_cmd
+    from memgraph_agents.cli import export_cmd, migrate_cmd, reembed_cmd
 
+    export_cmd.add_parser(command)
     migrate_cmd.add_parser(command)
     reembed_cmd.add_parser(command)
 
@@ -143,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         ask_cmd,
         bench_cmd,
         draw_cmd,
+        export_cmd,
         mcp_cmd,
         memory_cmds,
         migrate_cmd,
@@ -158,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         "stats": memory_cmds.cmd_stats,
         "show": memory_cmds.cmd_show,
         "forget": memory_cmds.cmd_forget,
+        "export": export_cmd.cmd_export,
         "list": verb_cmds.cmd_list,
         "note": verb_cmds.cmd_note,
         "migrate": migrate_cmd.cmd_migrate,

@@ -40,9 +40,11 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             def advance(session_id: str, done: int, total: int, task: TaskID = task, sizes=sizes) -> None:
                 p.advance(task, sizes.get(session_id, 0))
 
+            # --user-id: that user's namespace, which keeps the id (the browser shows it)
+            where = {"user_id": args.user_id} if getattr(args, "user_id", None) is not None else {"namespace": ns}
             report = memory.add(
                 conv,
-                namespace=ns,
+                **where,
                 replace=bool(getattr(args, "replace", False)),
                 rebuild=rebuild,
                 progress=advance,

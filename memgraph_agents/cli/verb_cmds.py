@@ -83,7 +83,8 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     memory, ns = Memory(settings=settings), _ns(args, settings)
     verb = args.note_command
     if verb == "add":
-        report = memory.add(args.text, namespace=ns, speaker=args.speaker, metadata=metadata_arg(args.metadata))
+        where = {"user_id": args.user_id} if args.user_id is not None else {"namespace": ns}  # the id is kept
+        report = memory.add(args.text, **where, speaker=args.speaker, metadata=metadata_arg(args.metadata))
         [note_id] = report.note_ids
         out: dict = {"note_id": note_id, "namespace": ns}
         text = f"added {note_id} to {ns}"
