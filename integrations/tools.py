@@ -93,7 +93,7 @@ def create_memory_tools(
         given = {
             name: value
             for name, value, default in (
-                ("settings", settings, None),
+                ("settings", None if settings == memory._settings else settings, None),  # its own: fine
                 ("retriever", retriever, None),
                 ("k", k, None),
                 ("user_key", user_key, "user_id"),

@@ -71,7 +71,8 @@ def test_create_memory_tools_with_a_memory_refuses_the_keywords_it_would_ignore(
 
     settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", llm="none")
     agent_memory = AgentMemory(settings, retriever="bm25", k=3)
-    for kwargs in ({"retriever": "ppr"}, {"k": 5}, {"settings": settings}, {"namespace_prefix": "team"}):
+    other = settings.override(top_k=3)  # its own settings are fine, other ones would be ignored
+    for kwargs in ({"retriever": "ppr"}, {"k": 5}, {"settings": other}, {"namespace_prefix": "team"}):
         with pytest.raises(TypeError, match=next(iter(kwargs))):
             create_memory_tools(memory=agent_memory, **kwargs)
     tools = create_memory_tools(memory=agent_memory, recall_name="look_up")  # a tool's own option is fine

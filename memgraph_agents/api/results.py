@@ -7,7 +7,6 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from memgraph_agents.api import reprs
-
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.outcome import EmptyReason, SessionOutcome
 
