@@ -1,8 +1,9 @@
 """The web app: Starlette routes over ``Memory`` (served by uvicorn in ``memgraph ui``).
 
-Every view is a GET with its state in the URL (bookmarkable); the two writes (update a note,
-forget a note or session) are POSTs that first render a confirmation page and act only on the
-confirmed form, through ``security.Access.check_write``. A bad id or namespace is a 404 or 400
+Every view is a GET with its state in the URL (bookmarkable); the writes (update a note,
+forget a note or session, and ``ui.manage``'s add a note and forget in bulk) are POSTs through
+``security.Access.check_write``; update and forget first render a confirmation page and act only
+on the confirmed form. A bad id or namespace is a 404 or 400
 page with the error's one-line message, never a traceback.
 """
 
@@ -20,8 +21,9 @@ from starlette.routing import Route
 
 from memgraph_agents.api import Memory
 from memgraph_agents.errors import InputError, MemgraphError, NamespaceNotFoundError
-from memgraph_agents.ui import data, views
+from memgraph_agents.ui import data, manage_views, views
 from memgraph_agents.ui.html import asset, path, url
+from memgraph_agents.ui.manage import manage_routes
 from memgraph_agents.ui.runs import RecentRuns
 from memgraph_agents.ui.security import COOKIE, Access, Refused
 
@@ -47,8 +49,9 @@ def _html(body: str, status: int = 200, csp: str = CSP_APP) -> HTMLResponse:
     return HTMLResponse(body, status_code=status, headers=headers)
 
 
-def _params(request: Request, names: tuple[str, ...]) -> dict[str, str]:
-    return {n: request.query_params.get(n, "").strip() for n in names if request.query_params.get(n, "").strip()}
+def _params(request: Request | dict[str, str], names: tuple[str, ...]) -> dict[str, str]:
+    given = request.query_params if isinstance(request, Request) else request
+    return {n: given.get(n, "").strip() for n in names if given.get(n, "").strip()}
 
 
 def _int(value: str | None, name: str, default: int | None) -> int | None:
@@ -97,8 +100,10 @@ def build_app(memory: Memory, access: Access) -> Starlette:
         limit = _int(p.get("limit"), "limit", 20)
         page = await memory.alist(ns, kind=kind, limit=limit or 20, cursor=p.get("cursor"), **_filters(p))  # type: ignore[arg-type]
         stats = await memory.astats(ns)
-        forgot = request.query_params.get("forgot")
-        return _html(views.timeline(ns, page, p, stats, f"Forgot {forgot}." if forgot else ""))
+        forgot, added = request.query_params.get("forgot"), request.query_params.get("added")
+        status = f"Forgot {forgot}." if forgot else f"Added {added}." if added else ""
+        manage = manage_views.panel(ns, p, access.csrf(request), not access.read_only)
+        return _html(views.timeline(ns, page, p, stats, status, manage))
 
     async def session(request: Request) -> Response:
         ns = namespace(request)
@@ -218,6 +223,7 @@ def build_app(memory: Memory, access: Access) -> Starlette:
         Route("/ns/{ns}/trace", guarded(trace)),
         Route("/ns/{ns}/session/{sid:path}", guarded(session)),
         Route("/ns/{ns}/item/{item_id:path}", guarded(item), methods=["GET", "POST"]),
+        *manage_routes(memory, access, namespace, lambda r: _params(r, LIST_PARAMS), _filters, _html, guarded),
     ]
 
     async def not_found(request: Request, exc: Exception) -> Response:

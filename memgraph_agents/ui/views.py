@@ -9,6 +9,7 @@ from memgraph_agents.api.items import ItemPage, MemoryItem, NoteHistory
 from memgraph_agents.api.results import AskResult
 from memgraph_agents.ui.data import SessionView, evidence_mark, short_reply_context
 from memgraph_agents.ui.html import Markup, esc, field, join, link, page, path, table, tag, url
+from memgraph_agents.ui.path_panel import seed_ranking
 
 
 def _size(n: int) -> str:
@@ -27,12 +28,25 @@ def _ns_crumb(ns: str) -> tuple[str, str]:
     return (path("ns", ns), ns)
 
 
+def _ns_cell(row: dict[str, Any]) -> Markup:
+    """A user's namespace by the user id it was made for (the hash beside it, small), else its name."""
+    ns, user = row["namespace"], row.get("user_id")
+    if not user:
+        return link(path("ns", ns), ns)
+    return join([link(path("ns", ns), user, class_="user"), tag("small", f" user · {ns[:10]}…", title=ns)])
+
+
+def title_of(ns: str, stats: dict[str, Any]) -> str:
+    """The page title of a namespace: the user id it was made for, else its name."""
+    return f"{stats['user_id']} (user)" if stats.get("user_id") else ns
+
+
 def home(rows: list[dict[str, Any]]) -> str:
     body = table(
         ["namespace", "sessions", "turns", "notes", "size", "embedding model", "last write"],
         (
             [
-                link(path("ns", r["namespace"]), r["namespace"]),
+                _ns_cell(r),
                 r["sessions"] - r.get("notes", 0),
                 r.get("turns", ""),
                 r.get("notes", ""),
@@ -42,7 +56,7 @@ def home(rows: list[dict[str, Any]]) -> str:
             ]
             for r in rows
         ),
-        caption="Namespaces (a user or a conversation each)",
+        caption="Namespaces (a user or a conversation each; a user's by the user id it was made for)",
     )
     if not rows:
         body = tag("p", "No memory here yet: add some with `memgraph ingest FILE` or `memgraph demo`.")
@@ -76,7 +90,14 @@ def _filters(params: dict[str, Any]) -> Markup:
     )
 
 
-def timeline(ns: str, pg: ItemPage, params: dict[str, Any], stats: dict[str, Any], status: str = "") -> str:
+def timeline(
+    ns: str,
+    pg: ItemPage,
+    params: dict[str, Any],
+    stats: dict[str, Any],
+    status: str = "",
+    manage: Markup = Markup(),  # noqa: B008 - an empty, immutable str
+) -> str:
     rows = []
     for i in pg.items:
         target = path("ns", ns, "session", i.id) if i.kind == "session" else path("ns", ns, "item", i.id)
@@ -108,9 +129,10 @@ def timeline(ns: str, pg: ItemPage, params: dict[str, Any], stats: dict[str, Any
             filters,
             table(["id", "kind", "date", "who", "metadata", "text"], rows, caption="Newest first"),
             nxt,
+            manage,
         ]
     )
-    return page(ns, body, crumbs=[("", ns)], status_line=status)
+    return page(title_of(ns, stats), body, crumbs=[("", title_of(ns, stats))], status_line=status)
 
 
 def _cut(text: str, n: int = 160) -> str:
@@ -200,6 +222,10 @@ def search(ns: str, params: dict[str, Any], result: AskResult | None, trace_url:
             if trace_url
             else tag("p", draw_note, class_="muted")
         )
+        seeded = seed_ranking(ns, result)  # a run that stopped after localize: its ranking, not an empty frame
+        if seeded is not None:
+            picture = link(trace_url, "Open the graph around these turns, drawn →") if trace_url else draw_note
+            drawn = join([seeded, tag("p", picture, class_="muted")])
         parts.append(tag("section", join([tag("h2", "The navigator's path, drawn"), drawn])))
     return page(f"Search {ns}", join(parts), crumbs=[_ns_crumb(ns), ("", "search")])
 
