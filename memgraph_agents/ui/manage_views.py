@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memgraph_agents.api.items import MemoryItem
-from memgraph_agents.ui.html import Markup, esc, field, join, link, page, path, tag, url
+from memgraph_agents.ui.html import Markup, esc, join, link, page, path, tag, url
 
 FILTER_KEYS = ("kind", "since", "until", "speaker", "filter")
 
@@ -46,7 +46,9 @@ def panel(ns: str, params: dict[str, Any], csrf: str, writable: bool) -> Markup:
     add = Markup(
         f'<form method="post" action="{esc(path("ns", ns, "add"))}" class="write add-note"><h2>Add a note</h2>{token}'
         '<label for="f-note">Note</label><textarea id="f-note" name="text" rows="2" required></textarea>'
-        + field("Speaker", "speaker", "user", hint="who says it")
+        # its own id: the filter form's speaker field is on the same page
+        + '<div class="field"><label for="f-note-speaker">Speaker</label>'
+        '<input id="f-note-speaker" name="speaker" type="text" value="user"><small>who says it</small></div>'
         + '<button type="submit">Add the note</button></form>'
     )
     forget = Markup(
