@@ -46,7 +46,7 @@ def panel(ns: str, params: dict[str, Any], csrf: str, writable: bool) -> Markup:
     add = Markup(
         f'<form method="post" action="{esc(path("ns", ns, "add"))}" class="write add-note"><h2>Add a note</h2>{token}'
         '<label for="f-note">Note</label><textarea id="f-note" name="text" rows="2" required></textarea>'
-        # its own id: the filter form's speaker field is on the same page
+        # its own id: the filter form also has a speaker field
         + '<div class="field"><label for="f-note-speaker">Speaker</label>'
         '<input id="f-note-speaker" name="speaker" type="text" value="user"><small>who says it</small></div>'
         + '<button type="submit">Add the note</button></form>'
