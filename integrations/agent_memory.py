@@ -52,6 +52,7 @@ from memgraph_agents.integrations.run_scopes import (
     current_config,
     current_context,
     run_namespace,
+    run_user,
     shared_scopes,
 )
 from memgraph_agents.integrations.turn_rule import TurnRule
@@ -179,6 +180,15 @@ class AgentMemory:
     def _memory(self, settings: Settings) -> Memory:
         return Memory(settings=settings)
 
+    def _writer_memory(self, settings: Settings, context: Any, config: dict | None, ns: str) -> Memory:
+        """The memory a write goes through: bound to the run's user when the write is to that
+        user's namespace, so the namespace keeps the id it was made for (``api.owners``)."""
+        memory = self._memory(settings)
+        uid = run_user(context, config, user_key=self.user_key)
+        if uid is not None and self.user_scope(uid) == ns:
+            return memory.user(uid, self.namespace_prefix)
+        return memory
+
     # -- recall --------------------------------------------------------------------------
     def _recall_target(
         self, context: Any, config: dict | None, k: int | None, namespace: str | None
@@ -260,7 +270,7 @@ class AgentMemory:
         conv = validated_conversation(conv, settings.limits)  # limits, text, dates: before queueing
         sid = conv.id
         failed = self.writer.take_failures([ns])
-        self.writer.submit(f"{ns}/{sid}", ns, self._memory(settings), conv)
+        self.writer.submit(f"{ns}/{sid}", ns, self._writer_memory(settings, context, config, ns), conv)
         return {"namespace": ns, "session": sid, "turn_id": f"{sid}:1", "queued": True, "failed_writes": failed}
 
     # -- chat turns ----------------------------------------------------------------------
@@ -312,7 +322,7 @@ class AgentMemory:
         conv = conversation_from_messages(
             snapshot, conversation_id=thread, session_id=f"{thread}-s", speaker_names=names or None
         )
-        self.writer.submit(f"{ns}/{thread}", ns, self._memory(settings), conv)
+        self.writer.submit(f"{ns}/{thread}", ns, self._writer_memory(settings, context, config, ns), conv)
         return {"namespace": ns, "thread": thread, "sessions": [s.id for s in conv.sessions], "added": added}
 
     # -- waiting -------------------------------------------------------------------------

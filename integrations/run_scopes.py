@@ -59,6 +59,14 @@ class MissingUserError(InputError):
     """The run names no user and the memory has no default namespace."""
 
 
+def run_user(context: Any, config: dict | None, *, user_key: str) -> str | None:
+    """The run's user id (steps 1 and 2 of ``run_namespace``), ``None`` without one."""
+    uid = run_user_id(run_value(context, None, user_key))
+    if uid is None:
+        uid = run_user_id(((config or {}).get("configurable") or {}).get(user_key))
+    return uid
+
+
 def run_namespace(context: Any, config: dict | None, *, user_key: str, prefix: str, default: str | None) -> str:
     """Whose memory a run uses; never from model arguments. First match wins:
 
@@ -75,9 +83,7 @@ def run_namespace(context: Any, config: dict | None, *, user_key: str, prefix: s
     (``storage.namespaces.user_namespace``: ``u.<hash>``, or ``<prefix>.<hash>``): injective,
     never equal to a name a person can choose, and showing nothing of the id; ids with
     surrounding whitespace or control characters are refused."""
-    uid = run_user_id(run_value(context, None, user_key))
-    if uid is None:
-        uid = run_user_id(((config or {}).get("configurable") or {}).get(user_key))
+    uid = run_user(context, config, user_key=user_key)
     if uid is not None:
         return user_namespace(uid, prefix)
     ns = run_value(context, None, "namespace")

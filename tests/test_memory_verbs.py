@@ -143,3 +143,24 @@ def test_astream_is_asks_request_streamed(mem, tmp_path):
     assert result.outcome == "nothing_relevant" and result.evidence == []
     with pytest.raises(InputError, match="not both"):
         asyncio.run(collect("bees", user_id="ana", namespace="x"))
+
+
+def test_the_agent_tools_keep_the_runs_user_id_with_the_namespace_they_write(tmp_path):
+    from memgraph_agents.config import Settings
+    from memgraph_agents.integrations.agent_memory import AgentMemory
+
+    settings = Settings(data_dir=tmp_path / "mem", embeddings="hash", llm="none")
+    agent = AgentMemory(settings, namespace_prefix="shop")
+    agent.remember("Eve prefers the window seat", config={"configurable": {"user_id": "eve"}})
+    from langchain_core.messages import HumanMessage
+
+    agent.write_messages(
+        [HumanMessage("My order number is 5521 and it has not arrived.", id="m1")],
+        config={"configurable": {"user_id": 42, "thread_id": "t1"}},
+    )
+    agent.remember("The shop opens at nine", namespace="shared")
+    agent.flush()
+    mem = Memory(settings=settings)
+    assert mem.stats(Memory.namespace_for_user("eve", "shop"))["user_id"] == "eve"
+    assert mem.stats(Memory.namespace_for_user(42, "shop"))["user_id"] == "42"
+    assert mem.stats("shared")["user_id"] == ""

@@ -184,7 +184,7 @@ class Memory(ItemVerbs):
             report.sessions.extend(r.sessions)
             if is_note_id(conv.id) and isinstance(source, str):
                 report.note_ids.append(conv.id)
-        owner = (user_id, "") if user_id is not None else self._owner if namespace is None else None
+        owner = (user_id, "") if user_id is not None else self._owner  # kept only where it maps to ns
         if owner is not None and conversations:
             await asyncio.to_thread(keep_user_id, self.settings, ns, *owner)
         report.seconds = round(time.perf_counter() - t0, 3)
