@@ -124,12 +124,17 @@ def test_open_search_item_update_history_forget_in_chromium(ui, browser, tmp_pat
     assert "S4:6" in evidence and "2024-04-27" in evidence and "converted barn" in evidence
     assert "superseded on 2024-04-27 by S4:6" in evidence  # S1:11, the vineyard, replaced
     assert b.eval("document.querySelector('ul.trace').children.length") >= 3  # the run's path
-    b.wait_for(
-        "document.querySelector('iframe.trace').contentDocument.querySelectorAll('svg circle, svg g').length > 5"
-    )
+    # the run stopped after localize: the panel shows the seed ranking it answered with, not an
+    # empty drawing, and links the drawing of the graph around those turns
+    seeds = b.eval("document.querySelector('.seed-ranking').innerText")
+    assert "stopped after localize" in seeds and "S4:6" in seeds and "seed score" in seeds
     shot = b.screenshot()
     _not_blank(shot)
     (tmp_path / "search.png").write_bytes(shot)
+    search_url = b.eval("location.href")
+    b.follow("[...document.querySelectorAll('a')].find(a => a.textContent.startsWith('Open the graph')).click()")
+    b.wait_for("document.querySelectorAll('svg circle, svg g').length > 5")
+    b.open(search_url)
 
     # item: follow the evidence's turn id link
     b.follow("[...document.querySelectorAll('ol.evidence a')].find(a => a.textContent === 'S1:11').click()")
