@@ -137,11 +137,13 @@ def build_server(
     host: str = "127.0.0.1",
     port: int = 8000,
     log_level: LogLevel = "WARNING",
+    user_id: str | None = None,
 ) -> FastMCP:
     """The FastMCP server; with ``tokens`` every HTTP call needs a bearer token of the map (an
     empty map is refused, as is HTTP on a non-loopback ``host`` without tokens). ``log_level``:
     the SDK's and the HTTP server's logs on stderr; WARNING by default, so a stdio client's log
-    gets no line per request (a tool's failure is a warning and still shows)."""
+    gets no line per request (a tool's failure is a warning and still shows). ``user_id``: the
+    user whose namespace ``namespace`` is (``memgraph mcp --user-id``)."""
     # "" is refused, not the default; a user's derived name (--user-id) is served too
     fixed = validate_stored_name(settings.namespace if namespace is None else namespace)
     check_http_exposure(host, tokens)
@@ -160,6 +162,8 @@ def build_server(
         log_level=log_level,
     )
     server = MemoryServer(settings)
+    if user_id is not None:  # --user-id: its writes keep the id with the user's namespace (api.owners)
+        server.memory = server.memory.user(user_id)
 
     def ns() -> str:
         if verifier is None:

@@ -106,6 +106,7 @@ def test_user_id_serves_the_namespace_the_agent_tools_use_for_that_user(tmp_path
     settings = Settings(data_dir=tmp_path / "mem", llm="none", embeddings="hash")
     ns = Memory.namespace_for_user("Ana Lima")
     assert [i.id for i in Memory(settings=settings).list(ns).items] == [note]
+    assert Memory(settings=settings).stats(ns)["user_id"] == "Ana Lima"  # the id kept with its namespace
     agent = AgentMemory(settings)
     assert agent.namespace_for(None, {"configurable": {"user_id": "Ana Lima"}}) == ns
     found = agent.recall("bike lock code", config={"configurable": {"user_id": "Ana Lima"}})

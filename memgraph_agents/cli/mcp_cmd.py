@@ -77,7 +77,13 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     http = args.transport == "http"
     host = args.host if http else "127.0.0.1"  # stdio listens nowhere
     server = build_server(
-        settings, namespace=namespace, tokens=tokens, host=host, port=args.port, log_level=args.log_level
+        settings,
+        namespace=namespace,
+        tokens=tokens,
+        host=host,
+        port=args.port,
+        log_level=args.log_level,
+        user_id=args.user_id,
     )
     server.run("streamable-http" if http else "stdio")
     return 0
