@@ -8,8 +8,8 @@
 Every verb takes ``namespace=`` (default: ``settings.namespace``) or ``user_id=`` (that user's
 namespace; ``Memory.user(user_id)`` is a ``Memory`` bound to it). Each is written once, as a
 coroutine, and comes as a pair (``api.twins``): the blocking verb and its async twin (``aadd``,
-``asearch``, ``aask``, ``aget``, ``alist``, ``aupdate``, ``ahistory``, ``aforget``, ``astats``,
-``areembed``, ``anamespaces``), both running it on one shared background event loop and worker
+``asearch``, ``aask``, ``aget``, ``alist``, ``aget_all``, ``aupdate``, ``ahistory``, ``aforget``,
+``adelete``, ``aexport``, ``astats``, ``areembed``, ``anamespaces``), both running it on one shared background event loop and worker
 threads, so neither blocks the caller's loop; ``astream`` is ``ask`` streamed. Search, ask and
 astream build one ``SearchRequest`` (``api.build_request``). ``Memory`` is the one engine: the agent tools and turn writer,
 ``MemoryRetriever``, ``MemgraphStore``, the MCP server, the CLI and the exported graphs all call
