@@ -110,7 +110,7 @@ def embedding_spec(value: str) -> str:
     )
 
 
-# The default retriever is the navigator graph (DESIGN §7): its localize node is the one-shot
+# The default retriever is the navigator graph (the design's engine): its localize node is the one-shot
 # ranking (``MEMGRAPH_LOCALIZE``), and a question whose subgoals that seed already meets stops
 # there, so an easy question costs about what ``oneshot`` alone costs; open subgoals send
 # Explorers (BENCHMARKS.md, "The navigator is the engine").

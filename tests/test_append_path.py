@@ -1,8 +1,7 @@
 """A chat write's append path costs its new turn: the earlier turns, passed again as the same
 objects, are not validated, digested or read back again, one build context serves every step,
 and the steps run in one hand-off. It must store exactly what the reference path stores: the
-compiled LangGraph graph fed fresh copies of the transcript (every turn validated and
-digested again, a context per step, a hand-off per step)."""
+same runner fed fresh copies of the transcript (every turn validated and digested again)."""
 
 from __future__ import annotations
 
@@ -12,14 +11,29 @@ import pytest
 
 from memgraph_agents.aio import NeedsLoopError, off_loop, run_off_loop
 from memgraph_agents.config import Settings
-from memgraph_agents.construct.pipeline import sequence
-from memgraph_agents.construct.pipeline.graph import run_graph_session
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.loaders.errors import InputError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 from memgraph_agents.runtime import get_store
 from tests.conftest import on_both_stores
-from tests.test_pipeline_sequence import stored
+
+TIMES = ("ingested_at",)
+
+
+def stored(settings: Settings) -> dict:
+    """Everything a namespace holds that a build decides: node and edge rows, committed
+    session records (but their timestamps), stored turns and vectors."""
+    store = get_store(settings, create=False)
+    _, nodes, edges, sessions = store.db.read_graph()
+    ids = [r[0] for r in nodes]
+    return {
+        "nodes": nodes,
+        "edges": edges,
+        "sessions": [{k: v for k, v in s.items() if k not in TIMES} for s in sessions],
+        "turns": {s["id"]: store.db.session_turns(s["id"]) for s in sessions},
+        "vectors": sorted(store.db.node_vectors(ids)),
+    }
+
 
 pytestmark = pytest.mark.slow  # seconds per test: left out of the fast subset (-m "not slow")
 
@@ -56,18 +70,16 @@ def first_turns(conv: Conversation, n: int) -> Conversation:
 
 
 @on_both_stores
-def test_turns_appended_as_the_same_objects_store_what_the_reference_path_stores(settings, monkeypatch):
+def test_turns_appended_as_the_same_objects_store_what_the_reference_path_stores(settings):
     conv = thread()
     fast = settings.override(namespace="fast")
     for n in range(1, len(_SAID) + 1):
         r = ingest_conversation(first_turns(conv, n), fast)
         assert (r.sessions_new, r.sessions_appended, r.turns) == (1, int(n > 1), 1)
     ref = settings.override(namespace="ref")
-    with monkeypatch.context() as m:
-        m.setattr(sequence, "run_session", run_graph_session)  # ingest imports it per call
-        for n in range(1, len(_SAID) + 1):
-            copy = Conversation.model_validate(first_turns(conv, n).model_dump())  # new objects
-            ingest_conversation(copy, ref)
+    for n in range(1, len(_SAID) + 1):
+        copy = Conversation.model_validate(first_turns(conv, n).model_dump())  # new objects
+        ingest_conversation(copy, ref)
     a, b = stored(fast), stored(ref)
     assert len(a["turns"]["chat-s1"]) == len(_SAID) and a["vectors"]
     assert any(e[2] == "supersedes" for e in a["edges"])  # the changing statements were linked

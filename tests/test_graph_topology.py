@@ -1,4 +1,4 @@
-"""The topology of every exported graph (and of the ingest pipeline it runs), as Mermaid,
+"""The topology of every exported graph (and the step table of the ingest pipeline), as Mermaid,
 against a snapshot (``tests/__snapshots__/test_graph_topology.ambr``), like LangGraph's own
 prebuilt tests: a change to a graph's nodes or edges shows up as a diff in review.
 
@@ -20,6 +20,6 @@ def test_exported_graph_topology(name, snapshot):
 
 
 def test_ingest_pipeline_topology(snapshot):
-    from memgraph_agents.construct.pipeline.graph import pipeline
+    from memgraph_agents.construct.pipeline.sequence import describe
 
-    assert pipeline.get_graph().draw_mermaid(with_styles=False) == snapshot
+    assert describe() == snapshot

@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "conversation.json"
 # Never on the offline default path; chromadb only for namespaces with a Chroma index; the
 # extras' packages never. The LangGraph runtime (and the LangSmith client its LangChain
-# runnables import) is the default's: the default retriever is the compiled navigator graph
-# (DESIGN §7); a retriever that is not a graph (``oneshot``) loads neither.
+# runnables import) is the default's: the default retriever is the compiled navigator graph;
+# a retriever that is not a graph (``oneshot``) loads neither.
 GRAPH_RUNTIME = ("langgraph", "langsmith")
 FORBIDDEN = (
     "torch",

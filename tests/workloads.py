@@ -124,7 +124,7 @@ def digest(obj) -> str:
 # Imported once by the fork server: a forked test process then starts in milliseconds.
 FORKSERVER_PRELOAD = [
     "memgraph_agents.ingest",
-    "memgraph_agents.construct.pipeline.graph",
+    "memgraph_agents.construct.pipeline.sequence",
     "memgraph_agents.storage",
     "memgraph_agents.cli.main",
     "memgraph_agents.navigator.run",

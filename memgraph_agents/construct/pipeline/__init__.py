@@ -1,4 +1,4 @@
-"""The ingest state machine: one run builds one session and commits it (``pipeline.graph``).
+"""The ingest pipeline: one run builds one session and commits it (``pipeline.sequence``).
 
 The library's ingest (``memgraph_agents.ingest``) runs it once per session under the
 namespace's ingest lock, after validating the whole conversation; the graph exported to

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from memgraph_agents.aio import off_loop
 from memgraph_agents.config import Settings
@@ -44,18 +44,10 @@ from memgraph_agents.runtime import MemoryContext, chat_limiter, get_chat_model,
 from memgraph_agents.storage import SessionRecord, SessionWrite
 from memgraph_agents.storage.session_write import WriteMode
 
-if TYPE_CHECKING:  # the nodes also run without LangGraph (``pipeline.sequence``): its runtime is not imported
-    from langgraph.runtime import Runtime
-
 # Settings of recent run contexts: validating ``Settings`` for every step cost more than a
 # whole chat-turn append. Keyed by the context object (kept alive with it).
 _RUN_SETTINGS: OrderedDict[int, tuple[MemoryContext, Settings]] = OrderedDict()
 _RUN_SETTINGS_LOCK = threading.Lock()
-
-
-def run_settings(runtime: Runtime[MemoryContext]) -> Settings:
-    """The run's settings: the context over the environment, validated (``MemoryContext.settings``)."""
-    return context_settings(runtime.context or MemoryContext())
 
 
 def context_settings(ctx: MemoryContext) -> Settings:
@@ -74,8 +66,8 @@ def context_settings(ctx: MemoryContext) -> Settings:
 
 # What one in-process run (``pipeline.sequence.run_steps``) opened once for all its steps: the
 # store and, offline, the build context. Within a run the ingest lock is held, so the snapshot
-# the steps read does not change before the commit; a LangGraph run has no memo (each step
-# opens its own). Worker threads see the same dict (``asyncio.to_thread`` copies the context).
+# the steps read does not change before the commit; a step called outside a run has no memo
+# (it opens its own). Worker threads see the same dict (``asyncio.to_thread`` copies the context).
 RUN_MEMO: ContextVar[dict | None] = ContextVar("memgraph_run_memo", default=None)
 
 
@@ -95,10 +87,10 @@ def _work(state: PipelineState, session: Session) -> Session:
     return plan.work_session(session) if plan else session
 
 
-def _context(state: PipelineState, runtime: Runtime[MemoryContext]) -> BuildContext:
+def _context(state: PipelineState, context: MemoryContext) -> BuildContext:
     """The steps' build context; offline, one per run (it counts no LLM usage per step, and
     what it caches, the snapshot's vectors by kind, is the same for every step)."""
-    settings = run_settings(runtime)
+    settings = context_settings(context)
     llm = get_chat_model(settings)
     memo = RUN_MEMO.get() if llm is None else None
     if memo is None:
@@ -110,10 +102,10 @@ def _context(state: PipelineState, runtime: Runtime[MemoryContext]) -> BuildCont
     return ctx
 
 
-async def _acontext(state: PipelineState, runtime: Runtime[MemoryContext]) -> BuildContext:
+async def _acontext(state: PipelineState, context: MemoryContext) -> BuildContext:
     """``_context`` from an async step: off the event loop unless the run has it already."""
-    ctx = _memoised_context(state, run_settings(runtime))
-    return ctx if ctx is not None else await off_loop(_context, state, runtime)
+    ctx = _memoised_context(state, context_settings(context))
+    return ctx if ctx is not None else await off_loop(_context, state, context)
 
 
 def _context_key(state: PipelineState, settings: Settings) -> tuple:
@@ -178,8 +170,8 @@ def plan_session(store, session: Session, settings: Settings, *, replace: bool =
     return plan_write(store.namespace, record, digests, session, identity(settings), replace=replace, rebuild=rebuild)
 
 
-def check(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    settings = run_settings(runtime)
+def check(state: PipelineState, context: MemoryContext) -> dict:
+    settings = context_settings(context)
     store = _store(settings)
     session = session_of(state)
     out: dict = {}
@@ -214,7 +206,7 @@ def route_check(state: PipelineState) -> Literal["normalise", "__end__"]:
     return "__end__" if state["status"] == "unchanged" else "normalise"  # "__end__" is END, as a Literal
 
 
-def normalise(state: PipelineState) -> dict:
+def normalise(state: PipelineState, context: MemoryContext) -> dict:
     session = session_of(state)
     plan = plan_of(state)
     if plan is None:
@@ -222,8 +214,8 @@ def normalise(state: PipelineState) -> dict:
     return {"build": dump(normalise_session(_work(state, session), plan.first_index, whole=session))}
 
 
-async def segment(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await _acontext(state, runtime)
+async def segment(state: PipelineState, context: MemoryContext) -> dict:
+    ctx = await _acontext(state, context)
     session = session_of(state)
     b = await segment_events(build_of(state), _work(state, session), ctx)
     plan = plan_of(state)
@@ -232,8 +224,8 @@ async def segment(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict
     return {"build": dump(b), "usage": _usage(ctx)}
 
 
-async def relate_step(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await _acontext(state, runtime)
+async def relate_step(state: PipelineState, context: MemoryContext) -> dict:
+    ctx = await _acontext(state, context)
     session = session_of(state)
     b = await relate(build_of(state), _work(state, session), ctx)
     plan = plan_of(state)
@@ -242,29 +234,29 @@ async def relate_step(state: PipelineState, runtime: Runtime[MemoryContext]) -> 
     return {"build": dump(b), "usage": _usage(ctx)}
 
 
-async def fuse_step(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = await _acontext(state, runtime)
+async def fuse_step(state: PipelineState, context: MemoryContext) -> dict:
+    ctx = await _acontext(state, context)
     b = await fuse(build_of(state), _work(state, session_of(state)), ctx)
     return {"build": dump(b), "usage": _usage(ctx)}
 
 
-def topics(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
+def topics(state: PipelineState, context: MemoryContext) -> dict:
+    ctx = _context(state, context)
     return {"build": dump(update_topics(build_of(state), _work(state, session_of(state)), ctx))}
 
 
-def sentences(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    ctx = _context(state, runtime)
+def sentences(state: PipelineState, context: MemoryContext) -> dict:
+    ctx = _context(state, context)
     return {"build": dump(add_sentences(build_of(state), _work(state, session_of(state)), ctx))}
 
 
 def layer_node(name: str):
     """The ``name`` layer as a node: runs when the preset asks for it, else passes through."""
 
-    async def run(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-        if name not in get_preset(run_settings(runtime).preset).layers:
+    async def run(state: PipelineState, context: MemoryContext) -> dict:
+        if name not in get_preset(context_settings(context).preset).layers:
             return {}
-        ctx = await _acontext(state, runtime)
+        ctx = await _acontext(state, context)
         b = await LAYER_STEPS[name](build_of(state), _work(state, session_of(state)), ctx)
         return {"build": dump(b), "usage": _usage(ctx)}
 
@@ -272,8 +264,8 @@ def layer_node(name: str):
     return run
 
 
-def commit(state: PipelineState, runtime: Runtime[MemoryContext]) -> dict:
-    settings = run_settings(runtime)
+def commit(state: PipelineState, context: MemoryContext) -> dict:
+    settings = context_settings(context)
     store = _store(settings)
     session, b = session_of(state), build_of(state)
     plan = plan_of(state)

@@ -1,21 +1,19 @@
-"""The ingest pipeline: a plain function sequence, and ``run_session``.
+"""The ingest pipeline: one step table and one runner, ``run_session``.
 
 Ingest is a straight line (``check``, which may end an unchanged session's run, then ``STEPS``
-in order), so it runs as what it is: each step a function of the state, its update merged
-before the next step runs (``notes`` and ``usage`` through ``PipelineState``'s own reducers,
-read from its annotations). Blocking steps run off the event loop, consecutive ones in one
-hand-off; the commit is one transaction. The ingest graph LangGraph Studio draws
-(``pipeline.graph``) is built from these very tables (``NODES``, ``STEPS``, ``route_check``),
-not a copy of them; a test checks both store the same graph.
+in order), so it runs as what it is: each step a function ``step(state, context) -> update``,
+its update merged before the next step runs (``notes`` and ``usage`` through ``REDUCERS``, the
+rest replaced). Blocking steps run off the event loop, consecutive ones in one hand-off; the
+commit is one transaction. Every door that writes (``Memory.add``, the agent tools, the store,
+MCP, the CLI, Studio's ingest graph) reaches this runner through ``memgraph_agents.ingest``;
+``describe()`` draws the table for docs and reviews (``tests/test_graph_topology.py``).
 """
 
 from __future__ import annotations
 
 import inspect
-import typing
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, Protocol
 
 from memgraph_agents.aio import off_loop, run_off_loop
 from memgraph_agents.construct.layers import LAYER_STEPS
@@ -33,13 +31,21 @@ from memgraph_agents.construct.pipeline.nodes import (
     sentences,
     topics,
 )
-from memgraph_agents.construct.pipeline.state import PipelineState, remember_session
+from memgraph_agents.construct.pipeline.state import REDUCERS, remember_session
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.runtime import MemoryContext, get_chat_model
 
+
+class Step(Protocol):
+    """One pipeline step: the state so far and the run context in, the state's update out
+    (a coroutine for the steps that may call an LLM)."""
+
+    def __call__(self, state: Any, context: MemoryContext, /) -> dict | Awaitable[dict]: ...
+
+
 # After ``check`` (which may end the run), in this order.
 STEPS = ["normalise", "segment", "relate", "fuse", "topics", "sentences", *LAYER_STEPS, "commit"]
-NODES: dict[str, Callable[..., Any]] = {
+NODES: dict[str, Step] = {
     "check": check,
     "normalise": normalise,
     "segment": segment,
@@ -50,50 +56,34 @@ NODES: dict[str, Callable[..., Any]] = {
     **{name: layer_node(name) for name in LAYER_STEPS},
     "commit": commit,
 }
-# The state's reducers, read from its annotations (``Annotated[list[str], operator.add]``).
-_REDUCERS: dict[str, Callable[[Any, Any], Any]] = {
-    key: hint.__metadata__[0]
-    for key, hint in typing.get_type_hints(PipelineState, include_extras=True).items()
-    if typing.get_origin(hint) is typing.Annotated
-}
+_ASYNC = {name for name, fn in NODES.items() if inspect.iscoroutinefunction(fn)}
 
 
-@dataclass(frozen=True)
-class StepRuntime:
-    """What a step reads of its runtime: the run context (a LangGraph ``Runtime`` in Studio)."""
+def describe() -> str:
+    """The step table as a Mermaid flowchart: what a run does, in order."""
+    lines = ["flowchart TD", "\tcheck -. unchanged .-> done", f"\tcheck --> {STEPS[0]}"]
+    lines += [f"\t{a} --> {b}" for a, b in zip(STEPS, STEPS[1:])]
+    return "\n".join([*lines, f"\t{STEPS[-1]} --> done"])
 
-    context: MemoryContext
 
-
-def _apply(state: dict[str, Any], update: dict[str, Any] | None) -> None:
-    for key, value in (update or {}).items():
-        reducer = _REDUCERS.get(key)
+def _apply(state: dict[str, Any], update: dict[str, Any]) -> None:
+    for key, value in update.items():
+        reducer = REDUCERS.get(key)
         state[key] = reducer(state[key], value) if reducer else value
 
 
-_TAKES_RUNTIME: dict[Callable[..., Any], bool] = {}  # per node function: reading its signature per write cost
-
-
-def _call_sync(fn: Callable[..., Any], state: dict[str, Any], runtime: StepRuntime) -> Any:
-    takes = _TAKES_RUNTIME.get(fn)
-    if takes is None:
-        takes = _TAKES_RUNTIME[fn] = len(inspect.signature(fn).parameters) > 1
-    return fn(state, runtime) if takes else fn(state)
-
-
-def _blocking_run(names: list[str], state: dict[str, Any], runtime: StepRuntime) -> bool:
-    """Run the blocking nodes ``names`` in order (one worker-thread hand-off for all of them);
+def _blocking_run(names: list[str], state: dict[str, Any], context: MemoryContext) -> bool:
+    """Run the blocking steps ``names`` in order (one worker-thread hand-off for all of them);
     False when ``check`` ended the run."""
     for name in names:
-        _apply(state, _call_sync(NODES[name], dict(state), runtime))
+        _apply(state, NODES[name](dict(state), context))  # type: ignore[arg-type]
         if name == "check" and route_check(state) == "__end__":  # type: ignore[arg-type]
             return False
     return True
 
 
 async def run_steps(inputs: dict[str, Any], context: MemoryContext) -> dict[str, Any]:
-    """The pipeline's final state for ``inputs`` (the graph's input keys): the steps in order."""
-    runtime = StepRuntime(context)
+    """The pipeline's final state for ``inputs`` (``session_inputs``): the steps in order."""
     state: dict[str, Any] = {"notes": [], "usage": {}}
     _apply(state, inputs)
     order = ["check", *STEPS]
@@ -101,14 +91,14 @@ async def run_steps(inputs: dict[str, Any], context: MemoryContext) -> dict[str,
     try:
         i = 0
         while i < len(order):
-            if inspect.iscoroutinefunction(NODES[order[i]]):
-                _apply(state, await NODES[order[i]](dict(state), runtime))
+            if order[i] in _ASYNC:
+                _apply(state, await NODES[order[i]](dict(state), context))  # type: ignore[misc]
                 i += 1
                 continue
             j = i
-            while j < len(order) and not inspect.iscoroutinefunction(NODES[order[j]]):
+            while j < len(order) and order[j] not in _ASYNC:
                 j += 1
-            if not await off_loop(_blocking_run, order[i:j], state, runtime):
+            if not await off_loop(_blocking_run, order[i:j], state, context):
                 break
             i = j
     finally:

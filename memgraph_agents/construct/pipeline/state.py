@@ -3,14 +3,15 @@
 A session travels as ``Session.model_dump(mode="json")`` and the build as
 ``SessionBuild.model_dump(mode="json")``; each step reads them back into objects (``session_of``,
 ``build_of``), works, and writes its result as data again (``dump``). Counters and notes from
-parallel-safe steps merge through reducers.
+steps merge through ``REDUCERS``; every other key a step returns replaces the old value.
 """
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import fields
-from typing import Annotated, Any
+from typing import Any
 
 from typing_extensions import TypedDict
 
@@ -32,8 +33,12 @@ class PipelineState(TypedDict, total=False):
     replaced: bool  # the commit replaced a stored version of this session
     append: dict[str, Any]  # an append's plan (``AppendPlan`` as JSON)
     builder: str  # how the committed session was built: "llm" or "offline"
-    notes: Annotated[list[str], operator.add]
-    usage: Annotated[dict[str, float], add_counts]
+    notes: list[str]  # merged: REDUCERS
+    usage: dict[str, float]  # merged: REDUCERS
+
+
+# How a step's update of these keys merges with the state (the other keys are replaced).
+REDUCERS: dict[str, Callable[[Any, Any], Any]] = {"notes": operator.add, "usage": add_counts}
 
 
 # The last session read back, with the data it was read from: every step reads the session,
