@@ -162,7 +162,9 @@ UPDATES: list[Chat] = [
 ]
 
 NEAR: list[Chat] = [
-    _near(0, "question naming a change", "Cormac", "Delyth", "I work at the Rosebud bakery.", "Guess who quit? Not me!"),
+    _near(
+        0, "question naming a change", "Cormac", "Delyth", "I work at the Rosebud bakery.", "Guess who quit? Not me!"
+    ),
     _near(
         1,
         "denied question",

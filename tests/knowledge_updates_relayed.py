@@ -20,7 +20,7 @@ invented.
 
 from __future__ import annotations
 
-from tests.knowledge_updates_shapes import F, P, Chat, _three
+from tests.knowledge_updates_shapes import Chat, F, P, _three
 
 
 def _relayed(i: int, shape: str, person: str, friend: str, fact: str, later: str, now: str) -> Chat:

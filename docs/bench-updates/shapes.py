@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from memgraph_agents import Memory  # noqa: E402
 from memgraph_agents.api.ops import open_store  # noqa: E402
-from tests.helpers import edges  # noqa: E402
 from tests import knowledge_updates_new_shapes, knowledge_updates_relayed  # noqa: E402
+from tests.helpers import edges  # noqa: E402
 from tests.knowledge_updates_shapes import CHATS as SHAPES  # noqa: E402
 from tests.knowledge_updates_shapes import conversation  # noqa: E402
 
@@ -84,7 +84,7 @@ def main() -> None:
     print(f"  missed: {missed}")
     shapes = Counter(c.shape for c in chats)
     print("  exact per shape: " + ", ".join(f"{s} {per_shape[s]}/{n}" for s, n in shapes.items()))
-    for name in args.retrievers.split(","):
+    for name in filter(None, args.retrievers.split(",")):
         now = past = 0
         failed = []
         for i in updates:
@@ -102,14 +102,22 @@ def main() -> None:
             c, ns = chats[i], f"s{i:02d}"
             ev = mem.search(c.now, namespace=ns, retriever=name, k=args.k, min_score=0)
             o = rank_of(ev, c.old)
-            own = [r for r, e in enumerate(ev) if e.turn_ids and e.turn_ids[0] != c.old and e.text.startswith(f"{c.person}:")]
+            own = [
+                r
+                for r, e in enumerate(ev)
+                if e.turn_ids and e.turn_ids[0] != c.old and e.text.startswith(f"{c.person}:")
+            ]
             kept += o is not None and ev[o].current
             first += o is not None and all(o < r for r in own)
             if not (o is not None and ev[o].current):
                 failed.append(f"{i}:{c.shape} fact")
         print(
             f"  {name}: present {now}/{len(updates)}, past in top 5 {past}/{len(updates)}"
-            + (f"; fact kept current {kept}/{len(facts)}, first of the person's turns {first}/{len(facts)}" if facts else "")
+            + (
+                f"; fact kept current {kept}/{len(facts)}, first of the person's turns {first}/{len(facts)}"
+                if facts
+                else ""
+            )
             + f"; failed {failed}"
         )
 

@@ -120,6 +120,23 @@ def names_another_thing(old: str, new: str) -> bool:
     return bool(obj) and not obj & content_stems(old)
 
 
+_VALUE = re.compile(r"\b(?:[A-Za-z]*\d[\w:.-]*|(?<!^)(?<![.!?:]\s)[A-Z][a-z']+)")
+
+
+def values(text: str) -> set[str]:
+    """The names and numbers of a sentence ("Coral Credit Union", "0151 220 3434", "Thursday"):
+    capitalised words not opening it, and tokens with a digit (a resolved date in parentheses
+    left out)."""
+    body = _PAREN.sub(" ", text).strip()
+    return {m.group(0).lower().rstrip(".:-").removesuffix("'s") for m in _VALUE.finditer(body) if m.group(0) != "I"}
+
+
+def gives_another_value(old: str, new: str) -> bool:
+    """``new`` names a name or number ``old`` does not: it gives another value, not the same
+    one again ("I meant my sister lives in Leeds" after "My sister moved to Leeds" gives none)."""
+    return bool(values(new) - values(old))
+
+
 def shares_slot(old: str, new: str) -> bool:
     return bool({_stem(m) for m in _SLOT.findall(old)} & {_stem(m) for m in _SLOT.findall(new)})
 
