@@ -6,7 +6,8 @@
 
 Sets: ``shapes`` (``tests/knowledge_updates_shapes.py``), ``relayed`` (someone else's words and
 self-corrections, ``tests/knowledge_updates_relayed.py``), ``new`` (updates and near misses in
-new shapes, ``tests/knowledge_updates_new_shapes.py``). Ingests each chat of the set into its own
+new shapes, ``tests/knowledge_updates_new_shapes.py``), ``later`` (more new shapes, written
+before the rules the ``new`` set led to, ``tests/knowledge_updates_later.py``). Ingests each chat of the set into its own
 namespace (offline, MiniLM), then prints the ``supersedes`` links construction made against the ones each chat
 names (precision: right links / links made; recall: right links / links named), per shape,
 and, per retriever, for how many update chats a question about the present ranks the current
@@ -27,12 +28,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from memgraph_agents import Memory  # noqa: E402
 from memgraph_agents.api.ops import open_store  # noqa: E402
-from tests import knowledge_updates_new_shapes, knowledge_updates_relayed  # noqa: E402
+from tests import knowledge_updates_later, knowledge_updates_new_shapes, knowledge_updates_relayed  # noqa: E402
 from tests.helpers import edges  # noqa: E402
 from tests.knowledge_updates_shapes import CHATS as SHAPES  # noqa: E402
 from tests.knowledge_updates_shapes import conversation  # noqa: E402
 
-SETS = {"shapes": SHAPES, "relayed": knowledge_updates_relayed.CHATS, "new": knowledge_updates_new_shapes.CHATS}
+SETS = {
+    "shapes": SHAPES,
+    "relayed": knowledge_updates_relayed.CHATS,
+    "new": knowledge_updates_new_shapes.CHATS,
+    "later": knowledge_updates_later.CHATS,
+}
 
 
 def rank_of(evidence, turn: str) -> int | None:
