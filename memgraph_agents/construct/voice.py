@@ -52,6 +52,7 @@ _BELIEF = re.compile(
 # The separators of clauses, kept: the speaker's own voice comes back after "so", "but", "because".
 _SPLIT = re.compile(r"(:\s+|[,;]\s+|\s+(?:and|so|but|because)\s+)", re.I)
 _OWN_AGAIN = re.compile(r"^\s+(?:so|but|because)\s+$", re.I)
+_LEAD = re.compile(r"^(so|but|because|and)\s+", re.I)
 _OWN_SUBJECT = re.compile(r"^(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll|my|our)\b", re.I)
 # Interjections and discourse words a sentence may open on before its subject.
 _INTERJECTION = re.compile(
@@ -110,7 +111,10 @@ def attributed_clauses(text: str) -> list[tuple[str, bool]]:
             out.append((part, False))
             carried = True
             continue
-        if carried and (sep.strip() == ":" or not (_OWN_AGAIN.match(sep) or _OWN_SUBJECT.match(part.strip()))):
+        lead = _LEAD.match(part.strip())
+        body = part.strip()[lead.end() :] if lead else part.strip()
+        again = bool(_OWN_AGAIN.match(sep) or (lead and lead.group(1).lower() != "and") or _OWN_SUBJECT.match(body))
+        if carried and (sep.strip() == ":" or not again):
             out.append((part, False))  # the report goes on
             continue
         out.append((part, True))
