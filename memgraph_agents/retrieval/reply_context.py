@@ -1,4 +1,4 @@
-"""Context for short replies: the question a reply answers, shown with it.
+"""Context for replies that need it: the question a reply answers, shown with it.
 
 A chat answer often leans on the question before it: "April 2." means nothing without "When
 do you start?". ``with_context`` sets ``Evidence.context`` on a turn item whose turn
