@@ -58,7 +58,7 @@ def test_every_link_is_right_and_no_one_elses_words_make_one(memory, name):
 def test_someone_elses_words_leave_the_persons_fact_current(memory, retriever):
     failed = []
     for i, c in enumerate(SETS["relayed"]):
-        if c.new:
+        if c.new or not c.old:  # a self-correction, or a near miss with no question
             continue
         ev = memory.search(c.now, namespace=f"relayed{i:02d}", retriever=retriever, k=10, min_score=0)
         o = rank_of(ev, c.old)
