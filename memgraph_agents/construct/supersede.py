@@ -66,8 +66,6 @@ ATTRIBUTE_FLOOR = 0.40  # J: both statements are about one attribute at least th
 SIMILAR_FLOOR = 0.25  # cos(o, n) of a replacement and its best earlier match
 REPLACE_SLACK = 0.05  # a replacement's attribute floor is this much lower (ATTRIBUTE_FLOOR - 0.05)
 UNTYPED_SIMILAR = 0.5  # cos(o, n) of a replacement sharing no word nor attribute with its match
-NAMED_SIMILAR = 0.40  # cos(o, n) of a new state naming what it replaces (a shared content word) …
-NAMED_FUNCTIONAL = 0.25  # … of a one-value attribute at least this much
 DUPLICATE = 0.92  # cos(o, n) above this: the same statement again, not a new value
 CANDIDATES = 8  # earlier statements of the speaker (nearest stored sentences) a change is compared with
 MIN_WORDS = 4  # a shorter sentence joins its neighbour ("Promoted! Art director now.")
@@ -350,11 +348,10 @@ def decide(
             (m.shared or typed_replaced) and (alike or typed_replaced) and not m.elsewhere
         )
     else:
-        # a new value of a one-value attribute; one that names what it replaces and is alike
-        # ("Now at the Riverside clinic" / "I'm a physio at the Hillcrest clinic"); of a habit,
-        # when it takes the same slot
-        named = m.shared and m.cosine >= NAMED_SIMILAR and c.functional_strength >= NAMED_FUNCTIONAL
-        ok = c.functional_strength >= attribute_floor or named or (m.slot and alike and bool(_NOW.search(c.new.text)))
+        # a new value of a one-value attribute; of a habit, when it takes the same slot (a new
+        # state that only names what it replaces and is alike was tried: on long chat turns it
+        # linked dozens of statements that changed nothing)
+        ok = c.functional_strength >= attribute_floor or (m.slot and alike and bool(_NOW.search(c.new.text)))
     if not ok:
         return None
     name = ATTRIBUTES[m.attribute].name if typed or c.cue == "new" else "statement"
