@@ -152,7 +152,7 @@ RELAYED: list[Chat] = [
         "Corentin",
         "Dalia",
         "I live in Norwich, in a flat above a chip shop.",
-        "Wow, so you moved to Leeds! Congrats on the new flat.",
+        "Wow, so you moved to Leeds! Congrats, the new flat sounds lovely.",
         "Where does Corentin live now?",
     ),
     _relayed(

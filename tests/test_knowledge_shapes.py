@@ -43,7 +43,7 @@ def test_links_are_right_more_often_than_silent(memory):
     total = sum(len(m) for m in made.values())
     named = sum(len(c.links) for c in CHATS)
     assert right == total, [(i, made[i] - c.links) for i, c in enumerate(CHATS) if made[i] - c.links]  # precision 1.0
-    assert right / named >= 0.91  # 0.941 when measured (BENCHMARKS.md)
+    assert right / named >= 0.91  # 0.912 when measured (BENCHMARKS.md)
     assert not [i for i, c in enumerate(CHATS) if c.shape in GUARDED and made[i]]
     corrections = [i for i, c in enumerate(CHATS) if c.shape.startswith("self-correction")]
     assert all(made[i] == CHATS[i].links for i in corrections)

@@ -22,8 +22,8 @@ SETS: dict[str, list[Chat]] = {
     "new": knowledge_updates_new_shapes.CHATS,
     "later": knowledge_updates_later.CHATS,
 }
-# recall of the links the update chats name, as measured (BENCHMARKS.md); 0.36 and 0.70 before
-RECALL = {"relayed": 1.0, "new": 0.70, "later": 0.80}
+# recall of the links the update chats name, as measured (BENCHMARKS.md; 0.357 and 0.700 before)
+RECALL = {"relayed": 1.0, "new": 0.50, "later": 0.70}
 
 
 @pytest.fixture(scope="module")

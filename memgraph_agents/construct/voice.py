@@ -13,10 +13,10 @@ rumour from retiring a person's fact (``construct.supersede``), offline, with no
   again") (``attributed_clauses``);
 * **another subject** — a sentence about someone else is no statement of the speaker's: one
   opening, after an interjection, on "you", "she", "they"… ("Wow, so you moved to Leeds!") or
-  on congratulations ("Congrats on the new flat."), and one whose subject is a name with no
-  word of the speaker in it ("Mallory quit the bakery", "Jorunn has switched banks"), which is
-  about that name unless the earlier statement names it too ("We have a dog called Biscuit" /
-  "Biscuit died in the winter") (``opening``, ``named_subject``).
+  on congratulations ("Congrats, the new flat sounds lovely."), and one whose subject is a
+  name with no word of the speaker in it ("Mallory quit the bakery", "Jorunn has switched
+  banks"), which is about that name unless the earlier statement names it too ("We have a dog
+  called Biscuit" / "Biscuit died in the winter") (``opening``, ``named_subject``).
 """
 
 from __future__ import annotations
