@@ -85,6 +85,9 @@ def test_another_value_is_a_name_or_number_the_earlier_statement_lacks():
     assert gives_another_value("My mobile number is 0151 220 3344.", "my mobile number is 0151 220 3434.")
     assert gives_another_value("The party is at my place on Friday.", "the party is at Liv's place now")
     assert not gives_another_value("My sister moved to Leeds in the spring.", "my sister lives in Leeds.")
+    assert not gives_another_value(
+        "My sister moved to Leeds.", "I'm sure my sister lives in Leeds."
+    )  # "I'm" is no name
 
 
 def _correction(old_session: str, *, cosine: float, shared: bool, another: bool) -> Candidate:

@@ -129,7 +129,8 @@ def values(text: str) -> set[str]:
     capitalised words not opening it, and tokens with a digit (a resolved date in parentheses
     left out)."""
     body = _PAREN.sub(" ", text).strip()
-    return {m.group(0).lower().rstrip(".:-").removesuffix("'s") for m in _VALUE.finditer(body) if m.group(0) != "I"}
+    found = (m.group(0) for m in _VALUE.finditer(body))
+    return {v.lower().rstrip(".:-").removesuffix("'s") for v in found if v != "I" and not v.startswith("I'")}
 
 
 def gives_another_value(old: str, new: str) -> bool:
