@@ -4,10 +4,10 @@
 * **someone else's words** — a quotation ("Jonas told me: 'my bank is now Evilbank'"), reported
   speech ("My boss said she quit") or a hypothetical, plan or wish ("If we moved…", "I might
   quit…") asserts nothing of the speaker's own (``reported_or_hypothetical``, per clause);
-* **another person** — a sentence opening on a person of the speaker's ("My sister moved…") is
-  about them (``other_person``); two statements are about one subject when both are about the
-  speaker, or both about that person (``same_subject``: the same relation, or the name one gives
-  "My son Jannik…" used by the other);
+* **another person** — a sentence opening on a person of the speaker's or someone else ("My
+  sister moved…", "The new manager started…") is about them (``other_person``); two statements
+  are about one subject when both are about the speaker, or both about that person
+  (``same_subject``: the same relation, or the name one gives "My son Jannik…" used by the other);
 * **the value** — content-word stems (``content_stems``): a change and what it replaces share
   the value ("Sold the Panda" / "my old Panda"); a replacement word that ends something names it,
   and ``names_another_thing`` tells when the earlier statement never names it ("I handed in my
@@ -36,9 +36,10 @@ _HYPOTHETICAL = re.compile(
 )
 # A sentence opening on another person of the speaker's ("My sister moved…") is about them.
 _OTHER_PERSON = re.compile(
-    r"^(?:\w+,?\s+)?(?:my|our)\s+(?:\w+\s+)?(mum|mom|mother|dad|father|parents?|sister|brother|son|daughter|kids?|"
-    r"children|husband|wife|partner|boyfriend|girlfriend|friend|neighbou?r|cousin|aunt|uncle|grand\w+|boss|"
-    r"colleague|flatmate|roommate|doctor|teacher|niece|nephew)s?\b",
+    r"^(?:\w+,?\s+)?(?:my|our|the|a|an)\s+(?:\w+\s+)?(mum|mom|mother|dad|father|parents?|sister|brother|son|"
+    r"daughter|kids?|children|husband|wife|partner|boyfriend|girlfriend|friend|neighbou?r|cousin|aunt|uncle|"
+    r"grand\w+|boss|colleague|coworker|co-worker|manager|landlord|landlady|owner|flatmate|roommate|doctor|"
+    r"teacher|coach|niece|nephew|guy|woman|man|lady)s?\b",
     re.I,
 )
 # A habit's slot ("every morning", "weekends"): two habits in one slot, the later "now", replace.
@@ -118,6 +119,24 @@ def names_another_thing(old: str, new: str) -> bool:
         return False
     obj = content_stems(_CLAUSE.split(m.group(1))[0])
     return bool(obj) and not obj & content_stems(old)
+
+
+_VALUE = re.compile(r"\b(?:[A-Za-z]*\d[\w:.-]*|(?<!^)(?<![.!?:]\s)[A-Z][a-z']+)")
+
+
+def values(text: str) -> set[str]:
+    """The names and numbers of a sentence ("Coral Credit Union", "0151 220 3434", "Thursday"):
+    capitalised words not opening it, and tokens with a digit (a resolved date in parentheses
+    left out)."""
+    body = _PAREN.sub(" ", text).strip()
+    found = (m.group(0) for m in _VALUE.finditer(body))
+    return {v.lower().rstrip(".:-").removesuffix("'s") for v in found if v != "I" and not v.startswith("I'")}
+
+
+def gives_another_value(old: str, new: str) -> bool:
+    """``new`` names a name or number ``old`` does not: it gives another value, not the same
+    one again ("I meant my sister lives in Leeds" after "My sister moved to Leeds" gives none)."""
+    return bool(values(new) - values(old))
 
 
 def shares_slot(old: str, new: str) -> bool:

@@ -53,14 +53,14 @@ from memgraph_agents.construct.fact_attributes import ATTRIBUTES
 from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.construct.speech import (
     QUOTES,
-    clauses,
     content_stems,
+    gives_another_value,
     is_quotation,
     names_another_thing,
-    reported_or_hypothetical,
     same_subject,
     shares_slot,
 )
+from memgraph_agents.construct.voice import about_someone_else, attributed_clauses, disowned, same_named_subject
 
 ATTRIBUTE_FLOOR = 0.40  # J: both statements are about one attribute at least this much
 SIMILAR_FLOOR = 0.25  # cos(o, n) of a replacement and its best earlier match
@@ -82,7 +82,8 @@ _REPLACE = re.compile(
     r"changed (?:my |our )?(?:jobs?|schools?|teams?|careers?|numbers?|address|name|diet|e-?mail(?: address)?|"
     r"bank|phone|doctor|dentist|gp)|"
     r"moving (?:to|into|out|away|house)|broke up|split up|separated|divorced|(?:is|are|was) over|"
-    r"retired|instead(?! of)|replaced|from now on|different now|passed away|died|is gone|are gone|"
+    r"retired|instead(?! of)|replaced|from now on|different now|passed away|died|is gone|are gone|traded|swapped|"
+    r"(?:got |been |was |were )?transferred|"
     r"handed in (?:my|our|her|his) notice)\b"
     r"|n't\b[^.!?]{0,30}\bany ?more\b",
     re.I,
@@ -122,6 +123,7 @@ class Statement:
     when: str  # ISO timestamp of the turn
     text: str  # without the speaker prefix
     order: int = 0  # the turn's index in its session (turns of one session share a timestamp)
+    session: str = ""  # the session it was said in
 
     def before(self, other: Statement) -> bool:
         return (self.when, self.order) < (other.when, other.order)
@@ -138,6 +140,7 @@ class Match:
     shared: bool = False  # the two share a content word (the value a change names)
     slot: bool = False  # the two name the same time slot of a habit ("every morning")
     elsewhere: bool = False  # the later one ends something the earlier one never names
+    another_value: bool = True  # the later one names a name or number the earlier one does not
 
     @property
     def score(self) -> float:
@@ -164,22 +167,28 @@ class Supersession:
 
 
 def is_statement(text: str) -> bool:
-    """A declarative sentence about its speaker: no question, no other subject up front."""
-    return not text.rstrip().endswith("?") and (bool(_FIRST_PERSON.search(text)) or not _THIRD_SUBJECT.match(text))
+    """A declarative sentence about its speaker: no question, no other subject up front (after
+    an interjection too: "Wow, so you moved…", ``voice.about_someone_else``)."""
+    if text.rstrip().endswith("?"):
+        return False
+    return bool(_FIRST_PERSON.search(text)) or not (_THIRD_SUBJECT.match(text) or about_someone_else(text))
 
 
 def own_assertion(text: str) -> bool:
-    """A statement the speaker asserts as their own, now: no quotation or reported speech, no
-    hypothetical or plan (an explicit self-correction always is one)."""
+    """A statement the speaker asserts as their own, now: no quotation or reported speech (nor
+    what the report goes on to say), no hypothetical or plan, no joke or denial (an explicit
+    self-correction always is one; ``construct.voice``)."""
     if _CORRECT.search(text):
         return True
-    if is_quotation(text):
+    if is_quotation(text) or disowned(text):
         return False  # nothing in it is the speaker's own
     # a clause of the speaker's own ("The doctor says it was never gluten, so I eat bread again")
-    return any(not reported_or_hypothetical(c) and _cue_in(c) for c in clauses(text))
+    return any(own and _cue_in(c) for c, own in attributed_clauses(text))
 
 
-def statements(node: str, turn_id: str, speaker: str, when: str, body: str, order: int = 0) -> list[Statement]:
+def statements(
+    node: str, turn_id: str, speaker: str, when: str, body: str, order: int = 0, session: str = ""
+) -> list[Statement]:
     """The statements a turn makes about its speaker: its sentences (one shorter than
     ``MIN_WORDS`` joined to the next), questions and other subjects left out."""
     runs: list[str] = []
@@ -198,7 +207,7 @@ def statements(node: str, turn_id: str, speaker: str, when: str, body: str, orde
             runs[-1] = f"{runs[-1]} {carry}"
         else:
             runs.append(carry)
-    return [Statement(node, turn_id, speaker, when, s, order) for s in runs if is_statement(s)]
+    return [Statement(node, turn_id, speaker, when, s, order, session) for s in runs if is_statement(s)]
 
 
 def _cue(pattern: re.Pattern[str], text: str) -> bool:
@@ -212,6 +221,13 @@ def _cue(pattern: re.Pattern[str], text: str) -> bool:
 
 def _cue_in(clause: str) -> bool:
     return _cue(_REPLACE, clause) or _cue(_NEW, clause)
+
+
+def _after_correction(text: str) -> str:
+    """What a self-correction says instead: the text after its cue ("Sorry, I meant my sister…":
+    "my sister…")."""
+    m = _CORRECT.search(text)
+    return text[m.end() :].lstrip(" ,:;-") if m else text
 
 
 def change_cue(text: str) -> str | None:
@@ -250,18 +266,31 @@ _FUNCTIONAL = np.array([a.functional for a in ATTRIBUTES], dtype=bool)
 
 
 def candidate(
-    new: Statement, new_vec: np.ndarray, new_prof: np.ndarray, olds: Sequence[tuple[Statement, np.ndarray, np.ndarray]]
+    new: Statement,
+    new_vec: np.ndarray,
+    new_prof: np.ndarray,
+    olds: Sequence[tuple[Statement, np.ndarray, np.ndarray]],
+    *,
+    spoke_in_session: bool = False,
 ) -> Candidate | None:
     """``new`` (a changing statement) with its earlier matches by the same speaker, best first;
-    ``None`` when it marks no change or has no earlier statement."""
+    ``None`` when it marks no change or has no earlier statement. ``spoke_in_session``: the
+    speaker said something earlier in ``new``'s session (a self-correction then corrects that,
+    never an older statement)."""
     cue = change_cue(new.text)
     if cue is None:
         return None
     matches: list[Match] = []
     functional = 0.0
     stems = content_stems(new.text)
+    # what a correction says instead is its subject ("No, I meant my sister lives in Leeds")
+    said = _after_correction(new.text) if cue == "correct" else new.text
     for old, vec, prof in olds:
-        if old.speaker != new.speaker or old.turn_id == new.turn_id or not same_subject(old.text, new.text):
+        if old.speaker != new.speaker or old.turn_id == new.turn_id or not same_subject(old.text, said):
+            continue
+        if not same_named_subject(old.text, new.text):  # "Mallory quit the bakery" is Mallory's news
+            continue
+        if cue == "correct" and spoke_in_session and old.session != new.session:
             continue
         if old.text.lstrip()[:1] in QUOTES:  # a quotation is not the speaker's own statement
             continue
@@ -281,6 +310,7 @@ def candidate(
                 shared,
                 shares_slot(old.text, new.text),
                 names_another_thing(old.text, new.text),
+                gives_another_value(old.text, said),
             )
         )
     if not matches:
@@ -307,7 +337,9 @@ def decide(
     # a replacement word says a value ended: a weaker attribute match will do
     typed_replaced = m.strength >= attribute_floor - REPLACE_SLACK
     if c.cue == "correct":
-        ok = alike or typed
+        # a correction opening a later session names what it corrects ("Correction: the dentist
+        # appointment is on Thursday" / "My dentist appointment is on Tuesday")
+        ok = (alike or typed) and (m.old.session == c.new.session or (m.shared and m.another_value))
     elif c.cue == "replace":
         # a replacement names what it replaces ("Sold the Panda"), or both are one attribute
         # and alike; a replacement word alone links nothing ("I handed in my notice" is no
@@ -316,7 +348,9 @@ def decide(
             (m.shared or typed_replaced) and (alike or typed_replaced) and not m.elsewhere
         )
     else:
-        # a new value of a one-value attribute; of a habit, when it takes the same slot
+        # a new value of a one-value attribute; of a habit, when it takes the same slot (a new
+        # state that only names what it replaces and is alike was tried: on long chat turns it
+        # linked dozens of statements that changed nothing)
         ok = c.functional_strength >= attribute_floor or (m.slot and alike and bool(_NOW.search(c.new.text)))
     if not ok:
         return None

@@ -33,6 +33,7 @@ from memgraph_agents.construct.supersede import (
     prototype_texts,
     statements,
 )
+from memgraph_agents.construct.voice import disowned
 from memgraph_agents.model.graph import Edge, EdgeKind, NodeKind
 from memgraph_agents.model.ranking import top_k
 
@@ -44,16 +45,51 @@ def _body(text: str) -> str:
 
 
 def _new_statements(b: SessionBuild) -> tuple[list[Statement], list[Statement]]:
-    """(the build's statements that mark a change, every sentence-statement of the build)."""
+    """(the build's statements that mark a change, every sentence-statement of the build). A
+    turn that jokes or denies what it repeats marks no change (``voice.disowned``)."""
     changing: list[Statement] = []
     every: list[Statement] = []
     for t in b.of_kind(NodeKind.TURN):
         tid, who, when = t.attrs["turn_id"], t.attrs["speaker"], t.attrs["timestamp"]
         order = int(t.attrs.get("index") or 0)
         body = _body(t.text)
-        changing += [s for s in statements(t.id, tid, who, when, body, order) if change_cue(s.text)]
-        every += [Statement(t.id, tid, who, when, s, order) for s in split_sentences(body) if is_statement(s)]
+        if not disowned(body):
+            own = statements(t.id, tid, who, when, body, order, b.session_id)
+            changing += [s for s in own if change_cue(s.text)]
+        every += [
+            Statement(t.id, tid, who, when, s, order, b.session_id) for s in split_sentences(body) if is_statement(s)
+        ]
     return changing, every
+
+
+def _spoken_in_session(b: SessionBuild, ctx: BuildContext) -> set[tuple[str, int]]:
+    """(speaker, turn index) of every turn of the build's session: the build's and, for a
+    session that grew, the stored ones."""
+    out = {(str(t.attrs["speaker"]), int(t.attrs.get("index") or 0)) for t in b.of_kind(NodeKind.TURN)}
+    snap = ctx.snapshot
+    for i in snap.indices_of(NodeKind.TURN):
+        if str(snap.owner[i]) == b.session_id:
+            out.add((str(snap.attrs[i].get("speaker")), int(snap.attrs[i].get("index") or 0)))
+    return out
+
+
+def _stored_of_session(ctx: BuildContext, new: Statement) -> list[Statement]:
+    """The speaker's stored statements earlier in ``new``'s session (a session that grew): what
+    a self-correction may correct."""
+    snap = ctx.snapshot
+    out: list[Statement] = []
+    for i in snap.indices_of(NodeKind.TURN):
+        a = snap.attrs[i]
+        order = int(a.get("index") or 0)
+        if str(snap.owner[i]) != new.session or a.get("speaker") != new.speaker or order >= new.order:
+            continue
+        when = str(a.get("timestamp") or "")
+        out += [
+            Statement(snap.ids[i], str(a.get("turn_id")), new.speaker, when, s, order, new.session)
+            for s in split_sentences(_body(snap.text[i]))
+            if is_statement(s)
+        ]
+    return out
 
 
 def _stored_earlier(ctx: BuildContext, new: Statement, row: np.ndarray, idx: np.ndarray) -> list[Statement]:
@@ -71,7 +107,8 @@ def _stored_earlier(ctx: BuildContext, new: Statement, row: np.ndarray, idx: np.
         text = _body(snap.text[i])
         if who != new.speaker or not when or when > new.when or not is_statement(text):
             continue
-        out.append(Statement(snap.ids[t], tid, who, when, text, int(snap.attrs[t].get("index") or 0)))
+        order = int(snap.attrs[t].get("index") or 0)
+        out.append(Statement(snap.ids[t], tid, who, when, text, order, str(snap.owner[t])))
         if len(out) >= CANDIDATES:
             break
     return out
@@ -90,9 +127,12 @@ def candidates(b: SessionBuild, ctx: BuildContext) -> list[Candidate]:
     asked = [f"{s.speaker}: {s.text}" for s in changing] + [s.text for s in changing]
     vecs_asked = ctx.embed_with_build(asked, b)
     rows = vecs_asked[: len(changing)] @ stored.T if len(idx) else None
+    spoken = _spoken_in_session(b, ctx) if any(change_cue(s.text) == "correct" for s in changing) else set()
     pairs: list[tuple[Statement, list[Statement]]] = []
     for r, new in enumerate(changing):
         olds = _stored_earlier(ctx, new, rows[r], idx) if rows is not None else []
+        if spoken:
+            olds += [s for s in _stored_of_session(ctx, new) if s not in olds]
         olds += [s for s in every if s.speaker == new.speaker and s.before(new)]
         if olds:
             pairs.append((new, olds))
@@ -106,7 +146,14 @@ def candidates(b: SessionBuild, ctx: BuildContext) -> list[Candidate]:
     prof = dict(zip(texts, profiles(np.stack([vecs[t] for t in texts]), ctx.embedder.embed(proto), owners)))
     out = []
     for new, olds in pairs:
-        c = candidate(new, vecs[new.text], prof[new.text], [(o, vecs[o.text], prof[o.text]) for o in olds])
+        in_session = any(who == new.speaker and order < new.order for who, order in spoken)
+        c = candidate(
+            new,
+            vecs[new.text],
+            prof[new.text],
+            [(o, vecs[o.text], prof[o.text]) for o in olds],
+            spoke_in_session=in_session,
+        )
         if c is not None:
             out.append(c)
     return out

@@ -36,7 +36,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
 class TurnContext(BaseModel):
-    """The turn an evidence turn answers: the question right before a short reply."""
+    """The turn an evidence turn answers: the question right before a reply that needs it."""
 
     turn_id: str
     text: str = Field(description="the asking turn as stored ('Speaker: text')")

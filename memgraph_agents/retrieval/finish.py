@@ -3,7 +3,7 @@
 ``finish`` runs on the output of every retriever (``memgraph_agents.registry.retrieve``) and on the
 navigator's ranking: it marks statements later ones replaced and re-ranks by the question's
 time (``retrieval.validity``), sets each item's ``relevance`` (``retrieval.relevance``) and,
-on a short reply, the question it answers (``context``, ``retrieval.reply_context``).
+on a reply that needs it, the question it answers (``context``, ``retrieval.reply_context``).
 It is idempotent, so a ranking finished twice is finished once.
 """
 

@@ -1,11 +1,13 @@
-"""Context for short replies: the question a reply answers, shown with it.
+"""Context for replies that need it: the question a reply answers, shown with it.
 
 A chat answer often leans on the question before it: "April 2." means nothing without "When
 do you start?". ``with_context`` sets ``Evidence.context`` on a turn item whose turn
 
 * follows, in the same session, a turn by another speaker that ends on a question, and
-* opens on a fragment: its first sentence has at most ``SHORT_WORDS`` words ("April 2.",
-  "Yep.", "Honestly? Draining.").
+* needs it: it opens on an answer word, an anaphor, a quotation or a fragment with no verb of
+  its own ("April 2.", "Yep.", "Honestly? Draining.", "It's 0176 now.", "Supply chain lead for
+  a bike startup."), whatever its length (``reply_needs.needs_question``); a reply opening on a
+  clause of its own ("I'm halfway through the book.") stands alone.
 
 The asking turn is context, not an item: the ranking keeps its length and order. ``finish``
 calls this, so every door (``Memory.search``, the CLI, the tools, MCP, the graphs) gets it.
@@ -13,14 +15,10 @@ calls this, so every door (``Memory.search``, the CLI, the tools, MCP, the graph
 
 from __future__ import annotations
 
-import re
-
-from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.model.evidence import Evidence, TurnContext
+from memgraph_agents.retrieval.reply_needs import needs_question
 from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot
 
-SHORT_WORDS = 6  # a first sentence this short leans on the question before it ("September 14, at a vineyard.")
-_WORD = re.compile(r"[A-Za-z0-9']+")
 _TURN = KIND_CODE["turn"]
 
 
@@ -42,18 +40,13 @@ def _positions(snap: GraphSnapshot) -> dict[tuple[str, int], int]:
     return snap.derived("turn_positions", build)
 
 
-def _leans_on_question(body: str) -> bool:
-    sentences = split_sentences(body)
-    return bool(sentences) and len(_WORD.findall(sentences[0])) <= SHORT_WORDS
-
-
 def asking_turn(snap: GraphSnapshot, turn_id: str) -> TurnContext | None:
     """The question ``turn_id`` answers (module docstring), else ``None``."""
     i = snap.index.get(f"turn:{turn_id}")
     if i is None or int(snap.kind[i]) != _TURN:
         return None
     index = snap.attrs[i].get("index")
-    if not isinstance(index, int) or index < 1 or not _leans_on_question(_body(snap.text[i])):
+    if not isinstance(index, int) or index < 1 or not needs_question(_body(snap.text[i])):
         return None
     j = _positions(snap).get((str(snap.owner[i]), index - 1))
     if j is None or snap.attrs[j].get("speaker") == snap.attrs[i].get("speaker"):

@@ -206,10 +206,13 @@ def implied_links(
     """``(older, newer)`` turn pairs the question itself relates, where construction saw no
     link: two turns of one speaker, said on different days, both matching the question within
     ``PULL_MARGIN`` of its best match and alike (turn cosine at least ``IMPLIED_SIMILAR``),
-    the later marking a change (``supersede.change_cue``). The question names the attribute
+    about one subject (not a named person's news), the later marking a change
+    (``supersede.change_cue``). The question names the attribute
     the detector could not type ("Where is X based now?" over "I'm based in A, lots of snow"
     and "B now. Less snow.")."""
+    from memgraph_agents.construct.speech import same_subject
     from memgraph_agents.construct.supersede import change_cue, is_statement
+    from memgraph_agents.construct.voice import same_named_subject
 
     turns: list[tuple[float, int, str, str, str, str]] = []  # (relevance, node, turn, speaker, day, body)
     for ev in evidence:
@@ -229,6 +232,9 @@ def implied_links(
             continue
         for _, i_old, t_old, who_old, day_old, body_old in close:
             if who_old != who or day_old >= day_new or not is_statement(body_old):
+                continue
+            # someone else's news is no change of the speaker's ("Mallory quit the bakery")
+            if not (same_subject(body_old, body_new) and same_named_subject(body_old, body_new)):
                 continue
             if vecs.ndim == 2 and max(i_new, i_old) < len(vecs) and float(vecs[i_new] @ vecs[i_old]) >= IMPLIED_SIMILAR:
                 out.append((t_old, t_new))
