@@ -36,6 +36,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from memgraph_agents.datadir import create_private_file
+from memgraph_agents.errors import StorageError
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.sqlite_wal import enable_wal
 from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict, version_dict
@@ -126,6 +127,11 @@ class GraphDB:
             if legacy:
                 r = c.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
                 version = r[0] if r else "1"
+                if version.isdigit() and int(version) > int(SCHEMA_VERSION):
+                    raise StorageError(
+                        f"{self.path} has graph schema version {version}, newer than this memgraph-agents "
+                        f"(version {SCHEMA_VERSION}): upgrade memgraph-agents"
+                    )
             for stmt in SCHEMA.split(";"):
                 if stmt.strip():
                     c.execute(stmt)
@@ -364,7 +370,7 @@ class GraphDB:
         return [r[0] for r in self.reader.execute("SELECT id FROM vector_garbage ORDER BY id")]
 
     def node_vectors(self, ids: Iterable[str]) -> list[tuple[str, bytes, bytes]]:
-        """``(id, text digest, float32 bytes)`` of the stored vectors among ``ids``."""
+        """``(id, text digest, encoded vector)`` of the stored vectors among ``ids``."""
         ids = list(ids)
         if len(ids) > 450:  # a whole snapshot's: one scan, filtered here
             want = set(ids)
@@ -373,6 +379,14 @@ class GraphDB:
         out: list[tuple[str, bytes, bytes]] = []
         for chunk in _chunks(ids):
             q = f"SELECT id, digest, vec FROM node_vectors WHERE id IN ({','.join('?' * len(chunk))})"
+            out += self.reader.execute(q, chunk).fetchall()
+        return out
+
+    def vectors_by_digest(self, digests: Iterable[bytes]) -> list[tuple[bytes, bytes]]:
+        """``(text digest, encoded vector)`` of stored vectors whose text has one of ``digests``."""
+        out: list[tuple[bytes, bytes]] = []
+        for chunk in _chunks(list(digests)):
+            q = f"SELECT digest, vec FROM node_vectors WHERE digest IN ({','.join('?' * len(chunk))})"
             out += self.reader.execute(q, chunk).fetchall()
         return out
 
