@@ -14,6 +14,7 @@ calls this, so every door (``Memory.search``, the CLI, the tools, MCP, the graph
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.model.evidence import Evidence, TurnContext
@@ -42,6 +43,7 @@ def _positions(snap: GraphSnapshot) -> dict[tuple[str, int], int]:
     return snap.derived("turn_positions", build)
 
 
+@lru_cache(maxsize=1 << 16)  # a turn's text, the same at every query: split once per process
 def _leans_on_question(body: str) -> bool:
     sentences = split_sentences(body)
     return bool(sentences) and len(_WORD.findall(sentences[0])) <= SHORT_WORDS
