@@ -216,8 +216,13 @@ class EmbeddingModel:
         with self._lock:
             self._recent.clear()
 
-    def close(self) -> None:
-        """Drop the vectors held in memory (the model itself stays loaded)."""
+    def forget(self) -> None:
+        """Drop every vector held in memory, documents and queries (the model stays loaded):
+        what is embedded next is computed again, as in a fresh process (benchmarks)."""
         with self._lock:
             self._recent.clear()
             self._hot.clear()
+
+    def close(self) -> None:
+        """Release what this wrapper holds (its vectors in memory); the model stays loaded."""
+        self.forget()
