@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from memgraph_agents.bench.process import dir_bytes, in_child, rss_mb
 from memgraph_agents.cli.output import progress_bar
 
@@ -98,7 +100,8 @@ def chroma_side(
         task = p.add_task("plain Chroma", total=len(turns), visible=show)
         for i in range(0, len(turns), CHROMA_BATCH):
             ids, texts = zip(*turns[i : i + CHROMA_BATCH])
-            collection.add(ids=list(ids), embeddings=model.embed_documents(list(texts)), documents=list(texts))
+            vectors = np.asarray(model.embed_documents(list(texts)), dtype=np.float32)
+            collection.add(ids=list(ids), embeddings=vectors, documents=list(texts))
             p.advance(task, len(texts))
     return _measured(t0, len(turns))
 

@@ -44,9 +44,9 @@ def _plain_store(model: Any, dim: int, turns: list[tuple[str, str]], namespace: 
     return store
 
 
-def _timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+def _timed(fn: Callable[[str], list[str]], text: str) -> tuple[list[str], float, float]:
     c0, t0 = time.process_time(), time.perf_counter()
-    out = fn()
+    out = fn(text)
     return out, time.process_time() - c0, time.perf_counter() - t0
 
 
@@ -102,7 +102,7 @@ def run_query_bench(
         for q in questions:
             order = (("memgraph", ours), ("plain", theirs))
             for side, fn in order if n % 2 == 0 else order[::-1]:
-                got, cpu, wall = _timed(lambda fn=fn, text=q.question: fn(text))
+                got, cpu, wall = _timed(fn, q.question)
                 runs[side].append({"cpu": cpu, "wall": wall, "recall": turn_recall_at_k(got, q.evidence, k)})
             n += 1
         if progress:

@@ -32,6 +32,7 @@ import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from filelock import FileLock
 
@@ -42,6 +43,8 @@ from memgraph_agents.sqlite_wal import enable_wal
 from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict, version_dict
 from memgraph_agents.storage.sqlite_schema import ADD_METADATA, MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
 from memgraph_agents.storage.sqlite_writer import SqliteWriter
+
+T = TypeVar("T")
 
 
 def _node_row(n: Node) -> tuple:
@@ -550,7 +553,7 @@ _NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
 _EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
 
 
-def _chunks(ids: list[str], size: int = 450) -> Iterator[list[str]]:
+def _chunks(ids: list[T], size: int = 450) -> Iterator[list[T]]:
     for i in range(0, len(ids), size):
         yield ids[i : i + size]
 
