@@ -2,7 +2,7 @@
 
 Memory is personal data, so everything memgraph creates under a data dir is private:
 directories ``0700`` and files ``0600``, whatever the process umask. Our own files (SQLite
-graphs, the embedding cache, lock files) are created with those modes; SQLite gives its
+graphs, lock files) are created with those modes; SQLite gives its
 ``-wal`` / ``-shm`` files the mode of the database. Chroma's embedded files are created by
 Chroma with the umask's mode, so ``tighten`` sets them after each write; until then they sit
 in a ``0700`` directory that no one else can enter. A data dir (or a parent) that already

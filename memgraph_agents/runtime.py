@@ -15,7 +15,6 @@ are forgotten here, with the stores opened with them.
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import weakref
 from collections.abc import Callable
@@ -26,7 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from memgraph_agents.config import IngestParams, Settings
-from memgraph_agents.errors import ConfigError, StorageError
+from memgraph_agents.errors import ConfigError
 from memgraph_agents.registry import RETRIEVERS
 from memgraph_agents.storage.cache import StoreCache
 
@@ -165,7 +164,7 @@ _STORES: StoreCache[MemoryStore] = StoreCache(Settings.model_fields["cache_names
 _CHAT: dict[str, Any] = {}
 _EMBEDDINGS: dict[str, tuple[Any, str]] = {}  # "custom:NAME[#n]" -> (a LangChain Embeddings object, its identity)
 _LEASES: dict[str, int] = {}  # custom spec -> how many ``Memory`` objects hold it (``hold_models``)
-_EMBEDDING_MODELS: dict[tuple[str, str], EmbeddingModel] = {}  # (spec, cache path) -> its cached model
+_EMBEDDING_MODELS: dict[str, EmbeddingModel] = {}  # a registered object's spec -> its model
 _LOCK = threading.Lock()
 CUSTOM = "custom:"
 
@@ -302,8 +301,7 @@ def release_models(specs: list[str]) -> None:
 def _drop_spec(spec: str, keep: bool = False) -> None:
     """Forget what was made for ``spec``; ``keep``: its registry entry stays (re-registered)."""
     with _LOCK:
-        for key in [k for k in _EMBEDDING_MODELS if k[0] == spec]:
-            del _EMBEDDING_MODELS[key]
+        _EMBEDDING_MODELS.pop(spec, None)
         if not keep:
             _EMBEDDINGS.pop(spec, None)
             _CHAT.pop(spec, None)
@@ -312,19 +310,15 @@ def _drop_spec(spec: str, keep: bool = False) -> None:
 
 
 def get_embedding_model(settings: Settings) -> EmbeddingModel:
-    """The embedding model of ``settings.embeddings`` with the data dir's cache: a built-in spec's
+    """The embedding model of ``settings.embeddings``: a built-in spec's
     (``embeddings.make_embedding_model``) or a registered object's (``register_embeddings``)."""
     from memgraph_agents.datadir import check_data_dir
     from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 
-    check_data_dir(Path(settings.data_dir))  # a file, under a file, read-only: said so, before the cache
-    cache = Path(settings.data_dir) / "embeddings.sqlite"
+    check_data_dir(Path(settings.data_dir))  # a file, under a file, read-only: said so, before a model
     spec = settings.embeddings
     if not spec.startswith(CUSTOM):
-        try:
-            return make_embedding_model(spec, cache)
-        except (OSError, sqlite3.Error) as e:
-            raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
+        return make_embedding_model(spec)
     with _LOCK:
         entry = _EMBEDDINGS.get(spec)
         if entry is None:
@@ -333,13 +327,9 @@ def get_embedding_model(settings: Settings) -> EmbeddingModel:
                 "(Memory(embeddings=obj)) or call memgraph_agents.runtime.register_embeddings(obj) first"
             )
         model, identity = entry
-        key = (spec, str(cache))
-        if key not in _EMBEDDING_MODELS:
-            try:
-                _EMBEDDING_MODELS[key] = EmbeddingModel(model, identity, cache)
-            except (OSError, sqlite3.Error) as e:
-                raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
-        return _EMBEDDING_MODELS[key]
+        if spec not in _EMBEDDING_MODELS:
+            _EMBEDDING_MODELS[spec] = EmbeddingModel(model, identity)
+        return _EMBEDDING_MODELS[spec]
 
 
 def register_chat_model(spec: str, model: Any) -> None:

@@ -2,7 +2,7 @@
 
 Switching a database to WAL takes a brief exclusive lock, and SQLite reports a concurrent
 switch as ``database is locked`` at once instead of waiting for the busy timeout. The graph
-databases and the embedding cache both go through ``enable_wal``, which retries until the
+databases go through ``enable_wal``, which retries until the
 connection's timeout.
 """
 

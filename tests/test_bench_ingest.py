@@ -48,6 +48,15 @@ def test_bench_ingest_runs_both_sides_alternately_and_reports_ratios(tmp_path, c
     assert doc["disk_ratio"] == pytest.approx(doc["memgraph_disk_bytes"] / doc["chroma_disk_bytes"], abs=0.011)
     assert list((out / "memgraph-1" / "namespaces").iterdir())  # memgraph's graph, one namespace
     assert (out / "chroma-2" / "chroma" / "chroma.sqlite3").is_file()  # the plain collection
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    plain = chromadb.PersistentClient(str(out / "chroma-2" / "chroma"), ChromaSettings(anonymized_telemetry=False))
+    (only,) = plain.list_collections()  # what a user writes: one collection, ids and documents, nothing else
+    got = plain.get_collection(only.name).get(include=["metadatas", "documents"])
+    assert (
+        len(got["ids"]) == 18 and all(m is None for m in got["metadatas"]) and got["documents"][0].startswith("Ines: ")
+    )
     printed = capsys.readouterr().out
     assert "run 2/2 chroma" in printed and "CPU x" in printed and "disk x" in printed
 

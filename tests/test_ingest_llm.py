@@ -477,7 +477,7 @@ def test_judge_relation_adds_a_typed_old_to_new_edge(settings):
     (edge,) = [e for e in edges(store, "relation") if e.src == "event:S1:1" and e.dst.startswith("event:S2")]
     assert edge.dst == "event:S2:1" and edge.label == "follow_up" and edge.session_id == "S2"
     assert edge.turn_ids == ["D2:4", "D2:5"]
-    assert edge.weight == pytest.approx(sim, abs=1e-4)
+    assert edge.weight == pytest.approx(sim, abs=1e-3)  # document vectors are float16: cosines move by < 1e-3
     assert fuse_mod.JUDGE_FLOOR <= edge.weight < settings.ingest.fusion_threshold
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memgraph_agents import embeddings
 from memgraph_agents.embeddings import make_embedding_model, onnx_minilm
 from memgraph_agents.embeddings.ort_cache import CACHE_ENV, file_sha256, model_cache_dir, optimised_session
 
@@ -87,9 +88,9 @@ def test_data_dirs_share_one_cached_model_outside_them(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     shared = tmp_path / "xdg" / "memgraph-agents" / "models"
     assert model_cache_dir() == shared
-    one = make_embedding_model("minilm", tmp_path / "a" / "embeddings.sqlite")
-    two = make_embedding_model("minilm", tmp_path / "b" / "embeddings.sqlite")
-    assert one.inner.cache_dir == two.inner.cache_dir == shared
+    monkeypatch.setattr(embeddings, "_MODELS", {})  # the process's one MiniLM, made afresh under this env
+    one = make_embedding_model("minilm")
+    assert make_embedding_model("minilm") is one and one.inner.cache_dir == shared
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "chosen"))
     assert model_cache_dir() == tmp_path / "chosen"
     monkeypatch.setenv(CACHE_ENV, "")
@@ -102,6 +103,7 @@ def test_a_data_dir_holds_no_model_after_its_first_answer(tmp_path, monkeypatch)
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(onnx_minilm.OnnxMiniLM, "_loaded", None)  # load (and cache) in this test
+    monkeypatch.setattr(embeddings, "_MODELS", {})  # the process's MiniLM, made under this env
     mem = Memory(data_dir=tmp_path / "data", embeddings="minilm")
     mem.add("Tove moved her pottery studio to the old mill in May.")
     assert mem.search("Where is the pottery studio?")

@@ -23,6 +23,7 @@ from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
 from memgraph_agents.storage.embedding_mark import MODEL_META, EmbeddingMismatchError
+from memgraph_agents.storage.vector_rows import decode_vector
 from tests.workloads import conversation, forkserver
 
 NS = "re"
@@ -36,7 +37,7 @@ def vectors(data_dir: Path) -> dict[str, np.ndarray]:
     """The vectors stored beside the graph rows, read from the file (no store opened)."""
     con = sqlite3.connect(str(data_dir / "namespaces" / NS / "graph.sqlite"))
     try:
-        return {i: np.frombuffer(v, dtype=np.float32) for i, v in con.execute("SELECT id, vec FROM node_vectors")}
+        return {i: decode_vector(v) for i, v in con.execute("SELECT id, vec FROM node_vectors")}
     finally:
         con.close()
 

@@ -77,7 +77,7 @@ def test_llm_mentions_seed_an_argument_the_offline_extractor_misses(memory):
     snap, seeds = seeds_of(store, PIXEL_Q, llm=model, usage=usage)
     assert seeds.mentions == ["Pixel"]
     assert "arg:pixel" in ids(snap, seeds.arguments)
-    assert seeds.arguments[snap.index["arg:pixel"]] == pytest.approx(1.0, abs=1e-5)  # weight = cosine
+    assert seeds.arguments[snap.index["arg:pixel"]] == pytest.approx(1.0, abs=1e-3)  # weight = cosine (stored float16)
     # the argument reached the seeds through the filter prompt, as a candidate
     filter_prompt = next(task_text(c) for c in model.calls if FILTER_MARKER in task_text(c))
     assert "Pixel" in parse_candidates(filter_prompt).values()

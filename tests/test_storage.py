@@ -151,13 +151,13 @@ def test_bad_namespace_names_are_rejected(settings, bad):
 def test_embedding_cache_hits_on_second_use(settings):
     from memgraph_agents.embeddings import make_embedding_model
 
-    m = make_embedding_model("hash", settings.data_dir / "emb.sqlite")
+    m = make_embedding_model("hash")
     texts = ["one text", "another text", "one text"]
     a = m.embed(texts)
     hits = m.hits
     b = m.embed(texts)
     assert np.allclose(a, b) and m.hits - hits == 3
-    assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-3)  # float16 components: within 2**-11 of unit
 
 
 class _CountingEmbeddings:
@@ -176,15 +176,15 @@ class _CountingEmbeddings:
         return self.embed_documents([text])[0]
 
 
-def test_query_vectors_one_call_never_from_the_disk_cache(settings):
+def test_query_vectors_one_call_never_from_the_document_vectors(settings):
     from memgraph_agents.embeddings import EmbeddingModel
 
     inner = _CountingEmbeddings()
-    m = EmbeddingModel(inner, "counting-32", settings.data_dir / "emb.sqlite")
-    m.embed(["what a question"])  # stored as a document: the disk cache now holds it
+    m = EmbeddingModel(inner, "counting-32")
+    m.embed(["what a question"])  # a document: held at half precision
     inner.calls.clear()
     q = m.embed_queries(["what a question", "a mention", "what a question"])
-    assert inner.calls == [["what a question", "a mention"]]  # one call, the disk cache not read
+    assert inner.calls == [["what a question", "a mention"]]  # one call, the document's vector not used
     assert np.allclose(q[0], q[2]) and np.allclose(np.linalg.norm(q, axis=1), 1.0)
     assert np.allclose(m.embed_one("a mention"), q[1]) and len(inner.calls) == 1  # the query LRU
     m.forget_queries()

@@ -127,7 +127,7 @@ def test_the_verbs_give_the_same_answers_on_postgresql_as_on_sqlite(tmp_path, se
         assert conn.execute("SELECT COUNT(*) FROM mg_note_versions WHERE store_id='verbs'").fetchone()[0] == 0
 
 
-def test_postgresql_schema_2_is_migrated_to_3(servers):
+def test_postgresql_schema_2_is_migrated_to_the_current_version(servers):
     pg, _ = servers
     with psycopg.connect(pg.url, autocommit=True) as conn:
         conn.execute("CREATE DATABASE mg_v2")
@@ -144,6 +144,8 @@ def test_postgresql_schema_2_is_migrated_to_3(servers):
         )
     assert migrate(pool_for(url)) == SCHEMA_VERSION  # pool_for migrated it: nothing left to do
     with psycopg.connect(url) as conn:
-        assert conn.execute("SELECT MAX(version) FROM mg_schema").fetchone()[0] == SCHEMA_VERSION == 3
+        assert conn.execute("SELECT MAX(version) FROM mg_schema").fetchone()[0] == SCHEMA_VERSION == 4
+        index = "SELECT 1 FROM pg_indexes WHERE indexname = 'mg_node_vectors_digest'"
+        assert conn.execute(index).fetchone() is not None  # version 4: vectors found by their text's digest
         assert conn.execute("SELECT metadata FROM mg_sessions WHERE id='S1'").fetchone()[0] == "{}"
         assert conn.execute("SELECT COUNT(*) FROM mg_note_versions").fetchone()[0] == 0

@@ -123,16 +123,22 @@ async def _reader(
 ) -> tuple[StoreReader | None, EmptyReason | None]:
     """The namespace's store seen through ``filter`` (``retrieval.scope``), or ``None`` and why
     not: it holds nothing yet, or nothing the filter admits (never an error: a user with
-    nothing stored has nothing to recall)."""
-    if not await asyncio.to_thread(exists, settings, namespace):
+    nothing stored has nothing to recall). One hand-off off the loop for its SQLite reads."""
+    return await asyncio.to_thread(_open_reader, settings, namespace, filter)
+
+
+def _open_reader(
+    settings: Settings, namespace: str, filter: MemoryFilter | None
+) -> tuple[StoreReader | None, EmptyReason | None]:
+    if not exists(settings, namespace):
         return None, EmptyReason.NOTHING_STORED
-    store = await asyncio.to_thread(get_store, settings, namespace, create=False)
-    if not await asyncio.to_thread(store.sessions):  # SQLite: off the loop (blockbuster-clean)
+    store = get_store(settings, namespace, create=False)
+    if not store.sessions():
         return None, EmptyReason.NOTHING_STORED
     from memgraph_agents.retrieval.scope import scoped
 
     reader = scoped(store, filter)
-    if reader is not store and not len(await asyncio.to_thread(reader.snapshot)):
+    if reader is not store and not len(reader.snapshot()):
         return None, EmptyReason.FILTERED_OUT
     return reader, None
 

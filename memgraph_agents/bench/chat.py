@@ -70,10 +70,14 @@ class _Tally:
         self.texts = 0
         self.chars = 0
 
-    def watch(self, settings: Settings) -> None:
+    def watch(self, settings: Settings) -> Callable[[], None]:
+        """Count ``settings``' model's computations until the returned function is called. The
+        model is one per process (data dirs share it): its vectors in memory are dropped first,
+        so each way of writing computes what a fresh process would."""
         from memgraph_agents.runtime import get_store
 
         model = get_store(settings).embedder
+        model.forget()
         real = model._compute  # every text the model computes goes through it (below the cache)
 
         def compute(texts: list[str]):
@@ -83,6 +87,7 @@ class _Tally:
             return real(texts)
 
         model._compute = compute  # type: ignore[method-assign]
+        return lambda: vars(model).pop("_compute", None)
 
 
 def _floor_store(settings: Settings) -> tuple[InMemoryStore, int]:
@@ -120,13 +125,14 @@ class _Run:
 def _one_run(settings: Settings, full: Conversation, dirs: dict[str, Path]) -> _Run:
     once = settings.override(data_dir=dirs["at_once"], namespace="bench")
     tally_once, tally_chat = _Tally(), _Tally()
-    tally_once.watch(once)
+    unwatch = tally_once.watch(once)
     c0, t0 = time.process_time(), time.perf_counter()
     ingest_conversation(full, once)
     at_once, cpu_once = time.perf_counter() - t0, time.process_time() - c0
+    unwatch()
 
     chat = settings.override(data_dir=dirs["turn_by_turn"], namespace="bench")
-    tally_chat.watch(chat)
+    unwatch = tally_chat.watch(chat)
     floor, _ = _floor_store(chat)
     writes: list[float] = []
     puts: list[float] = []
@@ -143,6 +149,7 @@ def _one_run(settings: Settings, full: Conversation, dirs: dict[str, Path]) -> _
         cpu += time.process_time() - c0
         if not n % 2:
             puts.append(_put(floor, dirs["turn_by_turn"].name, n, text))
+    unwatch()
     return _Run(at_once, cpu_once, sum(writes), cpu, writes, puts, tally_once, tally_chat)
 
 

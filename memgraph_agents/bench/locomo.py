@@ -6,14 +6,14 @@ CLI writes it to ``results.json`` and renders ``results.md`` / ``recall.png`` fr
 1. **ingest** each chosen conversation into its own namespace (one per ``sample_id``, the same
    one ``memgraph ingest`` uses). Ingest is idempotent: sessions already in memory are skipped,
    so a second run reuses the memory. Per conversation it records the wall time, how many
-   sessions were new, and the embedding cache hits / misses, from which the state of the run
-   is named: ``cold`` (vectors computed), ``warm`` (every vector came from the embedding
-   cache) or ``reused`` (nothing to ingest).
+   sessions were new, and the embedding model's hits / misses, from which the state of the run
+   is named: ``cold`` (vectors computed), ``warm`` (every vector was computed already: in this
+   process, or stored in the namespace) or ``reused`` (nothing to ingest).
 2. **retrieve** every question of the chosen categories with each retriever, asking for
    ``max(k)`` items (10 at least with ``--qa``). Each retriever is warmed up with one
    unrelated query per namespace first, so model loading and per-namespace index building
    are not counted as query latency. The question's own embedding is always computed during
-   the timed call (it is never served from the embedding cache), so latency includes it.
+   the timed call (query vectors are forgotten before it), so latency includes it.
    Retrievers take turns question by question, so a busy spell on a shared machine slows
    them all alike.
 3. **score** per question with ``memgraph_agents.bench.metrics``: turn recall / hit / session
@@ -102,7 +102,7 @@ class _NoProgress:
 def _fresh_queries(store) -> None:
     """Forget every query-side vector before a timed call: the question, its mentions, subgoals
     and refinements are embedded afresh, as for a user asking them the first time (stored
-    memory may still come from the embedding cache, as it does in normal use)."""
+    memory's vectors are read, as in normal use)."""
     forget = getattr(store.embedder, "forget_queries", None)
     if callable(forget):
         forget()

@@ -240,7 +240,7 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
         "words of, the ranked evidence prefix that yields the first k turns. Latency: wall time of one "
         "retrieve call as a user meets it: every query-side text (the question, its mentions, the navigator's "
         "subgoals) is embedded afresh in the timed call (the in-process query vectors are forgotten before each "
-        "call and queries never come from the persistent embedding cache; stored memory may), after one warm-up "
+        "call; stored memory's vectors are read, never computed), after one warm-up "
         "query per namespace; retrievers take turns question by question. p50/p95 over the questions. "
         "Latencies depend on the machine's load: see the load averages above. `navigator_kept`: the navigator's "
         "ranking restricted to the turns of the events its search kept, scored from the same calls (its latency "
@@ -383,7 +383,7 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
         f"{ing['seconds']:.1f} s in total this run ({ing['state']}), {ing['turns']} turns "
         f"({ing['turns_new']} newly ingested), {ing['vectors']} vectors, "
         f"{ing['graph_bytes'] / 1e6:.1f} MB on disk; embedding model load {fmt(ing.get('embedding_model_load_seconds'), 1)} s "
-        "(not counted). cold: vectors computed; warm: all vectors from the embedding cache; reused: already in memory. "
+        "(not counted). cold: vectors computed; warm: every vector computed already (in this process, or stored in the namespace); reused: already in memory. "
         "Last cold / warm: the latest full build of that kind recorded in this data dir (`bench/ingest_times.json`).",
         "",
         _md_table(INGEST_COLUMNS, ingest_rows(results)),

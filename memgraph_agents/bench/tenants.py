@@ -248,7 +248,7 @@ def run_backend(
             "the Chroma server not included"
         )
         out["pg_rows_per_namespace"] = round(pg["rows"] / (n + 1), 1)
-        out["local_disk_bytes_per_namespace"] = round(disk / (n + 1))  # embedding cache, store id
+        out["local_disk_bytes_per_namespace"] = round(disk / (n + 1))  # store id, lock files
     return out
 
 

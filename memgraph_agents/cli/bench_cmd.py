@@ -109,6 +109,9 @@ def add_parser(sub) -> None:
         "--embeddings", default=argparse.SUPPRESS, help="the model of both sides, as the global option (default minilm)"
     )
 
+    from memgraph_agents.cli.bench_query_cmd import add_query_parser
+
+    add_query_parser(bsub)
     s = bsub.add_parser(
         "scale",
         help="retrieval latency and memory on synthetic graphs (1e3..1e6 nodes)",
@@ -210,6 +213,10 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
         return cmd_bench_chat(args, settings)
     if getattr(args, "bench_command", None) == "ingest":
         return cmd_bench_ingest(args, settings)
+    if getattr(args, "bench_command", None) == "query":
+        from memgraph_agents.cli.bench_query_cmd import cmd_bench_query
+
+        return cmd_bench_query(args, settings)
     if getattr(args, "bench_command", None) != "locomo":
         raise ValueError("usage: memgraph bench locomo --data FILE --out DIR")
     return cmd_bench_locomo(args, settings)

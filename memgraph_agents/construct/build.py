@@ -1,7 +1,7 @@
 """``SessionBuild``: the rows one session adds, accumulated step by step by the ingest graph.
 
 It is plain data (pydantic) so LangGraph can carry it in state and Studio can show it.
-Vectors are not carried: they come from the (model, text) embedding cache when needed.
+Vectors are not carried: ``EmbeddingModel`` serves them again when needed (computed once per text).
 """
 
 from __future__ import annotations

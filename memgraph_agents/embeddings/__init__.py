@@ -1,24 +1,22 @@
 """Pluggable embeddings: the offline int8 MiniLM default, sentence-transformers models (the
-``[torch]`` extra), a hash embedding for tests, and the cache every model is wrapped in.
+``[torch]`` extra), a hash embedding for tests, and the ``EmbeddingModel`` every model is wrapped in.
 
 A spec (``Settings.embeddings``; grammar in ``config.embedding_spec``) names a model; the
-model's *identity* (``EmbeddingModel.name``) is what a namespace records about its vectors
-and what the embedding cache is keyed by, so two models (or two numerics of one model) never
-share a vector. ``custom:NAME`` specs name objects registered in this process
+model's *identity* (``EmbeddingModel.name``) is what a namespace records about its vectors,
+so two models (or two numerics of one model) never share a vector. ``custom:NAME`` specs name objects registered in this process
 (``runtime.register_embeddings``); they are resolved there, not here.
 """
 
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from memgraph_agents.config import embedding_spec
 from memgraph_agents.embeddings.cache import EmbeddingModel
 from memgraph_agents.embeddings.hashing import HashEmbeddings
 from memgraph_agents.errors import ConfigError
 
-_MODELS: dict[tuple[str, str], EmbeddingModel] = {}
+_MODELS: dict[str, EmbeddingModel] = {}
 _LOCK = threading.Lock()
 
 ONNX_MINILM_ID = "all-MiniLM-L6-v2/onnx-int8"  # = onnx_minilm.MODEL_ID (a test checks): no import for a name
@@ -49,10 +47,10 @@ def spec_for(identity: str) -> str | None:
     return None
 
 
-def make_embedding_model(spec: str, cache_path: Path | None = None) -> EmbeddingModel:
-    """The model of a built-in spec (or of an identity a built-in spec records), wrapped in the
-    cache at ``cache_path``; one instance per (spec, cache). Nothing is imported or loaded
-    until the model first embeds."""
+def make_embedding_model(spec: str) -> EmbeddingModel:
+    """The model of a built-in spec (or of an identity a built-in spec records), wrapped in an
+    ``EmbeddingModel``; one instance per spec. Nothing is imported or loaded until the model
+    first embeds."""
     spec = spec_for(spec) or spec
     try:
         spec = embedding_spec(spec)
@@ -63,11 +61,10 @@ def make_embedding_model(spec: str, cache_path: Path | None = None) -> Embedding
             f"embeddings {spec!r} name an object this process has not registered: pass it "
             "(Memory(embeddings=obj)) or call memgraph_agents.runtime.register_embeddings first"
         )
-    key = (spec, str(cache_path))
     with _LOCK:
-        if key not in _MODELS:
-            _MODELS[key] = EmbeddingModel(_inner(spec), identity_of(spec), cache_path)
-        return _MODELS[key]
+        if spec not in _MODELS:
+            _MODELS[spec] = EmbeddingModel(_inner(spec), identity_of(spec))
+        return _MODELS[spec]
 
 
 def _inner(spec: str):

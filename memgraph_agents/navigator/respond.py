@@ -73,10 +73,16 @@ def evidence_text(search: Search, evidence: list[Evidence], limit: int = MAX_ANS
     return "\n".join(lines) or "(no excerpt was found)"
 
 
+def _gathered(runtime, config, state: NavState):
+    """Resources, search, evidence and (offline, where no answer comes between) the ranking: one hand-off."""
+    res = resources(runtime, config)
+    search = build_search(state, res)
+    found = build_evidence(search, state)
+    return res, search, found, ranking(search, state, res.context) if res.offline else None
+
+
 async def respond(state: NavState, config, runtime) -> dict:
-    res = await off_loop(resources, runtime, config)
-    search = await off_loop(build_search, state, res)
-    evidence, fallback = await off_loop(build_evidence, search, state)
+    res, search, (evidence, fallback), ranked = await off_loop(_gathered, runtime, config, state)
     events = []
     rnd, wave = state.get("round", 0), state.get("wave", 0)
     if fallback and evidence:
@@ -126,7 +132,7 @@ async def respond(state: NavState, config, runtime) -> dict:
             "output_tokens": s["output_tokens"],
         }
     wall = 1000 * (time.time() - state["started"]) if state.get("started") else 0.0
-    ranked, kept_only = await off_loop(ranking, search, state, res.context)
+    ranked, kept_only = ranked if ranked is not None else await off_loop(ranking, search, state, res.context)
     return {
         "answer": answer,
         # state is plain data: evidence as JSON dumps

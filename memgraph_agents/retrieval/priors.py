@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
@@ -43,6 +44,12 @@ def _body(text: str, speaker: str | None) -> str:
     return text[len(speaker) + 1 :] if speaker and text.startswith(f"{speaker}:") else text
 
 
+# A turn's text is the same at every query: its counts are computed once per process, not per
+# candidate per query (bounded: the texts of the namespaces being searched).
+_TEXTS_CACHED = 1 << 16
+
+
+@lru_cache(maxsize=_TEXTS_CACHED)
 def word_count(text: str, speaker: str | None = None) -> int:
     """Words in a turn's text, without its ``"speaker: "`` prefix."""
     return len(_WORD.findall(_body(text, speaker)))
@@ -54,6 +61,7 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 ASIDE_WORDS = 12  # words besides its questions a turn may have and still be mostly a question
 
 
+@lru_cache(maxsize=_TEXTS_CACHED)
 def asks_only(text: str, speaker: str | None = None, *, aside: int = ASIDE_WORDS) -> bool:
     """Whether a turn is mostly a question: it asks something and says at most ``aside`` words
     besides its questions ("Wait, she is getting married? When?", "Incredible. What did the

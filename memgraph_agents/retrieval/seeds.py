@@ -18,6 +18,7 @@ is vectorised numpy over the node arrays.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -223,7 +224,14 @@ def query_mentions(query: str, snap) -> list[str]:
     if not len(_argument_vectors(snap)[0]):
         return []
     speakers = participant_keys(snap)
-    return list(dict.fromkeys(m.name for m in extract_arguments(query, []) if m.key not in speakers))
+    return list(dict.fromkeys(name for name, key in _mentions(query) if key not in speakers))
+
+
+@lru_cache(maxsize=1024)
+def _mentions(query: str) -> tuple[tuple[str, str], ...]:
+    """``(name, key)`` of the query's argument mentions: one extraction per question, however
+    many retrievers and steps of its search ask (a pure function of the text)."""
+    return tuple((m.name, m.key) for m in extract_arguments(query, []))
 
 
 def query_vectors(embedder, texts: list[str]) -> np.ndarray:

@@ -32,15 +32,19 @@ import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from filelock import FileLock
 
 from memgraph_agents.datadir import create_private_file
+from memgraph_agents.errors import StorageError
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 from memgraph_agents.sqlite_wal import enable_wal
 from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict, version_dict
 from memgraph_agents.storage.sqlite_schema import ADD_METADATA, MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
 from memgraph_agents.storage.sqlite_writer import SqliteWriter
+
+T = TypeVar("T")
 
 
 def _node_row(n: Node) -> tuple:
@@ -126,6 +130,11 @@ class GraphDB:
             if legacy:
                 r = c.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
                 version = r[0] if r else "1"
+                if version.isdigit() and int(version) > int(SCHEMA_VERSION):
+                    raise StorageError(
+                        f"{self.path} has graph schema version {version}, newer than this memgraph-agents "
+                        f"(version {SCHEMA_VERSION}): upgrade memgraph-agents"
+                    )
             for stmt in SCHEMA.split(";"):
                 if stmt.strip():
                     c.execute(stmt)
@@ -364,7 +373,7 @@ class GraphDB:
         return [r[0] for r in self.reader.execute("SELECT id FROM vector_garbage ORDER BY id")]
 
     def node_vectors(self, ids: Iterable[str]) -> list[tuple[str, bytes, bytes]]:
-        """``(id, text digest, float32 bytes)`` of the stored vectors among ``ids``."""
+        """``(id, text digest, encoded vector)`` of the stored vectors among ``ids``."""
         ids = list(ids)
         if len(ids) > 450:  # a whole snapshot's: one scan, filtered here
             want = set(ids)
@@ -373,6 +382,14 @@ class GraphDB:
         out: list[tuple[str, bytes, bytes]] = []
         for chunk in _chunks(ids):
             q = f"SELECT id, digest, vec FROM node_vectors WHERE id IN ({','.join('?' * len(chunk))})"
+            out += self.reader.execute(q, chunk).fetchall()
+        return out
+
+    def vectors_by_digest(self, digests: Iterable[bytes]) -> list[tuple[bytes, bytes]]:
+        """``(text digest, encoded vector)`` of stored vectors whose text has one of ``digests``."""
+        out: list[tuple[bytes, bytes]] = []
+        for chunk in _chunks(list(digests)):
+            q = f"SELECT digest, vec FROM node_vectors WHERE digest IN ({','.join('?' * len(chunk))})"
             out += self.reader.execute(q, chunk).fetchall()
         return out
 
@@ -536,7 +553,7 @@ _NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
 _EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
 
 
-def _chunks(ids: list[str], size: int = 450) -> Iterator[list[str]]:
+def _chunks(ids: list[T], size: int = 450) -> Iterator[list[T]]:
     for i in range(0, len(ids), size):
         yield ids[i : i + size]
 

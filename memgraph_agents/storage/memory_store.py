@@ -199,10 +199,7 @@ class MemoryStore:
         (``runtime.get_embedding_model``: objects registered there)."""
         check_data_dir(Path(settings.data_dir))
         if embedder is None:
-            try:
-                embedder = make_embedding_model(settings.embeddings, Path(settings.data_dir) / "embeddings.sqlite")
-            except (OSError, sqlite3.Error) as e:
-                raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
+            embedder = make_embedding_model(settings.embeddings)
         return cls(
             Path(settings.data_dir),
             settings.namespace if namespace is None else namespace,

@@ -280,9 +280,14 @@ class PgGraphDB:
         return [r[0] for r in self._q(f"SELECT id FROM mg_vector_garbage WHERE {SCOPED} ORDER BY id")]
 
     def node_vectors(self, ids: Iterable[str]) -> list[tuple[str, bytes, bytes]]:
-        """``(id, text digest, float32 bytes)`` of the stored vectors among ``ids``."""
+        """``(id, text digest, encoded vector)`` of the stored vectors among ``ids``."""
         q = f"SELECT id, digest, vec FROM mg_node_vectors WHERE {SCOPED} AND id = ANY(%s)"
         return [(r[0], bytes(r[1]), bytes(r[2])) for r in self._q(q, (list(ids),))]
+
+    def vectors_by_digest(self, digests: Iterable[bytes]) -> list[tuple[bytes, bytes]]:
+        """``(text digest, encoded vector)`` of stored vectors whose text has one of ``digests``."""
+        q = f"SELECT digest, vec FROM mg_node_vectors WHERE {SCOPED} AND digest = ANY(%s)"
+        return [(bytes(r[0]), bytes(r[1])) for r in self._q(q, (list(digests),))]
 
     def owned_node_ids(self, session_id: str) -> list[str]:
         q = f"SELECT node_id FROM mg_node_owners WHERE {SCOPED} AND session_id=%s ORDER BY node_id"

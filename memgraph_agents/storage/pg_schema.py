@@ -23,7 +23,7 @@ from memgraph_agents.errors import StorageError
 _T = 'TEXT COLLATE "C" NOT NULL'
 _SCOPE = f"store_id {_T}, namespace {_T}"
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 MIGRATIONS: dict[int, list[str]] = {
     1: [
         f"CREATE TABLE mg_meta ({_SCOPE}, key {_T}, value TEXT NOT NULL, PRIMARY KEY (store_id, namespace, key))",
@@ -65,6 +65,9 @@ MIGRATIONS: dict[int, list[str]] = {
         f"""CREATE TABLE mg_note_versions ({_SCOPE}, session_id {_T}, version INTEGER NOT NULL, at {_T},
             text TEXT NOT NULL, metadata TEXT NOT NULL, PRIMARY KEY (store_id, namespace, session_id, version))""",
     ],
+    # Vectors found by the digest of their text: a build reuses the vector of a text the
+    # namespace already stores (``EmbeddingModel``'s ``known_vectors``).
+    4: ["CREATE INDEX mg_node_vectors_digest ON mg_node_vectors (store_id, namespace, digest)"],
 }
 TABLES = (
     "mg_edges",

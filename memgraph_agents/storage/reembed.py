@@ -9,8 +9,8 @@ False)``); everything below runs under the namespace's ingest and writer locks:
    finished or rolled back as ``MemoryStore.recover`` does (with the index off, recovery never
    embeds).
 2. Every embedded node's committed text is embedded with the new model, in chunks (the
-   progress bar). Vectors go into the embedding cache as they are made, so a run that is
-   killed here loses nothing but time: the next run finds them there.
+   progress bar). A run killed here loses nothing but time: nothing is written before step 3,
+   and the next run embeds again.
 3. ONE transaction: every node's vector replaced, meta ``embedding_model`` = the new model.
    Before it commits, the namespace is wholly the old model's; after, wholly the new one's.
 4. The Chroma index, when the namespace had one (or is past the threshold): the collection is

@@ -40,13 +40,17 @@ CREATE INDEX IF NOT EXISTS nodes_session ON nodes(session_id);
 CREATE INDEX IF NOT EXISTS nodes_kind ON nodes(kind);
 CREATE INDEX IF NOT EXISTS edges_session ON edges(session_id);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+CREATE INDEX IF NOT EXISTS node_vectors_digest ON node_vectors(digest);
 """
 # Version 3 adds ``node_vectors`` (``storage.vector_rows``); ``CREATE TABLE IF NOT EXISTS`` above
 # adds it to a version 2 file, whose vectors ``MemoryStore`` then copies from Chroma once.
 # Version 4 adds the user's ``metadata`` to sessions (``ADD_METADATA`` on an older file: an
 # existing table keeps its columns under ``CREATE TABLE IF NOT EXISTS``) and ``note_versions``,
 # a note's texts over time (written in the commit that stores each version).
-SCHEMA_VERSION = "4"
+# Version 5 indexes ``node_vectors`` by text digest: a build finds the vector of a text the
+# namespace already stores (``EmbeddingModel``'s ``known_vectors``), as the embedding cache did.
+# Its rows may be float16 (``storage.vector_rows``); float32 rows of older versions still read.
+SCHEMA_VERSION = "5"
 ADD_METADATA = "ALTER TABLE sessions ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'"
 
 # Version 1 (no ownership table, edge keys without the session): rebuild the edge table with

@@ -32,8 +32,10 @@ from memgraph_agents.construct.pipeline.nodes import (
     topics,
 )
 from memgraph_agents.construct.pipeline.state import REDUCERS, remember_session
+from memgraph_agents.embeddings.cache import known_vectors
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.runtime import MemoryContext, get_chat_model
+from memgraph_agents.storage.vector_rows import StoredVectors
 
 
 class Step(Protocol):
@@ -126,10 +128,13 @@ async def run_session(
     remember_session(inputs["session"], session)
     # Offline, the steps never wait (no LLM call): they run to the end in one hand-off.
     offline = get_chat_model(context_settings(context)) is None
+    # A text the namespace already stores (a replaced session, an event's earlier turns, an
+    # argument met before) is not embedded again: its vector is read beside the graph rows.
     async with store.ingest_lock.hold_async():
-        if offline:
-            return await run_off_loop(run_steps, inputs, context)
-        return await run_steps(inputs, context)
+        with known_vectors(StoredVectors(store.db)):
+            if offline:
+                return await run_off_loop(run_steps, inputs, context)
+            return await run_steps(inputs, context)
 
 
 def session_inputs(

@@ -120,7 +120,7 @@ def offline_draft(b: SessionBuild, session: Session, ctx: BuildContext) -> Memor
         return MemoryDraft(
             summary=f"Session of {when}.", summary_turns=[t.id for t in session.turns], builder="offline"
         )
-    # The sentence nodes' own texts, so the embedding cache already holds them.
+    # The sentence nodes' own texts, so their vectors are computed already.
     vecs = ctx.embedder.embed([f"{sp}: {s}" for _, sp, s, _ in sents])
     factual = [is_fact_sentence(s, names) for _, _, s, _ in sents]
     picked = pick_central(np.asarray(vecs), summary_size(sum(factual) or len(sents)), factual)
