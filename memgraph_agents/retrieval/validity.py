@@ -223,6 +223,7 @@ def implied_links(
     best = max(x[0] for x in turns)
     close = [x for x in turns if x[0] >= best - PULL_MARGIN]
     vecs = snap.vectors()
+    alike = snap.calibration.doc.cut(IMPLIED_SIMILAR)  # the model's cosine for the reference level
     out: list[tuple[str, str]] = []
     for _, i_new, t_new, who, day_new, body_new in close:
         if not change_cue(body_new):
@@ -230,7 +231,7 @@ def implied_links(
         for _, i_old, t_old, who_old, day_old, body_old in close:
             if who_old != who or day_old >= day_new or not is_statement(body_old):
                 continue
-            if vecs.ndim == 2 and max(i_new, i_old) < len(vecs) and float(vecs[i_new] @ vecs[i_old]) >= IMPLIED_SIMILAR:
+            if vecs.ndim == 2 and max(i_new, i_old) < len(vecs) and float(vecs[i_new] @ vecs[i_old]) >= alike:
                 out.append((t_old, t_new))
     return out
 
