@@ -159,3 +159,45 @@ def test_reference_quantiles_are_read_from_the_package():
 
 def test_score_map_identity_has_no_knots():
     assert ScoreMap().identity and not score_map([0.1, 0.2], [0.1, 0.2]).identity
+
+
+@pytest.mark.slow
+def test_reference_file_is_what_the_int8_minilm_gives():
+    """The shipped reference quantiles are the int8 MiniLM's on the shipped corpus (recomputed)."""
+    from memgraph_agents.embeddings.calibration import quantiles
+
+    ref, now = reference_quantiles(), quantiles(make_embedding_model("minilm"))
+    for k in ("doc", "query"):
+        assert np.allclose(ref[k], now[k], atol=1e-4)
+
+
+@pytest.mark.slow
+def test_a_squeezed_minilm_keeps_the_memory_recall(tmp_path):
+    """The real MiniLM with every cosine squeezed into about [0.66, 1] (unrelated turns near
+    0.85, as multilingual-e5 puts them) as a bring-your-own model: read through its calibration
+    it finds what the plain model finds, within one gold turn of the demo's 17 (a squeeze is
+    affine for single texts only: the mean vectors of segmentation windows and multi-line
+    events are not squeezed alike); read raw (a name the calibration treats as the reference
+    scale) it loses more."""
+    from pathlib import Path
+
+    from memgraph_agents import Memory
+    from memgraph_agents.runtime import register_embeddings
+
+    demo = Path(__file__).resolve().parents[1] / "examples"
+    questions = json.loads((demo / "questions.json").read_text())
+    minilm = make_embedding_model("minilm").inner
+    uncalibrated = register_embeddings(Squeezed(minilm), name="hash-squeezed-read-raw")
+    found = {}
+    for name, embeddings in (("plain", "minilm"), ("squeezed", Squeezed(minilm)), ("raw", uncalibrated)):
+        mem = Memory(tmp_path / name, embeddings=embeddings)
+        mem.add(demo / "conversation.json")
+        found[name] = 0
+        for q in questions:
+            got = [t for e in mem.search(q["question"], k=10, min_score=0) for t in e.turn_ids][:10]
+            found[name] += len(set(got) & set(q["evidence"]))
+        mem.close()
+    gold = sum(len(q["evidence"]) for q in questions)
+    assert found["plain"] >= gold - 2
+    assert found["squeezed"] >= found["plain"] - 1
+    assert found["raw"] < found["squeezed"]

@@ -100,5 +100,8 @@ def diversified(snap: GraphSnapshot, ranked: list[RankedTurn], lam: float, k: in
     vecs = snap.vectors()
     if lam <= 0 or len(ranked) < 2 or vecs.ndim != 2 or vecs.shape[0] <= max(r.node for r in ranked):
         return ranked
-    order, values = mmr_order([r.score for r in ranked], vecs[[r.node for r in ranked]], lam, picks=k)
+    doc = snap.calibration.doc
+    order, values = mmr_order(
+        [r.score for r in ranked], vecs[[r.node for r in ranked]], lam, picks=k, to_reference=doc.to_reference
+    )
     return [replace(ranked[i], score=round(v, 6)) for i, v in zip(order, values)]
