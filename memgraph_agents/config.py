@@ -100,7 +100,9 @@ def embedding_spec(value: str) -> str:
     """``value`` as a valid embedding spec (aliases resolved), or ``ValueError`` saying which exist."""
     v = value.strip()
     v = _EMBEDDING_ALIASES.get(v, v)
-    if v in ("minilm", "minilm-torch", "e5-small", "hash") or (v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0):
+    if v in ("minilm", "minilm-torch", "e5-small", "hash") or (
+        v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0
+    ):
         return v
     if any(v.startswith(p) and v[len(p) :].strip() for p in EMBEDDING_PREFIXES):
         return v

@@ -109,9 +109,8 @@ def test_a_squeezed_encoder_maps_onto_the_same_scale():
 
 def test_calibration_is_recorded_with_the_model_mark(tmp_path):
     from memgraph_agents import Memory
-    from memgraph_agents.storage.embedding_mark import CALIBRATION_META
-
     from memgraph_agents.runtime import get_store
+    from memgraph_agents.storage.embedding_mark import CALIBRATION_META
 
     mem = Memory(tmp_path / "a", embeddings=Squeezed(HashEmbeddings(64)))
     mem.add("I replaced the brake cables on the tandem yesterday.")
@@ -134,8 +133,8 @@ def test_calibration_is_recorded_with_the_model_mark(tmp_path):
 
 def test_reference_models_record_nothing(tmp_path):
     from memgraph_agents import Memory
-    from memgraph_agents.storage.embedding_mark import CALIBRATION_META
     from memgraph_agents.runtime import get_store
+    from memgraph_agents.storage.embedding_mark import CALIBRATION_META
 
     mem = Memory(tmp_path / "b", embeddings="hash")
     mem.add("The kiln reached its top temperature after nine hours.")

@@ -130,7 +130,12 @@ class Calibration:
         d = json.loads(text)
         maps = {k: ScoreMap(tuple(map(float, d[k]["raw"])), tuple(map(float, d[k]["ref"]))) for k in ("doc", "query")}
         for k, m in maps.items():
-            if len(m.raw) != len(m.ref) or len(m.raw) == 1 or np.any(np.diff(m.raw) <= 0) or np.any(np.diff(m.ref) <= 0):
+            if (
+                len(m.raw) != len(m.ref)
+                or len(m.raw) == 1
+                or np.any(np.diff(m.raw) <= 0)
+                or np.any(np.diff(m.ref) <= 0)
+            ):
                 raise ValueError(f"calibration of {d.get('model')!r}: its {k} map is not strictly increasing")
         return cls(str(d["model"]), maps["doc"], maps["query"], str(d.get("corpus", "")))
 
@@ -195,8 +200,8 @@ def quantiles(embedder: Embedder) -> dict[str, list[float]]:
     iu, ju = np.triu_indices(len(docs), k=1)
     doc_sims = (d[iu] * d[ju]).sum(axis=1)
     doc_related = np.asarray(dg)[iu] == np.asarray(dg)[ju]
-    qi, dj = np.meshgrid(np.arange(len(questions)), np.arange(len(docs)), indexing="ij")
-    qi, dj = qi.ravel(), dj.ravel()
+    qi = np.repeat(np.arange(len(questions)), len(docs))  # every (question, document) pair
+    dj = np.tile(np.arange(len(docs)), len(questions))
     q_sims = (q[qi] * d[dj]).sum(axis=1)
     q_related = np.asarray(qg)[qi] == np.asarray(dg)[dj]
     return {"doc": _mixture_quantiles(doc_sims, doc_related), "query": _mixture_quantiles(q_sims, q_related)}

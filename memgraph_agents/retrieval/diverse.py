@@ -15,9 +15,9 @@ push out a single-hop question's second gold turn (docs/benchmarks-history.md, "
 
 from __future__ import annotations
 
-import numpy as np
-
 from collections.abc import Callable
+
+import numpy as np
 
 from memgraph_agents.model.ranking import exact_dots
 

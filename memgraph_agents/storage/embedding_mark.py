@@ -65,7 +65,9 @@ def _parse(text: str) -> Calibration:
     try:
         return Calibration.from_json(text)
     except (ValueError, KeyError, TypeError) as e:
-        raise ConfigError(f"the namespace's {CALIBRATION_META} is unreadable ({e}): re-embed it (`memgraph reembed`)") from None
+        raise ConfigError(
+            f"the namespace's {CALIBRATION_META} is unreadable ({e}): re-embed it (`memgraph reembed`)"
+        ) from None
 
 
 def mismatch(namespace: str, stored: str, current: str, spec: str) -> EmbeddingMismatchError:
