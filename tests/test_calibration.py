@@ -69,6 +69,21 @@ def test_a_map_is_strictly_increasing_and_cut_is_its_inverse():
     assert flat.raw == (0.5, 0.6, 1.0)
 
 
+def test_no_map_amplifies_float_rounding_past_the_tie_tolerance():
+    """A map rises at most ``MAX_SLOPE``: two cosines of one pair of vectors computed by two BLAS
+    kernels (~1e-7 apart) stay within ``TIE_EPS`` once mapped, so near-ties still go by id."""
+    from memgraph_agents.embeddings.calibration import MAX_SLOPE
+    from memgraph_agents.model.ranking import TIE_EPS
+
+    cal = calibrate(_model(Squeezed(HashEmbeddings(64)), "squeezed-hash"))
+    for m in (cal.doc, cal.query):
+        assert np.all(np.diff(m.ref) <= MAX_SLOPE * np.diff(m.raw) + 1e-12)
+        x = np.linspace(0.5, 1.0, 5001)
+        assert np.max(np.abs(m.to_reference(x + 1e-7) - m.to_reference(x))) < TIE_EPS
+    steep = score_map([0.90, 0.91, 0.99], [0.0, 0.5, 0.6])  # 50 per unit: the middle knot goes,
+    assert steep.raw == (0.90, 0.99)  # and the anchor (40 per unit): the last segment extends
+
+
 def test_json_round_trip_and_refusal_of_a_broken_record():
     m = score_map([0.7, 0.8, 0.9], [0.0, 0.4, 0.8])
     cal = Calibration("m", m, m, corpus_sha256())
@@ -92,9 +107,12 @@ def _model(inner, name: str) -> EmbeddingModel:
     return EmbeddingModel(inner, name)
 
 
-def test_a_squeezed_encoder_maps_onto_the_same_scale():
+def test_a_squeezed_encoder_maps_onto_the_same_scale(monkeypatch):
     """Quantile matching undoes a monotone squeeze: the squeezed model's calibrated cosines are
-    the plain model's (the hash model here; the real MiniLM in the slow test below)."""
+    the plain model's (the hash model here, slopes uncapped; the real MiniLM in the slow test)."""
+    from memgraph_agents.embeddings import calibration
+
+    monkeypatch.setattr(calibration, "MAX_SLOPE", 1e9)
     plain = calibrate(_model(HashEmbeddings(64), "plain-hash"))
     squeezed = calibrate(_model(Squeezed(HashEmbeddings(64)), "squeezed-hash"))
     c = np.linspace(-0.3, 1.0, 200)

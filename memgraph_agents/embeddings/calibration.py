@@ -13,7 +13,9 @@ Image Processing*, §3.3.2) of its pair cosines onto the reference model's::
                                   reference's quantile function, on the same weighted pairs,
 
 as the piecewise-linear map through the knots ``(Q_model(p_i), Q_ref(p_i))`` at the levels
-``LEVELS``, anchored at (1, 1) (a text and itself) and extended linearly past both ends. The
+``LEVELS``, anchored at (1, 1) (a text and itself) and extended linearly past both ends; no
+segment rises faster than ``MAX_SLOPE`` (a knot that would is dropped), so float rounding of a
+cosine is never amplified past the rankings' tie tolerance. The
 pairs are a 50/50 mixture (by weight) of pairs from one group (a statement, its paraphrase, a
 near copy; short phrases and their variants) and of pairs from different groups, so both the
 unrelated range (the gate, topic joins) and the near-copy range (synonyms, fusion at 0.9) have
@@ -44,6 +46,9 @@ CORPUS_FILE = "calibration_corpus.json"
 # a changed corpus needs a new reference, ``reference_text``).
 REFERENCE_FILE = "calibration_reference.json"
 REFERENCE_MODELS = ("all-MiniLM-L6-v2/onnx-int8", "all-MiniLM-L6-v2")  # the scale every threshold is written in
+# The steepest the map may rise: a float32 cosine's rounding (~1e-7) stays below the rankings'
+# tie tolerance (``model.ranking.TIE_EPS`` = 1e-6) once mapped, so no order depends on BLAS.
+MAX_SLOPE = 8.0
 # Quantile levels of the pair-cosine mixture: dense in both tails, where thresholds sit.
 LEVELS = (
     0.0, 0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5,
@@ -221,13 +226,18 @@ def reference_text(embedder: Embedder) -> str:
 
 def score_map(model_q: list[float], ref_q: list[float]) -> ScoreMap:
     """The knots ``(model quantile, reference quantile)`` plus (1, 1), keeping a strictly
-    increasing subsequence (a repeated quantile keeps its first knot)."""
+    increasing subsequence (a repeated quantile keeps its first knot) whose segments rise at
+    most ``MAX_SLOPE``: a knot that would make a steeper one is dropped, the anchor too (the
+    last segment then extends past it)."""
     raw: list[float] = []
     ref: list[float] = []
-    for a, b in [*zip(model_q, ref_q), (1.0, 1.0)]:
-        if not raw or (a > raw[-1] + 1e-9 and b > ref[-1] + 1e-9):
+    for a, b in zip(model_q, ref_q):
+        if not raw or (a > raw[-1] + 1e-9 and b > ref[-1] + 1e-9 and (b - ref[-1]) <= MAX_SLOPE * (a - raw[-1])):
             raw.append(float(a))
             ref.append(float(b))
+    if raw and raw[-1] < 1.0 - 1e-9 and ref[-1] < 1.0 - 1e-9 and 1.0 - ref[-1] <= MAX_SLOPE * (1.0 - raw[-1]):
+        raw.append(1.0)
+        ref.append(1.0)
     if len(raw) < 2:
         raise ValueError("calibration: the model's corpus cosines are all equal (a constant embedding?)")
     return ScoreMap(tuple(raw), tuple(ref))
