@@ -218,3 +218,21 @@ def test_a_squeezed_minilm_keeps_the_memory_recall(tmp_path):
     assert found["plain"] >= gold - 2
     assert found["squeezed"] >= found["plain"] - 1
     assert found["raw"] < found["squeezed"]
+
+
+def test_reembed_records_the_new_models_calibration(tmp_path):
+    from memgraph_agents import Memory
+    from memgraph_agents.runtime import get_store
+    from memgraph_agents.storage.embedding_mark import CALIBRATION_META
+
+    before = Memory(tmp_path, embeddings="hash")
+    before.add("The lighthouse keeper logged three ships before dawn.")
+    before.close()
+    after = Memory(tmp_path, embeddings=Squeezed(HashEmbeddings(64)))
+    done = after.reembed()
+    assert done.old_model == "hash-64" and done.vectors > 0
+    store = get_store(after.settings, create=False)
+    recorded = Calibration.from_json(store.db.get_meta(CALIBRATION_META))
+    assert recorded.model == done.new_model and not recorded.identity
+    assert store.calibration == recorded and store.snapshot().calibration == recorded
+    after.close()
