@@ -100,12 +100,14 @@ def embedding_spec(value: str) -> str:
     """``value`` as a valid embedding spec (aliases resolved), or ``ValueError`` saying which exist."""
     v = value.strip()
     v = _EMBEDDING_ALIASES.get(v, v)
-    if v in ("minilm", "minilm-torch", "hash") or (v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0):
+    if v in ("minilm", "minilm-torch", "e5-small", "hash") or (
+        v.startswith("hash-") and v[5:].isdigit() and int(v[5:]) > 0
+    ):
         return v
     if any(v.startswith(p) and v[len(p) :].strip() for p in EMBEDDING_PREFIXES):
         return v
     raise ValueError(
-        f"unknown embeddings {value!r}: use 'minilm' (default), 'minilm-torch', "
+        f"unknown embeddings {value!r}: use 'minilm' (default), 'minilm-torch', 'e5-small', "
         "'sentence-transformers:NAME_OR_PATH', 'custom:NAME' or 'hash' / 'hash-N' (tests)"
     )
 
@@ -156,12 +158,15 @@ class InputLimits(_EnvSettings):
         return text
 
 
-# The relevance gate of the MiniLM embeddings (int8 and fp32 alike: cosines 0.999 apart): a
-# question whose best item is less relevant than this gets nothing ("nothing relevant in
-# memory"), any other all k items. Chosen on questions memory cannot answer, written for the
-# purpose, against LoCoMo's development split (BENCHMARKS.md, "The relevance gate"). A gate is a
-# cosine of one model: other embeddings (hashing in tests, a caller's own) get none.
+# The relevance gate, in the reference scale (MiniLM's cosines; int8 and fp32 alike: 0.999
+# apart): a question whose best item is less relevant than this gets nothing ("nothing relevant
+# in memory"), any other all k items. Chosen on questions memory cannot answer, written for the
+# purpose, against LoCoMo's development split (BENCHMARKS.md, "The relevance gate"). Relevance is
+# read through the model's calibration (``embeddings.calibration``), so the gate holds for every
+# built-in model; hash embeddings (tests) and objects registered as ``custom:`` get none unless
+# ``relevance_gate`` is set (in the same scale).
 MINILM_GATE = 0.25
+CALIBRATED_SPECS = ("minilm", "minilm-torch", "e5-small")
 
 
 class Settings(_EnvSettings):
@@ -172,7 +177,8 @@ class Settings(_EnvSettings):
     embeddings: str = Field(
         DEFAULT_EMBEDDINGS,
         description="embedding model: 'minilm' (offline default: int8 ONNX, no torch), 'minilm-torch' "
-        "(the fp32 model; the [torch] extra), 'sentence-transformers:NAME_OR_PATH' ([torch]), 'custom:NAME' "
+        "(the fp32 model; the [torch] extra), 'e5-small' (multilingual-e5-small at 4 bits; the [e5] extra), "
+        "'sentence-transformers:NAME_OR_PATH' ([torch]), 'custom:NAME' "
         "(an Embeddings object registered in this process) or 'hash' / 'hash-N' (tests)",
     )
     llm: str = Field("none", description="'none' or 'provider:model', e.g. 'openai:gpt-4o-mini'")
@@ -235,8 +241,8 @@ class Settings(_EnvSettings):
         le=1.0,
         description="question-level relevance gate, used when min_score is unset: nothing when the best "
         "item's relevance is below it ('nothing relevant in memory'), otherwise all k items. Default: the "
-        "embedding model's gate (MiniLM: 0.25, calibrated on questions memory cannot answer, "
-        "BENCHMARKS.md; others: 0)",
+        "embedding model's gate (0.25 in the reference scale every built-in model is calibrated to, "
+        "chosen on questions memory cannot answer, BENCHMARKS.md; hash and custom: embeddings: 0)",
     )
     preset: str = Field(
         "base",
@@ -343,7 +349,8 @@ class Settings(_EnvSettings):
             return 0.0
         if self.relevance_gate is not None:
             return self.relevance_gate
-        return MINILM_GATE if self.embeddings in ("minilm", "minilm-torch") else 0.0
+        calibrated = self.embeddings in CALIBRATED_SPECS or self.embeddings.startswith("sentence-transformers:")
+        return MINILM_GATE if calibrated else 0.0
 
     @classmethod
     def load(cls, **values: Any) -> Settings:

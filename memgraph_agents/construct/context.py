@@ -55,6 +55,15 @@ class BuildContext:
             return self.embedder.embed(list(texts))
         return self.embedder.embed(list(texts) + rest)[: len(texts)]
 
+    def cut(self, threshold: float) -> float:
+        """The embedding model's cosine for ``threshold``, a level of the reference scale (the
+        thresholds of ``IngestParams`` and the steps are written in it: ``embeddings.calibration``)."""
+        return self.snapshot.calibration.doc.cut(threshold)
+
+    def scaled(self, cosine: float) -> float:
+        """A document–document cosine in the reference scale (what an edge weight records)."""
+        return float(self.snapshot.calibration.doc.to_reference(float(cosine)))
+
     def existing(self, kind: NodeKind, other_sessions: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Indices and vectors of committed nodes of ``kind`` (cached for the session);
         ``other_sessions``: only nodes owned by other sessions."""

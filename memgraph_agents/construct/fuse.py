@@ -59,9 +59,9 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
         j = int(top_k(sims[r], 1, tiebreak=rank)[0])  # near-ties by event id, not row order
         # The thresholds judge the pair's exact cosine, not its BLAS rounding (model.ranking).
         best, old_id = float(exact_dots(new, old, [r], [j])[0]), ctx.snapshot.ids[idx[j]]
-        if best >= ctx.params.fusion_threshold:
+        if best >= ctx.cut(ctx.params.fusion_threshold):
             _merge(b, ev.id, old_id, session.id)
-        elif ctx.llm is not None and best >= JUDGE_FLOOR and judged < MAX_JUDGE_CALLS:
+        elif ctx.llm is not None and best >= ctx.cut(JUDGE_FLOOR) and judged < MAX_JUDGE_CALLS:
             judged += 1
             from memgraph_agents.construct.llm.extract import judge_fusion
 
@@ -88,7 +88,7 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
                         kind=EdgeKind.RELATION,
                         label=verdict.relation_type or "overlap",
                         session_id=session.id,
-                        weight=best,
+                        weight=ctx.scaled(best),
                         turn_ids=list(ev.turn_ids),
                     )
                 )

@@ -68,7 +68,7 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
         best = top_k(sims[r], ctx.params.similar_max, tiebreak=rank)  # near-ties by event id
         # The threshold and the weight: exact cosines, not their BLAS rounding (model.ranking).
         for j, sim in zip(best.tolist(), exact_dots(new, old, [r] * len(best), best).tolist()):
-            if sim < ctx.params.similar_threshold:
+            if sim < ctx.cut(ctx.params.similar_threshold):
                 break
             b.edges.append(
                 Edge(
@@ -77,7 +77,7 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
                     kind=EdgeKind.SIMILAR,
                     label="event",
                     session_id=session.id,
-                    weight=sim,
+                    weight=ctx.scaled(sim),
                 )
             )
 
@@ -218,19 +218,20 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
     idx, old = ctx.existing(NodeKind.ARGUMENT)
     # Ties at the cap go by id, not row order; ranked by key, not by sorting (copying) every row.
     by_id = ctx.snapshot.id_rank[idx]
-    for i, j, s in synonym_pairs(vecs, old, threshold=p.synonym_threshold, max_per_node=p.synonym_max, old_order=by_id):
+    cut = ctx.cut(p.synonym_threshold)
+    for i, j, s in synonym_pairs(vecs, old, threshold=cut, max_per_node=p.synonym_max, old_order=by_id):
         b.edges.append(
             Edge(
                 src=args[i].id,
                 dst=ctx.snapshot.ids[idx[j]],
                 kind=EdgeKind.SYNONYM,
                 session_id=session.id,
-                weight=float(s),
+                weight=ctx.scaled(s),
             )
         )
-    for i, j, s in synonym_pairs_within(vecs, threshold=p.synonym_threshold, max_per_node=p.synonym_max):
+    for i, j, s in synonym_pairs_within(vecs, threshold=cut, max_per_node=p.synonym_max):
         b.edges.append(
-            Edge(src=args[i].id, dst=args[j].id, kind=EdgeKind.SYNONYM, session_id=session.id, weight=float(s))
+            Edge(src=args[i].id, dst=args[j].id, kind=EdgeKind.SYNONYM, session_id=session.id, weight=ctx.scaled(s))
         )
 
 

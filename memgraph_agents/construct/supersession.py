@@ -15,6 +15,9 @@ touches). ``attrs``: the two dates (``old_date``, ``new_date``), ``how`` (``offl
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 import numpy as np
 
 from memgraph_agents.construct.build import SessionBuild
@@ -143,7 +146,9 @@ def candidates(b: SessionBuild, ctx: BuildContext) -> list[Candidate]:
     texts = list(dict.fromkeys([s.text for new, olds in pairs for s in (new, *olds)]))
     vecs = dict(zip(texts, ctx.embedder.embed(texts)))
     proto, owners = prototype_texts()
-    prof = dict(zip(texts, profiles(np.stack([vecs[t] for t in texts]), ctx.embedder.embed(proto), owners)))
+    cal = ctx.snapshot.calibration.doc  # the rule's floors are levels of the reference scale
+    prof_rows = cal.to_reference(profiles(np.stack([vecs[t] for t in texts]), ctx.embedder.embed(proto), owners))
+    prof = dict(zip(texts, prof_rows))
     out = []
     for new, olds in pairs:
         in_session = any(who == new.speaker and order < new.order for who, order in spoken)
@@ -155,8 +160,16 @@ def candidates(b: SessionBuild, ctx: BuildContext) -> list[Candidate]:
             spoke_in_session=in_session,
         )
         if c is not None:
-            out.append(c)
+            out.append(c if cal.identity else in_reference_scale(c, cal.to_reference))
     return out
+
+
+def in_reference_scale(c: Candidate, to_reference: Callable[[float], float]) -> Candidate:
+    """``c`` with its matches' cosines in the reference scale, re-ordered as ``candidate``
+    orders them (its attribute strengths are already: they come from the profiles)."""
+    matches = [replace(m, cosine=float(to_reference(m.cosine))) for m in c.matches]
+    matches.sort(key=lambda m: (-round(m.score, 6), m.old.turn_id, m.old.text))
+    return replace(c, matches=matches)
 
 
 def offline_links(cands: list[Candidate]) -> list[Supersession]:

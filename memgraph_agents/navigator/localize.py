@@ -76,9 +76,10 @@ def seed_meets(snap: GraphSnapshot, subgoals: np.ndarray, seed: list[int], k: in
     if not len(turns) or not head or vecs.ndim != 2 or vecs.shape[1] != g.shape[1]:
         return [True] * len(g)
     out = []
+    to_ref = snap.calibration.query.to_reference  # ``share`` is a ratio of reference-scale cosines
     for j in range(len(g)):
-        best = float(exact_dots(vecs, g, turns, np.full(len(turns), j)).max())
-        mine = float(exact_dots(vecs, g, head, np.full(len(head), j)).max())
+        best = float(to_ref(float(exact_dots(vecs, g, turns, np.full(len(turns), j)).max())))
+        mine = float(to_ref(float(exact_dots(vecs, g, head, np.full(len(head), j)).max())))
         out.append(best <= 0 or mine >= share * best)
     return out
 

@@ -150,6 +150,7 @@ def _candidates(state: Mapping[str, Any], res, query: str) -> tuple[Search, list
     view, vecs = search.view, snap.vectors()
     qv = embed_texts(res.store.embedder, [query])[0]
     cos = vecs[view.events] @ qv if len(view.events) and vecs.shape[1] == qv.shape[0] else np.zeros(len(view.events))
+    cos = snap.calibration.query.to_reference(cos)  # DENSE_SHARE weighs a cosine of the reference scale
     exclude = {snap.index[v] for v in state.get("visited") or [] if v in snap.index}
     cands = candidates(rank_events(view, dict(ranked), cos, snap.id_rank), view, ctx.events_k, ctx.topics_p, exclude)
     if cands:  # the best similarity localisation finds per subgoal: what "relative" is relative to

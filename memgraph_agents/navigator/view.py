@@ -44,6 +44,7 @@ class Scorer:
                     rows.append(r)
                     owners.append(n)
             s = vecs[rows] @ self.h.T if vecs.shape[1] == self.h.shape[1] else np.zeros((len(rows), len(self.h)))
+            s = self.snap.calibration.query.to_reference(s)  # relative levels read in one scale per model
             owners_arr = np.asarray(owners)
             for n in todo:
                 self._cache[n] = s[owners_arr == n].max(axis=0)

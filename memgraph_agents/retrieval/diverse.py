@@ -15,12 +15,20 @@ push out a single-hop question's second gold turn (docs/benchmarks-history.md, "
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from memgraph_agents.model.ranking import exact_dots
 
 
-def mmr_order(scores: list[float], vectors: np.ndarray, lam: float, picks: int) -> tuple[list[int], list[float]]:
+def mmr_order(
+    scores: list[float],
+    vectors: np.ndarray,
+    lam: float,
+    picks: int,
+    to_reference: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[list[int], list[float]]:
     """``(order, values)``: positions ``0..len(scores)-1`` reordered, the first ``picks`` greedily
     by MMR, the rest by their marginal value once those are picked; ``values`` are the marginal
     values in that order (non-increasing: a pick's value is the best left, and picking only lowers
@@ -29,6 +37,8 @@ def mmr_order(scores: list[float], vectors: np.ndarray, lam: float, picks: int) 
     ``scores`` are in ranking order and ``vectors`` are their unit vectors (one row each). Ties
     keep the input order, which the caller makes deterministic (score, seed rank, node id), so
     the result is deterministic too. ``lam <= 0`` returns the input order and scores.
+    ``to_reference``: the model's cosines into the reference scale λ was measured in
+    (``embeddings.calibration``; None: as they are).
     """
     n = len(scores)
     base = np.asarray(scores, dtype=np.float64)
@@ -49,6 +59,7 @@ def mmr_order(scores: list[float], vectors: np.ndarray, lam: float, picks: int) 
         left[j] = False
         # Exact cosines, not ``v @ v[j]``: BLAS rounds a row by its position, so two copies of
         # one turn would differ by an ulp and argmax would pick by position, not input order.
-        nearest = np.maximum(nearest, exact_dots(v, v, np.arange(n), np.full(n, j)))
+        cos = exact_dots(v, v, np.arange(n), np.full(n, j))
+        nearest = np.maximum(nearest, cos if to_reference is None else to_reference(cos))
     rest = sorted(np.flatnonzero(left).tolist(), key=lambda i: (-(base[i] - lam * nearest[i]), i))
     return out + rest, vals + [float(base[i] - lam * nearest[i]) for i in rest]

@@ -150,8 +150,9 @@ def dwpr(query: str, store: StoreReader, *, k: int = 10, options: DWPROptions | 
     triple_sim = np.zeros(0)
     if mg is not None and mg.description_vectors.shape[1:] == qv.shape:
         raw = np.array(raw, dtype=np.float64)
-        raw[mg.described] = mg.description_vectors @ qv  # an entity is matched by its description
-        triple_sim = np.clip(mg.triple_vectors @ qv, 0.0, None).astype(np.float64)
+        to_ref = snap.calibration.query.to_reference  # the scale of ``node_similarities``
+        raw[mg.described] = to_ref(mg.description_vectors @ qv)  # an entity is matched by its description
+        triple_sim = np.clip(to_ref(mg.triple_vectors @ qv), 0.0, None).astype(np.float64)
     sims = np.clip(raw, 0.0, None).astype(np.float64)
     inside = np.zeros(len(snap.ids), dtype=bool)
     seed_kinds = [NodeKind.ARGUMENT, NodeKind.SESSION] + ([NodeKind.SEGMENT] if mg is not None else [])

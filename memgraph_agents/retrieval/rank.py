@@ -100,5 +100,12 @@ def diversified(snap: GraphSnapshot, ranked: list[RankedTurn], lam: float, k: in
     vecs = snap.vectors()
     if lam <= 0 or len(ranked) < 2 or vecs.ndim != 2 or vecs.shape[0] <= max(r.node for r in ranked):
         return ranked
-    order, values = mmr_order([r.score for r in ranked], vecs[[r.node for r in ranked]], lam, picks=k)
+    cal = getattr(snap, "calibration", None)  # a stand-in snapshot without one: cosines as they are
+    order, values = mmr_order(
+        [r.score for r in ranked],
+        vecs[[r.node for r in ranked]],
+        lam,
+        picks=k,
+        to_reference=cal.doc.to_reference if cal is not None else None,
+    )
     return [replace(ranked[i], score=round(v, 6)) for i, v in zip(order, values)]

@@ -55,6 +55,7 @@ def relevance_of(snap: GraphSnapshot, query_vector: np.ndarray) -> Callable[[Evi
         if ev.node_id not in seen:
             r = [i for i in rows(ev) if i < len(vecs)]
             best = float((vecs[r] @ q).max()) if r and vecs.ndim == 2 and vecs.shape[1] == q.shape[0] else 0.0
+            best = snap.calibration.query.to_reference(best) if r else best  # one scale for every model
             seen[ev.node_id] = round(min(1.0, max(0.0, best)), 4)
         return seen[ev.node_id]
 

@@ -49,11 +49,13 @@ def matvec(mat: np.ndarray, vec: np.ndarray) -> np.ndarray:
 
 
 def node_similarities(snap, qv: np.ndarray) -> np.ndarray:
-    """Cosine of the query to every node (0 for nodes without a vector, all 0 on a dimension mismatch)."""
+    """Cosine of the query to every node (0 for nodes without a vector, all 0 on a dimension
+    mismatch), in the reference scale of the memory's calibration (``embeddings.calibration``:
+    unchanged for MiniLM), so every threshold and weight read from it means one thing per model."""
     vecs = snap.vectors()
     if vecs.shape[1] != qv.shape[0]:
         return np.zeros(len(snap.ids), dtype=np.float32)
-    return matvec(vecs, qv)
+    return snap.calibration.query.to_reference(matvec(vecs, qv))
 
 
 def sentence_turns(snap) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +193,7 @@ def argument_matches(snap, mention_vectors, ka: int = 10, floor: float = 0.8) ->
     for mv in mention_vectors:
         if mv.shape[0] != vecs.shape[1]:
             continue  # vectors from another embedding model: no signal
-        s = matvec(vecs, mv)
+        s = snap.calibration.query.to_reference(matvec(vecs, mv))  # ``floor`` is in the reference scale
         for r in top_k(s, ka, tiebreak=snap.id_rank[args]):
             if s[r] < floor:
                 break

@@ -226,6 +226,7 @@ def implied_links(
     best = max(x[0] for x in turns)
     close = [x for x in turns if x[0] >= best - PULL_MARGIN]
     vecs = snap.vectors()
+    alike = snap.calibration.doc.cut(IMPLIED_SIMILAR)  # the model's cosine for the reference level
     out: list[tuple[str, str]] = []
     for _, i_new, t_new, who, day_new, body_new in close:
         if not change_cue(body_new):
@@ -236,7 +237,7 @@ def implied_links(
             # someone else's news is no change of the speaker's ("Mallory quit the bakery")
             if not (same_subject(body_old, body_new) and same_named_subject(body_old, body_new)):
                 continue
-            if vecs.ndim == 2 and max(i_new, i_old) < len(vecs) and float(vecs[i_new] @ vecs[i_old]) >= IMPLIED_SIMILAR:
+            if vecs.ndim == 2 and max(i_new, i_old) < len(vecs) and float(vecs[i_new] @ vecs[i_old]) >= alike:
                 out.append((t_old, t_new))
     return out
 

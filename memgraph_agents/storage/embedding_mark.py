@@ -11,15 +11,22 @@ Every version has written the mark. Namespaces from before the ONNX default reco
 ``[torch]`` extra), whose vectors they hold. A namespace whose mark is missing altogether
 (written by hand, or a foreign file) is read the same way when it holds embedded nodes: its
 vectors can only be that model's.
+
+Beside the mark, a namespace embedded by a model other than the reference MiniLM records the
+model's calibration (``CALIBRATION_META``: ``embeddings.calibration``), written once, at first
+use: every similarity threshold of the namespace is read through it, so its graph is built and
+searched in the scale it was built with even if a later release calibrates afresh.
 """
 
 from __future__ import annotations
 
 from memgraph_agents.embeddings import TORCH_MINILM_ID, spec_for
+from memgraph_agents.embeddings.calibration import Calibration, Embedder, calibrate, identity_for, is_reference
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.storage.graph_store import GraphStore
 
 MODEL_META = "embedding_model"
+CALIBRATION_META = "embedding_calibration"
 TORCH_SPECS = ("minilm-torch", "sentence-transformers:")
 
 
@@ -36,6 +43,31 @@ def recorded_model(db: GraphStore, current: str) -> str:
     if db.embedded_count():  # vectors with no mark: only the first model ever wrote such namespaces
         return db.init_meta(MODEL_META, TORCH_MINILM_ID)
     return db.init_meta(MODEL_META, current)
+
+
+def recorded_calibration(db: GraphStore, embedder: Embedder) -> Calibration:
+    """The calibration of the namespace's model: the identity for the reference models; else the
+    one recorded for this model, or computed now and recorded (the first writer's wins)."""
+    if is_reference(embedder.name):
+        return identity_for(embedder.name)
+    stored = db.get_meta(CALIBRATION_META)
+    if stored is not None:
+        cal = _parse(stored)
+        if cal.model == embedder.name:
+            return cal
+    fresh = calibrate(embedder)
+    if stored is None:
+        return _parse(db.init_meta(CALIBRATION_META, fresh.to_json()))
+    return fresh  # another model's (a re-embed in progress): never written over here
+
+
+def _parse(text: str) -> Calibration:
+    try:
+        return Calibration.from_json(text)
+    except (ValueError, KeyError, TypeError) as e:
+        raise ConfigError(
+            f"the namespace's {CALIBRATION_META} is unreadable ({e}): re-embed it (`memgraph reembed`)"
+        ) from None
 
 
 def mismatch(namespace: str, stored: str, current: str, spec: str) -> EmbeddingMismatchError:

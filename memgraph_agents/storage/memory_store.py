@@ -48,12 +48,13 @@ import numpy as np
 
 from memgraph_agents.datadir import check_data_dir, ensure_private_dir
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model, spec_for
+from memgraph_agents.embeddings.calibration import Calibration
 from memgraph_agents.errors import SessionConflictError, StorageError
 from memgraph_agents.model.graph import TOPIC_OWNER, Node
 from memgraph_agents.model.notes import is_note_id
 from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage import chroma_index
-from memgraph_agents.storage.embedding_mark import MODEL_META, mismatch, recorded_model
+from memgraph_agents.storage.embedding_mark import MODEL_META, mismatch, recorded_calibration, recorded_model
 from memgraph_agents.storage.exact_search import exact_search
 from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, is_server_url, open_graph_store
 from memgraph_agents.storage.identity import (
@@ -162,12 +163,22 @@ class MemoryStore:
         self._vec_cache: dict[tuple[str, str], np.ndarray] = {}
         self._rows_hold_vectors: bool | None = None  # set by ``_vectors_into_rows``
         self.fault_hook = None  # tests: called between the vector write and the graph commit
+        self.calibration_cached: Calibration | None = None  # ``calibration``, read once
         self.recorded_conversations: set[str] = set()  # conversation ids this store recorded (ingest)
         # Evicted from the runtime's cache: free connections and caches once no call is running.
         self.usage = UseCounter(self._free)
         if self.model_matches:
             self.recover()
         self._vectors_into_rows()
+
+    @property
+    def calibration(self) -> Calibration:
+        """The scale of this namespace's cosines (``embeddings.calibration``), recorded with its
+        model mark at first use (``storage.embedding_mark``)."""
+        cal = self.calibration_cached
+        if cal is None:
+            cal = self.calibration_cached = recorded_calibration(self.db, self.embedder)
+        return cal
 
     def _collection(self, legacy: bool) -> str:
         """This namespace's collection: recorded at creation, scoped by the store id
@@ -236,6 +247,7 @@ class MemoryStore:
                     snap = GraphSnapshot.from_rows(
                         gen, nodes, edges, sessions, self._load_vectors, self._snapshot, keyed=keyed is not None
                     )
+                    snap.set_calibration(lambda: self.calibration)
                     self._snapshot = snap
                     self._keyed = Keyed.of(snap, nodes) if keyed is not None else None
         return snap
@@ -433,6 +445,7 @@ class MemoryStore:
             return
         with self._snap_lock:
             if self._keyed is base and self._snapshot is base.snap:
+                result[0].set_calibration(lambda: self.calibration)
                 self._snapshot, self._keyed = result
 
     def _check_mode(self, w: SessionWrite) -> None:

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memgraph_agents.embeddings.calibration import calibrate
 from memgraph_agents.storage import chroma_index
-from memgraph_agents.storage.embedding_mark import MODEL_META
+from memgraph_agents.storage.embedding_mark import CALIBRATION_META, MODEL_META
 from memgraph_agents.storage.memory_store import MemoryStore
 from memgraph_agents.storage.vector_rows import vector_rows
 
@@ -71,6 +72,7 @@ def reembed_store(store: MemoryStore, progress: Progress | None = None, fault: C
             store.recover()
             written = _replace_vectors(store, new, progress, fault)
         store._forget_cached()
+        store.calibration_cached = None
         store.model_matches = True
         # The vectors are the new model's now, committed: a failure from here on is not the
         # re-embed's, and saying it was abandoned would be false. It is said as what it is.
@@ -102,9 +104,11 @@ def _replace_vectors(store: MemoryStore, model: str, progress: Progress | None, 
             fault("chunk")
     if progress and not unique:
         progress(0, 0)
+    calibration = calibrate(store.embedder)  # the new model's scale, recorded with its mark
     with store.db.write() as t:
         t.put_vectors(vector_rows({i: vec[s] for i, s in text.items()}, text))
         t.set_meta(MODEL_META, model)
+        t.set_meta(CALIBRATION_META, calibration.to_json())
     if fault:
         fault("committed")
     return len(text)

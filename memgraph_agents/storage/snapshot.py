@@ -20,6 +20,8 @@ from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
 
 if TYPE_CHECKING:
     import networkx as nx
+
+    from memgraph_agents.embeddings.calibration import Calibration
 from memgraph_agents.model.ranking import ranks_of
 from memgraph_agents.storage.vector_plan import KindRows, VectorPlan
 
@@ -66,6 +68,9 @@ class GraphSnapshot:
     # Keyed snapshots (rows with their rowid last): per edge, what the snapshot delta reads of
     # the row behind it (``snapshot_delta``): (src, dst, kind, label, session_id, rowid).
     _edge_rows: np.ndarray = field(default_factory=lambda: object_column([]))
+    # The scale of this memory's cosines (``embeddings.calibration``): a calibration, or a
+    # callable giving it at first use (set by the store that made the snapshot); else the identity.
+    _calibration: Any = None
 
     @classmethod
     def from_rows(
@@ -206,6 +211,23 @@ class GraphSnapshot:
                     a = a.maximum(a.T).tocsr()
                 self._csr_cache[key] = a
             return self._csr_cache[key]
+
+    def set_calibration(self, source: Calibration | Callable[[], Calibration]) -> None:
+        self._calibration = source
+
+    @property
+    def calibration(self) -> Calibration:
+        """The namespace's calibration (the identity when no store set one)."""
+        c = self._calibration
+        if c is None:
+            from memgraph_agents.embeddings.calibration import identity_for
+
+            return identity_for("")
+        if callable(c):  # resolved outside the lock: it may read (or write once) the namespace's meta
+            c = c()
+            with self._lock:
+                self._calibration = c
+        return c
 
     def derived(self, key: object, factory: Callable[[], object]):
         """A structure computed once per snapshot (BM25 index, prepared transition, …)."""

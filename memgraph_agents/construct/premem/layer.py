@@ -38,7 +38,7 @@ async def build_layer(build: SessionBuild, session: Session, ctx: BuildContext) 
 
     p = ctx.params
     vecs = np.asarray(await off_loop(ctx.embedder.embed, [n.text for n in frag_nodes]), dtype=np.float64)
-    groups = cluster_fragments(vecs, merge_threshold=p.premem_link_threshold)
+    groups = cluster_fragments(vecs, merge_threshold=ctx.cut(p.premem_link_threshold))
     centroids = np.array([centroid(vecs[rows]) for rows in groups])
     new_views = add_clusters(
         build, session.id, session.date.date().isoformat(), groups, fragments, frag_nodes, centroids
@@ -46,7 +46,8 @@ async def build_layer(build: SessionBuild, session: Session, ctx: BuildContext) 
 
     pool_idx, pool_vecs = await off_loop(persistent_pool, ctx)
     pairs: list[LinkedPair] = []
-    for r, j, sim in link_clusters(centroids, pool_vecs, p.premem_link_threshold, p.premem_max_links):
+    for r, j, raw in link_clusters(centroids, pool_vecs, ctx.cut(p.premem_link_threshold), p.premem_max_links):
+        sim = ctx.scaled(raw)
         old = committed_view(ctx.snapshot, int(pool_idx[j]))
         add_link(build, session.id, new_views[r], old, sim)
         pairs.append(LinkedPair(earlier=old, later=new_views[r], similarity=sim))

@@ -123,7 +123,9 @@ def offline_draft(b: SessionBuild, session: Session, ctx: BuildContext) -> Memor
     # The sentence nodes' own texts, so their vectors are computed already.
     vecs = ctx.embedder.embed([f"{sp}: {s}" for _, sp, s, _ in sents])
     factual = [is_fact_sentence(s, names) for _, _, s, _ in sents]
-    picked = pick_central(np.asarray(vecs), summary_size(sum(factual) or len(sents)), factual)
+    picked = pick_central(
+        np.asarray(vecs), summary_size(sum(factual) or len(sents)), factual, redundant=ctx.cut(REDUNDANT)
+    )
     head = f"Session of {when} ({', '.join(session.participants)})."
     summary = " ".join([head, *(f"{sents[i][1]}: {sents[i][2]}" for i in picked)])
     summary_turns = list(dict.fromkeys(sents[i][0] for i in picked))
