@@ -119,10 +119,12 @@ def test_a_squeezed_encoder_maps_onto_the_same_scale(monkeypatch):
     for which in ("doc", "query"):
         a = getattr(plain, which).to_reference(c)
         b = getattr(squeezed, which).to_reference(SLOPE * c + 1 - SLOPE)
-        assert np.allclose(a, b, atol=1e-5)
+        # document vectors are kept at float16 (about 1e-3 of a cosine), which the squeeze
+        # magnifies by 1 / SLOPE; uncalibrated, the two scales differ by up to 0.5 here
+        assert np.allclose(a, b, atol=0.01)
         # and a threshold written in the reference scale lands where the squeeze put it
         t = getattr(plain, which).cut(0.5)
-        assert getattr(squeezed, which).cut(0.5) == pytest.approx(SLOPE * t + 1 - SLOPE, abs=1e-6)
+        assert getattr(squeezed, which).cut(0.5) == pytest.approx(SLOPE * t + 1 - SLOPE, abs=1e-3)
 
 
 def test_calibration_is_recorded_with_the_model_mark(tmp_path):
