@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from memgraph_agents.errors import ConfigError
-from memgraph_agents.model.depth import FINISH_HEAD, RANK_DEPTH
+from memgraph_agents.model.depth import RANK_DEPTH
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.presets import PRESETS, Preset
 

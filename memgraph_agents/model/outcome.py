@@ -47,8 +47,8 @@ class EmptyReason(StrEnum):
         rel = "none" if best is None else f"{best:.3f}"
         if self is EmptyReason.BELOW_GATE:
             return (
-                f"the best match in namespace {namespace!r} has relevance {rel}, below the relevance gate "
-                f"{cut:g} (min_score=0 shows the ranking anyway)"
+                f"the best match's relevance, {rel}, is below the relevance gate {cut:g} "
+                "(min_score=0 shows the ranking anyway)"
             )
         return f"every item's relevance (best {rel}) is below min_score {cut:g}"
 

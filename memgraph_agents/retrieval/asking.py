@@ -68,7 +68,8 @@ def statements_first(snap, query: str, evidence: list[Evidence], window: int) ->
     window follow unchanged. An item is judged by its first turn; items of other kinds stay."""
     head, rest = evidence[:window], evidence[window:]
     key = text_key(query)
-    first, after = [], []
+    first: list[Evidence] = []
+    after: list[Evidence] = []
     for ev in head:
         i = snap.index.get(f"turn:{ev.turn_ids[0]}") if ev.kind == "turn" and ev.turn_ids else None
         (after if i is not None and not_evidence(snap.text[i], snap.attrs[i], key) else first).append(ev)
