@@ -74,3 +74,15 @@ def statements_first(snap, query: str, evidence: list[Evidence], window: int) ->
         i = snap.index.get(f"turn:{ev.turn_ids[0]}") if ev.kind == "turn" and ev.turn_ids else None
         (after if i is not None and not_evidence(snap.text[i], snap.attrs[i], key) else first).append(ev)
     return evidence if not after else first + after + rest
+
+
+def evidence_only(snap, query: str, turn_ids: list[str]) -> list[str]:
+    """``turn_ids`` without the turns that are not evidence for ``query``: a seed ranking fused
+    by rank (``oneshot``) then ranks the statements as if the agent's own turns were not stored."""
+    key = text_key(query)
+    out = []
+    for t in turn_ids:
+        i = snap.index.get(f"turn:{t}")
+        if i is None or not not_evidence(snap.text[i], snap.attrs[i], key):
+            out.append(t)
+    return out
