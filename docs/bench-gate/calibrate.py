@@ -127,7 +127,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, help="a LoCoMo memory (memgraph ingest … --format locomo)")
     ap.add_argument("--data", type=Path, help="its LoCoMo file (questions)")
-    ap.add_argument("--max-empty", type=float, default=0.005, help="answerable share a threshold may leave empty")
+    ap.add_argument("--max-empty", type=float, default=0.01, help="answerable share a threshold may leave empty")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     from memgraph_agents import Memory

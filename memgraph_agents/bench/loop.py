@@ -100,7 +100,7 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def run_loop(
-    source: Path,
+    settings: Settings,
     work: Path,
     samples: list,
     *,
@@ -110,9 +110,10 @@ def run_loop(
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """The bench over ``samples`` (``LocomoSample``s whose transcripts ``source`` holds, one
-    namespace per sample id): the transcript side read from ``source``, the loop written into a
-    copy of it at ``work``. Returns ``{"conversations": {...}, "overall": {...}, "rows": [...]}``."""
+    """The bench over ``samples`` (``LocomoSample``s whose transcripts ``settings.data_dir``
+    holds, one namespace per sample id): the transcript side read from there, the loop written
+    into a copy of it at ``work`` (offline, whatever ``settings.llm`` says). Returns
+    ``{"k": k, "conversations": {...}, "overall": {...}, "rows": [...]}``."""
     from langchain.agents import create_agent
     from langchain_core.messages import HumanMessage
 
@@ -122,9 +123,9 @@ def run_loop(
 
     if work.exists():
         shutil.rmtree(work)
-    shutil.copytree(source, work)
-    base = Settings(data_dir=source, llm="none")
-    looped = Settings(data_dir=work, llm="none")
+    shutil.copytree(settings.data_dir, work)
+    base = settings.override(llm="none")
+    looped = settings.override(data_dir=work, llm="none")
     transcript = Memory(settings=base)
     rows: list[dict[str, Any]] = []
     for sample in samples:

@@ -56,7 +56,7 @@ def cmd_bench_loop(args: argparse.Namespace, settings: Settings) -> int:
     samples = [s.model_copy(update={"questions": [q for q in s.questions if q.category in cats]}) for s in samples]
     args.out.mkdir(parents=True, exist_ok=True)
     doc = run_loop(
-        Path(settings.data_dir),
+        settings,
         args.out / "loop-mem",
         samples,
         k=args.k,
