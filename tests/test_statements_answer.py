@@ -128,3 +128,50 @@ def test_one_model_call_per_question(looped):
         before = store.embedder.query_calls
         mem.search(question, namespace="test", retriever=retriever)
         assert store.embedder.query_calls - before == 1, retriever
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_mcp_recall_refuses_an_off_topic_question_at_every_k(tmp_path):
+    """The official MCP client: the same "nothing relevant" at k = 3, 10 and 50, and the
+    answerable question answered at each."""
+    import asyncio
+    import os
+    import sys
+    from pathlib import Path
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "MEMGRAPH_LLM": "none",
+        "MEMGRAPH_DATA_DIR": str(tmp_path / "mem"),
+        "MEMGRAPH_EMBEDDINGS": "hash",
+        "MEMGRAPH_RELEVANCE_GATE": "0.35",
+    }
+    root = Path(__file__).resolve().parents[1]
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "memgraph_agents.cli.main", "mcp", "--namespace", "ana"], env=env, cwd=root
+    )
+    notes = [
+        "Ben finished the Lisbon half marathon in 1 hour 52 minutes.",
+        "Ana adopted a beagle puppy called Pixel in March.",
+        "Ana started a new job at the Riverside Library.",
+    ] + [f"Ana walked Pixel along the river on day {i} of the month." for i in range(1, 60)]
+
+    async def go():
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            for text in notes:
+                assert not (await s.call_tool("remember", {"text": text})).isError
+            for k in (3, 10, 50):
+                r = await s.call_tool("recall", {"query": "Which enzyme breaks down starch?", "k": k})
+                assert not r.isError and r.content[0].text.startswith("Nothing relevant in memory"), (k, r.content)
+                r = await s.call_tool("recall", {"query": QUESTION, "k": k})
+                lines = r.content[0].text.splitlines()
+                assert not r.isError and len(lines) == k and "Lisbon" in lines[0], (k, lines[:3])
+
+    asyncio.run(go())
