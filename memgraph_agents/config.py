@@ -156,16 +156,23 @@ class InputLimits(_EnvSettings):
         return text
 
 
-# The relevance gate of the MiniLM embeddings (int8 and fp32 alike: cosines 0.999 apart), the one
-# place its value is kept: a question whose best match in the namespace (``retrieval.gate``:
-# the relevance of its best-matching statement, whatever k) is less relevant than this gets
-# nothing ("nothing relevant in memory"), any other all k items. Chosen on a calibration side
-# (invented chats, docs/bench-gate/chats_a.json, and three LoCoMo development conversations) as
-# the highest value leaving at most 1 % of its answerable questions empty, and reported on
-# conversations it was not calibrated on (docs/bench-gate/calibrate.py; BENCHMARKS.md, "The
-# relevance gate"). A gate is a cosine of one model: other embeddings (hashing in tests, a
-# caller's own) get none.
-MINILM_GATE = 0.31
+# The relevance gate of the MiniLM embeddings (int8 and fp32 alike: cosines 0.999 apart), kept
+# here and nowhere else: a question whose best match in the namespace (``retrieval.gate``: the
+# relevance of its best-matching statement, whatever k) is below
+#
+#     gate(N) = MINILM_GATE + MINILM_GATE_PER_LN_TURNS * ln(N)        (N: the namespace's turns)
+#
+# gets nothing ("nothing relevant in memory"), any other all k items. The gate rises with the
+# namespace because the best of N unrelated cosines does: in a chat of 12 turns an off-topic
+# question's best match sits near 0.2, in one of 600 near 0.3, while an answerable question's
+# does not grow with N. Both constants were chosen on a calibration side (invented chats,
+# docs/bench-gate/chats_a.json, and three LoCoMo development conversations): the slope that
+# refuses most off-topic questions there, with the highest base leaving at most 1 % of its
+# answerable questions empty; reported on chats and conversations it was not calibrated on
+# (docs/bench-gate/calibrate.py; BENCHMARKS.md, "The relevance gate"). A gate is a cosine of one
+# model: other embeddings (hashing in tests, a caller's own) get none.
+MINILM_GATE = 0.22
+MINILM_GATE_PER_LN_TURNS = 0.015
 
 
 class Settings(_EnvSettings):
@@ -239,7 +246,7 @@ class Settings(_EnvSettings):
         le=1.0,
         description="question-level relevance gate, used when min_score is unset: nothing when the "
         "question's best match in the namespace (whatever k) is below it ('nothing relevant in memory'), otherwise all k items. Default: the "
-        "embedding model's gate (MiniLM: 0.31, calibrated on questions memory cannot answer, "
+        "embedding model's gate (MiniLM: 0.22 + 0.015 ln(turns), calibrated on questions memory cannot answer, "
         "BENCHMARKS.md; others: 0)",
     )
     preset: str = Field(
@@ -348,6 +355,14 @@ class Settings(_EnvSettings):
         if self.relevance_gate is not None:
             return self.relevance_gate
         return MINILM_GATE if self.embeddings in ("minilm", "minilm-torch") else 0.0
+
+    @property
+    def gate_per_ln_turns(self) -> float:
+        """How much the gate rises per ln(turns) of the namespace: the embedding model's own gate
+        does (``MINILM_GATE_PER_LN_TURNS``); a ``relevance_gate`` a caller sets, or a floor, does not."""
+        if self.min_score is not None or self.relevance_gate is not None:
+            return 0.0
+        return MINILM_GATE_PER_LN_TURNS if self.embeddings in ("minilm", "minilm-torch") else 0.0
 
     @classmethod
     def load(cls, **values: Any) -> Settings:

@@ -181,8 +181,12 @@ def test_the_browser_header_says_which_relevance_rule_is_in_force():
     from memgraph_agents.api.results import AskResult
     from memgraph_agents.ui.views import relevance_rule
 
-    gated = AskResult(question="q", namespace="n", retriever="navigator", gate=0.31, min_score=0.0, question_relevance=0.22)
+    gated = AskResult(
+        question="q", namespace="n", retriever="navigator", gate=0.31, min_score=0.0, question_relevance=0.22
+    )
     assert relevance_rule(gated) == " · relevance gate 0.31 (this question's best match 0.22)"
-    floored = AskResult(question="q", namespace="n", retriever="navigator", gate=0.0, min_score=0.4, question_relevance=0.5)
+    floored = AskResult(
+        question="q", namespace="n", retriever="navigator", gate=0.0, min_score=0.4, question_relevance=0.5
+    )
     assert relevance_rule(floored) == " · relevance floor 0.40 (this question's best match 0.50)"
     assert "floor 0.00" not in relevance_rule(gated)

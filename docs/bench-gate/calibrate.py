@@ -18,10 +18,13 @@ below a threshold. This script measures that signal for
   ``offtopic.json``. The conversations the ranking was tuned on (conv-26, conv-30, conv-41) join
   the calibration side, the others the held-out side.
 
-The threshold is chosen on the calibration side alone: the highest value that leaves at most
-``--max-empty`` of its answerable questions empty. Printed: the AUROC of the signal per side,
-and per threshold the share of off-topic questions refused and of answerable questions left
-empty, on each side.
+The gate in force for a namespace of N turns is ``base + slope · ln(N)`` (the best of N unrelated
+cosines grows with N). Both are chosen on the calibration side alone: for each slope of
+``SLOPES`` the highest base that leaves at most ``--max-empty`` of its answerable questions
+empty, and of those the slope that refuses the most of its off-topic questions (the mean over
+its two kinds of memory: short chats, long conversations). Printed: the AUROC of the signal per
+side, per base the share of off-topic questions refused and of answerable questions left empty
+on each side at the chosen slope, and the figures at the chosen and at the configured gate.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 TUNED = ("conv-26", "conv-30", "conv-41")
-GRID = tuple(round(x, 2) for x in np.arange(0.20, 0.501, 0.01))
+GRID = tuple(round(x, 3) for x in np.arange(0.10, 0.401, 0.005))
+SLOPES = (0.0, 0.01, 0.015, 0.02, 0.025, 0.03)
 
 
 def conversation(chat: dict) -> dict:
@@ -52,15 +56,24 @@ def conversation(chat: dict) -> dict:
     return {"id": chat["id"], "speakers": chat["speakers"], "sessions": sessions}
 
 
-def signal(mem, namespace: str, question: str) -> float:
+def signal(mem, namespace: str, question: str) -> tuple[float, int]:
+    """(the gate's signal for ``question``, the namespace's turns)."""
     from memgraph_agents.api import ops
     from memgraph_agents.retrieval.gate import question_relevance
 
-    value = question_relevance(question, ops.open_store(mem.settings, namespace))
-    return 0.0 if value is None else value
+    store = ops.open_store(mem.settings, namespace)
+    value = question_relevance(question, store)
+    return (0.0 if value is None else value), len(store.snapshot().indices_of("turn"))
 
 
-def chat_side(mem, chats: list[dict]) -> tuple[list[float], list[float]]:
+Side = tuple[list[tuple[float, int]], list[tuple[float, int]]]  # (answerable, off-topic): (signal, turns)
+
+
+def refused(rows: list[tuple[float, int]], base: float, slope: float) -> np.ndarray:
+    return np.array([s < base + slope * np.log(max(n, 1)) for s, n in rows], dtype=float)
+
+
+def chat_side(mem, chats: list[dict]) -> Side:
     """(answerable signals, off-topic signals) of ``chats``, each stored in its own namespace."""
     ans, off = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,7 +99,7 @@ def people_free(chats: list[dict]) -> list[str]:
     return out
 
 
-def locomo_side(mem, data: Path, chats: list[dict]) -> dict[str, tuple[list[float], list[float]]]:
+def locomo_side(mem, data: Path, chats: list[dict]) -> dict[str, Side]:
     """Per LoCoMo conversation: (answerable signals of categories 1-4, off-topic signals)."""
     sys.path.insert(0, str(HERE))
     from gate import offtopic_questions  # the templates of the first study
@@ -108,19 +121,48 @@ def locomo_side(mem, data: Path, chats: list[dict]) -> dict[str, tuple[list[floa
     return out
 
 
-def table(sides: dict[str, tuple[list[float], list[float]]]) -> list[str]:
+def table(sides: dict[str, Side], slope: float) -> list[str]:
     from memgraph_agents.bench.metrics import auroc
 
-    lines = ["| threshold | " + " | ".join(f"{s}: off-topic refused | {s}: answerable empty" for s in sides) + " |"]
+    lines = [f"gate = base + {slope:g} ln(turns)", ""]
+    lines.append("| base | " + " | ".join(f"{s}: off-topic refused | {s}: answerable empty" for s in sides) + " |")
     lines.append("|--:|" + "--:|--:|" * len(sides))
     for t in GRID:
         cells = []
         for ans, off in sides.values():
-            cells += [f"{np.mean(np.array(off) < t):.1%}", f"{np.mean(np.array(ans) < t):.2%}"]
-        lines.append(f"| {t:.2f} | " + " | ".join(cells) + " |")
+            cells += [f"{refused(off, t, slope).mean():.1%}", f"{refused(ans, t, slope).mean():.2%}"]
+        lines.append(f"| {t:.3f} | " + " | ".join(cells) + " |")
     for s, (ans, off) in sides.items():
-        lines.append(f"{s}: {len(ans)} answerable, {len(off)} off-topic, AUROC {auroc(ans, off):.3f}")
+        a = [v - slope * np.log(max(n, 1)) for v, n in ans]
+        o = [v - slope * np.log(max(n, 1)) for v, n in off]
+        lines.append(f"{s}: {len(ans)} answerable, {len(off)} off-topic, AUROC {auroc(a, o):.3f}")
     return lines
+
+
+def choose(cal: list[Side], max_empty: float) -> tuple[float, float]:
+    """(base, slope) on the calibration sides (see the module docstring)."""
+    best: tuple[float, float, float] | None = None
+    answerable = [r for ans, _ in cal for r in ans]
+    for slope in SLOPES:
+        ok = [t for t in GRID if refused(answerable, t, slope).mean() <= max_empty]
+        if not ok:
+            continue
+        base = max(ok)
+        score = float(np.mean([refused(off, base, slope).mean() for _, off in cal]))
+        if best is None or score > best[0]:
+            best = (score, base, slope)
+    assert best is not None
+    return best[1], best[2]
+
+
+def at(sides: dict[str, Side], base: float, slope: float, what: str) -> list[str]:
+    out = [f"{what}: gate = {base:g} + {slope:g} ln(turns)"]
+    for s, (ans, off) in sides.items():
+        out.append(
+            f"  {s}: off-topic refused {refused(off, base, slope).mean():.1%} of {len(off)}, "
+            f"answerable empty {refused(ans, base, slope).mean():.2%} of {len(ans)}"
+        )
+    return out
 
 
 def main() -> None:
@@ -140,7 +182,7 @@ def main() -> None:
         cal_ans, cal_off = chat_side(mem, chats_a)
         held_ans, held_off = chat_side(mem, chats_b)
     sides = {"chats (calibration)": (cal_ans, cal_off), "chats (held out)": (held_ans, held_off)}
-    cal = [cal_ans, cal_off]
+    cal = [sides["chats (calibration)"]]
     if args.data_dir and args.data:
         mem = Memory(settings=Settings(data_dir=args.data_dir, llm="none"))
         loco = locomo_side(mem, args.data, chats_a + chats_b)
@@ -148,15 +190,17 @@ def main() -> None:
         held = [v for k, v in loco.items() if k not in TUNED]
         sides["LoCoMo tuned (calibration)"] = ([a for x in tuned for a in x[0]], [o for x in tuned for o in x[1]])
         sides["LoCoMo untuned (held out)"] = ([a for x in held for a in x[0]], [o for x in held for o in x[1]])
-        cal = [cal_ans + sides["LoCoMo tuned (calibration)"][0], cal_off + sides["LoCoMo tuned (calibration)"][1]]
-    chosen = max((t for t in GRID if np.mean(np.array(cal[0]) < t) <= args.max_empty), default=GRID[0])
-    lines = table(sides)
-    lines.append(f"chosen on the calibration side (answerable empty <= {args.max_empty:.1%}): {chosen:.2f}")
-    for s, (ans, off) in sides.items():
-        lines.append(
-            f"  at {chosen:.2f}, {s}: off-topic refused {np.mean(np.array(off) < chosen):.1%}, "
-            f"answerable empty {np.mean(np.array(ans) < chosen):.2%}"
-        )
+        cal.append(sides["LoCoMo tuned (calibration)"])
+    from memgraph_agents.config import MINILM_GATE, MINILM_GATE_PER_LN_TURNS
+
+    base, slope = choose(cal, args.max_empty)
+    lines = table(sides, slope)
+    lines += at(sides, base, slope, f"chosen on the calibration side (answerable empty <= {args.max_empty:.1%})")
+    lines += at(
+        sides, MINILM_GATE, MINILM_GATE_PER_LN_TURNS, "configured (config.MINILM_GATE, MINILM_GATE_PER_LN_TURNS)"
+    )
+    for flat in (0.25, 0.31):
+        lines += at(sides, flat, 0.0, "a flat gate, for comparison")
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -167,7 +167,10 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
         named = isinstance(retriever, str)
         min_score, gate = (settings.relevance_floor, settings.gate) if named else (0.0, 0.0)
     # decided once per question, on the question and the whole namespace, never on k or a filter
-    signal = await asyncio.to_thread(_question_relevance, query, getattr(store, "store", store))
+    whole = getattr(store, "store", store)
+    signal = await asyncio.to_thread(_question_relevance, query, whole)
+    if gate > 0:
+        gate = await asyncio.to_thread(_gate_in_force, gate, settings.gate_per_ln_turns, whole)
     if gate > 0 and (signal is None or signal < gate):  # nothing relevant: the retriever need not run
         return Retrieval(name, min_score=min_score, gate=gate, question_relevance=signal, reason=EmptyReason.BELOW_GATE)
     found = await _run(settings, store, query, k, retriever, name, req.config)
@@ -177,6 +180,12 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
         found.reason = EmptyReason.BELOW_FLOOR if found.evidence else EmptyReason.NO_MATCH
     found.evidence = [ev.model_copy(update={"namespace": namespace}) for ev in kept]
     return found
+
+
+def _gate_in_force(base: float, per_ln_turns: float, store) -> float:
+    from memgraph_agents.retrieval.gate import gate_in_force
+
+    return gate_in_force(base, per_ln_turns, store)
 
 
 def _question_relevance(query: str, store) -> float | None:

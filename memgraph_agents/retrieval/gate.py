@@ -10,12 +10,16 @@ out, against the turn and its sentences), so ``g`` is the relevance the best-mat
 the namespace would show; turns that are not evidence for ``q`` (``retrieval.asking``: the
 agent's own words, the user's questions to it, ``q`` itself stored before the recall) do not
 count, or every question an agent asks would find itself. A question is refused when ``g`` is
-below the gate (``Settings.gate``; MiniLM's value is ``config.MINILM_GATE``, calibrated in
-``docs/bench-gate/``). The best turn is found among the turns of best relevance, looking
+below the gate in force, ``gate_in_force``: ``base + per_ln_turns · ln(N)`` for a namespace of
+N turns (``Settings.gate``, ``Settings.gate_per_ln_turns``; MiniLM's values are
+``config.MINILM_GATE`` and ``config.MINILM_GATE_PER_LN_TURNS``, calibrated in
+``docs/bench-gate/``): the best of N unrelated cosines grows with N. The best turn is found among the turns of best relevance, looking
 further (×4) only while all of them are not evidence.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -47,3 +51,11 @@ def question_relevance(query: str, store: StoreReader) -> float | None:
         if n >= len(turns):
             return None
         n *= 4
+
+
+def gate_in_force(base: float, per_ln_turns: float, store: StoreReader) -> float:
+    """The gate for ``store``'s namespace: ``base + per_ln_turns · ln(turns)`` (``base`` when it is 0)."""
+    if base <= 0 or per_ln_turns <= 0:
+        return base
+    turns = len(store.snapshot().indices_of("turn"))
+    return round(base + per_ln_turns * math.log(max(turns, 1)), 4)
