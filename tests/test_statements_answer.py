@@ -190,3 +190,41 @@ def test_the_browser_header_says_which_relevance_rule_is_in_force():
     )
     assert relevance_rule(floored) == " · relevance floor 0.40 (this question's best match 0.50)"
     assert "floor 0.00" not in relevance_rule(gated)
+
+
+@pytest.mark.slow
+def test_bench_loop_runs_the_middleware_and_keeps_the_agents_turns_out_of_the_top_3(settings, tmp_path):
+    """``memgraph bench loop``'s engine on an invented chat: every question and its echoing reply
+    are written through ``MemoryMiddleware`` before the recall, and neither reaches the top 3."""
+    from memgraph_agents.bench.loop import THREAD, run_loop
+    from memgraph_agents.loaders.locomo import LocomoQuestion, LocomoSample
+
+    conv = make_conversation("chat")
+    ingest_conversation(conv, settings, namespace="chat")
+    asked = [
+        ("When did Ben finish the Lisbon half marathon?", ["D2:1"]),
+        ("What is the name of Ana's puppy?", ["D1:1"]),
+        ("Where did Ana start a new job?", ["D3:1"]),
+        ("How often does Ben train for the half marathon?", ["D1:6"]),
+    ]
+    questions = [
+        LocomoQuestion(sample_id="chat", index=i, question=q, answer="", category=4, evidence=ev, raw_evidence=ev)
+        for i, (q, ev) in enumerate(asked)
+    ]
+    doc = run_loop(
+        settings, tmp_path / "loop-mem", [LocomoSample(conversation=conv, questions=questions)], offtopic_every=2
+    )
+    o = doc["overall"]
+    assert o["questions"] == 4 and o["offtopic"] == 2 and o["own_in_top3"] == 0.0
+    assert o["recall_loop"] >= o["recall_alone"] - 0.25  # one of four questions may lose its one gold turn
+    rows = doc["rows"]
+    assert all(not any(t.startswith(f"{THREAD}-s") for t in r["loop"][:3]) for r in rows if not r["offtopic"])
+    # the loop really wrote every exchange: its thread holds each question and the fake's reply
+    mem = Memory(settings=settings.override(data_dir=tmp_path / "loop-mem"))
+    said = [
+        t.text
+        for s in mem.list(namespace="chat").items
+        if s.id.startswith(THREAD)
+        for t in mem.get(s.id, namespace="chat").turns
+    ]
+    assert [r["question"] for r in rows] == said[0::2] and all(t.startswith("You asked: ") for t in said[1::2])
