@@ -166,13 +166,14 @@ class InputLimits(_EnvSettings):
 # namespace because the best of N unrelated cosines does: in a chat of 12 turns an off-topic
 # question's best match sits near 0.2, in one of 600 near 0.3, while an answerable question's
 # does not grow with N. Both constants were chosen on a calibration side (invented chats,
-# docs/bench-gate/chats_a.json, and three LoCoMo development conversations): the slope that
-# refuses most off-topic questions there, with the highest base leaving at most 1 % of its
-# answerable questions empty; reported on chats and conversations it was not calibrated on
+# docs/bench-gate/chats_a.json, and three LoCoMo development conversations): for each slope the
+# highest base leaving at most 1 % of the answerable questions of each kind of memory empty,
+# and the slope whose worse kind refuses the most; reported on chats and conversations it was
+# not calibrated on
 # (docs/bench-gate/calibrate.py; BENCHMARKS.md, "The relevance gate"). A gate is a cosine of one
 # model: other embeddings (hashing in tests, a caller's own) get none.
-MINILM_GATE = 0.22
-MINILM_GATE_PER_LN_TURNS = 0.015
+MINILM_GATE = 0.19
+MINILM_GATE_PER_LN_TURNS = 0.02
 
 
 class Settings(_EnvSettings):
@@ -246,7 +247,7 @@ class Settings(_EnvSettings):
         le=1.0,
         description="question-level relevance gate, used when min_score is unset: nothing when the "
         "question's best match in the namespace (whatever k) is below it ('nothing relevant in memory'), otherwise all k items. Default: the "
-        "embedding model's gate (MiniLM: 0.22 + 0.015 ln(turns), calibrated on questions memory cannot answer, "
+        "embedding model's gate (MiniLM: 0.19 + 0.02 ln(turns), calibrated on questions memory cannot answer, "
         "BENCHMARKS.md; others: 0)",
     )
     preset: str = Field(

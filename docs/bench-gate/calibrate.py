@@ -20,9 +20,10 @@ below a threshold. This script measures that signal for
 
 The gate in force for a namespace of N turns is ``base + slope · ln(N)`` (the best of N unrelated
 cosines grows with N). Both are chosen on the calibration side alone: for each slope of
-``SLOPES`` the highest base that leaves at most ``--max-empty`` of its answerable questions
-empty, and of those the slope that refuses the most of its off-topic questions (the mean over
-its two kinds of memory: short chats, long conversations). Printed: the AUROC of the signal per
+``SLOPES`` the highest base that leaves at most ``--max-empty`` of the answerable questions of
+each kind of memory empty (short chats, long conversations), and of those the slope whose
+worse kind refuses the most off-topic questions (a gate must hold in a small memory and in a
+big one). Printed: the AUROC of the signal per
 side, per base the share of off-topic questions refused and of answerable questions left empty
 on each side at the chosen slope, and the figures at the chosen and at the configured gate.
 """
@@ -142,13 +143,12 @@ def table(sides: dict[str, Side], slope: float) -> list[str]:
 def choose(cal: list[Side], max_empty: float) -> tuple[float, float]:
     """(base, slope) on the calibration sides (see the module docstring)."""
     best: tuple[float, float, float] | None = None
-    answerable = [r for ans, _ in cal for r in ans]
     for slope in SLOPES:
-        ok = [t for t in GRID if refused(answerable, t, slope).mean() <= max_empty]
+        ok = [t for t in GRID if all(refused(ans, t, slope).mean() <= max_empty for ans, _ in cal)]
         if not ok:
             continue
         base = max(ok)
-        score = float(np.mean([refused(off, base, slope).mean() for _, off in cal]))
+        score = min(refused(off, base, slope).mean() for _, off in cal)
         if best is None or score > best[0]:
             best = (score, base, slope)
     assert best is not None
