@@ -115,6 +115,9 @@ def test_the_gate_decides_once_per_question_whatever_k(looped):
     # a filter narrows the search, not the gate's decision: refused with the reason, never silently
     filtered = mem.search(off, namespace="test", k=3, speaker="Ben")
     assert filtered == [] and filtered.reason is EmptyReason.BELOW_GATE
+    # and an answerable question filtered to turns that each match it weakly still gets them
+    weak = mem.search(QUESTION, namespace="test", k=3, speaker="Ana")
+    assert len(weak) == 3 and max(ev.relevance for ev in weak) < 0.35 and weak.reason is None
 
 
 @pytest.mark.slow
