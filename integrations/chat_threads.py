@@ -76,7 +76,7 @@ class Transcript:
 
 def stored_thread(settings: Settings, ns: str, thread: str) -> list[Any]:
     """The turns of ``thread`` already in memory, as messages with their stored timestamps."""
-    from langchain_core.messages import HumanMessage
+    from langchain_core.messages import AIMessage, HumanMessage
 
     from memgraph_agents.runtime import get_store
 
@@ -90,8 +90,10 @@ def stored_thread(settings: Settings, ns: str, thread: str) -> list[Any]:
     for _n, s in sorted(numbered, key=lambda x: x[0]):
         for _turn_id, _digest, data in store.db.session_turns(s["id"]):
             # ``name`` carries the stored speaker exactly; the timestamp keeps the turn's date.
+            # the agent's own turns come back as its messages, so the rebuilt turns keep their role
+            kind = AIMessage if data.get("role") == "assistant" else HumanMessage
             out.append(
-                HumanMessage(
+                kind(
                     content=data["text"],
                     name=data["speaker"],
                     additional_kwargs={"timestamp": data["timestamp"] or s["date"]},

@@ -187,7 +187,7 @@ def build_server(
     ) -> str:
         """Dated evidence from long-term memory for a query: one line per item, [date | turn ids] text.
         Filters restrict what is searched (k items still come back when k match). Without
-        min_score nothing comes back when the best item is not relevant (the relevance gate);
+        min_score nothing comes back when nothing stored matches the question (the relevance gate, whatever k);
         with it, items below it are dropped. An empty answer says why ("Nothing in memory: ...")."""
         return await server.guarded(
             server.recall(ns(), query, k, min_score, **filter_args(since, until, speaker, filter))

@@ -159,13 +159,24 @@ class InputLimits(_EnvSettings):
 
 
 # The relevance gate, in the reference scale (MiniLM's cosines; int8 and fp32 alike: 0.999
-# apart): a question whose best item is less relevant than this gets nothing ("nothing relevant
-# in memory"), any other all k items. Chosen on questions memory cannot answer, written for the
-# purpose, against LoCoMo's development split (BENCHMARKS.md, "The relevance gate"). Relevance is
-# read through the model's calibration (``embeddings.calibration``), so the gate holds for every
-# built-in model; hash embeddings (tests) and objects registered as ``custom:`` get none unless
-# ``relevance_gate`` is set (in the same scale).
-MINILM_GATE = 0.25
+# apart), kept here and nowhere else: a question whose best match in the namespace
+# (``retrieval.gate``: the relevance of its best-matching statement, whatever k) is below
+#
+#     gate(N) = MINILM_GATE + MINILM_GATE_PER_LN_TURNS * ln(N)        (N: the namespace's turns)
+#
+# gets nothing ("nothing relevant in memory"), any other all k items. The gate rises with the
+# namespace because the best of N unrelated cosines does: in a chat of 12 turns an off-topic
+# question's best match sits near 0.2, in one of 600 near 0.3, while an answerable question's
+# does not grow with N. Both constants were chosen on a calibration side (invented chats,
+# docs/bench-gate/chats_a.json, and three LoCoMo development conversations): for each slope the
+# highest base leaving at most 1 % of the answerable questions of each kind of memory empty,
+# and the slope whose worse kind refuses the most; reported on chats and conversations it was
+# not calibrated on (docs/bench-gate/calibrate.py; BENCHMARKS.md, "The relevance gate").
+# Relevance is read through the model's calibration (``embeddings.calibration``), so the gate
+# holds for every built-in model; hash embeddings (tests) and objects registered as ``custom:``
+# get none unless ``relevance_gate`` is set (in the same scale).
+MINILM_GATE = 0.19
+MINILM_GATE_PER_LN_TURNS = 0.02
 CALIBRATED_SPECS = ("minilm", "minilm-torch", "e5-small")
 
 
@@ -239,10 +250,11 @@ class Settings(_EnvSettings):
         None,
         ge=0.0,
         le=1.0,
-        description="question-level relevance gate, used when min_score is unset: nothing when the best "
-        "item's relevance is below it ('nothing relevant in memory'), otherwise all k items. Default: the "
-        "embedding model's gate (0.25 in the reference scale every built-in model is calibrated to, "
-        "chosen on questions memory cannot answer, BENCHMARKS.md; hash and custom: embeddings: 0)",
+        description="question-level relevance gate, used when min_score is unset: nothing when the "
+        "question's best match in the namespace (whatever k) is below it ('nothing relevant in memory'), "
+        "otherwise all k items. Default: the embedding model's gate (0.19 + 0.02 ln(turns) in the reference "
+        "scale every built-in model is calibrated to, chosen on questions memory cannot answer, BENCHMARKS.md; "
+        "hash and custom: embeddings: 0)",
     )
     preset: str = Field(
         "base",
@@ -349,8 +361,20 @@ class Settings(_EnvSettings):
             return 0.0
         if self.relevance_gate is not None:
             return self.relevance_gate
-        calibrated = self.embeddings in CALIBRATED_SPECS or self.embeddings.startswith("sentence-transformers:")
-        return MINILM_GATE if calibrated else 0.0
+        return MINILM_GATE if self._calibrated else 0.0
+
+    @property
+    def _calibrated(self) -> bool:
+        """Whether the embeddings' relevance is read in the reference scale the gate is written in."""
+        return self.embeddings in CALIBRATED_SPECS or self.embeddings.startswith("sentence-transformers:")
+
+    @property
+    def gate_per_ln_turns(self) -> float:
+        """How much the gate rises per ln(turns) of the namespace: the embedding model's own gate
+        does (``MINILM_GATE_PER_LN_TURNS``); a ``relevance_gate`` a caller sets, or a floor, does not."""
+        if self.min_score is not None or self.relevance_gate is not None:
+            return 0.0
+        return MINILM_GATE_PER_LN_TURNS if self._calibrated else 0.0
 
     @classmethod
     def load(cls, **values: Any) -> Settings:

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from memgraph_agents.errors import ConfigError
-from memgraph_agents.model.depth import FINISH_HEAD
+from memgraph_agents.model.depth import RANK_DEPTH
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.presets import PRESETS, Preset
 
@@ -221,14 +221,14 @@ def retrieve(
     receiving the LLM steps' fallbacks) reach the retrievers whose entry declares them
     (``RetrieverSpec.llm_args``); the others run as without. ``params`` are options. The
     ranking comes finished (``FINISH``: ``retrieval.finish``), alike for every retriever, and
-    prefix-stable in ``k``: each retriever ranks ``max(k, FINISH_HEAD)`` deep and the finishing
-    step re-orders only the first ``FINISH_HEAD``, so the first k items of a request for k are
+    prefix-stable in ``k``: each retriever ranks ``max(k, RANK_DEPTH)`` deep and the finishing
+    step re-orders only the first ``RANK_DEPTH`` (``model.depth``), so the first k items of a request for k are
     the first k of a request for more.
     """
     if not query or not query.strip():
         raise ValueError("the question is empty")
-    # ranked at least FINISH_HEAD deep, whatever k: the first k are the first k of a longer request
+    # ranked at least RANK_DEPTH deep, whatever k: the first k are the first k of a longer request
     ranked = get_retriever(name)(
-        query, store, k=max(k, FINISH_HEAD), llm=llm, usage=usage, llm_timeout=llm_timeout, notes=notes, **params
+        query, store, k=max(k, RANK_DEPTH), llm=llm, usage=usage, llm_timeout=llm_timeout, notes=notes, **params
     )
     return _load(FINISH)(query, store, list(ranked), k=k)

@@ -87,7 +87,7 @@ def test_as_of_a_day_before_the_change_finds_the_earlier_fact_in_the_top_5(memor
 def test_the_gate_refuses_few_questions_about_facts_that_changed(memory):
     """The relevance gate on answerable questions whose answer is a short statement: a refused
     one says so (never a wrong fact); the rest keep every item, the earlier fact included.
-    Measured: 6 of 102 refused at 0.25 (their best relevance 0.17-0.25; BENCHMARKS.md)."""
+    Measured: 6 of 102 refused at a flat 0.25 (their best relevance 0.17-0.25; BENCHMARKS.md)."""
     refused, kept = [], 0
     for i, case in enumerate(CASES):
         day = (FIRST + timedelta(days=i % 20 + 60)).date().isoformat()
@@ -121,16 +121,17 @@ def test_as_of_keeps_only_what_was_valid_on_that_day(memory):
 def test_the_relevance_gate_says_nothing_relevant(memory):
     q = "What is the boiling point of mercury in kelvin?"
     none = memory.search(q, namespace="u01")
-    assert none == [] and none.reason is EmptyReason.BELOW_GATE and f"relevance gate {MINILM_GATE:g}" in none.why
     out = memory.ask(q, namespace="u01")
+    assert none == [] and none.reason is EmptyReason.BELOW_GATE and f"relevance gate {out.gate:g}" in none.why
     assert out.outcome == "nothing_relevant" and out.evidence == [] and out.answer is None
-    assert out.reason is EmptyReason.BELOW_GATE and out.min_score == 0 and out.gate == MINILM_GATE
-    assert out.best_relevance is not None and out.best_relevance < out.gate
+    # MiniLM's gate rises with ln(turns) from MINILM_GATE (a chat of a few turns: a little above it)
+    assert out.reason is EmptyReason.BELOW_GATE and out.min_score == 0 and MINILM_GATE < out.gate < MINILM_GATE + 0.1
+    assert out.question_relevance is not None and out.question_relevance < out.gate
     assert len(memory.search(q, namespace="u01", min_score=0, k=5)) == 5  # an explicit floor: no gate
     found = memory.ask(CASES[1].now, namespace="u01", k=5)
     # the gate passes all k items, however weak the weakest (a per-item floor would drop some)
     assert found.outcome == "found" and found.reason is None and len(found.evidence) == 5
-    assert max(ev.relevance for ev in found.evidence) >= found.gate
+    assert max(ev.relevance for ev in found.evidence) >= found.gate and found.question_relevance >= found.gate
 
 
 def test_bad_floor_or_day_is_refused(memory):

@@ -83,7 +83,7 @@ def test_search_shows_evidence_with_turn_ids_dates_and_the_path(mem):
     assert r.status_code == 200
     evidence = r.text[r.text.index("<h2>Evidence</h2>") : r.text.index("How this run reached it")]
     assert len(re.findall(r"<li>", evidence)) == 3
-    assert re.search(r'href="/ns/ana/item/D1:1"', evidence) and "2024-03-10" in evidence and "relevance" in evidence
+    assert re.search(r'href="/ns/ana/item/D1:1"', evidence) and "2024-03-10" in evidence and "match 0." in evidence
     reached = r.text[r.text.index("How this run reached it") :]
     assert re.search(r"(turn:D|event:S)\d", reached)  # the run's trace lines: the nodes it answered from
     # framed, or linked from the seed ranking when the run stopped after localize (test_ui_path_panel)

@@ -28,7 +28,7 @@ from memgraph_agents.api.stream import stream_sink, streamed_navigation
 from memgraph_agents.config import Settings
 from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import InputError
-from memgraph_agents.model.depth import FINISH_HEAD
+from memgraph_agents.model.depth import RANK_DEPTH
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.filters import MemoryFilter
 from memgraph_agents.model.outcome import EmptyReason, one_reason
@@ -69,9 +69,10 @@ class Retrieval:
     ``navigation`` is the navigator's full result (path, subgoals, answer) when it ran;
     ``usage`` and ``notes`` are the LLM calls and fallbacks of a one-shot retriever's LLM steps;
     ``empty`` says why nothing was searched (a namespace with no memory), else ``""``;
-    ``evidence`` is what the relevance gate ``gate`` (the whole ranking or nothing) or the
-    per-item floor ``min_score`` kept of a ranking whose best relevance was ``best_relevance``;
-    ``reason`` says why it is empty (``None``: it is not)."""
+    ``evidence`` is what the relevance gate ``gate`` (the whole ranking or nothing, decided on
+    ``question_relevance``: ``retrieval.gate``) or the per-item floor ``min_score`` kept of a
+    ranking whose best relevance was ``best_relevance``; ``reason`` says why it is empty
+    (``None``: it is not)."""
 
     retriever: str
     evidence: list[Evidence] = field(default_factory=list)
@@ -82,14 +83,16 @@ class Retrieval:
     min_score: float = 0.0  # the per-item relevance floor applied
     best_relevance: float | None = None  # the best relevance of the ranking, before the gate and floor
     gate: float = 0.0  # the question-level relevance gate applied
+    question_relevance: float | None = None  # the gate's signal: the namespace's best match (retrieval.gate)
     reason: EmptyReason | None = None
 
     def why(self, namespace: str) -> str:
         """Why nothing was found, one sentence ("" when something was)."""
         if self.reason is None:
             return ""
-        cut = self.gate if self.reason is EmptyReason.BELOW_GATE else self.min_score
-        return self.empty or self.reason.explain(namespace, self.best_relevance, cut)
+        if self.reason is EmptyReason.BELOW_GATE:
+            return self.empty or self.reason.explain(namespace, self.question_relevance, self.gate)
+        return self.empty or self.reason.explain(namespace, self.best_relevance, self.min_score)
 
 
 async def navigation(
@@ -158,8 +161,8 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
     the retrievers that have them, finished (``retrieval.finish``: what is current, each item's
     relevance), then judged by relevance: with a ``min_score`` (the request's, else the
     settings') items below it are dropped; without one, the relevance gate (``settings.gate``,
-    named retrievers only) keeps all of them or, when the best item is below it, none
-    ("nothing relevant in memory"). A caller's own ranking is cut only at a ``min_score`` it
+    named retrievers only) keeps all of them or, when the question's best match in the namespace
+    is below it (``retrieval.gate``: whatever k or filter), none ("nothing relevant in memory"). A caller's own ranking is cut only at a ``min_score`` it
     names. Each item names its namespace; ``reason`` says why none is left. ``req.config`` (a
     LangChain run config) reaches the navigator graph, so the caller's callbacks see its nodes."""
     query, namespace, k, retriever = req.query, req.namespace, req.k, req.retriever
@@ -169,19 +172,36 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
     if store is None:
         assert why is not None
         return Retrieval(name, empty=why.explain(namespace), reason=why)
-    found = await _run(settings, store, query, k, retriever, name, req.config)
     min_score, gate = req.min_score, 0.0
     if min_score is None:
         named = isinstance(retriever, str)
         min_score, gate = (settings.relevance_floor, settings.gate) if named else (0.0, 0.0)
+    # decided once per question, on the question and the whole namespace, never on k or a filter
+    whole = getattr(store, "store", store)
+    signal = await asyncio.to_thread(_question_relevance, query, whole)
+    if gate > 0:
+        gate = await asyncio.to_thread(_gate_in_force, gate, settings.gate_per_ln_turns, whole)
+    if gate > 0 and (signal is None or signal < gate):  # nothing relevant: the retriever need not run
+        return Retrieval(name, min_score=min_score, gate=gate, question_relevance=signal, reason=EmptyReason.BELOW_GATE)
+    found = await _run(settings, store, query, k, retriever, name, req.config)
     kept, found.best_relevance = floored(found.evidence, min_score)
-    found.min_score, found.gate = min_score, gate
-    if found.best_relevance is not None and found.best_relevance < gate:
-        kept, found.reason = [], EmptyReason.BELOW_GATE
-    elif not kept:
+    found.min_score, found.gate, found.question_relevance = min_score, gate, signal
+    if not kept:
         found.reason = EmptyReason.BELOW_FLOOR if found.evidence else EmptyReason.NO_MATCH
     found.evidence = [ev.model_copy(update={"namespace": namespace}) for ev in kept]
     return found
+
+
+def _gate_in_force(base: float, per_ln_turns: float, store) -> float:
+    from memgraph_agents.retrieval.gate import gate_in_force
+
+    return gate_in_force(base, per_ln_turns, store)
+
+
+def _question_relevance(query: str, store) -> float | None:
+    from memgraph_agents.retrieval.gate import question_relevance
+
+    return question_relevance(query, store)
 
 
 async def _run(
@@ -196,7 +216,7 @@ async def _run(
     if not isinstance(retriever, str):  # an application's own retriever, finished like ours
         from memgraph_agents.retrieval.finish import finish
 
-        ranked = list(await asyncio.to_thread(retriever, query, store, k=max(k, FINISH_HEAD)))
+        ranked = list(await asyncio.to_thread(retriever, query, store, k=max(k, RANK_DEPTH)))
         return Retrieval(name, await asyncio.to_thread(finish, query, store, ranked, k=k))
     llm = get_chat_model(settings)
     if is_navigator(retriever):
@@ -244,6 +264,7 @@ async def ask(settings: Settings, req: SearchRequest) -> AskResult:
         out.outcome = "no_memory"
         return out
     out.best_relevance, out.min_score, out.gate = found.best_relevance, found.min_score, found.gate
+    out.question_relevance = found.question_relevance
     if not out.evidence:
         out.outcome = "nothing_relevant"
         out.trace = [found.why(namespace)]

@@ -54,7 +54,8 @@ class AskResult(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     outcome: str = Field(
         "found",
-        description="found | nothing_relevant (the best item is below the relevance gate, or every item "
+        description="found | nothing_relevant (the question's best match in the namespace is below the "
+        "relevance gate, or every item "
         "below min_score) | no_memory (the namespace holds nothing yet, or nothing the filter admits)",
     )
     reason: EmptyReason | None = Field(
@@ -64,6 +65,11 @@ class AskResult(BaseModel):
     best_relevance: float | None = Field(None, description="the best relevance among the ranked items")
     min_score: float | None = Field(None, description="the per-item relevance floor applied")
     gate: float | None = Field(None, description="the question-level relevance gate applied")
+    question_relevance: float | None = Field(
+        None,
+        description="what the gate judges: the relevance of the namespace's best-matching statement "
+        "(whatever k; the agent's own turns and the question itself left out)",
+    )
     trace: list[str] = Field(default_factory=list, description="how the evidence was reached, one line a step")
     counters: dict[str, float] = Field(default_factory=dict)
     navigation: Any = Field(

@@ -93,6 +93,9 @@ def add_parser(sub) -> None:
     s.add_argument(
         "--embeddings", default=argparse.SUPPRESS, help="the embedding model, as the global option (default minilm)"
     )
+    from memgraph_agents.cli import bench_loop_cmd
+
+    bench_loop_cmd.add_parser(bsub)
     s = bsub.add_parser(
         "ingest",
         help="a bulk ingest vs a plain Chroma collection of the same turns",
@@ -211,6 +214,10 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
         return cmd_bench_scale(args)
     if getattr(args, "bench_command", None) == "chat":
         return cmd_bench_chat(args, settings)
+    if getattr(args, "bench_command", None) == "loop":
+        from memgraph_agents.cli.bench_loop_cmd import cmd_bench_loop
+
+        return cmd_bench_loop(args, settings)
     if getattr(args, "bench_command", None) == "ingest":
         return cmd_bench_ingest(args, settings)
     if getattr(args, "bench_command", None) == "query":

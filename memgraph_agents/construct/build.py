@@ -70,6 +70,7 @@ def session_hash(session: Session, layers: tuple[str, ...] = (), *, llm_built: b
         "date": session.date.isoformat(),
         "turns": [
             [t.id, t.speaker, t.text, t.image_caption, t.timestamp.isoformat() if t.timestamp else None]
+            + ([t.role] if t.role is not None else [])  # only when set: transcripts hash as before
             for t in session.turns
         ],
     }
@@ -104,6 +105,8 @@ def _turn_digest(turn: Turn) -> str:
         turn.image_caption,
         turn.timestamp.isoformat() if turn.timestamp else None,
     ]
+    if turn.role is not None:  # only when set: the digests of transcript turns stay as they were
+        payload.append(turn.role)
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:32]
 
 
@@ -115,4 +118,6 @@ def turn_record(turn: Turn) -> tuple[str, str, dict]:
         "image_caption": turn.image_caption,
         "timestamp": turn.timestamp.isoformat() if turn.timestamp else None,
     }
+    if turn.role is not None:
+        data["role"] = turn.role
     return turn.id, turn_digest(turn), data

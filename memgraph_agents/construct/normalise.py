@@ -46,6 +46,9 @@ def normalise_session(session: Session, first_index: int = 0, whole: Session | N
         tid = node_id(NodeKind.TURN, t.id)
         ref = t.timestamp or session.date
         dates = sorted({m.date.isoformat() for m in find_time_mentions(t.text, ref)})
+        attrs = {"turn_id": t.id, "index": i, "speaker": t.speaker, "timestamp": ref.isoformat(), "dates": dates}
+        if t.role is not None:  # a chat with an agent: who spoke (``retrieval.asking`` reads it)
+            attrs["role"] = t.role
         b.nodes.append(
             Node(
                 id=tid,
@@ -53,7 +56,7 @@ def normalise_session(session: Session, first_index: int = 0, whole: Session | N
                 text=turn_text(t, session),
                 session_id=session.id,
                 turn_ids=[t.id],
-                attrs={"turn_id": t.id, "index": i, "speaker": t.speaker, "timestamp": ref.isoformat(), "dates": dates},
+                attrs=attrs,
             )
         )
         b.edges.append(Edge(src=sid, dst=tid, kind=EdgeKind.CONTAINS, session_id=session.id, turn_ids=[t.id]))

@@ -89,8 +89,16 @@ def conversation_from_messages(
                 )
             date = parse_session_date(session_date, where=f"{where}: session_date")
         turns = [
-            build(Turn, f"messages[{i}]", id=f"{sid}:{k}", speaker=speaker, text=text, timestamp=ts)
-            for k, (i, _role_, speaker, text, ts) in enumerate(group, start=1)
+            build(
+                Turn,
+                f"messages[{i}]",
+                id=f"{sid}:{k}",
+                speaker=speaker,
+                text=text,
+                timestamp=ts,
+                role=role_ if role_ in ("user", "assistant") else None,
+            )
+            for k, (i, role_, speaker, text, ts) in enumerate(group, start=1)
         ]
         participants = list(dict.fromkeys(t.speaker for t in turns))
         sessions.append(build(Session, where, id=sid, date=date, turns=turns, participants=participants))

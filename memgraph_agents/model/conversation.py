@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -37,6 +38,10 @@ class Turn(BaseModel):
     text: str
     image_caption: str | None = None
     timestamp: datetime | None = None
+    # Who spoke in a chat with an agent (``loaders.messages``): the user, or the agent itself;
+    # ``None`` in a transcript between people. Ranking reads it: the agent's own words and the
+    # user's questions to it are not evidence that answers (``retrieval.asking``).
+    role: Literal["user", "assistant"] | None = None
 
     @field_validator("id")
     @classmethod

@@ -32,7 +32,7 @@ class EmptyReason(StrEnum):
 
     NOTHING_STORED = "nothing_stored"  # the namespace holds no memory yet
     FILTERED_OUT = "filtered_out"  # memory holds something, but nothing the filter admits
-    BELOW_GATE = "below_gate"  # the best item's relevance is below the relevance gate
+    BELOW_GATE = "below_gate"  # the question's best match in the namespace is below the relevance gate
     BELOW_FLOOR = "below_floor"  # every item's relevance is below the caller's min_score
     NO_MATCH = "no_match"  # the retriever ranked nothing (a lexical one: no word of the question stored)
 
@@ -46,7 +46,10 @@ class EmptyReason(StrEnum):
             return f"nothing in namespace {namespace!r} matches the question"
         rel = "none" if best is None else f"{best:.3f}"
         if self is EmptyReason.BELOW_GATE:
-            return f"the best match's relevance, {rel}, is below the relevance gate {cut:g}"
+            return (
+                f"the best match's relevance, {rel}, is below the relevance gate {cut:g} "
+                "(min_score=0 shows the ranking anyway)"
+            )
         return f"every item's relevance (best {rel}) is below min_score {cut:g}"
 
     @property

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memgraph_agents.model.depth import FINISH_HEAD
+from memgraph_agents.model.depth import FINISH_HEAD, RANK_DEPTH
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.search import Search
@@ -74,7 +74,7 @@ def ranking(search: Search, state: Mapping[str, Any], ctx: NavigatorContext) -> 
         item = turn_evidence(snap, tid, score, retriever="navigator", path=paths.get(tid) or [f"turn:{tid}"])
         if item is not None:
             out.append(item)
-    head = finish(state.get("question") or "", store, out[:head_n])
+    head = finish(state.get("question") or "", store, out[:RANK_DEPTH])
     shown = {ev.node_id for ev in head}
-    out = head + annotate(snap, [ev for ev in out[head_n:] if ev.node_id not in shown])
+    out = head + annotate(snap, [ev for ev in out[RANK_DEPTH:] if ev.node_id not in shown])
     return out, [ev for ev in out if ev.turn_ids and ev.turn_ids[0] in paths]

@@ -47,6 +47,7 @@ from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
+    query_texts,
     query_vectors,
     speaker_weights,
     turn_seeds,
@@ -145,7 +146,7 @@ def dwpr(query: str, store: StoreReader, *, k: int = 10, options: DWPROptions | 
         src, dst, kind, triple_of = _memorai_edges(snap, mg)
     if not len(src):
         return []
-    qv = query_vectors(store.embedder, [query])[0]
+    qv = query_vectors(store.embedder, query_texts(query, snap))[0]  # one model call per question
     raw = node_similarities(snap, qv)
     triple_sim = np.zeros(0)
     if mg is not None and mg.description_vectors.shape[1:] == qv.shape:

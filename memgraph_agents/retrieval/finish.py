@@ -2,15 +2,18 @@
 
 ``finish`` runs on the output of every retriever (``memgraph_agents.registry.retrieve``) and on the
 navigator's ranking: it marks statements later ones replaced and re-ranks by the question's
-time (``retrieval.validity``), sets each item's ``relevance`` (``retrieval.relevance``) and,
-on a reply that needs it, the question it answers (``context``, ``retrieval.reply_context``).
+time (``retrieval.validity``), puts the turns that are not evidence (the agent's own words, the
+user's questions to it: ``retrieval.asking``) after the statements, sets each item's ``relevance``
+(``retrieval.relevance``) and, on a reply that needs it, the question it answers (``context``,
+``retrieval.reply_context``).
 It is idempotent, so a ranking finished twice is finished once.
 """
 
 from __future__ import annotations
 
-from memgraph_agents.model.depth import FINISH_HEAD, GENERATED_KINDS
+from memgraph_agents.model.depth import FINISH_HEAD, GENERATED_KINDS, RANK_DEPTH
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.asking import statements_first
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.relevance import question_vector, relevance_of
 from memgraph_agents.retrieval.reply_context import with_context
@@ -19,9 +22,11 @@ from memgraph_agents.storage.protocols import StoreReader
 
 
 def finish(query: str, store: StoreReader, evidence: list[Evidence], *, k: int | None = None) -> list[Evidence]:
-    """``evidence`` annotated, its first ``FINISH_HEAD`` items ordered by the question's time,
-    with ``relevance`` and ``context`` set: at most ``k`` ranked items (default as many as
-    given), then the generated items a preset appends (``GENERATED_KINDS``)."""
+    """``evidence`` annotated, the turns of its first ``RANK_DEPTH`` items that are not evidence
+    moved after that window's statements (``asking.statements_first``), its first
+    ``FINISH_HEAD`` items then ordered by the question's time, with ``relevance`` and ``context``
+    set: at most ``k`` ranked items (default as many as given), then the generated items a
+    preset appends (``GENERATED_KINDS``)."""
     if not evidence:
         return evidence
     snap = store.snapshot()
@@ -31,7 +36,7 @@ def finish(query: str, store: StoreReader, evidence: list[Evidence], *, k: int |
     def fetch(turn_id: str) -> Evidence | None:
         return turn_evidence(snap, turn_id, 0.0, retriever=name, path=[f"turn:{turn_id}"])
 
-    ranked = [ev for ev in evidence if ev.kind not in GENERATED_KINDS]
+    ranked = statements_first(snap, query, [ev for ev in evidence if ev.kind not in GENERATED_KINDS], RANK_DEPTH)
     generated = [ev for ev in evidence if ev.kind in GENERATED_KINDS]
     head = ranked[:FINISH_HEAD]
     focus = question_time(query)

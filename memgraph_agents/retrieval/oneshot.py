@@ -16,6 +16,9 @@ then MMR (``navigator.diverse``, λ = ``redundancy``) lets paraphrases give way.
   conversation's speakers left out of the question). Reciprocal rank fusion (Cormack, Clarke
   & Büttcher 2009) with a sharp ``k = 10``: in a short chat every candidate sits in the top
   few dozen, and the usual ``k = 60`` would make them all alike.
+* The turns that are **not evidence** (``retrieval.asking``: the agent's own words, the user's
+  questions to it, the question itself stored before the recall) take no rank in the fused
+  lists, so the statements rank as if they were not stored.
 * **Corroboration** as the navigator scores it, with the events of the ``corroborate`` best
   seed turns standing in for the events its search would keep: a turn whose event neighbours
   them (a typed relation, a ``similar`` edge, a shared specific argument) gains up to
@@ -38,6 +41,7 @@ generalises"), among the settings that show the invented demo chat's answers.
 from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.asking import evidence_only
 from memgraph_agents.retrieval.event_view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.priors import ASIDE_WORDS, asks_for, asks_only, prior
@@ -85,6 +89,7 @@ def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct:
     if direct > 0:
         lists.append([t for t, _ in relevance_ranking(snap, question_vector(store, query), pool)])
         weights.append(direct)
+    lists = [evidence_only(snap, query, ranked) for ranked in lists]  # the agent's own turns rank no seat
     fused = [
         (snap.index[f"turn:{t}"], s)
         for t, s in reciprocal_rank_fusion(lists, k=rrf_k, weights=weights)[:pool]

@@ -18,13 +18,15 @@ on this scale: BENCHMARKS.md).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.evidence import incident
-from memgraph_agents.retrieval.seeds import query_vectors, speaker_patterns
+from memgraph_agents.retrieval.seeds import neutral_question, query_texts, query_vectors
 from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot
 
 TURNS = 6  # provenance turns of an item (events span several) whose sentences count
@@ -62,33 +64,53 @@ def relevance_of(snap: GraphSnapshot, query_vector: np.ndarray) -> Callable[[Evi
     return rel
 
 
-def neutral_question(query: str, snap: GraphSnapshot) -> str:
-    """``query`` with the conversation's speakers replaced by "someone" ("Ana's" -> "someone's")."""
-    for rx in speaker_patterns(snap).values():
-        query = rx.sub("someone", query)
-    return query
-
-
 def question_vector(store, query: str) -> np.ndarray:
-    """The unit vector of the question as relevance reads it (``neutral_question``)."""
-    return query_vectors(store.embedder, [neutral_question(query, store.snapshot())])[0]
+    """The unit vector of the question as relevance reads it (``neutral_question``), embedded in
+    the question's one model call (``seeds.query_texts``: the retriever's texts with it)."""
+    snap = store.snapshot()
+    texts = query_texts(query, snap)
+    return query_vectors(store.embedder, texts)[texts.index(neutral_question(query, snap))]
 
 
-def relevance_ranking(snap: GraphSnapshot, query_vector: np.ndarray, pool: int) -> list[tuple[str, float]]:
-    """``[(turn id, relevance)]``: the ``pool`` turns of best relevance (their own cosine or their
-    best sentence's, as ``relevance_of`` scores a turn item), best first, near-ties by node id."""
-    from memgraph_agents.model.ranking import top_k
+_RECENT = 4  # question vectors whose turn relevances a snapshot keeps (the gate and the seed share one)
+
+
+def turn_relevance(snap: GraphSnapshot, query_vector: np.ndarray) -> np.ndarray:
+    """Per node, the relevance of a turn (its own cosine or its best sentence's, as
+    ``relevance_of`` scores a turn item); ``-inf`` for the other nodes. Kept per snapshot for the
+    last few question vectors, so the relevance gate and the ranking pay one pass over the vectors."""
     from memgraph_agents.retrieval.seeds import node_similarities, sentence_turns
 
-    sims = node_similarities(snap, np.asarray(query_vector, dtype=np.float32)).astype(np.float64)
-    turns = snap.indices_of("turn")
-    if not len(turns):
-        return []
+    q = np.asarray(query_vector, dtype=np.float32)
+    lock, recent = snap.derived("turn_relevance", lambda: (threading.Lock(), OrderedDict()))
+    key = q.tobytes()
+    with lock:
+        hit = recent.get(key)
+    if hit is not None:
+        return hit
+    sims = node_similarities(snap, q).astype(np.float64)
     best = np.full(len(snap.ids), -np.inf)
+    turns = snap.indices_of("turn")
     best[turns] = sims[turns]
     sents, turn_of = sentence_turns(snap)
     ok = turn_of >= 0
     np.maximum.at(best, turn_of[ok], sims[sents[ok]])
+    with lock:
+        recent[key] = best
+        while len(recent) > _RECENT:
+            recent.popitem(last=False)
+    return best
+
+
+def relevance_ranking(snap: GraphSnapshot, query_vector: np.ndarray, pool: int) -> list[tuple[str, float]]:
+    """``[(turn id, relevance)]``: the ``pool`` turns of best relevance (``turn_relevance``),
+    best first, near-ties by node id."""
+    from memgraph_agents.model.ranking import top_k
+
+    turns = snap.indices_of("turn")
+    if not len(turns):
+        return []
+    best = turn_relevance(snap, query_vector)
     mask = np.zeros(len(snap.ids), dtype=bool)
     mask[turns] = True
     top = top_k(best, pool, tiebreak=snap.id_rank, mask=mask)

@@ -245,7 +245,18 @@ def query_vectors(embedder, texts: list[str]) -> np.ndarray:
     return np.stack([embedder.embed_one(t) for t in texts]) if texts else np.zeros((0, embedder.dim), np.float32)
 
 
+def neutral_question(query: str, snap) -> str:
+    """``query`` with the conversation's speakers replaced by "someone" ("Ana's" -> "someone's"):
+    the question as relevance reads it (``retrieval.relevance``)."""
+    for rx in speaker_patterns(snap).values():
+        query = rx.sub("someone", query)
+    return query
+
+
 def query_texts(query: str, snap) -> list[str]:
-    """Every text a graph retriever embeds for ``query`` offline: the query and its mentions.
-    Embedding them together (``query_vectors``) makes one model call per question."""
-    return [query, *query_mentions(query, snap)]
+    """Every text a retriever, the relevance of its items and the relevance gate embed for
+    ``query`` offline: the query, its mentions and, when it names a speaker, its neutral form
+    (``neutral_question``). Embedding them together (``query_vectors``) makes one model call per
+    question: the later look-ups are served from the embedder's memory of recent queries."""
+    neutral = neutral_question(query, snap)
+    return list(dict.fromkeys([query, *query_mentions(query, snap), neutral]))

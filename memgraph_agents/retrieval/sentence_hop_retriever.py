@@ -42,6 +42,8 @@ from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.seeds import (
     OTHER_SPEAKER,
     node_similarities,
+    query_texts,
+    query_vectors,
     sentence_turns,
     speaker_weights,
 )
@@ -119,7 +121,8 @@ def sentence_hop(
     sents, knn, turn_of = _sentence_graph(snap)
     if not len(sents):
         return []
-    sims = node_similarities(snap, store.embedder.embed_one(query))
+    # the question's texts in one model call (the relevance of the items reads its neutral form)
+    sims = node_similarities(snap, query_vectors(store.embedder, query_texts(query, snap))[0])
     rel = sims[sents].astype(np.float64)
     if lexical > 0:
         lex = sentence_bm25(snap).scores(query)

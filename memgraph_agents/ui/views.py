@@ -184,23 +184,40 @@ def session(ns: str, view: SessionView) -> str:
     return page(f"Session {it.id}", body, crumbs=[_ns_crumb(ns), ("", it.id)])
 
 
+def relevance_rule(result: AskResult) -> str:
+    """The relevance rule in force, as the header says it: the question-level gate with this
+    question's best match, or the caller's per-item floor; "" when neither applies."""
+    best = (
+        f" (this question's best match {result.question_relevance:.2f})"
+        if result.question_relevance is not None
+        else ""
+    )
+    if result.gate:
+        return f" · relevance gate {result.gate:.2f}{best}"
+    if result.min_score:
+        return f" · relevance floor {result.min_score:.2f}{best}"
+    return best and f" · {best.strip(' ()')}"
+
+
 def search(ns: str, params: dict[str, Any], result: AskResult | None, trace_url: str, draw_note: str) -> str:
     parts: list[Any] = [search_form(ns, params)]
     if result is not None:
-        floor = f" · relevance floor {result.min_score:.2f}" if result.min_score is not None else ""
         parts.append(
             tag(
                 "p",
-                f"{len(result.evidence)} item(s) from {result.retriever} · outcome {result.outcome}{floor}",
+                f"{len(result.evidence)} item(s) from {result.retriever} · outcome {result.outcome}{relevance_rule(result)}",
                 class_="muted",
             )
         )
+        if not result.evidence and result.trace:  # why nothing is shown, never a silent empty page
+            parts.append(tag("p", result.trace[0], class_="why-empty"))
         if result.answer:
             parts.append(tag("section", join([tag("h2", "Answer"), tag("p", result.answer)])))
         items = []
         for ev in result.evidence:
             bits: list[Any] = [
-                tag("span", f"relevance {ev.relevance:.2f}" if ev.relevance is not None else "", class_="rel"),
+                # the item's own match to the question; the order is the ranking's (docs/ui.md)
+                tag("span", f"match {ev.relevance:.2f}" if ev.relevance is not None else "", class_="rel"),
                 tag("span", ", ".join(d[:10] for d in sorted(set(ev.session_dates)) if d), class_="date"),
                 join((_item_link(ns, t) for t in ev.turn_ids[:8]), " "),
             ]
