@@ -76,16 +76,31 @@ class LLMPolicy:
         allowance: int,
         where: Mapping[str, Any],
     ) -> Choice[list[Decision]]:
-        args = {"satisfied": satisfied, "kept": kept, "visited": visited}
+        offline = self.offline.explore  # the stand-in, with the same frontier and status
         if allowance <= 0:
-            return await self.offline.explore(search, entries, allowance=0, where=where, **args)
-        call = self._call(allowance)
+            return await offline(
+                search, entries, satisfied=satisfied, kept=kept, visited=visited, allowance=0, where=where
+            )
+        usage = LLMUsage()
         try:
-            got, notes = await llm.explore(search, entries, ctx=self.res.context, **args, **call)
+            got, notes = await llm.explore(
+                search,
+                entries,
+                satisfied=satisfied,
+                kept=kept,
+                visited=visited,
+                ctx=self.res.context,
+                model=self.res.llm,
+                allowance=allowance,
+                usage=usage,
+                timeout=self.res.timeout,
+            )
         except LLMError as e:
-            off = await self.offline.explore(search, entries, allowance=0, where=where, **args)
-            return Choice(off.value, off.source, [fallback_event("explorer", e, where)], call["usage"])
-        return Choice(got, "llm", [event("note", reason=n, **where) for n in notes], call["usage"])
+            off = await offline(
+                search, entries, satisfied=satisfied, kept=kept, visited=visited, allowance=0, where=where
+            )
+            return Choice(off.value, off.source, [fallback_event("explorer", e, where)], usage)
+        return Choice(got, "llm", [event("note", reason=n, **where) for n in notes], usage)
 
     async def refine(
         self, state: Mapping[str, Any], *, satisfied: list[bool], allowance: int, where: Mapping[str, Any]
