@@ -7,7 +7,9 @@ so it can be measured alone (0 turns it off)::
 
 ``gated`` is multiplied by the turn's relevance gate like the other priors (a turn that carries
 a date but does not match the question gains little); ``flat`` is not (the reply's point is
-that it does not match: its asking turn did).
+that it does not match: its asking turn did). ``lexical_terms`` (the question's own words)
+and ``ordered_head`` (the head re-sorted by whether a turn answers: ``retrieval.head_order``)
+complete them.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from collections.abc import Callable, Sequence
 
 from memgraph_agents.retrieval.answer_kind import asked_kind, carries
 from memgraph_agents.retrieval.bm25_rank import turn_bm25
+from memgraph_agents.retrieval.head_order import HeadTurn, HeadWeights, head_order
 from memgraph_agents.retrieval.relevance import neutral_question
-from memgraph_agents.retrieval.reply_gain import reply_gains
+from memgraph_agents.retrieval.reply_gain import asks, reply_gains
 from memgraph_agents.retrieval.subject import own, subject_of
 from memgraph_agents.storage.snapshot import GraphSnapshot
 
@@ -72,3 +75,28 @@ def lexical_terms(snap: GraphSnapshot, question: str, nodes: Sequence[int], weig
     got = {i: float(scores[at[i]]) for i in nodes if i in at}
     top = max(got.values(), default=0.0)
     return {i: weight * s / top for i, s in got.items() if s > 0} if top > 0 else {}
+
+
+def ordered_head(
+    snap: GraphSnapshot, question: str, ranked: list[tuple[int, float]], rel: Callable[[int], float], w: HeadWeights
+) -> list[tuple[int, float]]:
+    """``ranked`` (``[(turn node, score)]``, best first) with its first items re-sorted by the
+    head order (``retrieval.head_order``); the head's scores handed out again in the new order."""
+    if w.off or len(ranked) < 2:
+        return ranked
+    nodes = [i for i, _ in ranked]
+    asked = asked_kind(question) if w.kind else None
+    speakers = speakers_of(snap)
+    lex = lexical_terms(snap, question, nodes, 1.0) if w.words else {}
+    turns = [
+        HeadTurn(
+            score=s,
+            rel=rel(i),
+            carries=carries(snap.text[i], snap.attrs[i], asked, speakers),
+            lex=lex.get(i, 0.0),
+            asks=asks(snap.text[i], snap.attrs[i].get("speaker")),
+        )
+        for i, s in ranked
+    ]
+    perm = head_order(turns, w)
+    return [(nodes[j], s) for j, (_, s) in zip(perm, ranked)]

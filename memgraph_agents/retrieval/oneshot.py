@@ -38,9 +38,10 @@ generalises"), among the settings that show the invented demo chat's answers.
 from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.retrieval.answer_aware import gated_terms, lexical_terms, reply_terms
+from memgraph_agents.retrieval.answer_aware import gated_terms, lexical_terms, ordered_head, reply_terms
 from memgraph_agents.retrieval.event_view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
+from memgraph_agents.retrieval.head_order import HeadWeights
 from memgraph_agents.retrieval.priors import ASIDE_WORDS, asks_for, asks_only, prior
 from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.rank import RankedTurn, diversified, rank_turns
@@ -70,6 +71,13 @@ class OneshotOptions(RetrieverOptions):
     subject: float = 0.0
     reply: float = 0.0
     lexical: float = 0.0
+    # The head's order (``retrieval.head_order``; all 0: off): its first ``head`` turns re-sorted
+    # by relevance, the kind of value asked for, the question's own words, and asking.
+    head: int = 10
+    head_match: float = 0.5
+    head_kind: float = 0.8
+    head_words: float = 0.8
+    head_asks: float = 0.3
 
 
 def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct: float) -> list[tuple[int, float]]:
@@ -151,10 +159,16 @@ def oneshot(query: str, store: StoreReader, *, k: int = 10, options: OneshotOpti
             v *= o.asking
         scored.append((round(v, 6), order, i))
     scored.sort(key=lambda x: (-x[0], x[1]))
-    ranked = diversified(snap, [RankedTurn(i, v, None) for v, _, i in scored], o.redundancy, k)
+    # The head is ordered whole whatever k is asked, so the first k of a request for k are the
+    # first k of a request for more (the MMR picks are prefix-stable too).
+    ranked = diversified(snap, [RankedTurn(i, v, None) for v, _, i in scored], o.redundancy, max(k, o.head))
+    w = HeadWeights(match=o.head_match, kind=o.head_kind, words=o.head_words, asks=o.head_asks)
+    pairs = [(t.node, t.score) for t in ranked]
+    raw = {i: r for (i, _), r in zip(base, rels)}
+    pairs = ordered_head(snap, query, pairs[: o.head], lambda i: raw.get(i, 0.0), w) + pairs[o.head :]
     out = []
-    for turn in ranked[:k]:
-        ev = turn_evidence(snap, snap.attrs[turn.node]["turn_id"], turn.score, retriever="oneshot")
+    for node, score in pairs[:k]:
+        ev = turn_evidence(snap, snap.attrs[node]["turn_id"], score, retriever="oneshot")
         if ev is not None:
             out.append(ev)
     return out
