@@ -7,8 +7,9 @@ import pytest
 
 from memgraph_agents.model.evidence import flatten_turns
 from memgraph_agents.registry import retrieve
-from memgraph_agents.retrieval.answer_aware import gated_terms, lexical_terms, reply_terms
+from memgraph_agents.retrieval.answer_aware import gated_terms, lexical_terms, ordered_head, reply_terms
 from memgraph_agents.retrieval.answer_kind import asked_kind, carries
+from memgraph_agents.retrieval.head_order import HeadTurn, HeadWeights, head_order
 from memgraph_agents.retrieval.oneshot import OneshotOptions
 from memgraph_agents.retrieval.reply_gain import asks, reply_gains, reply_of
 from memgraph_agents.retrieval.subject import own, subject_of
@@ -120,3 +121,54 @@ def test_each_signal_is_off_at_zero_and_the_defaults_name_the_measured_weights(s
 
 
 DEFAULTS = (0.0, 0.0, 0.0, 0.0)
+
+
+# --------------------------------------------------------------------------- the head's order
+
+
+def _turn(score, rel=0.0, carries=False, lex=0.0, asks=False):
+    return HeadTurn(score=score, rel=rel, carries=carries, lex=lex, asks=asks)
+
+
+def test_head_order_is_the_ranking_when_every_weight_is_zero():
+    turns = [_turn(1.0), _turn(0.9, rel=1.0, carries=True, lex=1.0)]
+    assert head_order(turns, HeadWeights()) == [0, 1]
+
+
+def test_head_order_lifts_the_turn_that_carries_the_answer_and_drops_one_that_asks():
+    asker = _turn(1.0, rel=0.7, asks=True)
+    answer = _turn(0.9, rel=0.6, carries=True, lex=0.5)
+    other = _turn(0.8, rel=0.6)
+    w = HeadWeights(match=0.5, kind=0.8, words=0.8, asks=0.3)
+    # answer 0.9 + 0.3 + 0.8 + 0.4; other 0.8 + 0.3; asker 1.0 + 0.35 - 0.3
+    assert head_order([asker, answer, other], w) == [1, 2, 0]
+    # each weight alone moves what it reads, nothing else
+    assert head_order([asker, answer, other], HeadWeights(kind=0.2)) == [1, 0, 2]
+    assert head_order([asker, other], HeadWeights(asks=0.3)) == [1, 0]
+    assert head_order([other, answer], HeadWeights(words=0.2)) == [1, 0]
+
+
+def test_head_order_ties_keep_the_ranking_order():
+    assert head_order([_turn(0.5), _turn(0.5), _turn(0.5)], HeadWeights(match=1.0)) == [0, 1, 2]
+
+
+def test_ordered_head_keeps_the_turns_and_hands_the_scores_out_again(store):
+    snap = store.snapshot()
+    ranked = [(_node(store, t), s) for t, s in (("D2:3", 1.0), ("D2:4", 0.8), ("D1:2", 0.6))]
+    w = HeadWeights(kind=1.0)
+    got = ordered_head(snap, "When did Pixel pass his class?", ranked, lambda i: 0.5, w)
+    assert [i for i, _ in got][0] == _node(store, "D2:4")  # "two days ago": a date for a "when" question
+    assert sorted(i for i, _ in got) == sorted(i for i, _ in ranked)
+    assert [s for _, s in got] == [1.0, 0.8, 0.6]  # scores still decrease
+
+
+def test_the_default_ranking_orders_its_head_and_stays_prefix_stable(store):
+    q = "When did Pixel pass his puppy training class?"
+    ten = flatten_turns(retrieve("oneshot", q, store, k=10))
+    for k in (1, 3, 5):
+        assert flatten_turns(retrieve("oneshot", q, store, k=k)) == ten[:k]
+    off = {"head_match": 0.0, "head_kind": 0.0, "head_words": 0.0, "head_asks": 0.0}
+    plain = flatten_turns(retrieve("oneshot", q, store, k=10, **off))
+    assert set(plain) == set(ten)  # the head keeps its turns
+    o = OneshotOptions()
+    assert (o.head, o.head_match, o.head_kind, o.head_words, o.head_asks) == (10, 0.5, 0.8, 0.8, 0.3)
