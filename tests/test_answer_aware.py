@@ -55,7 +55,7 @@ def test_asked_kind_reads_the_wh_word_and_its_noun(question, kind):
         ("Ben: 12 km along the river.", {"speaker": "Ben"}, "number", True),
         ("Ben: Very hilly, legs hurt.", {"speaker": "Ben"}, "number", False),
         ("Ana: I started at the Riverside Library.", {"speaker": "Ana"}, "place", True),
-        ("Ana: We went to the beach.", {"speaker": "Ana"}, "place", True),
+        ("Ana: Sunday by the lake.", {"speaker": "Ana"}, "place", True),
         ("Ana: It was lovely.", {"speaker": "Ana"}, "place", False),
         ("Ana: I went with my sister.", {"speaker": "Ana"}, "person", True),
         ("Ana: Nice talking, Ben!", {"speaker": "Ana"}, "person", False),  # the other speaker is no answer

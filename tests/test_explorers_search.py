@@ -1,6 +1,6 @@
 """Explorers on a memory built to need a search (default settings, no forced search): a
 two-part question whose second part only one turn answers, and that turn outside the seed's
-top 10 because a dozen turns match the first part better. The offline Explorers keep the event
+top 10 because a dozen turns match the first part better. The offline Explorers keep its event
 for the open subgoal, and the turn that answers it joins the ranking after the seed's first 5."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ GARDEN = [
 ]
 LATER = [
     ("Ben", "My sister is a nurse at the harbour clinic now."),
-    ("Ana", "That is a big step, congratulations!"),
+    ("Ana", "Wow, congratulations!"),
     ("Ben", "She starts on the night shift next month."),
 ]
 QUESTION = "What vegetables does Ana grow in her garden, and where does Ben's sister work?"
