@@ -22,15 +22,16 @@ CATEGORIES = (1, 2, 3, 4)
 RESAMPLES = 10_000
 
 
-def recalls(spec: str, k: int) -> dict[str, tuple[int, float]]:
-    """``{qid: (category, turn R@k)}`` of one retriever in a ``questions.jsonl`` (``FILE:RETRIEVER``)."""
+def recalls(spec: str, k: int, metric: str = "") -> dict[str, tuple[int, float]]:
+    """``{qid: (category, turn R@k)}`` of one retriever in a ``questions.jsonl`` (``FILE:RETRIEVER``);
+    ``metric`` names another per-question score instead (``hit_any@1``, ``ndcg@5``)."""
     path, _, name = spec.rpartition(":")
     out = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
             if r["retriever"] == name and not r.get("qa") and r["category"] in CATEGORIES and r.get("scores"):
-                out[r["qid"]] = (r["category"], r["scores"][f"turn_recall@{k}"])
+                out[r["qid"]] = (r["category"], r["scores"][metric or f"turn_recall@{k}"])
     if not out:
         raise SystemExit(f"no scored questions of {name!r} in {path}")
     return out
@@ -54,8 +55,9 @@ def main() -> None:
     ap.add_argument("after", help="FILE:RETRIEVER")
     ap.add_argument("--tune", default="", help="conversation ids a choice was tuned on (reported apart)")
     ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--metric", default="", help="another per-question score: hit_any@1, ndcg@5 (default turn R@k)")
     args = ap.parse_args()
-    before, after = recalls(args.before, args.k), recalls(args.after, args.k)
+    before, after = recalls(args.before, args.k, args.metric), recalls(args.after, args.k, args.metric)
     qids = sorted(set(before) & set(after))
     tune = set(filter(None, args.tune.split(",")))
     parts = [("all", qids)]
@@ -64,7 +66,8 @@ def main() -> None:
             ("tuned on", [q for q in qids if q.split(":")[0] in tune]),
             ("checked on", [q for q in qids if q.split(":")[0] not in tune]),
         ]
-    print(f"part | category | questions | mean after − before R@{args.k} | better / worse | 95 % interval | reading")
+    label = args.metric or f"R@{args.k}"
+    print(f"part | category | questions | mean after − before {label} | better / worse | 95 % interval | reading")
     for part, sel in parts:
         rng = np.random.default_rng(0)
         for c in (*CATEGORIES, None):

@@ -4,8 +4,10 @@ fused in, without displacing strong seeds::
 
     ranking = seed[:seed_keep] + explored + seed[seed_keep:]
 
-``explored`` is the best turn of each kept event (keeping order; its best turn: one-shot score,
-then cosine to the question) that is not already among the seed's ``H`` best, at most
+``explored`` is one turn of each kept event (keeping order): the turn that best matches the
+subgoals the event was kept for (what the search looked for and the seed did not meet), else its
+best turn (one-shot score, then cosine to the question); none when that turn is already among
+the seed's ``H`` best, at most
 ``H - seed_keep`` of them (``H = FINISH_HEAD``, 10, whatever k is asked: prefix-stable in k), each scored as the seed turn it goes before (scores stay
 non-increasing). A turn of a kept event carries the path that reached it. A search that kept
 nothing (an easy question: the seed met every subgoal) returns the seed ranking itself. It is part of the graph's output (``ranking``,
@@ -18,8 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from memgraph_agents.model.depth import FINISH_HEAD, RANK_DEPTH
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.ranking import exact_dots
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.search import Search
 from memgraph_agents.retrieval.evidence import turn_evidence
@@ -40,17 +45,32 @@ def kept_paths(search: Search, state: Mapping[str, Any]) -> dict[str, list[str]]
 
 
 def explored_turns(search: Search, state: Mapping[str, Any], exclude: set[str]) -> list[str]:
-    """The best turn of each kept event (one-shot score, then cosine to the question), in keeping
-    order, skipping the turns in ``exclude`` (an event whose best turn is excluded adds nothing)."""
+    """One turn of each kept event, in keeping order, skipping the turns in ``exclude`` (an event
+    whose chosen turn is excluded adds nothing): the turn that best matches the subgoals the
+    event was kept for (``supports``: the seed cannot know which turn of an event a search
+    needed; ties by the order below), else its best turn (one-shot score, then cosine to the
+    question)."""
     snap, out, seen = search.snap, [], set(exclude)
     for it in sorted((state.get("kept") or {}).values(), key=lambda it: list(it["order"])):
         i = snap.index.get(it["node"])
         turns = search.scorer.turn_order(i, search.qv) if i is not None else []
+        turns = for_subgoals(search, turns, [j for j in it.get("supports") or [] if j != search.q_index])
         tid = snap.attrs[turns[0]]["turn_id"] if turns else None
         if tid is not None and tid not in seen:
             seen.add(tid)
             out.append(tid)
     return out
+
+
+def for_subgoals(search: Search, turns: list[int], goals: list[int]) -> list[int]:
+    """``turns`` re-sorted by their best exact cosine to the subgoals ``goals`` (stable: ties keep
+    the given order); unchanged without such subgoals or comparable vectors."""
+    h, vecs = search.scorer.h, search.snap.vectors()
+    goals = [j for j in goals if 0 <= j < len(h)]
+    if not goals or len(turns) < 2 or vecs.ndim != 2 or vecs.shape[1] != h.shape[1]:
+        return turns
+    best = [max(float(exact_dots(vecs, h, [t], np.full(1, j, dtype=np.int64))[0]) for j in goals) for t in turns]
+    return [turns[n] for n in sorted(range(len(turns)), key=lambda n: (-round(best[n], 6), n))]
 
 
 def ranking(search: Search, state: Mapping[str, Any], ctx: NavigatorContext) -> tuple[list[Evidence], list[Evidence]]:

@@ -42,8 +42,10 @@ from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.asking import evidence_only
+from memgraph_agents.retrieval.answer_aware import gated_terms, lexical_terms, ordered_head, reply_terms
 from memgraph_agents.retrieval.event_view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
+from memgraph_agents.retrieval.head_order import HeadWeights
 from memgraph_agents.retrieval.priors import ASIDE_WORDS, asks_for, asks_only, prior
 from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.rank import RankedTurn, diversified, rank_turns
@@ -67,6 +69,19 @@ class OneshotOptions(RetrieverOptions):
     support_cap: float = 3.0
     asking: float = 0.7  # factor on the score of a turn that mostly asks (``priors.asks_only``; 1: off)
     asking_words: int = ASIDE_WORDS  # words besides its questions such a turn may say
+    # Answer-aware terms (``retrieval.answer_aware``; 0: off): the kind of value asked for, the
+    # question's subject speaking, the reply to a turn asking what the question asks.
+    kind: float = 0.0
+    subject: float = 0.0
+    reply: float = 0.0
+    lexical: float = 0.0
+    # The head's order (``retrieval.head_order``; all 0: off): its first ``head`` turns re-sorted
+    # by relevance, the kind of value asked for, the question's own words, and asking.
+    head: int = 10
+    head_match: float = 0.5
+    head_kind: float = 0.8
+    head_words: float = 0.8
+    head_asks: float = 0.3
 
 
 def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct: float) -> list[tuple[int, float]]:
@@ -132,20 +147,33 @@ def oneshot(query: str, store: StoreReader, *, k: int = 10, options: OneshotOpti
     items = [turn_evidence(snap, snap.attrs[i]["turn_id"], s, retriever="oneshot") for i, s in base]
     rels = [rel(ev) if ev is not None else 0.0 for ev in items]
     top = max(rels) or 1.0
+    by_node = {i: r / top for (i, _), r in zip(base, rels)}
+    flat = reply_terms(snap, [i for i, _ in base], lambda i: by_node.get(i, 0.0), o.reply)
+    for j in sorted(set(flat) - set(by_node)):  # a reply the pool missed enters with no seed score
+        ev = turn_evidence(snap, snap.attrs[j]["turn_id"], 0.0, retriever="oneshot")
+        base, rels = [*base, (j, 0.0)], [*rels, min(top, rel(ev)) if ev is not None else 0.0]
+    gated = gated_terms(snap, query, [i for i, _ in base], kind=o.kind, subject=o.subject)
+    words = lexical_terms(snap, query, [i for i, _ in base], o.lexical)
     scored = []
     for order, ((i, s), r) in enumerate(zip(base, rels)):
         p = prior(
             snap.text[i], snap.attrs[i], kind, informative=o.informative, full=o.informative_words, typed=o.answer_type
         )
-        v = s + (r / top) ** o.gate * p
+        v = s + (r / top) ** o.gate * (p + gated.get(i, 0.0)) + flat.get(i, 0.0) + words.get(i, 0.0)
         if o.asking != 1.0 and asks_only(snap.text[i], snap.attrs[i].get("speaker"), aside=o.asking_words):
             v *= o.asking
         scored.append((round(v, 6), order, i))
     scored.sort(key=lambda x: (-x[0], x[1]))
-    ranked = diversified(snap, [RankedTurn(i, v, None) for v, _, i in scored], o.redundancy, k)
+    # The head is ordered whole whatever k is asked, so the first k of a request for k are the
+    # first k of a request for more (the MMR picks are prefix-stable too).
+    ranked = diversified(snap, [RankedTurn(i, v, None) for v, _, i in scored], o.redundancy, max(k, o.head))
+    w = HeadWeights(match=o.head_match, kind=o.head_kind, words=o.head_words, asks=o.head_asks)
+    pairs = [(t.node, t.score) for t in ranked]
+    raw = {i: r for (i, _), r in zip(base, rels)}
+    pairs = ordered_head(snap, query, pairs[: o.head], lambda i: raw.get(i, 0.0), w) + pairs[o.head :]
     out = []
-    for turn in ranked[:k]:
-        ev = turn_evidence(snap, snap.attrs[turn.node]["turn_id"], turn.score, retriever="oneshot")
+    for node, score in pairs[:k]:
+        ev = turn_evidence(snap, snap.attrs[node]["turn_id"], score, retriever="oneshot")
         if ev is not None:
             out.append(ev)
     return out
