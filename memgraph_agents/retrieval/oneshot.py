@@ -41,8 +41,8 @@ generalises"), among the settings that show the invented demo chat's answers.
 from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
-from memgraph_agents.retrieval.asking import evidence_only
 from memgraph_agents.retrieval.answer_aware import gated_terms, lexical_terms, ordered_head, reply_terms
+from memgraph_agents.retrieval.asking import evidence_only
 from memgraph_agents.retrieval.event_view import event_view
 from memgraph_agents.retrieval.evidence import turn_evidence
 from memgraph_agents.retrieval.head_order import HeadWeights
