@@ -56,8 +56,9 @@ from memgraph_agents.integrations.run_scopes import (
 )
 from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
+from memgraph_agents.resources import bind
 from memgraph_agents.retrieval.protocols import Retriever
-from memgraph_agents.runtime import run_retriever, settings_for
+from memgraph_agents.runtime import memory_resources, run_retriever, settings_for
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 NO_MEMORY = "No memories stored yet for this user."
@@ -104,6 +105,9 @@ class AgentMemory:
         remember_tools: Sequence[str] = ("remember",),
     ) -> None:
         self._settings = settings
+        # The stores (and model objects) this memory's calls use: those of the Memory its settings
+        # come from, else its own (closed by ``close``).
+        self._resources, self._owns = memory_resources(settings)
         # k is a setting (a run's context may change it); a named retriever is a choice (checked now).
         self._overrides: dict[str, Any] = {} if k is None else {"top_k": check_k(k, 0)}
         self.retriever = check_retriever(retriever) if isinstance(retriever, str) else retriever
@@ -128,8 +132,17 @@ class AgentMemory:
     def base_settings(self) -> Settings:
         """The settings before a run's context: given (else the environment, read per call),
         with this memory's ``k``."""
-        base = self._settings or Settings.load()
+        base = bind(self._settings or Settings.load(), self._resources)
         return base.override(**self._overrides) if self._overrides else base
+
+    def close(self) -> None:
+        """Close the stores this memory opened (queued writes are waited for first, at most
+        30 s); stored memory is untouched."""
+        try:
+            self.writer.flush(30)
+        finally:
+            if self._owns:
+                self._resources.close()
 
     def settings_for(self, context: Any = None) -> Settings:
         """The run's settings: ``base_settings()`` overlaid by the run context (``runtime.settings_for``)."""

@@ -89,10 +89,12 @@ def create_memory_tools(
     ``shared_namespace`` replace them; ``integrations.run_scopes``). ``turn_rule``: which chat
     messages the turn writer stores (``integrations.turn_rule``; default ``TurnRule()``).
     """
-    if embeddings is not None or llm is not None:  # model objects become registered specs (runtime)
-        from memgraph_agents.runtime import model_specs
+    if embeddings is not None or llm is not None:  # model objects: held by the tools' memory (resources)
+        from memgraph_agents.resources import bind, model_overrides
+        from memgraph_agents.runtime import memory_resources
 
-        settings = (settings or Settings.load()).override(**model_specs(embeddings, llm))
+        res, _ = memory_resources(settings, embeddings, llm)
+        settings = bind((settings or Settings.load()).override(**model_overrides(embeddings, llm, res)), res)
     mem = memory or AgentMemory(
         settings,
         retriever=retriever,
