@@ -45,8 +45,8 @@ from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.metadata import check_metadata
-from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.resources import bind, model_overrides
+from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import memory_resources
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
