@@ -201,7 +201,9 @@ def get_store(settings: Settings, namespace: str | None = None, *, create: bool 
     (``resources``), else from a process-wide one; each an LRU of at most
     ``settings.cache_namespaces`` open stores (an evicted one is closed once no call uses it)."""
     from memgraph_agents.storage import MemoryStore
+    from memgraph_agents.storage.vectors import release_collected
 
+    release_collected()  # Chroma clients of stores collected unclosed (their GC callback only queued them)
     ns = settings.namespace if namespace is None else namespace  # "" is refused by the store, not defaulted
     cache = _cache_of(settings)
     embedder = get_embedding_model(settings)

@@ -19,7 +19,7 @@ from memgraph_agents.storage.graph_store import is_server_url
 from memgraph_agents.storage.identity import legacy_collection_name, memory_dir, owns_collection
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import namespace_dir
-from memgraph_agents.storage.vectors import chroma_client
+from memgraph_agents.storage.vectors import chroma_session
 
 if TYPE_CHECKING:
     from memgraph_agents.config import Settings
@@ -68,16 +68,20 @@ def delete_namespace(
             finally:
                 db.close()
         try:
-            client = chroma_client(Path(data_dir), chroma_host, chroma_port)
+            session = chroma_session(Path(data_dir), chroma_host, chroma_port)
+            client = session.__enter__()
         except Exception:
             if not if_empty:
                 raise
-            client = None  # never held a session, so no vectors: the files can go regardless
+            session = client = None  # never held a session, so no vectors: the files can go regardless
         try:
             if client is not None:
                 client.delete_collection(name)
         except Exception:  # no vectors were ever written
             pass
+        finally:
+            if session is not None:  # an embedded client: closed, the data dir's lock let go
+                session.__exit__(None, None, None)
     shutil.rmtree(d)
     return True
 
@@ -128,7 +132,8 @@ def _delete_server_namespace(
         # vectors (``storage.identity``): left in place, never dropped with this memory.
         if name is not None and owns_collection(name, server=True):
             try:
-                chroma_client(Path(data_dir), chroma_host, chroma_port).delete_collection(name)
+                with chroma_session(Path(data_dir), chroma_host, chroma_port) as client:
+                    client.delete_collection(name)
             except Exception:  # no vectors were ever written (or the collection is gone already)
                 if (
                     not if_empty
@@ -143,7 +148,8 @@ def _delete_server_namespace(
 
 def _collection_gone(data_dir: Path, host: str, port: int, name: str) -> bool:
     try:
-        return name not in {c.name for c in chroma_client(Path(data_dir), host, port).list_collections()}
+        with chroma_session(Path(data_dir), host, port) as client:
+            return name not in {c.name for c in client.list_collections()}
     except Exception:
         return False
 
