@@ -8,6 +8,7 @@ session first and no writer sees the namespace half-dropped.
 from __future__ import annotations
 
 import shutil
+from contextlib import ExitStack
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,21 +68,18 @@ def delete_namespace(
                 name = db.get_meta("collection") or name
             finally:
                 db.close()
-        try:
-            session = chroma_session(Path(data_dir), chroma_host, chroma_port)
-            client = session.__enter__()
-        except Exception:
-            if not if_empty:
-                raise
-            session = client = None  # never held a session, so no vectors: the files can go regardless
-        try:
-            if client is not None:
-                client.delete_collection(name)
-        except Exception:  # no vectors were ever written
-            pass
-        finally:
-            if session is not None:  # an embedded client: closed, the data dir's lock let go
-                session.__exit__(None, None, None)
+        with ExitStack() as stack:  # an embedded client is closed after, the data dir's lock let go
+            try:
+                client = stack.enter_context(chroma_session(Path(data_dir), chroma_host, chroma_port))
+            except Exception:
+                if not if_empty:
+                    raise
+                client = None  # never held a session, so no vectors: the files can go regardless
+            try:
+                if client is not None:
+                    client.delete_collection(name)
+            except Exception:  # no vectors were ever written
+                pass
     shutil.rmtree(d)
     return True
 
