@@ -8,8 +8,8 @@ session first and no writer sees the namespace half-dropped.
 from __future__ import annotations
 
 import shutil
-from contextlib import ExitStack
 import sqlite3
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
