@@ -103,6 +103,7 @@ class AgentMemory:
         shared_namespaces: Sequence[str] = (),
         turn_rule: TurnRule | None = None,
         remember_tools: Sequence[str] = ("remember",),
+        remember_wait: float = 10.0,
     ) -> None:
         self._settings = settings
         # The stores (and model objects) this memory's calls use: those of the Memory its settings
@@ -116,6 +117,7 @@ class AgentMemory:
         self.default_namespace = default_namespace
         self.namespace_prefix = namespace_prefix
         self.read_wait = read_wait
+        self.remember_wait = remember_wait  # how long ``remember`` waits for its note's commit
         self.speaker_names = dict(speaker_names or {})
         self.writer = writer or BackgroundWriter()
         # Scopes the application fixes (a run's context may name others); validated now.
@@ -256,11 +258,15 @@ class AgentMemory:
         speaker: str = "user",
         namespace: str | None = None,
     ) -> dict[str, Any]:
-        """Queue ``text`` as a new dated note session; returns at once (written in the background).
+        """Write ``text`` as a new dated note session (on the background writer) and wait up to
+        ``remember_wait`` seconds for its commit: ``saved`` True once committed; else
+        ``queued`` True (still waiting for another writer: its outcome is told by the next
+        call on the namespace). A write that failed raises ``MemoryWriteError``: never "saved".
 
         What can be checked before the write is checked here, so a refused note is an error
-        now, never "saved" and lost: the text, the speaker and the input limits, the namespace.
-        ``failed_writes``: earlier background writes to this namespace that failed (each told once)."""
+        now: the text, the speaker and the input limits, the namespace. ``failed_writes``:
+        earlier background writes to this namespace that failed (each told once);
+        ``saved_writes``: earlier notes said to be queued that are saved now."""
         from memgraph_agents.api.sources import note_conversation
         from memgraph_agents.ingest import validated_conversation
 
@@ -273,8 +279,20 @@ class AgentMemory:
         conv = validated_conversation(conv, settings.limits)  # limits, text, dates: before queueing
         sid = conv.id
         failed = self.writer.take_failures([ns])
-        self.writer.submit(f"{ns}/{sid}", ns, self._memory(settings), conv)
-        return {"namespace": ns, "session": sid, "turn_id": f"{sid}:1", "queued": True, "failed_writes": failed}
+        job = self.writer.submit(f"{ns}/{sid}", ns, self._memory(settings), conv)
+        state = self.writer.settle(job, self.remember_wait)
+        if state == "failed":
+            told = f"; also: {'; '.join(failed)}" if failed else ""
+            raise MemoryWriteError(f"the note was not saved: {type(job.error).__name__}: {job.error}{told}")
+        return {
+            "namespace": ns,
+            "session": sid,
+            "turn_id": f"{sid}:1",
+            "saved": state == "saved",
+            "queued": state == "queued",
+            "failed_writes": failed,
+            "saved_writes": self.writer.take_saved([ns]),
+        }
 
     # -- chat turns ----------------------------------------------------------------------
     def write_messages(

@@ -568,7 +568,7 @@ def test_a_token_file_with_a_weak_or_repeated_token_refuses_to_start(tmp_path, c
 @pytest.mark.timeout(180)
 def test_reads_work_while_another_process_holds_the_data_dir(tmp_path):
     """``ask``, ``list``, ``stats`` and a Python search read a namespace with no Chroma index
-    while another process holds the data dir's embedded Chroma; a write is refused clearly."""
+    while another process that wrote keeps its Memory open; and a write lands too."""
     import os
     import subprocess
     import sys
@@ -620,7 +620,8 @@ def test_reads_work_while_another_process_holds_the_data_dir(tmp_path):
             timeout=120,
         )
         assert searched.returncode == 0 and "night bus" in searched.stdout, searched.stderr
+        # the holder holds the data dir for its writes only: a third process writes too
         wrote = run("note", "add", "A write from a third process.", "--namespace", "a")
-        assert wrote.returncode == 2 and "in use by another process" in wrote.stderr
+        assert wrote.returncode == 0, wrote.stderr
     finally:
         holder.communicate("", timeout=60)

@@ -147,7 +147,8 @@ def test_two_users_memories_are_isolated(mem_settings):
     bob = {"configurable": {"user_id": "bob"}}
     alice = {"configurable": {"user_id": "alice"}}
     content, info = tools.remember.func("Bob's cat is called Whiskers and is afraid of the vacuum.", config=bob)
-    assert info["namespace"] == user_namespace("bob") and info["queued"]
+    assert info["namespace"] == user_namespace("bob") and info["saved"] and not info["queued"]
+    assert content == "Saved to long-term memory."  # said after the commit, not before
     tools.flush(timeout=60)
     _, for_bob = tools.recall.func("cat called Whiskers", config=bob)
     _, for_alice = tools.recall.func("cat called Whiskers", config=alice)
@@ -173,6 +174,7 @@ def test_remember_does_not_block_and_recall_reads_its_own_writes(mem_settings, m
 
     monkeypatch.setattr(ingest_mod, "ingest_conversation", slow_ingest)
     tools = create_memory_tools(mem_settings, retriever="bm25")
+    tools.memory.remember_wait = 0.5  # a bounded wait for the commit: then it says "queued"
 
     def respond(messages):
         last = messages[-1]
@@ -181,7 +183,7 @@ def test_remember_does_not_block_and_recall_reads_its_own_writes(mem_settings, m
             return tool_call("remember", {"text": "The user's sister Eva lives in Porto since May 2024."}, "c1")
         if isinstance(last, HumanMessage):
             return tool_call("recall", {"query": "Where does the sister Eva live?"}, f"c{len(humans)}")
-        return "Noted." if "Saved" in last.content else f"Memory says: {last.content}"
+        return "Noted." if "queued" in last.content else f"Memory says: {last.content}"
 
     agent = create_agent(ScriptedChatModel(responder=respond), tools=tools)
     config = {"configurable": {"user_id": "erin"}}
