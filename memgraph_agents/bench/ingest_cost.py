@@ -15,6 +15,7 @@ Reported: the medians and their ratios (goals: CPU and disk at most 3x the plain
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -75,6 +76,12 @@ def memgraph_side(
     return _measured(t0, turns)
 
 
+def collection_for(conversation_id: str) -> str:
+    """A Chroma collection name for any conversation id (Chroma takes 3-512 characters of
+    ``[a-zA-Z0-9._-]``; an id such as "ab" or "é" is not one): a hash of the id."""
+    return "conv-" + hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:24]
+
+
 def chroma_side(
     data: Path, conversations: list[str] | None, data_dir: Path, embeddings: str, show: bool
 ) -> dict[str, Any]:
@@ -95,7 +102,7 @@ def chroma_side(
     with progress_bar("turns") as p:
         task = p.add_task("plain Chroma", total=turns, visible=show)
         for conv in convs:
-            collection = client.get_or_create_collection(conv.id, metadata={"hnsw:space": "cosine"})
+            collection = client.get_or_create_collection(collection_for(conv.id), metadata={"hnsw:space": "cosine"})
             for session in conv.sessions:
                 texts = [t.content for t in session.turns]
                 collection.add(
