@@ -41,9 +41,17 @@ class ChatbotContext(MemoryContext):
 
     user_id: Annotated[
         str | None,
-        Field(description="Whose memory: the namespace is derived from this id (unset: the context's namespace)"),
+        Field(
+            description="Whose memory: the namespace is derived from this id (unset or empty: the context's namespace)"
+        ),
     ] = None
     user_name: Annotated[str, Field(description="How the user appears in memory ('user' when empty)")] = ""
+
+    def __post_init__(self) -> None:
+        # Studio's form sends an empty box as "": here that is "no user" (the context's namespace),
+        # as its description says; elsewhere an empty id is refused (``run_user_id``).
+        if isinstance(self.user_id, str) and not self.user_id.strip():
+            self.user_id = None
 
 
 class ModelFromContext(AgentMiddleware):

@@ -561,6 +561,7 @@ def test_a_token_file_with_a_weak_or_repeated_token_refuses_to_start(tmp_path, c
     err_lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(err_lines) == 1 and says in err_lines[0] and not (tmp_path / "mem").exists()
     tokens.write_text('{"tok-0123456789abcdef": "ana"}')
+    tokens.chmod(0o600)
     assert load_tokens(tokens) == {"tok-0123456789abcdef": "ana"}
 
 

@@ -33,9 +33,9 @@ from typing import Any
 
 from memgraph_agents.config import Settings
 
-
 # A chat bench writes one commit per turn on each run: a day's run at most, not a typo's week.
 MAX_CHAT_TURNS = 10_000
+
 
 def add_parser(sub) -> None:
     bench = sub.add_parser("bench", help="benchmarks (locomo, scale)", description="Benchmarks.")
