@@ -4,6 +4,7 @@ behaviour) with nothing stored changed."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -60,3 +61,77 @@ def test_the_chatbot_runs_without_a_user_id(tmp_path):
         assert ctx.user_id is None
         out = graph.invoke({"messages": [HumanMessage("Where is the spare key?")]}, context=ctx)
         assert "blue pot" in out["messages"][-1].content
+
+
+# --------------------------------------------------------------------------- the UI's pages and writes
+
+BASE = "http://127.0.0.1:8750"
+
+
+def _ui(mem: Memory, **access):
+    from starlette.testclient import TestClient
+
+    from memgraph_agents.ui.app import build_app
+    from memgraph_agents.ui.security import Access
+
+    return TestClient(build_app(mem, Access(**access)), base_url=BASE, follow_redirects=False)
+
+
+def test_ui_error_pages_show_no_server_path_or_process(tmp_path):
+    from memgraph_agents.storage.identity import memory_dir
+    from memgraph_agents.ui.problems import scrub
+
+    data_dir = tmp_path / "mem"
+    with Memory(data_dir, embeddings="hash") as mem:
+        mem.add("Ana's note.", namespace="ana")
+    (memory_dir(data_dir, "ana") / "graph.sqlite").write_bytes(b"not a database " * 100)  # damaged
+    page = _ui(Memory(data_dir, embeddings="hash")).get("/ns/ana")
+    assert page.status_code == 503 and "NamespaceUnusableError" in page.text
+    assert str(tmp_path) not in page.text and "graph.sqlite" not in page.text and "Traceback" not in page.text
+    said = scrub(f"{data_dir} is in use by another process (pid 4242): see /var/lib/x/y.lock", [str(data_dir)])
+    assert "4242" not in said and "/var/lib" not in said and str(tmp_path) not in said and "pid …" in said
+
+
+def _form(mem: Memory, c) -> tuple[str, dict]:
+    note = mem.list("ana", kind="note").items[0].id
+    token = re.search(r'name="csrf" value="([0-9a-f]+)"', c.get(f"/ns/ana/item/{note}").text).group(1)
+    return f"/ns/ana/item/{note}", {"csrf": token, "action": "forget", "confirm": "yes"}
+
+
+def test_ui_writes_honour_the_referer_when_there_is_no_origin(tmp_path):
+    mem = Memory(tmp_path / "mem", embeddings="hash")
+    mem.add("Ana's locker code is 4711.", namespace="ana")
+    c = _ui(mem)
+    url, form = _form(mem, c)
+    for referer in ("http://evil.example/page", "http://127.0.0.1:9999/ns/ana", "https://127.0.0.1:8750/"):
+        refused = c.post(url, data=form, headers={"Referer": referer})
+        assert refused.status_code == 403, referer
+    assert len(mem.list("ana").items) == 1  # nothing changed
+    ok = c.post(url, data=form, headers={"Referer": f"{BASE}/ns/ana/item/x"})
+    assert ok.status_code == 303 and mem.list("ana").items == []
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1:abc",
+        "127.0.0.1:80:90",
+        "127.0.0.1:0",
+        "127.0.0.1:99999",
+        "localhost evil",
+        "a@127.0.0.1",
+        "[::1",
+        "",
+        "127.0.0.1/x",
+    ],
+)
+@pytest.mark.parametrize("tokens", [None, {"tok-ana-4f1c9e27a3b8": "ana"}])
+def test_ui_refuses_a_malformed_host(tmp_path, host, tokens):
+    mem = Memory(tmp_path / "mem", embeddings="hash")
+    mem.add("Ana's note.", namespace="ana")
+    c = _ui(mem, tokens=tokens)
+    headers = {"Host": host} | ({"Authorization": "Bearer tok-ana-4f1c9e27a3b8"} if tokens else {})
+    r = c.get("/ns/ana", headers=headers)
+    assert r.status_code == 400 and "Host header is malformed" in r.text, (host, r.status_code)
+    ok = c.get("/ns/ana", headers={**headers, "Host": "127.0.0.1:8750"})
+    assert ok.status_code == 200
