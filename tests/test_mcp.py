@@ -295,6 +295,11 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
     finally:
         stop_server(server)
         log.close()
+    # stderr at WARNING (docs/mcp.md): no library's DEBUG line, no traceback per client disconnect
+    logged = (tmp_path / "mcp.log").read_text()
+    assert "DEBUG" not in logged and "INFO" not in logged, logged[-3000:]
+    assert "ClosedResourceError" not in logged and "Traceback" not in logged, logged[-3000:]
+    assert "WARNING" in logged  # a refused tool call still shows
 
 
 BAD_TOKEN_FILES = {
