@@ -135,3 +135,60 @@ def test_ui_refuses_a_malformed_host(tmp_path, host, tokens):
     assert r.status_code == 400 and "Host header is malformed" in r.text, (host, r.status_code)
     ok = c.get("/ns/ana", headers={**headers, "Host": "127.0.0.1:8750"})
     assert ok.status_code == 200
+
+
+# --------------------------------------------------------------------------- MCP: JSON numbers only
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_mcp_remember_refuses_non_finite_metadata_sent_as_raw_json(tmp_path):
+    """A client's raw JSON with ``Infinity`` / ``NaN`` / ``1e999`` (Python's json writes the first
+    two): one clear error each, nothing stored (the SDK would have stored them as null)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "MEMGRAPH_EMBEDDINGS": "hash", "MEMGRAPH_LLM": "none"}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memgraph_agents.cli.main",
+            "--data-dir",
+            str(tmp_path / "mem"),
+            "mcp",
+            "--namespace",
+            "n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert server.stdin is not None and server.stdout is not None
+
+    def ask(line: str) -> dict:
+        server.stdin.write(line + "\n")
+        server.stdin.flush()
+        return json.loads(server.stdout.readline())
+
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+        assert "result" in ask(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}))
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        call = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"remember","arguments":{"text":"%s","metadata":%s}}}'
+        for i, meta in enumerate(
+            ['{"n": Infinity}', '{"n": NaN}', '{"n": -Infinity}', '{"n": [1, 1e999]}', '{"a": {"b": 1E400}}']
+        ):
+            out = ask(call % (i + 1, f"Bad note {i}.", meta))
+            assert out["error"]["code"] == -32602 and "is not a JSON number" in out["error"]["message"], out
+        ok = ask(call % (9, "The ferry leaves at ten.", '{"n": 1.5}'))
+        assert ok["result"]["isError"] is False
+    finally:
+        server.stdin.close()
+        server.wait(60)
+    with Memory(tmp_path / "mem", embeddings="hash") as mem:
+        items = mem.list("n").items
+    assert [(i.text, i.metadata) for i in items] == [("The ferry leaves at ten.", {"n": 1.5})]
