@@ -72,6 +72,6 @@ def guard_finite(server: FastMCP) -> None:
     run = low.run
 
     async def finite_run(read_stream: Any, write_stream: Any, *args: Any, **kwargs: Any) -> Any:
-        return await run(_FiniteOnly(read_stream, write_stream), write_stream, *args, **kwargs)
+        return await run(_FiniteOnly(read_stream, write_stream), write_stream, *args, **kwargs)  # type: ignore[arg-type]
 
     low.run = finite_run  # type: ignore[method-assign]
