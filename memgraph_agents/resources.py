@@ -74,6 +74,11 @@ class Resources:
         self._lock = threading.Lock()  # only around this object's dict: nothing is opened under it
         self.closed = False
 
+    def __reduce__(self) -> tuple:
+        # Settings sent to another process (pickled) arrive without this Memory's live objects:
+        # there a built-in model is made again and an object's spec fails closed (ConfigError).
+        return (_absent, ())
+
     def check_open(self) -> None:
         if self.closed:
             raise MemoryClosedError("this Memory is closed: make a new Memory to use its data dir again")
@@ -116,6 +121,10 @@ class Resources:
         self.stores.close()
         for e in embedders:
             e.close()
+
+
+def _absent() -> None:
+    return None
 
 
 def resources_of(settings: Settings | None) -> Resources | None:

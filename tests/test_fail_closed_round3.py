@@ -192,3 +192,21 @@ def test_mcp_remember_refuses_non_finite_metadata_sent_as_raw_json(tmp_path):
     with Memory(tmp_path / "mem", embeddings="hash") as mem:
         items = mem.list("n").items
     assert [(i.text, i.metadata) for i in items] == [("The ferry leaves at ten.", {"n": 1.5})]
+
+
+def test_a_memorys_settings_pickle_without_its_live_objects(tmp_path):
+    """Settings sent to another process carry no connection or lock of this one: a built-in
+    model is made again there, an object's spec fails closed."""
+    import pickle
+
+    from memgraph_agents.embeddings.hashing import HashEmbeddings
+    from memgraph_agents.errors import ConfigError
+    from memgraph_agents.runtime import get_embedding_model
+
+    plain = Memory(tmp_path / "a", embeddings="hash")
+    plain.add("A note.")
+    copy = pickle.loads(pickle.dumps(plain.settings))
+    assert copy._resources is None and copy.embeddings == "hash"
+    own = Memory(tmp_path / "b", embeddings=HashEmbeddings(8))
+    with pytest.raises(ConfigError, match="no object registered"):
+        get_embedding_model(pickle.loads(pickle.dumps(own.settings)))
