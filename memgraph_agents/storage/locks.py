@@ -39,7 +39,8 @@ DEFAULT_PROCESS_LOCK_TIMEOUT = 10.0
 
 
 class DataDirInUseError(StorageError):
-    """Another process holds the embedded Chroma directory of this data dir."""
+    """Another process kept this data dir's lock longer than the wait: its write, or its open
+    embedded Chroma index (the message says which)."""
 
 
 class WriterBusyError(StorageError):
