@@ -114,8 +114,8 @@ def recall_tool(mem: AgentMemory, *, name: str = "recall") -> StructuredTool:
 
 
 def remember_reply(info: dict) -> str:
-    """What ``remember`` tells the model: saved (committed), or plainly queued; then what
-    earlier writes turned out to be."""
+    """What ``remember`` tells the model: saved (committed), or plainly queued; then how
+    earlier writes ended."""
     if info.get("saved"):
         said = "Saved to long-term memory."
     else:

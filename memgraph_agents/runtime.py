@@ -271,10 +271,17 @@ def get_embedding_model(settings: Settings) -> EmbeddingModel:
         if res is not None and spec == res.embeddings_spec:
             return res.embedder(spec, cache, None)
         if res is not None:  # the Memory's own cache connection over the process's model
-            return res.embedder(spec, cache, _process_model(spec, None))
+            return res.embedder(spec, cache, _shared_model(spec))
         return _process_model(spec, cache)
     except (OSError, sqlite3.Error) as e:
         raise StorageError(f"cannot open the embedding cache in {settings.data_dir}: {e}") from e
+
+
+def _shared_model(spec: str) -> EmbeddingModel:
+    """The process's model of ``spec`` with no cache of its own (a Memory adds its own)."""
+    from memgraph_agents.embeddings import shared_model
+
+    return shared_model(spec) if not spec.startswith(CUSTOM) else _process_model(spec, None)
 
 
 def _process_model(spec: str, cache: Path | None) -> EmbeddingModel:

@@ -210,3 +210,18 @@ def test_a_memorys_settings_pickle_without_its_live_objects(tmp_path):
     own = Memory(tmp_path / "b", embeddings=HashEmbeddings(8))
     with pytest.raises(ConfigError, match="no object registered"):
         get_embedding_model(pickle.loads(pickle.dumps(own.settings)))
+
+
+def test_a_servers_copy_of_the_context_is_not_read_as_a_second_user_id():
+    """``langgraph dev`` copies a run's context into ``configurable`` (marked
+    ``__context_provided__``): an empty user id box there is the context's "no user" again."""
+    from memgraph_agents.graphs.chatbot import ChatbotContext
+    from memgraph_agents.integrations import AgentMemory
+    from memgraph_agents.storage.namespaces import NamespaceError
+
+    mem = AgentMemory(default_namespace="fallback")
+    ctx = ChatbotContext(user_id="", namespace="demo")
+    mirrored = {"configurable": {"user_id": "", "namespace": "demo", "__context_provided__": True}}
+    assert mem.namespace_for(ctx, mirrored) == "demo"
+    with pytest.raises(NamespaceError, match="empty user id"):  # not a mirror: an empty id is refused
+        mem.namespace_for(None, {"configurable": {"user_id": ""}})

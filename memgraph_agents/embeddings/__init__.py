@@ -70,6 +70,24 @@ def make_embedding_model(spec: str, cache_path: Path | None = None) -> Embedding
         return _MODELS[key]
 
 
+def shared_model(spec: str) -> EmbeddingModel:
+    """The model of a built-in spec without a cache, made once per process and model cache
+    folder (``ort_cache.model_cache_dir``, read now): a ``Memory`` wraps it in a cache
+    connection of its own (``resources``), closed with it."""
+    from memgraph_agents.embeddings.ort_cache import model_cache_dir
+
+    spec = spec_for(spec) or spec
+    try:
+        spec = embedding_spec(spec)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    key = (spec, f"shared:{model_cache_dir()}")
+    with _LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = EmbeddingModel(_inner(spec), identity_of(spec), None)
+        return _MODELS[key]
+
+
 def _inner(spec: str):
     if spec == "minilm":
         from memgraph_agents.embeddings.onnx_minilm import OnnxMiniLM
@@ -85,4 +103,4 @@ def _inner(spec: str):
     return HashEmbeddings(dim)
 
 
-__all__ = ["EmbeddingModel", "HashEmbeddings", "identity_of", "make_embedding_model", "spec_for"]
+__all__ = ["EmbeddingModel", "HashEmbeddings", "identity_of", "make_embedding_model", "shared_model", "spec_for"]
