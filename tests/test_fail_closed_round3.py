@@ -225,3 +225,13 @@ def test_a_servers_copy_of_the_context_is_not_read_as_a_second_user_id():
     assert mem.namespace_for(ctx, mirrored) == "demo"
     with pytest.raises(NamespaceError, match="empty user id"):  # not a mirror: an empty id is refused
         mem.namespace_for(None, {"configurable": {"user_id": ""}})
+
+
+def test_the_chatbots_memory_takes_an_empty_user_id_as_none_in_a_dict_context():
+    """A server passes Studio's context as a dict (and copies it into ``configurable``)."""
+    from memgraph_agents.graphs.chatbot import ChatbotMemory
+
+    mem = ChatbotMemory(default_namespace="fallback")
+    ctx = {"user_id": "", "namespace": "demo"}
+    assert mem.namespace_for(ctx, {"configurable": dict(ctx)}) == "demo"
+    assert mem.namespace_for({"user_id": "ana"}, None) == mem.user_scope("ana")
