@@ -16,6 +16,7 @@ reaches every part of the run through ``runtime.settings_for``: the chat model, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -41,9 +42,35 @@ class ChatbotContext(MemoryContext):
 
     user_id: Annotated[
         str | None,
-        Field(description="Whose memory: the namespace is derived from this id (unset: the context's namespace)"),
+        Field(
+            description="Whose memory: the namespace is derived from this id (unset or empty: the context's namespace)"
+        ),
     ] = None
     user_name: Annotated[str, Field(description="How the user appears in memory ('user' when empty)")] = ""
+
+    def __post_init__(self) -> None:
+        # Studio's form sends an empty box as "": here that is "no user" (the context's namespace),
+        # as its description says; elsewhere an empty id is refused (``run_user_id``).
+        if isinstance(self.user_id, str) and not self.user_id.strip():
+            self.user_id = None
+
+
+def _without_empty_id(values: Any, key: str) -> Any:
+    """``values`` (a mapping) without an empty ``key``: a form's empty box is "not given"."""
+    if isinstance(values, Mapping) and isinstance(values.get(key), str) and not values[key].strip():
+        return {k: v for k, v in values.items() if k != key}
+    return values
+
+
+class ChatbotMemory(AgentMemory):
+    """The chatbot's memory: a run whose user id is an empty string (Studio's form, whose
+    context a server passes as a dict and copies into ``configurable``) has no user: the
+    context's namespace is used, as ``ChatbotContext.user_id`` says."""
+
+    def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
+        if config is not None:
+            config = {**config, "configurable": _without_empty_id(config.get("configurable"), self.user_key)}
+        return super().namespace_for(_without_empty_id(context, self.user_key), config)
 
 
 class ModelFromContext(AgentMiddleware):
@@ -77,7 +104,7 @@ class ChatTurnWriter(MemoryMiddleware):
 def build_chatbot_graph(memory: AgentMemory | None = None, *, model: Any = None, checkpointer: Any = None):
     """The chatbot over ``memory`` (default: settings from ``MEMGRAPH_*``); ``model`` fixes the
     chat model (tests), otherwise it is chosen per run (see the module docstring)."""
-    memory = memory or AgentMemory()
+    memory = memory or ChatbotMemory()
     tools = create_memory_tools(memory=memory)
     middleware: list[AgentMiddleware] = [] if model is not None else [ModelFromContext(memory)]
     middleware.append(ChatTurnWriter(memory))
@@ -92,5 +119,5 @@ def build_chatbot_graph(memory: AgentMemory | None = None, *, model: Any = None,
     )
 
 
-memory = AgentMemory()
+memory = ChatbotMemory()
 graph = build_chatbot_graph(memory)

@@ -69,11 +69,14 @@ def validate(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
 async def ingest(state: IngestState, runtime: Runtime[MemoryContext]) -> dict:
     """``Memory.aadd`` of the validated conversation (lock, pipeline, commit)."""
     memory = Memory(settings=(runtime.context or MemoryContext()).settings())
-    report = await memory.aadd(
-        Conversation.model_validate(state["conversation"]),
-        replace=bool(state.get("replace")),
-        rebuild=bool(state.get("rebuild")),
-    )
+    try:
+        report = await memory.aadd(
+            Conversation.model_validate(state["conversation"]),
+            replace=bool(state.get("replace")),
+            rebuild=bool(state.get("rebuild")),
+        )
+    finally:  # its stores, when it opened its own (a run's settings may carry a Memory's: then a view)
+        memory.close()
     return {"report": report.model_dump(mode="json")}
 
 

@@ -57,8 +57,9 @@ from memgraph_agents.integrations.run_scopes import (
 )
 from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
+from memgraph_agents.resources import bind
 from memgraph_agents.retrieval.protocols import Retriever
-from memgraph_agents.runtime import run_retriever, settings_for
+from memgraph_agents.runtime import memory_resources, run_retriever, settings_for
 from memgraph_agents.storage.namespaces import user_namespace, validate_stored_name
 
 NO_MEMORY = "No memories stored yet for this user."
@@ -103,8 +104,12 @@ class AgentMemory:
         shared_namespaces: Sequence[str] = (),
         turn_rule: TurnRule | None = None,
         remember_tools: Sequence[str] = ("remember",),
+        remember_wait: float = 10.0,
     ) -> None:
         self._settings = settings
+        # The stores (and model objects) this memory's calls use: those of the Memory its settings
+        # come from, else its own (closed by ``close``).
+        self._resources, self._owns = memory_resources(settings)
         # k is a setting (a run's context may change it); a named retriever is a choice (checked now).
         self._overrides: dict[str, Any] = {} if k is None else {"top_k": check_k(k, 0)}
         self.retriever = check_retriever(retriever) if isinstance(retriever, str) else retriever
@@ -113,6 +118,7 @@ class AgentMemory:
         self.default_namespace = default_namespace
         self.namespace_prefix = namespace_prefix
         self.read_wait = read_wait
+        self.remember_wait = remember_wait  # how long ``remember`` waits for its note's commit
         self.speaker_names = dict(speaker_names or {})
         self.writer = writer or BackgroundWriter()
         # Scopes the application fixes (a run's context may name others); validated now.
@@ -129,8 +135,17 @@ class AgentMemory:
     def base_settings(self) -> Settings:
         """The settings before a run's context: given (else the environment, read per call),
         with this memory's ``k``."""
-        base = self._settings or Settings.load()
+        base = bind(self._settings or Settings.load(), self._resources)
         return base.override(**self._overrides) if self._overrides else base
+
+    def close(self) -> None:
+        """Close the stores this memory opened (queued writes are waited for first, at most
+        30 s); stored memory is untouched."""
+        try:
+            self.writer.flush(30)
+        finally:
+            if self._owns:
+                self._resources.close()
 
     def settings_for(self, context: Any = None) -> Settings:
         """The run's settings: ``base_settings()`` overlaid by the run context (``runtime.settings_for``)."""
@@ -253,11 +268,15 @@ class AgentMemory:
         speaker: str = "user",
         namespace: str | None = None,
     ) -> dict[str, Any]:
-        """Queue ``text`` as a new dated note session; returns at once (written in the background).
+        """Write ``text`` as a new dated note session (on the background writer) and wait up to
+        ``remember_wait`` seconds for its commit: ``saved`` True once committed; else
+        ``queued`` True (still waiting for another writer: its outcome is told by the next
+        call on the namespace). A write that failed raises ``MemoryWriteError``: never "saved".
 
         What can be checked before the write is checked here, so a refused note is an error
-        now, never "saved" and lost: the text, the speaker and the input limits, the namespace.
-        ``failed_writes``: earlier background writes to this namespace that failed (each told once)."""
+        now: the text, the speaker and the input limits, the namespace. ``failed_writes``:
+        earlier background writes to this namespace that failed (each told once);
+        ``saved_writes``: earlier notes said to be queued that are saved now."""
         from memgraph_agents.api.sources import note_conversation
         from memgraph_agents.ingest import validated_conversation
 
@@ -270,8 +289,20 @@ class AgentMemory:
         conv = validated_conversation(conv, settings.limits)  # limits, text, dates: before queueing
         sid = conv.id
         failed = self.writer.take_failures([ns])
-        self.writer.submit(f"{ns}/{sid}", ns, self._writer_memory(settings, context, config, ns), conv)
-        return {"namespace": ns, "session": sid, "turn_id": f"{sid}:1", "queued": True, "failed_writes": failed}
+        job = self.writer.submit(f"{ns}/{sid}", ns, self._writer_memory(settings, context, config, ns), conv)
+        state = self.writer.settle(job, self.remember_wait)
+        if state == "failed":
+            told = f"; also: {'; '.join(failed)}" if failed else ""
+            raise MemoryWriteError(f"the note was not saved: {type(job.error).__name__}: {job.error}{told}")
+        return {
+            "namespace": ns,
+            "session": sid,
+            "turn_id": f"{sid}:1",
+            "saved": state == "saved",
+            "queued": state == "queued",
+            "failed_writes": failed,
+            "saved_writes": self.writer.take_saved([ns]),
+        }
 
     # -- chat turns ----------------------------------------------------------------------
     def write_messages(

@@ -34,6 +34,8 @@ from pydantic import Field
 from memgraph_agents.api.client_errors import client_message
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError, MemgraphError
+from memgraph_agents.integrations.mcp_finite import guard_finite
+from memgraph_agents.integrations.mcp_logging import quiet_stderr
 from memgraph_agents.integrations.mcp_tokens import check_http_exposure, load_tokens
 from memgraph_agents.integrations.mcp_verbs import Filter, Metadata, Since, Speaker, Until, add_verb_tools, filter_args
 from memgraph_agents.model.outcome import nothing_line
@@ -161,6 +163,8 @@ def build_server(
         token_verifier=verifier,
         log_level=log_level,
     )
+    guard_finite(mcp)  # Infinity / NaN in arguments: refused before the SDK turns them into null
+    quiet_stderr(log_level)  # after FastMCP set up its handler: that handler's level, no disconnect tracebacks
     server = MemoryServer(settings)
     if user_id is not None:  # --user-id: its writes keep the id with the user's namespace (api.owners)
         server.memory = server.memory.user(user_id)

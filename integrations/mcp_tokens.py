@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
+import stat
 from pathlib import Path
 
 from memgraph_agents.errors import ConfigError, NamespaceError
@@ -69,7 +71,23 @@ def load_tokens(path: Path) -> dict[str, str]:
             tokens[token] = validate_namespace(ns)
         except NamespaceError as exc:
             raise ConfigError(f"{where}: {exc}") from exc
+    _check_private(Path(path), where)
     return tokens
+
+
+def _check_private(path: Path, where: str) -> None:
+    """The tokens are secrets: a file other users can read (or write) is refused, naming the fix."""
+    if os.name != "posix":  # no such mode bits to read
+        return
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError as exc:
+        raise ConfigError(f"{where} cannot be read: {exc.strerror}") from exc
+    if mode & 0o077:
+        raise ConfigError(
+            f"{where} is readable or writable by other users (mode {mode:04o}): its tokens are secrets; "
+            f"run `chmod 600 {path}`"
+        )
 
 
 def is_loopback(host: str) -> bool:

@@ -27,7 +27,7 @@ from langchain_core.tools import StructuredTool, ToolException
 
 from memgraph_agents.api.overrides import check_min_score
 from memgraph_agents.errors import ConfigError
-from memgraph_agents.integrations.agent_memory import AgentMemory, MissingUserError
+from memgraph_agents.integrations.agent_memory import AgentMemory, MemoryWriteError, MissingUserError
 from memgraph_agents.storage.namespaces import NamespaceError
 
 RECALL_DESCRIPTION = (
@@ -44,7 +44,8 @@ MinScore = Annotated[
 REMEMBER_DESCRIPTION = (
     "Save one fact to long-term memory so it can be recalled in later conversations. Input: a "
     "short, self-contained statement with names and dates (e.g. 'The user's sister Eva moved "
-    "to Porto in May 2024'). Returns immediately; the memory is written in the background."
+    "to Porto in May 2024'). Says 'Saved' once it is written; when memory is busy, that the note "
+    "is queued (the next memory call then says whether it was saved)."
 )
 
 
@@ -112,8 +113,24 @@ def recall_tool(mem: AgentMemory, *, name: str = "recall") -> StructuredTool:
     )
 
 
+def remember_reply(info: dict) -> str:
+    """What ``remember`` tells the model: saved (committed), or plainly queued; then how
+    earlier writes ended."""
+    if info.get("saved"):
+        said = "Saved to long-term memory."
+    else:
+        said = (
+            "Not saved yet: the note is queued behind another writer; the next memory call says whether it was saved."
+        )
+    done = info.get("saved_writes") or []
+    if done:
+        said += " Also: " + "; ".join(done) + "."
+    failed = info.get("failed_writes") or []
+    return (f"{said} Warning: " + "; ".join(failed) + ".") if failed else said
+
+
 def remember_tool(mem: AgentMemory, *, name: str = "remember", speaker: str = "user") -> StructuredTool:
-    """``remember(text)`` over ``mem``: queues a dated note, returns at once."""
+    """``remember(text)`` over ``mem``: writes a dated note, saying "saved" only once it is committed."""
 
     def remember(text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None) -> tuple[str, dict]:
         context, conf = _runtime_parts(runtime, config)
@@ -121,9 +138,9 @@ def remember_tool(mem: AgentMemory, *, name: str = "remember", speaker: str = "u
             info = mem.remember(text, context=context, config=conf, speaker=speaker)
         except (MissingUserError, NamespaceError, ValueError) as exc:
             raise _user_error(exc, mem, context, conf) from exc
-        failed = info.get("failed_writes") or []
-        said = "Saved to long-term memory."
-        return (f"{said} Warning: " + "; ".join(failed) + ".") if failed else said, info
+        except MemoryWriteError as exc:  # the write itself failed: said, never "saved"
+            raise ToolException(f"Not saved to long-term memory: {exc}") from exc
+        return remember_reply(info), info
 
     async def aremember(
         text: str, runtime: ToolRuntime[Any, Any] = None, config: RunnableConfig = None

@@ -62,8 +62,12 @@ class MissingUserError(InputError):
 def run_user(context: Any, config: dict | None, *, user_key: str) -> str | None:
     """The run's user id (steps 1 and 2 of ``run_namespace``), ``None`` without one."""
     uid = run_user_id(run_value(context, None, user_key))
-    if uid is None:
-        uid = run_user_id(((config or {}).get("configurable") or {}).get(user_key))
+    conf = (config or {}).get("configurable") or {}
+    # A LangGraph server copies a run's context into ``configurable`` (and marks it so): that
+    # copy is the context again, not a second source (Studio's empty user id box would be
+    # read there as the id "" after the context said "no user").
+    if uid is None and not (context is not None and conf.get("__context_provided__")):
+        uid = run_user_id(conf.get(user_key))
     return uid
 
 

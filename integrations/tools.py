@@ -112,10 +112,12 @@ def create_memory_tools(
                 f"create_memory_tools(memory=...) takes the AgentMemory's own {', '.join(given)}: "
                 "pass them to AgentMemory(...) instead"
             )
-    if embeddings is not None or llm is not None:  # model objects become registered specs (runtime)
-        from memgraph_agents.runtime import model_specs
+    if embeddings is not None or llm is not None:  # model objects: held by the tools' memory (resources)
+        from memgraph_agents.resources import bind, model_overrides
+        from memgraph_agents.runtime import memory_resources
 
-        settings = (settings or Settings.load()).override(**model_specs(embeddings, llm))
+        res, _ = memory_resources(settings, embeddings, llm)
+        settings = bind((settings or Settings.load()).override(**model_overrides(embeddings, llm, res)), res)
     mem = memory or AgentMemory(
         settings,
         retriever=retriever,

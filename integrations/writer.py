@@ -5,8 +5,10 @@ Each write is ``Memory.add`` with the run's settings (validation, the namespace'
 the pipeline), in submission order. Jobs with the same key (a chat thread that grew) are
 coalesced: only the newest transcript is written. ``flush`` waits for everything and raises
 ``MemoryWriteError`` for a write that failed; queued writes also finish at interpreter exit. A
-failed write is also told once to the next tool call on its namespace (``take_failures``):
-the model that was answered "saved" learns that it was not.
+failed write is also told once to the next tool call on its namespace (``take_failures``),
+unless the tool that queued it already said so (``settle``: ``remember`` waits, bounded, for
+its note's commit). A write that meets another writer holding the data dir or the namespace
+longer than a lock wait is tried again (``TRANSIENT``) before it counts as failed.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from memgraph_agents.api import Memory
 from memgraph_agents.errors import StorageError
 from memgraph_agents.model.conversation import Conversation
+from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,14 @@ class _Job:
     memory: Memory  # the run's settings: the write goes through ``Memory.add``
     conversation: Conversation
     done: threading.Event = field(default_factory=threading.Event)
+    report: Any = None
+    error: BaseException | None = None
+    announce: bool = False  # a tool said "queued": its outcome is told by the next call
+
+
+# Another writer held the data dir or the namespace for longer than a lock wait: tried again.
+TRANSIENT = (DataDirInUseError, WriterBusyError)
+RETRY_DELAYS = (0.5, 2.0, 5.0)
 
 
 class BackgroundWriter:
@@ -72,6 +83,7 @@ class BackgroundWriter:
         self.reports: list[Any] = []
         self.errors: list[tuple[str, BaseException]] = []
         self._untold: list[tuple[str, str, BaseException]] = []  # (namespace, key, error) no tool call has said yet
+        self._saved_untold: list[tuple[str, str]] = []  # (namespace, key) said "queued", saved since
         ref = weakref.ref(self)
 
         def close_at_exit() -> None:
@@ -82,16 +94,32 @@ class BackgroundWriter:
         _at_exit(close_at_exit)
 
     # -- submit / wait -------------------------------------------------------------------
-    def submit(self, key: str, namespace: str, memory: Memory, conversation: Conversation) -> None:
+    def submit(self, key: str, namespace: str, memory: Memory, conversation: Conversation) -> _Job:
         with self._cond:
             if self._closed:
                 raise MemoryWriteError("the memory writer is closed")
             self._jobs.pop(key, None)  # coalesce: the newest transcript of a thread wins
-            self._jobs[key] = _Job(key, namespace, memory, conversation)
+            job = self._jobs[key] = _Job(key, namespace, memory, conversation)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
                 self._thread.start()
             self._cond.notify_all()
+            return job
+
+    def settle(self, job: _Job, timeout: float) -> str:
+        """Wait up to ``timeout`` seconds for ``job``: ``"saved"`` (committed), ``"failed"``
+        (``job.error``; told now, so not again by ``take_failures``; ``flush`` still raises
+        for it) or ``"queued"``: still running, its outcome then told by the next tool call on
+        its namespace (``take_failures`` / ``take_saved``), never dropped."""
+        job.done.wait(max(0.0, timeout))
+        with self._cond:
+            if not job.done.is_set():
+                job.announce = True
+                return "queued"
+            if job.error is not None:
+                self._untold = [f for f in self._untold if f[2] is not job.error]
+                return "failed"
+            return "saved"
 
     def pending(self, namespace: str | None = None) -> int:
         with self._cond:
@@ -138,6 +166,13 @@ class BackgroundWriter:
             self._untold = [f for f in self._untold if f[0] not in namespaces]
         return [f"saving {key.split('/', 1)[-1]} to memory failed ({exc}); it was not saved" for _, key, exc in mine]
 
+    def take_saved(self, namespaces: list[str]) -> list[str]:
+        """Writes a tool said were queued that have been saved since, as sentences (each once)."""
+        with self._cond:
+            mine = [f for f in self._saved_untold if f[0] in namespaces]
+            self._saved_untold = [f for f in self._saved_untold if f[0] not in namespaces]
+        return [f"{key.split('/', 1)[-1]} (queued earlier) is saved now" for _, key in mine]
+
     def close(self, timeout: float | None = 60) -> None:
         """Finish queued writes (bounded by ``timeout``) and stop accepting new ones."""
         self.wait(None, timeout)
@@ -156,12 +191,16 @@ class BackgroundWriter:
                 _, job = self._jobs.popitem(last=False)
                 self._running = job
             try:
-                report = job.memory.add(job.conversation, namespace=job.namespace)
+                report = self._write(job)
                 with self._cond:
+                    job.report = report
                     self.reports.append(report)
+                    if job.announce:
+                        self._saved_untold.append((job.namespace, job.key))
             except BaseException as exc:  # noqa: BLE001 - reported by flush(), never lost
                 log.warning("memgraph: background write %s failed: %s", job.key, exc)
                 with self._cond:
+                    job.error = exc
                     self.errors.append((job.key, exc))
                     self._untold.append((job.namespace, job.key, exc))
             finally:
@@ -169,3 +208,17 @@ class BackgroundWriter:
                     self._running = None
                     job.done.set()
                     self._cond.notify_all()
+
+    @staticmethod
+    def _write(job: _Job) -> Any:
+        """``Memory.add`` of the job, tried again while another writer holds the data dir or
+        the namespace longer than a lock wait (``TRANSIENT``); any other error is final."""
+        for delay in (*RETRY_DELAYS, None):
+            try:
+                return job.memory.add(job.conversation, namespace=job.namespace)
+            except TRANSIENT as exc:
+                if delay is None:
+                    raise
+                log.info("memgraph: write %s waits for another writer (%s); trying again", job.key, exc)
+                time.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover

@@ -38,6 +38,7 @@ _LAZY = {
     **{name: "memgraph_agents.errors" for name in _ERRORS},
     # The error classes defined beside what raises them (each subclasses one of ``errors``).
     "DataDirInUseError": "memgraph_agents.storage.locks",
+    "MemoryClosedError": "memgraph_agents.resources",
     "WriterBusyError": "memgraph_agents.storage.locks",
     "EmbeddingMismatchError": "memgraph_agents.storage.embedding_mark",
     "DiskFullError": "memgraph_agents.storage.disk",
@@ -83,6 +84,7 @@ __all__ = [
     "StorageError",
     "LLMError",
     "DataDirInUseError",
+    "MemoryClosedError",
     "WriterBusyError",
     "EmbeddingMismatchError",
     "DiskFullError",
@@ -124,6 +126,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from memgraph_agents.model.evidence import Evidence
     from memgraph_agents.navigator.config import NavigatorContext
     from memgraph_agents.registry import register_retriever
+    from memgraph_agents.resources import MemoryClosedError
     from memgraph_agents.runtime import MemoryContext
     from memgraph_agents.storage.disk import DiskFullError
     from memgraph_agents.storage.embedding_mark import EmbeddingMismatchError

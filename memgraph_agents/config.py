@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from memgraph_agents.errors import ConfigError
@@ -182,6 +182,12 @@ CALIBRATED_SPECS = ("minilm", "minilm-torch", "e5-small")
 
 class Settings(_EnvSettings):
     model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
+
+    # Not a field (never dumped, never in a run context's form): the live objects of the
+    # ``Memory`` these settings came from (``memgraph_agents.resources``: its model objects and
+    # open stores). Copies made by ``override`` / ``model_copy`` keep it, so whatever a call
+    # derives from a Memory's settings resolves that Memory's models and stores.
+    _resources: Any = PrivateAttr(default=None)
 
     data_dir: Path = Field(DEFAULT_DATA_DIR, description="where SQLite graphs, Chroma and caches live")
     namespace: str = Field("default", description="memory namespace (a user or a conversation)")
@@ -424,7 +430,9 @@ class Settings(_EnvSettings):
                 data[name] = value
         token = _VALUES_ONLY.set(True)  # every field is in ``data``: the environment must not refill any
         try:
-            return type(self).model_validate(data)
+            out = type(self).model_validate(data)
+            out._resources = self._resources
+            return out
         except ValidationError as exc:
             raise ConfigError(describe_invalid(exc)) from None
         finally:

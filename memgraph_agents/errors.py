@@ -17,7 +17,8 @@ Programming errors stay ordinary exceptions.
     │   └── LLMConfigError              a chat model spec that cannot be made
     ├── SessionConflictError (ValueError) a stored session differs and replace was not asked
     ├── StorageError (RuntimeError)     the stores cannot be used: data dir, lock, Chroma server
-    │   ├── DataDirInUseError           another process holds the data dir's embedded Chroma
+    │   ├── DataDirInUseError           another process kept the data dir (writing, or its embedded Chroma open)
+    │   ├── MemoryClosedError           a Memory used after close()
     │   ├── WriterBusyError             a namespace's writer lock stayed taken too long
     │   ├── DiskFullError               the disk filled up (what was kept is said)
     │   ├── ChromaUnavailableError      the Chroma server cannot be reached

@@ -4,20 +4,18 @@
 per run). Nodes turn it into live objects — the namespace's ``MemoryStore``, its embedding
 model and the chat model — through process-wide caches, so a graph opens each store once.
 
-Models chosen as objects (any LangChain ``Embeddings``, any LangChain chat model) stay plain
-data in settings too: the object goes into this module's registry under a ``custom:NAME`` spec
-of its own (``embeddings_spec`` / ``chat_model_spec``: one spec per object, so two ``Memory``
-objects never share one), and every door resolves that spec here. A ``Memory`` given objects
-holds them (``hold_models``) until it is closed or collected (``release_models``): then they
-are forgotten here, with the stores opened with them.
+Models chosen as objects (any LangChain ``Embeddings``, any LangChain chat model) are held by
+the ``Memory`` given them (``memgraph_agents.resources``): its settings name them
+``custom:NAME`` and carry them, with that Memory's own store cache, so every door resolves
+them from the settings it was handed. Settings that carry none (a run context from the
+environment, Studio) use this module's process-wide caches; ``register_embeddings`` /
+``register_chat_model`` name objects there explicitly, for the life of the process.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-import weakref
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -27,6 +25,14 @@ from pydantic import Field
 from memgraph_agents.config import IngestParams, Settings
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.registry import RETRIEVERS
+from memgraph_agents.resources import (
+    CUSTOM,
+    Resources,
+    check_embeddings,
+    object_name,
+    resources_for,
+    resources_of,
+)
 from memgraph_agents.storage.cache import StoreCache
 
 if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
@@ -161,19 +167,19 @@ def run_retriever(context: Any, settings: Settings, chosen: Any = None) -> Any:
 
 
 _STORES: StoreCache[MemoryStore] = StoreCache(Settings.model_fields["cache_namespaces"].default)
-_CHAT: dict[str, Any] = {}
-_EMBEDDINGS: dict[str, tuple[Any, str]] = {}  # "custom:NAME[#n]" -> (a LangChain Embeddings object, its identity)
-_LEASES: dict[str, int] = {}  # custom spec -> how many ``Memory`` objects hold it (``hold_models``)
+_CHAT: dict[str, Any] = {}  # spec -> a chat model made from it, or one ``register_chat_model`` named
+_EMBEDDINGS: dict[str, tuple[Any, str]] = {}  # "custom:NAME" -> (an object ``register_embeddings`` named, NAME)
 _EMBEDDING_MODELS: dict[str, EmbeddingModel] = {}  # a registered object's spec -> its model
 _LOCK = threading.Lock()
-CUSTOM = "custom:"
 
 
-def _store_key(settings: Settings, namespace: str) -> tuple:
+def _store_key(settings: Settings, namespace: str, embedder: object) -> tuple:
+    # The embedding model object itself, not its spec: a spec names one object per Memory
+    # (``resources``) or per registration, and two of them never share a store.
     return (
         str(Path(settings.data_dir).resolve()),
         namespace,
-        settings.embeddings,
+        embedder,
         settings.chroma_host,
         settings.chroma_port,
         settings.graph_url,
@@ -181,15 +187,28 @@ def _store_key(settings: Settings, namespace: str) -> tuple:
     )
 
 
+def _cache_of(settings: Settings) -> StoreCache[MemoryStore]:
+    res = resources_of(settings)
+    if res is None:
+        return _STORES
+    res.check_open()
+    return res.stores
+
+
 def get_store(settings: Settings, namespace: str | None = None, *, create: bool = True) -> MemoryStore:
-    """The namespace's ``MemoryStore``, from a process-wide LRU of at most
+    """The namespace's ``MemoryStore``: from the cache of the ``Memory`` the settings come from
+    (``resources``), else from a process-wide one; each an LRU of at most
     ``settings.cache_namespaces`` open stores (an evicted one is closed once no call uses it)."""
     from memgraph_agents.storage import MemoryStore
+    from memgraph_agents.storage.vectors import release_collected
 
+    release_collected()  # Chroma clients of stores collected unclosed (their GC callback only queued them)
     ns = settings.namespace if namespace is None else namespace  # "" is refused by the store, not defaulted
-    store = _STORES.get_or_open(
-        _store_key(settings, ns),
-        lambda: MemoryStore.open(settings, ns, create=create, embedder=get_embedding_model(settings)),
+    cache = _cache_of(settings)
+    embedder = get_embedding_model(settings)
+    store = cache.get_or_open(
+        _store_key(settings, ns, embedder),
+        lambda: MemoryStore.open(settings, ns, create=create, embedder=embedder),
         valid=lambda s: s.exists(),
         capacity=settings.cache_namespaces,
     )
@@ -199,124 +218,63 @@ def get_store(settings: Settings, namespace: str | None = None, *, create: bool 
 
 
 def cached_stores() -> int:
-    """How many namespace stores this process holds open."""
+    """How many namespace stores this process's shared cache holds open."""
     return len(_STORES)
 
 
 def forget_store(settings: Settings, namespace: str) -> None:
-    """Drop a cached store (after its namespace was deleted)."""
+    """Drop a cached store (after its namespace was deleted), here and in the settings' Memory."""
     root = str(Path(settings.data_dir).resolve())
-    for store in _STORES.pop_where(lambda k: isinstance(k, tuple) and k[1] == namespace and k[0] == root):
-        store.retire()
-
-
-def _object_name(model: Any) -> str:
-    """``Class:model`` for a model object: its class and the model it names, if it says."""
-    named = next(
-        (getattr(model, a) for a in ("model", "model_name", "model_id") if isinstance(getattr(model, a, None), str)),
-        "",
-    )
-    return f"{type(model).__name__}:{named}" if named else type(model).__name__
+    caches = [_STORES] + [r.stores for r in [resources_of(settings)] if r is not None]
+    for cache in caches:
+        for store in cache.pop_where(lambda k: isinstance(k, tuple) and k[1] == namespace and k[0] == root):
+            store.retire()
 
 
 def register_embeddings(model: Any, name: str | None = None) -> str:
-    """Make a LangChain ``Embeddings`` object usable wherever a spec is: returns its spec
-    ``custom:NAME`` (``Settings(embeddings=...)``, a run context, ``MEMGRAPH_EMBEDDINGS`` in this
-    process). ``NAME`` (default: the class and its ``model`` / ``model_name``, e.g.
-    ``OpenAIEmbeddings:text-embedding-3-small``) is also the identity namespaces record of the
-    vectors it made: name it yourself when two configurations share a class and model name.
-    Registering another object under a name replaces the first."""
-    if not (callable(getattr(model, "embed_documents", None)) and callable(getattr(model, "embed_query", None))):
-        raise ConfigError(
-            f"embeddings={type(model).__name__}: expected a spec string or a LangChain Embeddings "
-            "(embed_documents and embed_query)"
-        )
-    label = (name if name is not None else _object_name(model)).strip()
+    """Make a LangChain ``Embeddings`` object usable wherever a spec is, for the life of the
+    process: returns its spec ``custom:NAME`` (``Settings(embeddings=...)``, a run context,
+    ``MEMGRAPH_EMBEDDINGS`` in this process). ``NAME`` (default: the class and its ``model`` /
+    ``model_name``, e.g. ``OpenAIEmbeddings:text-embedding-3-small``) is also the identity
+    namespaces record of the vectors it made: name it yourself when two configurations share a
+    class and model name. Registering another object under a name replaces the first. (An
+    object given to ``Memory(embeddings=obj)`` is that Memory's alone: nothing registers it.)"""
+    check_embeddings(model)
+    label = (name if name is not None else object_name(model)).strip()
     if not label:
         raise ConfigError("register_embeddings: the name is empty")
     spec = CUSTOM + label
     with _LOCK:
         replaced = spec in _EMBEDDINGS and _EMBEDDINGS[spec][0] is not model
         _EMBEDDINGS[spec] = (model, label)
-    if replaced:  # the old object's wrappers, and the stores opened with them
-        _drop_spec(spec, keep=True)
+        if replaced:  # the old object's wrappers (their stores are keyed by them: dropped below)
+            old = [_EMBEDDING_MODELS.pop(spec)] if spec in _EMBEDDING_MODELS else []
+    if replaced:
+        gone = {id(m) for m in old}
+        for store in _STORES.pop_where(lambda k: isinstance(k, tuple) and id(k[2]) in gone):
+            store.retire()
     return spec
-
-
-def embeddings_spec(model: Any) -> str:
-    """A spec resolving to ``model`` and no other object: ``custom:NAME`` (NAME as
-    ``register_embeddings`` names it, the identity its vectors record), or ``custom:NAME#2``,
-    ``#3``… for another object of the same name, so one ``Memory``'s model never switches to
-    another's. Registered once per object."""
-    if not (callable(getattr(model, "embed_documents", None)) and callable(getattr(model, "embed_query", None))):
-        raise ConfigError(
-            f"embeddings={type(model).__name__}: expected a spec string or a LangChain Embeddings "
-            "(embed_documents and embed_query)"
-        )
-    label = _object_name(model)
-    with _LOCK:
-        for spec, (known, _) in _EMBEDDINGS.items():
-            if known is model:
-                return spec
-        spec, n = CUSTOM + label, 1
-        while spec in _EMBEDDINGS:
-            n += 1
-            spec = f"{CUSTOM}{label}#{n}"
-        _EMBEDDINGS[spec] = (model, label)
-    return spec
-
-
-def hold(owner: object, specs: list[str]) -> Callable[[], None]:
-    """``owner`` holds these specs' model objects until the returned function is called or
-    ``owner`` is collected, whichever comes first (``weakref.finalize``: released once)."""
-    hold_models(specs)
-    return weakref.finalize(owner, release_models, list(specs))
-
-
-def hold_models(specs: list[str]) -> None:
-    """A ``Memory`` holds the model objects of these specs (``custom:`` ones) until it
-    ``release_models`` them: closed, or collected."""
-    with _LOCK:
-        for spec in specs:
-            if spec.startswith(CUSTOM):
-                _LEASES[spec] = _LEASES.get(spec, 0) + 1
-
-
-def release_models(specs: list[str]) -> None:
-    """The holder of these specs is gone: a model object no ``Memory`` holds any more is
-    forgotten here (its registry entry, its cached wrapper and the stores opened with it), so
-    it can be collected; its spec then names nothing (a clear ``ConfigError`` if used)."""
-    gone = []
-    with _LOCK:
-        for spec in specs:
-            if spec in _LEASES:
-                _LEASES[spec] -= 1
-                if _LEASES[spec] <= 0:
-                    del _LEASES[spec]
-                    gone.append(spec)
-    for spec in gone:
-        _drop_spec(spec)
-
-
-def _drop_spec(spec: str, keep: bool = False) -> None:
-    """Forget what was made for ``spec``; ``keep``: its registry entry stays (re-registered)."""
-    with _LOCK:
-        _EMBEDDING_MODELS.pop(spec, None)
-        if not keep:
-            _EMBEDDINGS.pop(spec, None)
-            _CHAT.pop(spec, None)
-    for store in _STORES.pop_where(lambda k: isinstance(k, tuple) and k[2] == spec):
-        store.retire()
 
 
 def get_embedding_model(settings: Settings) -> EmbeddingModel:
-    """The embedding model of ``settings.embeddings``: a built-in spec's
-    (``embeddings.make_embedding_model``) or a registered object's (``register_embeddings``)."""
+    """The embedding model of ``settings.embeddings``: the object of the ``Memory`` the settings
+    come from (``resources``), a built-in spec's (``embeddings.make_embedding_model``, one per
+    process) or a registered object's (``register_embeddings``)."""
     from memgraph_agents.datadir import check_data_dir
-    from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 
     check_data_dir(Path(settings.data_dir))  # a file, under a file, read-only: said so, before a model
     spec = settings.embeddings
+    res = resources_of(settings)
+    if res is not None and spec == res.embeddings_spec:
+        return res.embedder()
+    return _process_model(spec)
+
+
+def _process_model(spec: str) -> EmbeddingModel:
+    """A built-in spec's model (``embeddings.make_embedding_model``) or a registered object's,
+    made once per process."""
+    from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
+
     if not spec.startswith(CUSTOM):
         return make_embedding_model(spec)
     with _LOCK:
@@ -333,52 +291,38 @@ def get_embedding_model(settings: Settings) -> EmbeddingModel:
 
 
 def register_chat_model(spec: str, model: Any) -> None:
-    """Make ``spec`` (e.g. ``"fake:scripted"``) resolve to ``model``: tests and custom models."""
+    """Make ``spec`` (e.g. ``"fake:scripted"``) resolve to ``model`` for the life of the
+    process: tests and custom models (``Memory(llm=model)`` needs no registration)."""
     with _LOCK:
         _CHAT[spec] = model
-    _name_limiter(spec, model)
+    name_limiter(spec, model)
 
 
-def _name_limiter(spec: str, model: Any) -> None:
+def name_limiter(spec: str, model: Any) -> None:
+    """Name ``model``'s call limiter and breaker after ``spec`` (unless it has its own)."""
     from memgraph_agents.llm import loops
 
     if loops.info_of(model) is None:  # the spec names its limiter and breaker
         loops.register(model, loops.ModelInfo(key=spec, provider=""))
 
 
-def chat_model_spec(model: Any) -> str:
-    """A spec (``custom:Class:model``) resolving to a LangChain chat model object, registered
-    here once per object (another object of the same name gets ``#2``, ``#3``…)."""
-    if not callable(getattr(model, "invoke", None)):
-        raise ConfigError(f"llm={type(model).__name__}: expected a spec string or a LangChain chat model")
-    base = CUSTOM + _object_name(model)
-    with _LOCK:
-        for spec, known in _CHAT.items():
-            if known is model:
-                return spec
-        spec, n = base, 1
-        while spec in _CHAT:
-            n += 1
-            spec = f"{base}#{n}"
-        _CHAT[spec] = model
-    _name_limiter(spec, model)
-    return spec
-
-
-def model_specs(embeddings: Any = None, llm: Any = None) -> dict[str, str]:
-    """Settings overrides for models given as specs or objects (objects registered here)."""
-    out: dict[str, str] = {}
-    if embeddings is not None:
-        out["embeddings"] = embeddings if isinstance(embeddings, str) else embeddings_spec(embeddings)
-    if llm is not None:
-        out["llm"] = llm if isinstance(llm, str) else chat_model_spec(llm)
-    return out
+def memory_resources(settings: Settings | None, embeddings: Any = None, llm: Any = None) -> tuple[Resources, bool]:
+    """The resources of a new ``Memory`` and whether it owns them (``resources.resources_for``)."""
+    res, owned = resources_for(settings, embeddings, llm)
+    if owned and res.llm is not None:
+        name_limiter(str(res.llm_spec), res.llm)
+    return res, owned
 
 
 def get_chat_model(settings: Settings):
-    """The configured chat model, or ``None`` in offline mode."""
+    """The configured chat model, or ``None`` in offline mode: the object of the ``Memory`` the
+    settings come from when they name it, else one made from the spec (or registered)."""
     if settings.offline:
         return None
+    res = resources_of(settings)
+    own = res.chat_model(settings) if res is not None else None
+    if own is not None:
+        return own
     with _LOCK:
         if settings.llm not in _CHAT:
             if settings.llm.startswith(CUSTOM):

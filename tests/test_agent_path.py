@@ -91,6 +91,7 @@ def test_recall_says_it_could_not_see_queued_writes(settings):
     Memory(settings=settings).add("Omar plays the cello", namespace=ns)
     tools = create_memory_tools(settings)
     tools.memory.read_wait = 0.3
+    tools.memory.remember_wait = 0.3  # remember then says "queued", not "saved"
     store = get_store(settings, ns, create=False)
     model = scripted(
         {
@@ -104,6 +105,8 @@ def test_recall_says_it_could_not_see_queued_writes(settings):
     agent = create_agent(model, tools=tools)
     with store.ingest_lock.hold():  # another writer holds the namespace: the note stays queued
         out = agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"user_id": "omar"}})
+    remember_msg = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == "remember"][-1]
+    assert remember_msg.content.startswith("Not saved yet: the note is queued"), remember_msg.content
     recall_msg = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == "recall"][-1]
     assert "still being saved" in recall_msg.content and "not searched" in recall_msg.content
     assert recall_msg.artifact["unseen_writes"] == 1

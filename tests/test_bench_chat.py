@@ -35,8 +35,9 @@ def test_bench_chat_reports_both_ways_with_medians_and_model_calls(tmp_path, cap
 
 
 def test_bench_chat_refuses_bad_counts(tmp_path, capsys):
-    for extra in (["--turns", "1"], ["--repeat", "0"]):
+    for extra in (["--turns", "1"], ["--repeat", "0"], ["--turns", "10000001"]):
         code = main(["--data-dir", str(tmp_path), "bench", "chat", "--out", str(tmp_path / "o"), *extra])
         assert code == 2
     err = capsys.readouterr().err
-    assert "--turns must be at least 2" in err and "--repeat must be at least 1" in err
+    assert "--turns must be between 2 and 10000, got 1" in err and "--repeat must be at least 1" in err
+    assert "got 10000001" in err and not (tmp_path / "o").exists()  # refused before anything is written

@@ -11,10 +11,10 @@ from memgraph_agents.cli.main import main
 pytestmark = pytest.mark.slow  # two fresh processes per side: left out of the fast subset (-m "not slow")
 
 
-def _conversation(path, sessions: int = 3, turns: int = 6) -> None:
+def _conversation(path, sessions: int = 3, turns: int = 6, conversation_id: str = "bench-chat") -> None:
     facts = ["planted beans by the fence", "the ferry to the island was late", "bought a second-hand cello"]
     doc = {
-        "id": "bench-chat",
+        "id": conversation_id,
         "sessions": [
             {
                 "id": f"S{s + 1}",
@@ -73,3 +73,12 @@ def test_bench_ingest_refuses_missing_arguments_and_unknown_conversations(tmp_pa
     assert code != 0
     err = capsys.readouterr().err
     assert "usage: memgraph bench ingest" in err and "--repeat must be at least 1" in err and "nope" in err
+
+
+def test_bench_ingest_takes_any_conversation_id(tmp_path, capsys):
+    """An id Chroma would not take as a collection name (under 3 characters): measured, no traceback."""
+    data, out = tmp_path / "conv.json", tmp_path / "out"
+    _conversation(data, sessions=1, turns=2, conversation_id="ab")
+    assert main(["--embeddings", "hash", "bench", "ingest", "--data", str(data), "--out", str(out)]) == 0
+    assert json.loads((out / "ingest.json").read_text())["turns"] == 2
+    assert "Traceback" not in capsys.readouterr().err

@@ -169,7 +169,7 @@ def test_a_chat_model_object_is_used_by_spec(tmp_path):
     model = ScriptedChatModel(responder=lambda messages: reply)
     mem = Memory(tmp_path / "mem", embeddings="hash", llm=model, namespace="n")
     assert mem.settings.llm.startswith("custom:ScriptedChatModel")
-    assert Memory(tmp_path / "mem", embeddings="hash", llm=model).settings.llm == mem.settings.llm  # once per object
+    assert Memory(tmp_path / "mem", embeddings="hash", llm=model).settings.llm == mem.settings.llm  # named by class
     mem.add("Pilar planted tulips along the fence in March.")
     result = mem.ask("Who planted the tulips?", retriever="dense")
     assert result.answer is not None and "Pilar" in result.answer
@@ -191,7 +191,12 @@ def test_registering_another_object_under_a_name_reopens_its_stores(tmp_path):
     from memgraph_agents.runtime import get_store
 
     first, second = NamedHash(24, "same-name"), NamedHash(24, "same-name")
-    mem = Memory(tmp_path / "mem", embeddings=first, namespace="n")
-    mem.add("Pilar planted tulips along the fence in March.")
+    spec = register_embeddings(first, "NamedHash:same-name")
+    settings = Settings(data_dir=tmp_path / "mem", embeddings=spec, namespace="n")
+    mine = Memory(settings=settings, embeddings=NamedHash(24, "same-name"))  # a Memory's own object
+    Memory(settings=settings).add("Pilar planted tulips along the fence in March.")
+    assert get_store(settings).embedder.inner is first
     register_embeddings(second, "NamedHash:same-name")  # explicitly under the first one's name
-    assert get_store(mem.settings).embedder.inner is second  # not the replaced object
+    assert get_store(settings).embedder.inner is second  # not the replaced object
+    own = get_store(mine.settings).embedder.inner  # registering changes no Memory's own object
+    assert own is not first and own is not second

@@ -399,8 +399,13 @@ def test_a_failed_background_write_is_told_on_the_next_tool_call(tmp_path):
     tools = create_memory_tools(Settings(data_dir=tmp_path / "mem", embeddings="hash"))
     remember = next(t for t in tools if t.name == "remember")
     recall = next(t for t in tools if t.name == "recall")
-    assert remember.invoke({"text": "The locker code is 2210."}) == "Saved to long-term memory."
-    tools.memory.writer.wait(timeout=60)  # the write fails in the background: another model's namespace
+    # the write fails (another model's namespace) within remember's wait: said at once, never "saved"
+    said = remember.invoke({"text": "The locker code is 2210."})
+    assert said.startswith("Not saved to long-term memory:") and "Saved to" not in said, said
+    tools.memory.remember_wait = 0  # from now on remember says "queued": the next call tells the outcome
+    queued = remember.invoke({"text": "The locker code is 2211."})
+    assert queued.startswith("Not saved yet: the note is queued"), queued
+    tools.memory.writer.wait(timeout=60)  # the write fails in the background
     told = recall.invoke({"query": "locker code"})  # recall fails too (the model), and tells the lost write
     assert "note-" in told and "failed" in told and "not saved" in told, told
     assert "not saved" not in recall.invoke({"query": "locker code"})  # told once
@@ -409,7 +414,7 @@ def test_a_failed_background_write_is_told_on_the_next_tool_call(tmp_path):
     remember.invoke({"text": "Another fact."})
     tools.memory.writer.wait(timeout=60)
     said = remember.invoke({"text": "A third fact."})
-    assert said.startswith("Saved to long-term memory. Warning:") and "not saved" in said, said
+    assert said.startswith("Not saved yet") and "Warning:" in said and "not saved" in said.split("Warning:")[1], said
 
 
 @pytest.mark.slow
@@ -561,6 +566,7 @@ def test_a_token_file_with_a_weak_or_repeated_token_refuses_to_start(tmp_path, c
     err_lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(err_lines) == 1 and says in err_lines[0] and not (tmp_path / "mem").exists()
     tokens.write_text('{"tok-0123456789abcdef": "ana"}')
+    tokens.chmod(0o600)
     assert load_tokens(tokens) == {"tok-0123456789abcdef": "ana"}
 
 
@@ -568,7 +574,7 @@ def test_a_token_file_with_a_weak_or_repeated_token_refuses_to_start(tmp_path, c
 @pytest.mark.timeout(180)
 def test_reads_work_while_another_process_holds_the_data_dir(tmp_path):
     """``ask``, ``list``, ``stats`` and a Python search read a namespace with no Chroma index
-    while another process holds the data dir's embedded Chroma; a write is refused clearly."""
+    while another process that wrote keeps its Memory open; and a write lands too."""
     import os
     import subprocess
     import sys
@@ -620,7 +626,8 @@ def test_reads_work_while_another_process_holds_the_data_dir(tmp_path):
             timeout=120,
         )
         assert searched.returncode == 0 and "night bus" in searched.stdout, searched.stderr
+        # the holder holds the data dir for its writes only: a third process writes too
         wrote = run("note", "add", "A write from a third process.", "--namespace", "a")
-        assert wrote.returncode == 2 and "in use by another process" in wrote.stderr
+        assert wrote.returncode == 0, wrote.stderr
     finally:
         holder.communicate("", timeout=60)

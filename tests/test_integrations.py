@@ -147,7 +147,8 @@ def test_two_users_memories_are_isolated(mem_settings):
     bob = {"configurable": {"user_id": "bob"}}
     alice = {"configurable": {"user_id": "alice"}}
     content, info = tools.remember.func("Bob's cat is called Whiskers and is afraid of the vacuum.", config=bob)
-    assert info["namespace"] == user_namespace("bob") and info["queued"]
+    assert info["namespace"] == user_namespace("bob") and info["saved"] and not info["queued"]
+    assert content == "Saved to long-term memory."  # said after the commit, not before
     tools.flush(timeout=60)
     _, for_bob = tools.recall.func("cat called Whiskers", config=bob)
     _, for_alice = tools.recall.func("cat called Whiskers", config=alice)
@@ -162,17 +163,18 @@ def test_two_users_memories_are_isolated(mem_settings):
 
 
 def test_remember_does_not_block_and_recall_reads_its_own_writes(mem_settings, monkeypatch):
-    import memgraph_agents.ingest as ingest_mod
+    from memgraph_agents.api import Memory
 
     gate = threading.Event()
-    real = ingest_mod.ingest_conversation
+    real = Memory.add
 
-    def slow_ingest(*args, **kwargs):
+    def slow_add(self, *args, **kwargs):  # the background writer's write waits for the gate
         assert gate.wait(30)
-        return real(*args, **kwargs)
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(ingest_mod, "ingest_conversation", slow_ingest)
+    monkeypatch.setattr(Memory, "add", slow_add)
     tools = create_memory_tools(mem_settings, retriever="bm25")
+    tools.memory.remember_wait = 0.5  # a bounded wait for the commit: then it says "queued"
 
     def respond(messages):
         last = messages[-1]
@@ -181,7 +183,7 @@ def test_remember_does_not_block_and_recall_reads_its_own_writes(mem_settings, m
             return tool_call("remember", {"text": "The user's sister Eva lives in Porto since May 2024."}, "c1")
         if isinstance(last, HumanMessage):
             return tool_call("recall", {"query": "Where does the sister Eva live?"}, f"c{len(humans)}")
-        return "Noted." if "Saved" in last.content else f"Memory says: {last.content}"
+        return "Noted." if "queued" in last.content else f"Memory says: {last.content}"
 
     agent = create_agent(ScriptedChatModel(responder=respond), tools=tools)
     config = {"configurable": {"user_id": "erin"}}
@@ -207,7 +209,11 @@ def test_flush_reports_failed_background_writes(mem_settings, monkeypatch):
 
     monkeypatch.setattr(ingest_mod, "aingest_conversation", broken)  # what Memory.add runs
     mem = AgentMemory(mem_settings)
-    mem.remember("something", config={"configurable": {"user_id": "frank"}})
+    with pytest.raises(MemoryWriteError, match="not saved: RuntimeError: disk full"):  # said at once
+        mem.remember("something", config={"configurable": {"user_id": "frank"}})
+    mem.remember_wait = 0  # now queued: the failure is said by flush
+    info = mem.remember("something else", config={"configurable": {"user_id": "frank"}})
+    assert info["queued"] and not info["saved"]
     with pytest.raises(MemoryWriteError, match="disk full"):
         mem.flush(timeout=30)
     assert mem.flush(timeout=5) == []  # reported once

@@ -8,7 +8,7 @@ hides a cycle until run time). Layers, bottom to top:
                 (data, settings, tables, optional dependencies)
     adapters    loaders, embeddings, llm                                   (the outside world in)
     storage     storage                                                    (SQLite + Chroma)
-    runtime     runtime                                 (open stores and chat models, per process)
+    runtime     runtime, resources          (open stores and models: per process, per Memory)
     construct   construct                                                  (conversation -> graph)
     retrieval   retrieval                                                  (graph -> evidence)
     navigator   navigator                                                  (agentic search)
@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("adapters", ("loaders", "embeddings", "llm")),
     ("storage", ("storage",)),
-    ("runtime", ("runtime",)),
+    ("runtime", ("runtime", "resources")),
     ("construct", ("construct",)),
     ("retrieval", ("retrieval",)),
     ("navigator", ("navigator",)),

@@ -134,6 +134,7 @@ def test_search_marks_the_replaced_statement_and_gives_a_reply_its_question(data
     assert all(e.context is None for e in got if e.turn_ids[0] in {"S1:1", "S1:2", "S2:1", "S2:3"})
 
 
+@pytest.mark.slow  # CLI processes, and the fixture's
 def test_cli_ask_and_show_print_the_marks(cli_dir):
     out = _cli(cli_dir, "ask", BANK_Q, "--namespace", NS, "-k", "6")
     line = next(ln for ln in out.splitlines() if "| S1:1]" in ln)
@@ -164,6 +165,7 @@ def test_agent_tools_text_and_retrieval_graph_output_carry_the_marks(data_dir):
     assert any(e["superseded_by"] == ["S2:2"] for e in out["evidence"])
 
 
+@pytest.mark.slow  # CLI processes, and the fixture's
 def test_trace_page_shows_the_mark(cli_dir, tmp_path):
     page = tmp_path / "trace.html"
     _cli(cli_dir, "trace", BANK_Q, "--namespace", NS, "-k", "6", "--out", str(page))

@@ -213,6 +213,7 @@ def _free_port() -> int:
 def test_http_tokens_cannot_read_each_other(tmp_path):
     tokens = tmp_path / "tokens.json"
     tokens.write_text(json.dumps({"tok-ana-4f1c9e27a3b8": "ana", "tok-ben-8d2e6b1f0c47": "ben"}))
+    tokens.chmod(0o600)  # secrets: a file others can read is refused
     port = _free_port()
     log = (tmp_path / "mcp.log").open("w")
     server = subprocess.Popen(
@@ -295,6 +296,11 @@ def test_http_tokens_cannot_read_each_other(tmp_path):
     finally:
         stop_server(server)
         log.close()
+    # stderr at WARNING (docs/mcp.md): no library's DEBUG line, no traceback per client disconnect
+    logged = (tmp_path / "mcp.log").read_text()
+    assert "DEBUG" not in logged and "INFO" not in logged, logged[-3000:]
+    assert "ClosedResourceError" not in logged and "Traceback" not in logged, logged[-3000:]
+    assert "WARNING" in logged  # a refused tool call still shows
 
 
 BAD_TOKEN_FILES = {

@@ -7,6 +7,7 @@ dir) byte-identical. Against a real PostgreSQL cluster and a real ``chroma run``
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import sqlite3
 from pathlib import Path
@@ -67,8 +68,10 @@ class Memories:
         self.client = chromadb.HttpClient(host=chroma.host, port=chroma.port)
 
     def close_all(self) -> None:
-        """Close every cached store (SQLite folds its WAL back: the files are at rest)."""
+        """Close every cached store (SQLite folds its WAL back: the files are at rest), and the
+        stores of Memory objects the test dropped unclosed (collected: their connections close)."""
         forget_store(self.settings["embedded"], NS)
+        gc.collect()
 
     def collection(self, name: str) -> str | None:
         s = self.settings[name]

@@ -9,6 +9,7 @@ import pytest
 
 from memgraph_agents import embeddings
 from memgraph_agents.embeddings import make_embedding_model, onnx_minilm
+from memgraph_agents.embeddings.minilm_probe import computes_pinned_model
 from memgraph_agents.embeddings.ort_cache import CACHE_ENV, file_sha256, model_cache_dir, optimised_session
 
 pytestmark = pytest.mark.slow  # the real model loaded per test: left out of the fast subset (-m "not slow")
@@ -33,7 +34,9 @@ def _session(cache_dir: Path | None):
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.log_severity_level = 3
-    return optimised_session(onnx_minilm._weights(), onnx_minilm.WEIGHTS_SHA256, cache_dir, options)
+    return optimised_session(
+        onnx_minilm._weights(), onnx_minilm.WEIGHTS_SHA256, cache_dir, options, check=computes_pinned_model
+    )
 
 
 def _cached(cache_dir: Path) -> tuple[Path, Path]:
@@ -109,3 +112,45 @@ def test_a_data_dir_holds_no_model_after_its_first_answer(tmp_path, monkeypatch)
     assert mem.search("Where is the pottery studio?")
     assert not list((tmp_path / "data").rglob("*.onnx"))
     assert len(list((tmp_path / "cache").glob("*.onnx"))) == 1
+
+
+@pytest.mark.integration
+def test_a_model_swapped_with_its_checksum_is_not_loaded(tmp_path):
+    """A cached file replaced by another model's, its sha256 file rewritten to match: the loaded
+    session does not compute the pinned model's vectors, so it is rebuilt from the pinned weights."""
+    cache = tmp_path / "cache"
+    expected = _vectors(_session(cache))
+    model, digest = _cached(cache)
+    data = bytearray(model.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 8_000_000] = bytes(8_000_000)  # another model: a block of its weights zeroed
+    model.write_bytes(bytes(data))
+    digest.write_text(file_sha256(model) + "\n")  # ... with a matching checksum
+    with pytest.warns(UserWarning, match="does not compute the pinned model's vectors"):
+        again = _session(cache)
+    assert np.array_equal(_vectors(again), expected)
+    assert file_sha256(model) == digest.read_text().strip()  # rebuilt, and kept
+    assert sorted(p.name for p in cache.iterdir()) == [model.name, digest.name]
+
+
+@pytest.mark.integration
+def test_a_killed_save_leaves_no_temporary_file_and_is_not_redone(tmp_path, recwarn):
+    """A process killed while saving left its temporary files: the next save removes them (once
+    old), and a process after that loads the cache without optimising again."""
+    import os
+    import time
+
+    cache = tmp_path / "cache"
+    _session(cache)
+    model, digest = _cached(cache)
+    stray = [model.with_name(f".{model.name}.4242.dead.tmp"), digest.with_name(f".{digest.name}.4242.dead.tmp")]
+    for f in stray:
+        f.write_bytes(b"partial")
+        os.utime(f, (time.time() - 7200, time.time() - 7200))
+    model.unlink()  # killed before its model was in place
+    _session(cache)  # rebuilt: the strays go
+    assert sorted(p.name for p in cache.iterdir()) == [model.name, digest.name]
+    before = model.stat().st_mtime_ns
+    recwarn.clear()
+    _session(cache)  # the next start loads it: no warning, no new file
+    assert model.stat().st_mtime_ns == before and not [w for w in recwarn if "memgraph" in str(w.message)]

@@ -142,13 +142,16 @@ def test_two_memories_with_models_of_one_class_keep_their_own(tmp_path):
     a = Memory(tmp_path / "mem", embeddings=first, namespace="n")
     a.add("Pilar planted tulips along the fence in March.")
     b = Memory(tmp_path / "mem", embeddings=second, namespace="n")
-    assert a.settings.embeddings != b.settings.embeddings
+    # One name (the identity their vectors record), two objects: each Memory resolves its own.
+    assert a.settings.embeddings == b.settings.embeddings == "custom:Named:same-name"
     assert get_embedding_model(a.settings).inner is first and get_embedding_model(b.settings).inner is second
     assert get_store(a.settings).embedder.inner is first  # a did not switch to b's model
+    assert get_store(b.settings).embedder.inner is second
     # both record the same identity: the same model's vectors, so b reads what a wrote
     assert get_embedding_model(a.settings).name == get_embedding_model(b.settings).name == "Named:same-name"
     assert b.search("Who planted tulips?", k=1, retriever="dense")[0].text.endswith("in March.")
-    assert Memory(tmp_path / "mem", embeddings=first).settings.embeddings == a.settings.embeddings  # once per object
+    a.close()
+    assert get_store(b.settings).embedder.inner is second  # b's stores are its own: a's close left them
 
 
 def test_model_objects_are_released_when_the_memory_is_closed_or_collected(tmp_path):
@@ -159,6 +162,7 @@ def test_model_objects_are_released_when_the_memory_is_closed_or_collected(tmp_p
 
     from memgraph_agents.embeddings.hashing import HashEmbeddings
     from memgraph_agents.errors import ConfigError
+    from memgraph_agents.resources import MemoryClosedError
     from memgraph_agents.runtime import get_chat_model
     from tests.fakes import ScriptedChatModel
 
@@ -167,12 +171,14 @@ def test_model_objects_are_released_when_the_memory_is_closed_or_collected(tmp_p
     mem = Memory(tmp_path / "mem", embeddings=emb, llm=llm, namespace="n")
     mem.add("A note to open a store with this model.")
     child = mem.user("ana")
-    settings = mem.settings
+    assert get_chat_model(child.settings) is llm  # a view holds its memory's objects
     del emb, llm
     mem.close()
-    assert get_chat_model(settings) is not None  # the child still holds them
-    del child
+    with pytest.raises(MemoryClosedError):  # closed with it
+        child.search("note")
+    del child, mem
     gc.collect()
-    assert all(ref() is None for ref in alive)  # released: nothing here keeps them
-    with pytest.raises(ConfigError, match="no chat model registered|no object registered"):
-        get_chat_model(settings)
+    assert all(ref() is None for ref in alive)  # released: nothing in the process keeps them
+    # A spec naming an object outside any Memory is refused, never another object of that name.
+    with pytest.raises(ConfigError, match="no chat model registered"):
+        get_chat_model(Memory(tmp_path / "mem", llm="custom:ScriptedChatModel").settings)

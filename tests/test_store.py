@@ -223,6 +223,7 @@ store.put(("a",), "k", {"content": text})
 """
 
 
+@pytest.mark.slow  # two processes killed per case
 @pytest.mark.parametrize("where", ["after the graph commit", "before the graph commit"])
 def test_a_put_killed_between_its_steps_is_settled_by_the_graph(tmp_path, where):
     import subprocess

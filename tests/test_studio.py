@@ -244,6 +244,18 @@ def test_langgraph_dev_runs_the_navigator_over_the_api(tmp_path):
         )
         assert "__error__" not in out, out
         assert "Pixel" in out["messages"][-1]["content"]
+        # Studio's form with the user id box left empty: the context's namespace, not an error
+        for no_user in ({**ctx, "user_id": ""}, ctx):
+            out = _request(
+                f"{base}/runs/wait",
+                {
+                    "assistant_id": "chatbot",
+                    "input": {"messages": [{"role": "user", "content": QUESTION}]},
+                    "context": no_user,
+                },
+            )
+            assert "__error__" not in out, out
+            assert "Pixel" in out["messages"][-1]["content"]
 
         # the retrieval graph: the retriever is chosen by the context
         out = _request(

@@ -49,8 +49,9 @@ from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.metadata import check_metadata
+from memgraph_agents.resources import bind, model_overrides
 from memgraph_agents.retrieval.protocols import Retriever
-from memgraph_agents.runtime import hold, model_specs
+from memgraph_agents.runtime import memory_resources
 from memgraph_agents.storage.namespaces import user_namespace
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
@@ -64,7 +65,7 @@ class Memory(ItemVerbs):
     field as an override (``top_k=5``, ``preset="sgmem"``…), validated: a bad value raises one
     ``ConfigError`` naming the field. ``embeddings`` and ``llm`` take a spec (``"minilm"``,
     ``"openai:gpt-4o-mini"``) or a model object: any LangChain ``Embeddings``, any LangChain
-    chat model (registered in ``runtime`` under a ``custom:`` spec).
+    chat model (held by this Memory, named ``custom:NAME`` in its settings; ``close()``).
     """
 
     _owner: tuple[str | int, str] | None = None  # Memory.user's (user id, prefix): adds keep it
@@ -80,25 +81,34 @@ class Memory(ItemVerbs):
     ) -> None:
         if data_dir is not None:
             overrides["data_dir"] = data_dir
-        # A model object (LangChain Embeddings / chat model) becomes a spec of its own (settings
-        # stay data), held by this Memory until it is closed or collected.
-        models = model_specs(embeddings, llm)
-        overrides.update(models)
-        self.settings = settings_with(settings, **overrides)
-        given = {"embeddings": embeddings, "llm": llm}
-        self._models = [spec for name, spec in models.items() if not isinstance(given[name], str)]
-        self._held = hold(self, self._models)
+        # Model objects (LangChain Embeddings / chat model) live on this Memory (``resources``),
+        # with the stores it opens: the settings name them and carry them down to every call.
+        self._resources, self._owns = memory_resources(settings, embeddings, llm)
+        overrides.update(model_overrides(embeddings, llm, self._resources))
+        self.settings = bind(settings_with(settings, **overrides), self._resources)
 
     def close(self) -> None:
-        """Release the model objects this ``Memory`` was given (also done when it is collected):
-        the registry forgets them and the stores opened with them. Stored memory is untouched."""
-        self._held()
+        """Close what this ``Memory`` opened: its stores' connections and files (now, or when a
+        call still running on one returns) and its embedding cache; its model objects are
+        then referenced by nothing here. Stored memory is untouched. A view sharing this
+        Memory's stores (``Memory.user``, ``Memory(settings=m.settings)``) is closed with it;
+        closing a view closes nothing. A closed Memory refuses further calls. Collected
+        without ``close()``, a Memory's connections go with it."""
+        if self._owns:
+            self._resources.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"Memory(data_dir={str(self.settings.data_dir)!r}, namespace={self.settings.namespace!r})"
 
     # -- options -------------------------------------------------------------------------
     def _ns(self, namespace: str | None, user_id: str | int | None = None) -> str:
+        self._resources.check_open()  # every verb names its namespace here: a closed Memory refuses it
         return namespace_of(self.settings, namespace, user_id)
 
     # -- users ---------------------------------------------------------------------------
@@ -110,11 +120,9 @@ class Memory(ItemVerbs):
 
     def user(self, user_id: str | int, prefix: str = "") -> Memory:
         """This memory bound to ``user_id``'s namespace (``namespace_for_user``: the agent tools'
-        rule, ``storage.namespaces.run_user_id``: a string or an integer, ``0`` too); it holds
-        this memory's model objects too."""
+        rule, ``storage.namespaces.run_user_id``: a string or an integer, ``0`` too); it shares
+        this memory's model objects and open stores (closed with it)."""
         child = Memory(settings=self.settings, namespace=self.namespace_for_user(user_id, prefix))
-        child._models = self._models
-        child._held = hold(child, child._models)
         child._owner = (user_id, prefix)
         return child
 

@@ -15,6 +15,7 @@ Reported: the medians and their ratios (goals: CPU and disk at most 3x the plain
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -76,6 +77,12 @@ def memgraph_side(
 
             memory.add(conv, namespace=namespace_for(conv.id), progress=advance)
     return _measured(t0, turns)
+
+
+def collection_for(conversation_id: str) -> str:
+    """A Chroma collection name for any conversation id (Chroma takes 3-512 characters of
+    ``[a-zA-Z0-9._-]``; an id such as "ab" or "é" is not one): a hash of the id."""
+    return "conv-" + hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:24]
 
 
 def chroma_side(

@@ -33,6 +33,9 @@ from typing import Any
 
 from memgraph_agents.config import Settings
 
+# A chat bench writes one commit per turn on each run: a day's run at most, not a typo's week.
+MAX_CHAT_TURNS = 10_000
+
 
 def add_parser(sub) -> None:
     bench = sub.add_parser("bench", help="benchmarks (locomo, scale)", description="Benchmarks.")
@@ -359,8 +362,8 @@ def cmd_bench_chat(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.out is None:
         raise ValueError("bench chat needs --out DIR (where chat.json and the two data dirs go)")
-    if args.turns < 2:
-        raise ValueError("--turns must be at least 2")
+    if not 2 <= args.turns <= MAX_CHAT_TURNS:
+        raise ValueError(f"--turns must be between 2 and {MAX_CHAT_TURNS}, got {args.turns}")
     if args.repeat < 1:
         raise ValueError("--repeat must be at least 1")
 

@@ -179,7 +179,15 @@ def main(argv: list[str] | None = None) -> int:
         from memgraph_agents.cli.argtypes import apply_user_id
 
         apply_user_id(args)
-        return commands[args.command](args, _settings(args))
+        from memgraph_agents.resources import Resources, bind
+
+        # What the command opens (every Memory it makes from these settings shares it) is
+        # closed when it returns: a command run in-process (tests, scripts) leaves no file open.
+        resources = Resources()
+        try:
+            return commands[args.command](args, bind(_settings(args), resources))
+        finally:
+            resources.close()
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return 130

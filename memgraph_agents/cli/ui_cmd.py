@@ -41,6 +41,10 @@ def cmd_ui(args: argparse.Namespace, settings: Settings) -> int:
     check_http_exposure(args.host, tokens)  # 0.0.0.0 without tokens: refused before listening
     only = validate_stored_name(args.namespace) if args.namespace is not None else None
     memory = Memory(settings=settings)
+    if only is not None and only not in memory.namespaces():  # a typo would serve an empty memory
+        from memgraph_agents.storage.stats import missing_namespace
+
+        raise missing_namespace(settings.data_dir, only, settings.graph_url, settings.store_id)
     app = build_app(memory, Access(tokens=tokens, only=only, read_only=args.read_only))
     host = f"[{args.host}]" if ":" in args.host else args.host
     console.print(f"memgraph ui on http://{host}:{args.port}/ (memory in {settings.data_dir}; Ctrl-C stops it)")

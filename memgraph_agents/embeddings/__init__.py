@@ -17,7 +17,7 @@ from memgraph_agents.embeddings.cache import EmbeddingModel
 from memgraph_agents.embeddings.hashing import HashEmbeddings
 from memgraph_agents.errors import ConfigError
 
-_MODELS: dict[str, EmbeddingModel] = {}
+_MODELS: dict[tuple[str, str], EmbeddingModel] = {}
 _LOCK = threading.Lock()
 
 ONNX_MINILM_ID = "all-MiniLM-L6-v2/onnx-int8"  # = onnx_minilm.MODEL_ID (a test checks): no import for a name
@@ -55,8 +55,11 @@ def spec_for(identity: str) -> str | None:
 
 def make_embedding_model(spec: str) -> EmbeddingModel:
     """The model of a built-in spec (or of an identity a built-in spec records), wrapped in an
-    ``EmbeddingModel``; one instance per spec. Nothing is imported or loaded until the model
-    first embeds."""
+    ``EmbeddingModel``: one instance per spec and model cache folder (``ort_cache.model_cache_dir``,
+    read now), shared by every ``Memory`` of the process. Nothing is imported or loaded until the
+    model first embeds."""
+    from memgraph_agents.embeddings.ort_cache import model_cache_dir
+
     spec = spec_for(spec) or spec
     try:
         spec = embedding_spec(spec)
@@ -67,10 +70,11 @@ def make_embedding_model(spec: str) -> EmbeddingModel:
             f"embeddings {spec!r} name an object this process has not registered: pass it "
             "(Memory(embeddings=obj)) or call memgraph_agents.runtime.register_embeddings first"
         )
+    key = (spec, str(model_cache_dir()))
     with _LOCK:
-        if spec not in _MODELS:
-            _MODELS[spec] = EmbeddingModel(_inner(spec), identity_of(spec))
-        return _MODELS[spec]
+        if key not in _MODELS:
+            _MODELS[key] = EmbeddingModel(_inner(spec), identity_of(spec))
+        return _MODELS[key]
 
 
 def _inner(spec: str):

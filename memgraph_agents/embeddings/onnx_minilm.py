@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from memgraph_agents.embeddings.minilm_probe import computes_pinned_model
 from memgraph_agents.embeddings.ort_cache import file_sha256, optimised_session
 from memgraph_agents.errors import ConfigError
 
@@ -105,7 +106,7 @@ def _session(weights: str, cache_dir: Path | None) -> Any:
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.log_severity_level = 3  # errors only: no notices on the terminal
-    session = optimised_session(weights, WEIGHTS_SHA256, cache_dir, options)
+    session = optimised_session(weights, WEIGHTS_SHA256, cache_dir, options, check=computes_pinned_model)
     _release_freed_memory()
     return session
 

@@ -24,7 +24,10 @@ import contextlib
 import hashlib
 import os
 import platform
+import secrets
+import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +72,19 @@ def _valid(model: Path, digest_file: Path) -> bool:
         return False
 
 
-def optimised_session(weights: str | Path, weights_sha256: str, cache_dir: Path | None, options: Any) -> Any:
+def optimised_session(
+    weights: str | Path,
+    weights_sha256: str,
+    cache_dir: Path | None,
+    options: Any,
+    check: Callable[[Any], bool] | None = None,
+) -> Any:
     """An ``InferenceSession`` of ``weights`` (already sha256-checked by the caller): from the
-    cached optimised graph when ``cache_dir`` holds a valid one, else optimised now and, when
-    ``cache_dir`` is given, saved there for the next process. ``options`` is a fresh
-    ``SessionOptions`` with the caller's threads and logging."""
+    cached optimised graph when ``cache_dir`` holds a valid one (its sha256, then ``check`` of
+    the loaded session: the pinned model's output, which a file swapped together with its
+    checksum does not give), else optimised now and, when ``cache_dir`` is given, saved there
+    for the next process. ``options`` is a fresh ``SessionOptions`` with the caller's threads
+    and logging."""
     import onnxruntime as ort
 
     if cache_dir is None:
@@ -81,19 +92,35 @@ def optimised_session(weights: str | Path, weights_sha256: str, cache_dir: Path 
     model = Path(cache_dir) / cached_name(weights_sha256, ort.__version__)
     digest_file = model.with_name(model.name + ".sha256")
     if _valid(model, digest_file):
+        level = options.graph_optimization_level
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # done when it was saved
-        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-    if model.exists() or digest_file.exists():
+        try:
+            session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        except Exception:  # noqa: BLE001 - not a model onnxruntime reads: rebuilt below
+            session = None
+        if session is not None and (check is None or check(session)):
+            return session
+        del session
+        options.graph_optimization_level = level
+        warnings.warn(
+            f"memgraph: the cached optimised embedding model {model} does not compute the pinned model's "
+            "vectors (replaced, with its checksum?); rebuilding it from the pinned weights",
+            stacklevel=2,
+        )
+    elif model.exists() or digest_file.exists():
         warnings.warn(
             f"memgraph: the cached optimised embedding model {model} failed its sha256 check; rebuilding it",
             stacklevel=2,
         )
-    tmp = model.with_name(f".{model.name}.{os.getpid()}.tmp")
+    _remove_strays(Path(cache_dir), model, digest_file)
+    # A name no other process (nor this pid reused after a crash) writes to.
+    token = f"{os.getpid()}.{secrets.token_hex(4)}"
+    tmp = model.with_name(f".{model.name}.{token}.tmp")
+    digest_tmp = digest_file.with_name(f".{digest_file.name}.{token}.tmp")
     try:
         ensure_private_dir(Path(cache_dir))
         options.optimized_model_filepath = str(tmp)
         session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
-        digest_tmp = digest_file.with_name(f".{digest_file.name}.{os.getpid()}.tmp")
         digest_tmp.write_text(file_sha256(tmp) + "\n", encoding="ascii")
         os.chmod(tmp, 0o600)
         os.chmod(digest_tmp, 0o600)
@@ -101,11 +128,26 @@ def optimised_session(weights: str | Path, weights_sha256: str, cache_dir: Path 
         os.replace(digest_tmp, digest_file)
         return session
     except Exception as e:  # noqa: BLE001  (an unwritable cache is not a reason to fail the embedding)
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
         warnings.warn(
             f"memgraph: cannot keep the optimised embedding model in {cache_dir} ({e}); optimising in memory",
             stacklevel=2,
         )
         options.optimized_model_filepath = ""
         return ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
+    finally:  # whatever happened, no temporary file stays behind
+        for leftover in (tmp, digest_tmp):
+            with contextlib.suppress(OSError):
+                leftover.unlink(missing_ok=True)
+
+
+STRAY_AGE = 3600.0  # seconds: older temporary files are a killed process's, never a running one's
+
+
+def _remove_strays(cache_dir: Path, model: Path, digest_file: Path) -> None:
+    """Delete temporary files a process killed while saving left behind (each ~90 MB)."""
+    now = time.time()
+    for pattern in (f".{model.name}.*.tmp", f".{digest_file.name}.*.tmp"):
+        for stray in cache_dir.glob(pattern):
+            with contextlib.suppress(OSError):
+                if now - stray.stat().st_mtime > STRAY_AGE:
+                    stray.unlink()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from memgraph_agents.storage.graph_store import is_server_url
 from memgraph_agents.storage.identity import legacy_collection_name, memory_dir, owns_collection
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import namespace_dir
-from memgraph_agents.storage.vectors import chroma_client
+from memgraph_agents.storage.vectors import chroma_session
 
 if TYPE_CHECKING:
     from memgraph_agents.config import Settings
@@ -67,17 +68,18 @@ def delete_namespace(
                 name = db.get_meta("collection") or name
             finally:
                 db.close()
-        try:
-            client = chroma_client(Path(data_dir), chroma_host, chroma_port)
-        except Exception:
-            if not if_empty:
-                raise
-            client = None  # never held a session, so no vectors: the files can go regardless
-        try:
-            if client is not None:
-                client.delete_collection(name)
-        except Exception:  # no vectors were ever written
-            pass
+        with ExitStack() as stack:  # an embedded client is closed after, the data dir's lock let go
+            try:
+                client = stack.enter_context(chroma_session(Path(data_dir), chroma_host, chroma_port))
+            except Exception:
+                if not if_empty:
+                    raise
+                client = None  # never held a session, so no vectors: the files can go regardless
+            try:
+                if client is not None:
+                    client.delete_collection(name)
+            except Exception:  # no vectors were ever written
+                pass
     shutil.rmtree(d)
     return True
 
@@ -128,7 +130,8 @@ def _delete_server_namespace(
         # vectors (``storage.identity``): left in place, never dropped with this memory.
         if name is not None and owns_collection(name, server=True):
             try:
-                chroma_client(Path(data_dir), chroma_host, chroma_port).delete_collection(name)
+                with chroma_session(Path(data_dir), chroma_host, chroma_port) as client:
+                    client.delete_collection(name)
             except Exception:  # no vectors were ever written (or the collection is gone already)
                 if (
                     not if_empty
@@ -143,7 +146,8 @@ def _delete_server_namespace(
 
 def _collection_gone(data_dir: Path, host: str, port: int, name: str) -> bool:
     try:
-        return name not in {c.name for c in chroma_client(Path(data_dir), host, port).list_collections()}
+        with chroma_session(Path(data_dir), host, port) as client:
+            return name not in {c.name for c in client.list_collections()}
     except Exception:
         return False
 

@@ -6,11 +6,13 @@
   this process) plus an ``flock`` on ``DIR/ingest.lock`` (other processes). Both are taken
   by polling, so an asyncio task waiting for it never blocks its event loop and can be
   cancelled at any time.
-* ``hold_process_lock(dir)``: embedded Chroma (``PersistentClient``) is not safe for two
-  processes on one directory: a second process's client does not see the first one's writes
-  (its reads then fail with "Error finding id"). The first process to open an embedded
-  Chroma directory locks it for its lifetime; another one gets ``DataDirInUseError``, which
-  says to use the Chroma server mode instead.
+* ``process_lock(dir)``: a data dir's writers take turns across processes. Every write holds
+  it for the write only, so an agent, ``memgraph ui``, the CLI and an MCP server share one data
+  dir: a second writer waits (``MEMGRAPH_DATA_DIR_LOCK_TIMEOUT``, default 10 s) and then writes.
+  Embedded Chroma (``PersistentClient``) is not safe for two processes on one directory (a
+  second process's client does not see the first one's writes: "Error finding id"), so an
+  open embedded client holds the lock too (``hold_process_lock``) until it is closed;
+  another process then gets ``DataDirInUseError``, which says to use the Chroma server mode.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ DEFAULT_PROCESS_LOCK_TIMEOUT = 10.0
 
 
 class DataDirInUseError(StorageError):
-    """Another process holds the embedded Chroma directory of this data dir."""
+    """Another process kept this data dir's lock longer than the wait: its write, or its open
+    embedded Chroma index (the message says which)."""
 
 
 class WriterBusyError(StorageError):
@@ -166,49 +169,105 @@ def namespace_ingest_lock(namespace_dir: Path, remote: RemoteLock | None = None)
         return lock
 
 
-_PROCESS_LOCKS: dict[str, int] = {}
+class _Held:
+    """This process's hold on a data dir: the locked descriptor and how many hold it now."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.holders = 0
+        self.chroma = 0  # of them, open embedded Chroma clients (said in another process's error)
 
 
-def hold_process_lock(directory: Path) -> None:
-    """Lock ``directory`` for this process until it exits (idempotent within the process).
-
-    Waits up to ``MEMGRAPH_DATA_DIR_LOCK_TIMEOUT`` seconds (default 10) for another process
-    to let go, then raises ``DataDirInUseError``.
-    """
-    _process_lock(directory, float(os.environ.get(PROCESS_LOCK_TIMEOUT_ENV, DEFAULT_PROCESS_LOCK_TIMEOUT)))
+_PROCESS_LOCKS: dict[str, _Held] = {}
+# Guards ``_PROCESS_LOCKS`` and serialises taking a data dir's flock; held while waiting for
+# another process, never while this process does anything else (so never re-entered).
+_PROCESS_MUTEX = threading.Lock()
 
 
-def try_process_lock(directory: Path) -> bool:
-    """``hold_process_lock`` without waiting: whether this process holds ``directory`` now."""
+def lock_timeout() -> float:
+    return float(os.environ.get(PROCESS_LOCK_TIMEOUT_ENV, DEFAULT_PROCESS_LOCK_TIMEOUT))
+
+
+@contextmanager
+def process_lock(directory: Path, timeout: float | None = None):
+    """Hold ``directory``'s process lock for the ``with`` block: one write, then another
+    process's writer may have it. Threads of this process share one hold (counted), so the
+    lock only orders processes. Waits up to ``timeout`` (default ``MEMGRAPH_DATA_DIR_LOCK_TIMEOUT``,
+    10 s) for another process to let go, then raises ``DataDirInUseError``."""
+    key = _acquire(directory, lock_timeout() if timeout is None else timeout, chroma=False)
     try:
-        _process_lock(directory, 0.0)
-    except DataDirInUseError:
-        return False
-    return True
+        yield
+    finally:
+        release_process_lock(key)
 
 
-def _process_lock(directory: Path, timeout: float) -> None:
+def hold_process_lock(directory: Path) -> str:
+    """Take ``directory``'s process lock for an embedded Chroma client (kept until
+    ``release_process_lock`` of the returned key, when the client is closed)."""
+    return _acquire(directory, lock_timeout(), chroma=True)
+
+
+def release_process_lock(key: str, chroma: bool = False) -> None:
+    """One holder of ``key`` is done; the last one closes the descriptor (the flock goes with it)."""
+    with _PROCESS_MUTEX:
+        held = _PROCESS_LOCKS.get(key)
+        if held is None:
+            return
+        held.holders -= 1
+        held.chroma -= 1 if chroma else 0
+        if held.holders > 0:
+            return
+        del _PROCESS_LOCKS[key]
+        os.close(held.fd)
+
+
+def held_process_locks() -> int:
+    """How many data dirs this process holds now (tests)."""
+    with _PROCESS_MUTEX:
+        return len(_PROCESS_LOCKS)
+
+
+def _acquire(directory: Path, timeout: float, chroma: bool) -> str:
     directory = Path(directory).resolve()
     key = str(directory)
-    with _REGISTRY_LOCK:
-        if key in _PROCESS_LOCKS:
-            return
-        ensure_private_dir(directory)
-        lock_path = directory / "memgraph-process.lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + timeout
-        while not _try_flock(fd):
-            if time.monotonic() >= deadline:
-                try:
-                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-                finally:
-                    os.close(fd)
-                raise DataDirInUseError(
-                    f"{directory} is in use by another process (pid {holder}): embedded Chroma allows one process "
-                    "per data directory. Stop that process, or run a Chroma server (`chroma run --path DIR`) and set "
-                    "MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT so that several processes can share the memory"
-                )
-            time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        _PROCESS_LOCKS[key] = fd  # held (fd open) for the life of the process
+    deadline = time.monotonic() + timeout
+    if not _PROCESS_MUTEX.acquire(timeout=max(0.0, timeout)):
+        raise DataDirInUseError(f"{directory}: this process could not take its own data dir lock in {timeout:g} s")
+    try:
+        held = _PROCESS_LOCKS.get(key)
+        if held is None:
+            ensure_private_dir(directory)
+            lock_path = directory / "memgraph-process.lock"
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            while not _try_flock(fd):
+                if time.monotonic() >= deadline:
+                    try:
+                        holder = os.pread(fd, 64, 0).decode(errors="replace").split()
+                    finally:
+                        os.close(fd)
+                    raise _in_use(directory, holder, timeout)
+                time.sleep(0.02)
+            held = _PROCESS_LOCKS[key] = _Held(fd)
+        held.holders += 1
+        held.chroma += 1 if chroma else 0
+        # Who holds it and why, for another process's error message.
+        os.ftruncate(held.fd, 0)
+        os.pwrite(held.fd, f"{os.getpid()} {'chroma' if held.chroma else 'write'}\n".encode(), 0)
+        return key
+    finally:
+        _PROCESS_MUTEX.release()
+
+
+def _in_use(directory: Path, holder: list[str], timeout: float) -> DataDirInUseError:
+    pid = holder[0] if holder else "unknown"
+    if holder[1:2] == ["write"]:
+        return DataDirInUseError(
+            f"{directory} stayed locked by another process's write (pid {pid}) for {timeout:g} s: try again, "
+            f"or raise {PROCESS_LOCK_TIMEOUT_ENV}"
+        )
+    return DataDirInUseError(
+        f"{directory} is in use by another process (pid {pid}) with an embedded Chroma index open: embedded "
+        "Chroma allows one process per data directory once a namespace is indexed (past "
+        "MEMGRAPH_CHROMA_INDEX_NODES). Stop that process, or run a Chroma server (`chroma run --path DIR`) and set "
+        "MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT so that several processes can share the memory"
+    )

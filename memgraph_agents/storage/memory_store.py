@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -64,14 +65,14 @@ from memgraph_agents.storage.identity import (
     server_collection_name,
     store_id,
 )
-from memgraph_agents.storage.locks import hold_process_lock, namespace_ingest_lock, try_process_lock
+from memgraph_agents.storage.locks import DataDirInUseError, namespace_ingest_lock, process_lock
 from memgraph_agents.storage.namespaces import validate_stored_name
 from memgraph_agents.storage.session_write import SessionWrite, check_dimension
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.snapshot_delta import Keyed, apply_delta, read_own_commit
 from memgraph_agents.storage.usage import UseCounter, in_use
 from memgraph_agents.storage.vector_rows import VECTORS_META, matching, vector_rows
-from memgraph_agents.storage.vectors import VectorIndex, chroma_client
+from memgraph_agents.storage.vectors import VectorIndex, chroma_client, lease_embedded, release_embedded
 
 
 class NamespaceUnusableError(StorageError):
@@ -112,8 +113,6 @@ class MemoryStore:
 
             raise missing_namespace(self.data_dir, namespace, graph_url, store_id)
         self._embedded = not chroma_host
-        if create:  # opened to write: the data dir is this process's before anything is written
-            self.own_data_dir()
         try:
             ensure_private_dir(self.dir)  # 0700: memory is private (memgraph_agents.datadir)
             self.db: GraphStore = open_graph_store(self.data_dir, namespace, graph_url, store_id)
@@ -139,14 +138,15 @@ class MemoryStore:
             self.db.close()
             raise mismatch(namespace, stored_model, embedder.name, self.spec)
         client: Any
+        release = None
         if chroma_host:  # a server: reachable now, or a clear error before anything is written
             client = chroma_client(self.data_dir, chroma_host, chroma_port)
         else:
-            # Embedded Chroma is one process per data dir: taken by a write (``own_data_dir``) or
-            # when the client is made (``chroma_client``, once the namespace needs its index),
-            # never by a read that needs no index (``list``, ``stats``, exact search, ``ask``).
-            client = partial(chroma_client, self.data_dir)
-        self.vectors = VectorIndex(client, namespace, embedder.name, self._collection(legacy=existed))
+            # Embedded Chroma is one process per data dir: its client, made once the namespace
+            # needs its index, holds the data dir's process lock until this store is freed
+            # (``_free``); a read that needs no index (``list``, ``stats``, exact search) never makes one.
+            client, release = partial(lease_embedded, self.data_dir), partial(release_embedded, self.data_dir)
+        self.vectors = VectorIndex(client, namespace, embedder.name, self._collection(legacy=existed), release)
         self.lock = self.db.writer_lock()
         self._thread_lock = threading.RLock()
         self._snap_lock = threading.Lock()
@@ -335,18 +335,19 @@ class MemoryStore:
         }
 
     # -- writes ----------------------------------------------------------------------------
-    def own_data_dir(self) -> None:
-        """Embedded Chroma: the data dir is this process's from now on (``DataDirInUseError``
-        while another process holds it). Every write takes it first; a read never needs it."""
+    def own_data_dir(self, timeout: float | None = None):
+        """The data dir's process lock for one write (``storage.locks.process_lock``: another
+        process's writer waits for it, then writes); a read never needs it. With a Chroma server
+        there is nothing to share: no lock."""
         if self._embedded:
-            hold_process_lock(self.data_dir / "chroma")
+            return process_lock(self.data_dir / "chroma", timeout)
+        return nullcontext()
 
     @in_use
     def commit_session(self, w: SessionWrite) -> None:
         """Add, replace or extend a session atomically (see the module docstring)."""
         check_dimension(w, self.embedder.dim, self.embedder.name)  # before anything is written
-        self.own_data_dir()
-        with self._thread_lock, self.lock:
+        with self.own_data_dir(), self._thread_lock, self.lock:
             r = w.record
             self._check_model()
             self._check_mode(w)
@@ -567,8 +568,7 @@ class MemoryStore:
     @in_use
     def delete_session(self, session_id: str) -> dict:
         """Remove exactly what ``session_id`` stated; what other sessions state too stays."""
-        self.own_data_dir()
-        with self._thread_lock, self.lock:
+        with self.own_data_dir(), self._thread_lock, self.lock:
             if self.db.session(session_id, status=None) is None:
                 raise KeyError(f"no session {session_id!r} in namespace {self.namespace!r}")
             with self.db.write() as t:
@@ -599,14 +599,15 @@ class MemoryStore:
             or self.db.vector_garbage()
         ):
             return
-        if self._embedded and not try_process_lock(self.data_dir / "chroma"):
-            return  # another process holds the data dir: its writes are its own to finish
-        with self._thread_lock, self.lock:
-            for s in self.db.sessions("pending") + self.db.sessions("deleting"):
-                self._finish_delete(s["id"])
-            for sid, mode in self.db.pending_writes():
-                self._undo_write(sid, mode)
-            self._collect_garbage()
+        try:
+            with self.own_data_dir(timeout=0), self._thread_lock, self.lock:
+                for s in self.db.sessions("pending") + self.db.sessions("deleting"):
+                    self._finish_delete(s["id"])
+                for sid, mode in self.db.pending_writes():
+                    self._undo_write(sid, mode)
+                self._collect_garbage()
+        except DataDirInUseError:
+            return  # another process is writing (or holds its Chroma index): the next open or write finishes these
 
     @property
     def busy(self) -> bool:
@@ -618,6 +619,7 @@ class MemoryStore:
 
     def _free(self) -> None:
         self.db.close()
+        self.vectors.close()  # an embedded Chroma client: its files and the data dir's lock
         self._forget_cached()
 
     def _forget_cached(self) -> None:
@@ -629,3 +631,4 @@ class MemoryStore:
 
     def close(self) -> None:
         self.db.close()
+        self.vectors.close()

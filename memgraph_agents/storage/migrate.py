@@ -48,7 +48,7 @@ def copy_namespace(src: MemoryStore, dst: MemoryStore) -> dict:
         raise StorageError(
             f"namespace {src.namespace!r}: {len(missing)} vectors missing in the source (e.g. {missing[0]!r})"
         )
-    with dst.ingest_lock.hold(timeout=600), dst._thread_lock, dst.lock:
+    with dst.ingest_lock.hold(timeout=600), dst.own_data_dir(), dst._thread_lock, dst.lock:
         if dst.db.sessions(None):
             raise StorageError(
                 f"namespace {dst.namespace!r} already holds sessions in the target: "

@@ -57,8 +57,7 @@ def reembed_store(store: MemoryStore, progress: Progress | None = None, fault: C
     ``fault``: tests' crash points, called with the step just done."""
     t0 = time.perf_counter()
     new = store.embedder.name
-    store.own_data_dir()
-    with store.ingest_lock.hold(timeout=600), store._thread_lock, store.lock:
+    with store.ingest_lock.hold(timeout=600), store.own_data_dir(), store._thread_lock, store.lock:
         old = store.db.get_meta(MODEL_META) or new
         written = 0
         was_indexed = store.indexed()

@@ -11,7 +11,10 @@ imports it (its dense queries are exact, on the vectors beside the graph rows).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,42 +22,112 @@ import numpy as np
 
 from memgraph_agents.datadir import tighten
 from memgraph_agents.errors import StorageError
-from memgraph_agents.storage.locks import hold_process_lock
+from memgraph_agents.storage.locks import hold_process_lock, release_process_lock
 
-_CLIENTS: dict[str, Any] = {}
+_CLIENTS: dict[str, Any] = {}  # Chroma servers' clients (no file here): kept
+_EMBEDDED: dict[str, list[Any]] = {}  # embedded directory -> [client, leases, process-lock key]
 _CLIENTS_LOCK = threading.Lock()
 
 
 def chroma_client(data_dir: Path, host: str | None = None, port: int = 8000):
-    """An embedded ``PersistentClient`` under ``data_dir/chroma`` or an ``HttpClient``; one per target.
-
-    The embedded client locks ``data_dir/chroma`` for this process (one process per embedded
-    data dir); several processes share one memory through a Chroma server (``host``).
-    """
+    """An ``HttpClient`` for a Chroma server (one per server), or an embedded
+    ``PersistentClient`` under ``data_dir/chroma`` leased until ``release_embedded`` (prefer
+    ``chroma_session``, which releases it)."""
+    if not host:
+        return lease_embedded(data_dir)
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
     import memgraph_agents.storage.chroma_ef  # noqa: F401  (registers our embedding function first)
 
-    key = f"http://{host}:{port}" if host else str(Path(data_dir, "chroma").resolve())
+    key = f"http://{host}:{port}"
     with _CLIENTS_LOCK:
         if key not in _CLIENTS:
-            settings = ChromaSettings(anonymized_telemetry=False)
-            if host:
-                try:
-                    _CLIENTS[key] = chromadb.HttpClient(host=host, port=port, settings=settings)
-                except Exception as e:  # chromadb says "Could not connect ...", naming no server
-                    raise ChromaUnavailableError(
-                        f"the Chroma server at {host}:{port} is unreachable ({' '.join(str(e).split())}): "
-                        "start it (`chroma run`) or check MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT"
-                    ) from e
-            else:
-                # Embedded Chroma is single-process: lock the directory for this process's lifetime
-                # (a clear ``DataDirInUseError`` for a second process; README "Concurrency model").
-                hold_process_lock(Path(key))
-                _CLIENTS[key] = chromadb.PersistentClient(path=key, settings=settings)
-                tighten(Path(key))  # Chroma's files follow the umask; memory is private (datadir)
+            try:
+                _CLIENTS[key] = chromadb.HttpClient(
+                    host=host, port=port, settings=ChromaSettings(anonymized_telemetry=False)
+                )
+            except Exception as e:  # chromadb says "Could not connect ...", naming no server
+                raise ChromaUnavailableError(
+                    f"the Chroma server at {host}:{port} is unreachable ({' '.join(str(e).split())}): "
+                    "start it (`chroma run`) or check MEMGRAPH_CHROMA_HOST / MEMGRAPH_CHROMA_PORT"
+                ) from e
         return _CLIENTS[key]
+
+
+def _embedded_key(data_dir: Path) -> str:
+    return str(Path(data_dir, "chroma").resolve())
+
+
+def lease_embedded(data_dir: Path):
+    """The embedded client of ``data_dir``, one per directory, open while leased: the first
+    lease takes the data dir's process lock (embedded Chroma is one process per directory:
+    another process's writer gets ``DataDirInUseError`` naming it), the last release closes the
+    client and lets the lock go."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    import memgraph_agents.storage.chroma_ef  # noqa: F401  (registers our embedding function first)
+
+    release_collected()
+    key = _embedded_key(data_dir)
+    with _CLIENTS_LOCK:
+        entry = _EMBEDDED.get(key)
+        if entry is None:
+            held = hold_process_lock(Path(key))
+            try:
+                client = chromadb.PersistentClient(path=key, settings=ChromaSettings(anonymized_telemetry=False))
+            except BaseException:
+                release_process_lock(held, chroma=True)
+                raise
+            tighten(Path(key))  # Chroma's files follow the umask; memory is private (datadir)
+            entry = _EMBEDDED[key] = [client, 0, held]
+        entry[1] += 1
+        return entry[0]
+
+
+# Leases of indexes collected without ``close`` (a ``Memory`` dropped unclosed): their GC
+# callback only appends here (no lock: it may run on a thread inside ``_CLIENTS_LOCK``); the
+# next lease or store access of this process releases them (``release_collected``).
+_COLLECTED: deque[Callable[[], None]] = deque()
+
+
+def release_collected() -> None:
+    """Release the leases of indexes collected since the last call (never from a GC callback)."""
+    while _COLLECTED:
+        try:
+            release = _COLLECTED.popleft()
+        except IndexError:  # another thread took the last one
+            return
+        release()
+
+
+def release_embedded(data_dir: Path) -> None:
+    """One lease of ``lease_embedded`` ends; the last closes the client (its files) and the lock."""
+    key = _embedded_key(data_dir)
+    with _CLIENTS_LOCK:
+        entry = _EMBEDDED.get(key)
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] > 0:
+            return
+        del _EMBEDDED[key]
+        try:
+            entry[0].close()
+        finally:
+            release_process_lock(entry[2], chroma=True)
+
+
+@contextmanager
+def chroma_session(data_dir: Path, host: str | None = None, port: int = 8000) -> Iterator[Any]:
+    """``chroma_client`` for a ``with`` block: an embedded client's lease ends with it."""
+    client = chroma_client(data_dir, host, port)
+    try:
+        yield client
+    finally:
+        if not host:
+            release_embedded(data_dir)
 
 
 class ChromaUnavailableError(StorageError):
@@ -99,10 +172,15 @@ class VectorIndex:
     (readers use a vector only when its document is the text they expect), metadata ``kind``
     and ``session_id`` (the session whose write stored it)."""
 
-    def __init__(self, client: Any, namespace: str, model_name: str, name: str) -> None:
+    def __init__(
+        self, client: Any, namespace: str, model_name: str, name: str, release: Callable[[], None] | None = None
+    ) -> None:
         """``client``: a Chroma client, or a function making one on first use (embedded Chroma:
-        a namespace that is never indexed never imports chromadb)."""
+        a namespace that is never indexed never imports chromadb), and ``release`` ends what it
+        made (``close``)."""
         self._make_client: Callable[[], Any] | None = client if callable(client) else None
+        self._release = release
+        self._collected: weakref.finalize | None = None
         self._client = None if callable(client) else client
         self.name = name
         self._namespace, self._model = namespace, model_name
@@ -117,7 +195,23 @@ class VectorIndex:
             with self._client_lock:
                 if self._client is None:
                     self._client = self._make_client()
+                    if self._release is not None:
+                        # Collected unclosed: the lease is queued for release, never released here.
+                        self._collected = weakref.finalize(self, _COLLECTED.append, self._release)
         return self._client
+
+    def close(self) -> None:
+        """Let go of a client this index made (an embedded one: its files and the data dir's
+        lock, once no other index uses it); the next use makes one again."""
+        if self._make_client is None:
+            return
+        with self._open_lock, self._client_lock:  # the order ``collection`` takes them in
+            made, self._client, self._collection = self._client, None, None
+            collected, self._collected = self._collected, None
+        if collected is not None:
+            collected.detach()
+        if made is not None and self._release is not None:
+            self._release()
 
     @property
     def opened(self) -> bool:

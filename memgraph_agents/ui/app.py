@@ -9,7 +9,6 @@ page with the error's one-line message, never a traceback.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,14 +19,14 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from memgraph_agents.api import Memory
-from memgraph_agents.errors import InputError, MemgraphError, NamespaceNotFoundError
+from memgraph_agents.errors import InputError
 from memgraph_agents.ui import data, manage_views, views
 from memgraph_agents.ui.html import asset, path, url
 from memgraph_agents.ui.manage import manage_routes
+from memgraph_agents.ui.problems import problem
 from memgraph_agents.ui.runs import RecentRuns
 from memgraph_agents.ui.security import COOKIE, Access, Refused
 
-log = logging.getLogger(__name__)
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 # Our pages load their CSS/JS from /assets only; the drawn trace (its own page, in a frame) is
@@ -200,6 +199,9 @@ def build_app(memory: Memory, access: Access) -> Starlette:
             raise Refused(404, f"no asset {name!r}")
         return Response(asset(name), media_type=ASSETS[name], headers={"Cache-Control": "max-age=3600"})
 
+    data_dir = memory.settings.data_dir
+    hide = (str(data_dir), str(data_dir.resolve()))  # never on a page (problems.scrub)
+
     def guarded(endpoint: Endpoint, *, signed_in: bool = True) -> Endpoint:
         """``endpoint`` behind the Host and token checks; any failure becomes a page, never a traceback."""
 
@@ -210,7 +212,7 @@ def build_app(memory: Memory, access: Access) -> Starlette:
                     access.token_of(request)
                 return await endpoint(request)
             except Exception as exc:
-                return _problem(exc)
+                return _problem(exc, hide)
 
         return run
 
@@ -232,18 +234,6 @@ def build_app(memory: Memory, access: Access) -> Starlette:
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
 
 
-def _problem(exc: Exception) -> Response:
-    if isinstance(exc, Refused):
-        return _html(views.problem(exc.status, exc.message, login=exc.status == 401), exc.status)
-    if isinstance(exc, NamespaceNotFoundError):  # its message lists the others: not for a tenant
-        return _html(views.problem(404, "no such namespace here"), 404)
-    if isinstance(exc, InputError) and str(exc).startswith("no "):  # "no note, session, turn or node 'x' …"
-        return _html(views.problem(404, _line(exc)), 404)
-    if isinstance(exc, (MemgraphError, ValueError)):
-        return _html(views.problem(400, _line(exc)), 400)
-    log.exception("memgraph ui: %s", type(exc).__name__)
-    return _html(views.problem(500, f"the server failed ({type(exc).__name__}); its log has the details"), 500)
-
-
-def _line(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:500]
+def _problem(exc: Exception, hide: tuple[str, ...] = ()) -> Response:
+    status, message = problem(exc, hide)
+    return _html(views.problem(status, message, login=status == 401), status)

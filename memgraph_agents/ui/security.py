@@ -9,15 +9,18 @@
   hold is "not found", the same page as one that does not exist (nothing leaks).
 - **Writes** (POST) need the form's CSRF token (an HMAC of the caller's identity under a key
   drawn at start) and, when the browser says where the request comes from (``Origin``,
-  ``Sec-Fetch-Site``), the app's own origin: another site's page cannot submit a form here.
+  ``Sec-Fetch-Site``, else ``Referer``), the app's own origin: another site's page cannot
+  submit a form here. A malformed ``Host`` is refused whatever the request.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
@@ -55,11 +58,14 @@ class Access:
         raise Refused(401, "sign in with a token to see this memory")
 
     def check_host(self, request: Request) -> None:
-        """Without tokens, only a loopback ``Host`` (DNS rebinding would name another)."""
+        """A well-formed ``Host`` (a name or address and an optional port, nothing else); without
+        tokens, a loopback one only (DNS rebinding would name another)."""
+        host = request.headers.get("host", "")
+        name = host_name(host)
+        if name is None:
+            raise Refused(400, "the request's Host header is malformed")
         if self.tokens is not None:
             return
-        host = request.headers.get("host", "")
-        name = host.rsplit(":", 1)[0] if not host.startswith("[") else host.split("]")[0] + "]"
         if not is_loopback(name):
             raise Refused(403, f"this memory is served to loopback only, not to the host {host!r}")
 
@@ -94,7 +100,33 @@ class Access:
         origin = request.headers.get("origin")
         if origin is not None and origin != own_origin(request):
             raise Refused(403, f"a write from {origin!r} is refused: only this app's own pages may write")
+        referer = request.headers.get("referer")
+        if origin is None and referer is not None and referer_origin(referer) != own_origin(request):
+            raise Refused(403, "a write from another page than this app's is refused")
 
 
 def own_origin(request: Request) -> str:
     return f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+
+# A Host header: a DNS name or IPv4 address, or an IPv6 address in brackets, then an optional port.
+_HOST = re.compile(
+    r"^(?:(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)|(?P<v6>\[[0-9A-Fa-f:.]{2,45}\]))(?::(?P<port>[0-9]{1,5}))?$"
+)
+
+
+def host_name(host: str) -> str | None:
+    """The name of a well-formed ``Host`` header value (``[::1]`` keeps its brackets), else None."""
+    m = _HOST.match(host)
+    if m is None or (m.group("port") is not None and not 0 < int(m.group("port")) <= 65535):
+        return None
+    return m.group("name") or m.group("v6")
+
+
+def referer_origin(referer: str) -> str:
+    """``scheme://host[:port]`` of a ``Referer`` ("" when it has none)."""
+    try:
+        parts = urlsplit(referer)
+    except ValueError:
+        return ""
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""

@@ -9,8 +9,6 @@ layers (premem, memorai, sgmem) run only when the context's preset asks for them
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from contextvars import ContextVar
 from typing import Literal
 
@@ -44,23 +42,16 @@ from memgraph_agents.runtime import MemoryContext, chat_limiter, get_chat_model,
 from memgraph_agents.storage import SessionRecord, SessionWrite
 from memgraph_agents.storage.session_write import WriteMode
 
-# Settings of recent run contexts: validating ``Settings`` for every step cost more than a
-# whole chat-turn append. Keyed by the context object (kept alive with it).
-_RUN_SETTINGS: OrderedDict[int, tuple[MemoryContext, Settings]] = OrderedDict()
-_RUN_SETTINGS_LOCK = threading.Lock()
-
 
 def context_settings(ctx: MemoryContext) -> Settings:
-    """``ctx.settings()``, validated once per context object."""
-    with _RUN_SETTINGS_LOCK:
-        hit = _RUN_SETTINGS.get(id(ctx))
-        if hit is not None and hit[0] is ctx:
-            return hit[1]
+    """``ctx.settings()``, validated once per context object: validating ``Settings`` for every
+    step cost more than a whole chat-turn append. Kept on the context itself, so the settings
+    (and the ``Memory`` objects they carry) go with it, never held here after."""
+    hit = ctx.__dict__.get("_validated_settings")
+    if hit is not None:
+        return hit
     settings = ctx.settings()
-    with _RUN_SETTINGS_LOCK:
-        _RUN_SETTINGS[id(ctx)] = (ctx, settings)
-        while len(_RUN_SETTINGS) > 32:
-            _RUN_SETTINGS.popitem(last=False)
+    ctx.__dict__["_validated_settings"] = settings
     return settings
 
 
