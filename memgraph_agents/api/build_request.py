@@ -17,12 +17,17 @@ from memgraph_agents.api.request import SearchRequest, search_request
 from memgraph_agents.api.users import namespace_or_user
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
+from memgraph_agents.resources import resources_of
 from memgraph_agents.storage.namespaces import validate_stored_name
 
 
 def namespace_of(settings: Settings, namespace: str | None, user_id: str | int | None = None) -> str:
     """The namespace a verb acts on: ``namespace``, else ``user_id``'s (``Memory.user``'s
-    mapping), else ``settings.namespace``; validated (``""`` is refused, not the default)."""
+    mapping), else ``settings.namespace``; validated (``""`` is refused, not the default). Every
+    verb names its namespace here, so a closed ``Memory`` (its settings' resources) refuses it."""
+    res = resources_of(settings)
+    if res is not None:
+        res.check_open()
     ns = namespace_or_user(namespace, user_id)  # type: ignore[arg-type]
     return validate_stored_name(settings.namespace if ns is None else ns)
 

@@ -108,8 +108,7 @@ class Memory(ItemVerbs):
 
     # -- options -------------------------------------------------------------------------
     def _ns(self, namespace: str | None, user_id: str | int | None = None) -> str:
-        self._resources.check_open()  # every verb names its namespace here: a closed Memory refuses it
-        return namespace_of(self.settings, namespace, user_id)
+        return namespace_of(self.settings, namespace, user_id)  # a closed Memory refuses it there
 
     # -- users ---------------------------------------------------------------------------
     @staticmethod
