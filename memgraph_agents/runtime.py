@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from memgraph_agents.config import IngestParams, Settings
+from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.registry import RETRIEVERS
 from memgraph_agents.resources import (
@@ -346,7 +346,3 @@ def chat_limiter(settings: Settings, llm: Any):
     from memgraph_agents.llm.loops import model_key
 
     return call_limiter(model_key(llm), settings.llm_max_concurrency)
-
-
-def ingest_params(settings: Settings) -> IngestParams:
-    return settings.ingest

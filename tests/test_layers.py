@@ -12,10 +12,19 @@ hides a cycle until run time). Layers, bottom to top:
     construct   construct                                                  (conversation -> graph)
     retrieval   retrieval                                                  (graph -> evidence)
     navigator   navigator                                                  (agentic search)
-    top         the package root, api, ingest, graphs, integrations, cli, bench, debug, examples
+    face        api, ingest, console                     (the engine's one way in: ``Memory``)
+    pieces      integrations, debug      (what the doors are made of: agent tools, store, MCP
+                                          server; the trace page, drawings, Studio's store)
+    doors       graphs, ui, bench                        (Studio, the browser, the benchmarks)
+    top         the package root, cli, examples   (re-exports, the launcher, the walk-throughs)
 
-Imports inside one layer are allowed (between ``loaders`` and ``llm``, say); an import cycle
-between two modules is not, whatever their layers.
+Imports inside one layer are allowed (between ``loaders`` and ``llm``, say), except between
+the doors: no door imports another (``test_no_door_imports_another``). An import cycle between
+two modules is not allowed, whatever their layers. The doors sit on the pieces because they are
+built of them: the chatbot graph of the agent tools, the browser's search page of the trace
+page, Studio's store of the LangGraph store; the command line launches every door.
+``memgraph_agents.examples`` itself (the sample data's paths, which ``memgraph demo`` and the
+benchmarks read) is data, placed with the foundation; its scripts are at the top.
 """
 
 from __future__ import annotations
@@ -38,8 +47,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("construct", ("construct",)),
     ("retrieval", ("retrieval",)),
     ("navigator", ("navigator",)),
-    ("top", ("", "api", "ingest", "graphs", "integrations", "cli", "bench", "debug", "examples", "ui")),
+    ("face", ("api", "ingest", "console")),
+    ("pieces", ("integrations", "debug")),
+    ("doors", ("graphs", "ui", "bench")),
+    ("top", ("", "cli", "examples")),
 ]
+DOORS = LAYERS[-2][1]
+# Modules placed by name rather than by their folder (see the module docstring).
+PLACED = {"memgraph_agents.examples": "foundation"}
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 
 # (importing module, imported module) -> why the upward import is needed. Keep it empty.
@@ -51,6 +66,8 @@ MODULES = package_modules()  # memgraph_agents/ and the folders mapped into it (
 
 def layer_of(module: str) -> int:
     """Rank of a package module (``memgraph_agents.x.y`` -> rank of ``x``)."""
+    if module in PLACED:
+        return next(rank for rank, (name, _) in enumerate(LAYERS) if name == PLACED[module])
     parts = module.split(".")
     top = parts[1] if len(parts) > 1 else ""
     if top not in RANK:
@@ -99,6 +116,21 @@ def test_no_upward_imports():
                     f"({LAYERS[layer_of(module)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
                 )
     assert not upward, "upward imports:\n" + "\n".join(upward)
+
+
+def door_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in DOORS and module not in PLACED else None
+
+
+def test_no_door_imports_another():
+    crossing = [
+        f"{MODULES[module].relative_to(REPO)}:{line}: {module} imports {target}"
+        for module, imports in IMPORTS.items()
+        for line, target in imports
+        if door_of(module) and door_of(target) and door_of(module) != door_of(target)
+    ]
+    assert not crossing, "a door imports another door:\n" + "\n".join(crossing)
 
 
 def test_allow_list_entries_are_still_needed():

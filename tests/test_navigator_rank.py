@@ -125,29 +125,6 @@ def test_prior_adds_the_date_bonus_only_for_date_questions():
     assert prior(text, attrs, None, informative=0.2, full=40, typed=0.2) == pytest.approx(0.1)
 
 
-def test_with_priors_resorts_and_keeps_the_order_of_ties():
-    from memgraph_agents.retrieval.rank import RankedTurn, with_priors
-
-    class Snap:
-        text = ["Ana: ok", "Ben: " + " ".join(["w"] * 40), "Ana: fine", "Ben: ok"]
-        attrs = [
-            {"speaker": "Ana"},
-            {"speaker": "Ben"},
-            {"speaker": "Ana", "dates": ["2024-01-02"]},
-            {"speaker": "Ben"},
-        ]
-
-    ranked = [RankedTurn(0, 1.0, None), RankedTurn(3, 1.0, None), RankedTurn(1, 0.9, 7), RankedTurn(2, 0.82, None)]
-    knobs = {"informative": 0.2, "full": 40, "typed": 0.2}
-    out = with_priors(Snap(), ranked, "What did Ben say?", **knobs)  # type: ignore[arg-type]
-    assert [r.node for r in out] == [1, 0, 3, 2]  # the long turn wins; 0 and 3 tie and keep their order
-    assert out[0].event == 7 and out[0].score == pytest.approx(1.1)
-    out = with_priors(Snap(), ranked, "When did Ana say it?", **knobs)  # type: ignore[arg-type]
-    assert [r.node for r in out] == [1, 2, 0, 3]  # the turn with a date passes the two short ones
-    off = {"informative": 0.0, "full": 40, "typed": 0.0}
-    assert with_priors(Snap(), ranked, "When?", **off) == ranked  # type: ignore[arg-type]
-
-
 def test_diversified_demotes_a_paraphrase_and_keeps_scores_decreasing():
     from memgraph_agents.retrieval.rank import RankedTurn, diversified
 

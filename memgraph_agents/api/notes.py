@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memgraph_agents.api.items import MemoryItem, NoteHistory, NoteVersion
+from memgraph_agents.api.items import NoteHistory, NoteVersion
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
@@ -60,9 +60,3 @@ def note_history(settings: Settings, namespace: str, note_id: str) -> NoteHistor
     store, _, _ = _stored_note(settings, namespace, check_note_id(note_id))
     versions = [NoteVersion(**v) for v in store.note_versions(note_id)]
     return NoteHistory(note_id=note_id, namespace=namespace, versions=versions)
-
-
-def note_item(settings: Settings, namespace: str, note_id: str) -> MemoryItem:
-    from memgraph_agents.api.read import get_item
-
-    return get_item(settings, namespace, note_id)

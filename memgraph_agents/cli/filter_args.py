@@ -13,7 +13,17 @@ import argparse
 import json
 from typing import Any
 
+from memgraph_agents.api.filter_text import filter_value, metadata_filter
 from memgraph_agents.errors import InputError
+
+__all__ = [
+    "add_filter_options",
+    "add_metadata_option",
+    "filter_kwargs",
+    "filter_value",
+    "metadata_arg",
+    "metadata_filter",
+]
 
 FILTER_HELP = (
     "KEY=VALUE: only sessions and notes whose metadata KEY matches (repeatable: all must hold). "
@@ -36,38 +46,6 @@ def add_metadata_option(s: argparse.ArgumentParser) -> None:
         "--metadata",
         help='a JSON object stored with what is added, returned with evidence and filterable: \'{"project": "x"}\'',
     )
-
-
-def filter_value(text: str) -> Any:
-    """One ``--filter`` VALUE (module docstring)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    except ValueError:  # an integer of more digits than Python converts: out of range anyway
-        raise InputError(f"--filter value {text[:40]!r}…: a number out of range") from None
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) > 1:
-        if not all(parts):
-            raise InputError(f"--filter value {text!r} has an empty part between commas")
-        return {"$in": parts}
-    return text
-
-
-def metadata_filter(items: list[str] | None) -> dict[str, Any] | None:
-    """The ``--filter`` options as one filter object (``None`` when none was given)."""
-    if not items:
-        return None
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise InputError(f"--filter takes KEY=VALUE, got {item!r}")
-        if key in out:
-            raise InputError(f'--filter names {key!r} twice (use one KEY={{"$in": [...]}} or a,b)')
-        out[key] = filter_value(value)
-    return out
 
 
 def filter_kwargs(args: argparse.Namespace) -> dict[str, Any]:

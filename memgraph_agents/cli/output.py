@@ -5,59 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import contextmanager
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
-from rich.text import Text
 
-# Pipes and logs get a wide console, so tables keep whole kind names and lines stay whole.
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+from memgraph_agents.console import RateColumn, console, err_console, progress_bar
 
-
-class RateColumn(ProgressColumn):
-    """Units per second over the task so far (``12.3 turns/s``); blank before the first step."""
-
-    def __init__(self, unit: str) -> None:
-        super().__init__()
-        self.unit = unit
-
-    def render(self, task: Task) -> Text:
-        elapsed = task.finished_time if task.finished else task.elapsed
-        if not elapsed or not task.completed:
-            return Text("")
-        return Text(f"{task.completed / elapsed:.1f} {self.unit}/s")
-
-
-@contextmanager
-def progress_bar(unit: str | None = None):
-    """A progress bar on stderr; quiet (no animation) when stderr is not a terminal. ``unit``
-    (e.g. ``"turns"``): also the rate, units per second."""
-    rate = [RateColumn(unit)] if unit else []
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        *rate,
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        disable=False,
-        transient=False,
-        auto_refresh=sys.stderr.isatty(),
-    ) as p:
-        yield p
+__all__ = ["RateColumn", "console", "env_namespace", "err_console", "print_json", "progress_bar", "table"]
 
 
 def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> Table:

@@ -20,7 +20,6 @@ import math
 from collections import defaultdict
 from datetime import UTC, datetime
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from memgraph_agents.model.graph import NodeKind
@@ -505,16 +504,3 @@ def render_page(data: dict[str, Any]) -> str:
 
 def trace_page(result, store, *, max_nodes: int = MAX_NODES, namespace: str = "") -> str:
     return render_page(build_trace_data(result, store, max_nodes=max_nodes, namespace=namespace))
-
-
-def write_trace_html(
-    question: str, store, out: str | Path, *, context=None, llm=None, k: int = 5, max_nodes: int = MAX_NODES
-):
-    """Run the navigator on ``question`` and write the trace page; returns the ``NavigationResult``."""
-    from memgraph_agents.navigator import navigate
-
-    result = navigate(question, store, context=context, llm=llm, k=k)
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(trace_page(result, store, max_nodes=max_nodes), encoding="utf-8")
-    return result

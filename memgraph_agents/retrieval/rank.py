@@ -11,8 +11,7 @@ with ``seed`` normalised by the best seed score (an event's seed is its best tur
 candidates are the seed pool plus every turn of a kept event (a neighbour the seed never
 reached can enter). Ties: the seed order, then node order, so the ranking is deterministic.
 
-Then ``with_priors`` adds the turn priors (``retrieval.priors``) and ``diversified`` reorders by
-MMR (``retrieval.diverse``); ``navigator.turn_ranking.ranking`` chains the three.
+Then ``diversified`` reorders by MMR (``retrieval.diverse``).
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from dataclasses import dataclass, replace
 from memgraph_agents.model.ranking import order_best_first, ranks_by
 from memgraph_agents.retrieval.diverse import mmr_order
 from memgraph_agents.retrieval.event_view import EventView
-from memgraph_agents.retrieval.priors import asks_for, prior
 from memgraph_agents.storage.snapshot import GraphSnapshot
 
 
@@ -68,29 +66,6 @@ def rank_turns(
     tiebreak = ranks_by([order.get(t, len(order)) for _, t in scored], [t for _, t in scored])
     scored = [scored[int(j)] for j in order_best_first([s for s, _ in scored], tiebreak)]
     return [RankedTurn(t, round(s, 6), owner.get(t)) for s, t in scored]
-
-
-def with_priors(
-    snap: GraphSnapshot, ranked: list[RankedTurn], question: str, *, informative: float, full: int, typed: float
-) -> list[RankedTurn]:
-    """``ranked`` re-scored by the turn priors (informativeness, a date for a question asking
-    "when"; ``retrieval.priors``) and re-sorted; ties keep their order."""
-    if informative <= 0 and typed <= 0:
-        return ranked
-    kind = asks_for(question)
-    scored = [
-        replace(
-            r,
-            score=round(
-                r.score
-                + prior(snap.text[r.node], snap.attrs[r.node], kind, informative=informative, full=full, typed=typed),
-                6,
-            ),
-        )
-        for r in ranked
-    ]
-    # Scores are rounded to 6 decimals above (a stated tolerance): equal ones keep their order.
-    return [scored[i] for i in sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))]
 
 
 def diversified(snap: GraphSnapshot, ranked: list[RankedTurn], lam: float, k: int) -> list[RankedTurn]:

@@ -63,7 +63,7 @@ def _int(value: str | None, name: str, default: int | None) -> int | None:
 
 
 def _filters(p: dict[str, str]) -> dict[str, Any]:
-    from memgraph_agents.cli.filter_args import metadata_filter
+    from memgraph_agents.api.filter_text import metadata_filter
 
     return {
         "since": p.get("since") or None,
