@@ -272,7 +272,9 @@ def test_bench_every_registered_retriever_and_memory_reuse(tmp_path, data_file):
     assert all(p["state"] == "reused" for p in again["ingest"]["per_conversation"].values())
     # the cost of building the memory is still reported, from the data dir's history
     built = first["ingest"]["per_conversation"]["conv-t1"]
-    assert again["ingest"]["per_conversation"]["conv-t1"]["history"]["cold"]["seconds"] == built["seconds"]
+    # cold or warm: the process's one model may hold these texts' vectors from an earlier test
+    assert built["state"] in ("cold", "warm")
+    assert again["ingest"]["per_conversation"]["conv-t1"]["history"][built["state"]]["seconds"] == built["seconds"]
     assert again["retrievers"]["dense"]["turn_recall@10"] == first["retrievers"]["dense"]["turn_recall@10"]
 
 

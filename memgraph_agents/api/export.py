@@ -38,7 +38,7 @@ def _turn(tid: str, d: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": tid, "speaker": d["speaker"]}
     if d.get("text") or not d.get("image_caption"):
         out["text"] = d.get("text") or ""
-    for key in ("image_caption", "timestamp"):
+    for key in ("image_caption", "timestamp", "role"):
         if d.get(key):
             out[key] = d[key]
     return out

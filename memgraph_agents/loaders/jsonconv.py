@@ -47,7 +47,8 @@ Format = Literal["json", "jsonl", "locomo"]
 
 _CONVERSATION_KEYS = ("id", "speakers", "sessions", "metadata")
 _SESSION_KEYS = ("id", "date", "turns", "metadata")
-_TURN_KEYS = ("id", "speaker", "text", "image_caption", "timestamp")
+_TURN_KEYS = ("id", "speaker", "text", "image_caption", "timestamp", "role")
+ROLES = ("user", "assistant")  # a turn of a chat with an agent: who spoke (``Turn.role``)
 _LINE_KEYS = ("conversation", "session", "date", *_TURN_KEYS)
 
 # C0 and C1 control characters and DEL, except tab and newline (carriage returns are turned
@@ -261,7 +262,12 @@ def _turn(raw: dict[str, Any], default_id: str, where: str) -> tuple[Turn, str]:
         timestamp = parse_session_date(timestamp, where=f"{where}: 'timestamp'")
     if not text.strip() and caption is None:
         raise InputError(f"{where}: empty 'text' and no 'image_caption'")
-    turn = build(Turn, where, id=tid, speaker=speaker, text=text, image_caption=caption, timestamp=timestamp)
+    role = raw.get("role")
+    if role is not None and role not in ROLES:
+        raise InputError(f"{where}: 'role' must be one of {', '.join(ROLES)} or null, got {str(role)[:40]!r}")
+    turn = build(
+        Turn, where, id=tid, speaker=speaker, text=text, image_caption=caption, timestamp=timestamp, role=role
+    )
     return turn, where
 
 
