@@ -67,10 +67,10 @@ class ChatbotMemory(AgentMemory):
     context a server passes as a dict and copies into ``configurable``) has no user: the
     context's namespace is used, as ``ChatbotContext.user_id`` says."""
 
-    def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
+    def run_inputs(self, context: Any, config: dict | None) -> tuple[Any, dict | None]:
         if config is not None:
             config = {**config, "configurable": _without_empty_id(config.get("configurable"), self.user_key)}
-        return super().namespace_for(_without_empty_id(context, self.user_key), config)
+        return _without_empty_id(context, self.user_key), config
 
 
 class ModelFromContext(AgentMiddleware):

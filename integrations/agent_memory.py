@@ -151,8 +151,14 @@ class AgentMemory:
         """The run's settings: ``base_settings()`` overlaid by the run context (``runtime.settings_for``)."""
         return settings_for(context, self.base_settings())
 
+    def run_inputs(self, context: Any, config: dict | None) -> tuple[Any, dict | None]:
+        """The run's context and config as this memory reads whose run it is (``namespace_for``
+        and the writes' user id): as given; a subclass may normalise a host's conventions."""
+        return context, config
+
     def namespace_for(self, context: Any = None, config: dict | None = None) -> str:
         """Whose memory this run uses (see the module docstring); never from model arguments."""
+        context, config = self.run_inputs(context, config)
         default = self.default_namespace
         if default == "":  # "" = the settings' namespace (read now: the environment may change)
             default = (self._settings or Settings()).namespace
@@ -199,7 +205,7 @@ class AgentMemory:
         """The memory a write goes through: bound to the run's user when the write is to that
         user's namespace, so the namespace keeps the id it was made for (``api.owners``)."""
         memory = self._memory(settings)
-        uid = run_user(context, config, user_key=self.user_key)
+        uid = run_user(*self.run_inputs(context, config), user_key=self.user_key)
         if uid is not None and self.user_scope(uid) == ns:
             return memory.user(uid, self.namespace_prefix)
         return memory
