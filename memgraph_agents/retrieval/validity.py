@@ -37,6 +37,7 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.storage.snapshot import EDGE_CODE, GraphSnapshot
 
 PULL_MARGIN = 0.2  # a linked statement joins the ranking when its relevance is within this of its partner's
+KEEP_HEAD = True  # links only as constraints: the ranking's order kept, no move to the front
 IMPLIED_SIMILAR = 0.35  # turn cosine of two statements of one speaker about the same thing
 
 Focus = Literal["present", "past", "date", "none"]
@@ -256,10 +257,12 @@ def order(
     (module docstring).
 
     For each link the question wants one side first (the newer for the present, the older for
-    the past, the one valid on a named day); that side, when it matches the question within
-    ``PULL_MARGIN`` of the best match, moves to the front (in ranking order): the question
-    asks about something that changed, and these statements say what it was or is. Otherwise
-    it just goes before its partner. ``fetch(turn_id)`` makes the evidence of a linked turn not
+    the past, the one valid on a named day). With ``KEEP_HEAD`` (the default) the links are
+    constraints only: a wanted side ranked below its partner takes the partner's place and the
+    partner comes right after it; every other item keeps its place, so the order a ranking
+    chose for other reasons (``retrieval.head_order``) survives. Without it the wanted side,
+    when it matches the question within ``PULL_MARGIN`` of the best match, moves to the front
+    (in ranking order), else just before its partner. ``fetch(turn_id)`` makes the evidence of a linked turn not
     in the ranking (``None``: it stays out); it joins when it matches the question within
     ``PULL_MARGIN`` of its partner. Items keep their places in a stable topological order
     otherwise; scores stay non-increasing. At most ``k`` items (default: as many as given).
@@ -304,7 +307,10 @@ def order(
                 items.append(got.model_copy(update={"score": ev.score}))
                 pos[want] = len(items) - 1
                 key[want] = key.get(other, float(len(items))) - 0.5
-            if relevance(items[pos[want]]) >= best - PULL_MARGIN:
+            if KEEP_HEAD and other in pos:
+                # the wanted side takes its partner's place when below it; nothing else moves
+                key[want] = min(key[want], key[other] - 0.5)
+            elif not KEEP_HEAD and relevance(items[pos[want]]) >= best - PULL_MARGIN:
                 front.add(want)
             if other in pos:
                 before.setdefault(other, set()).add(want)
