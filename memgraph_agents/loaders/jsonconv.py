@@ -265,9 +265,7 @@ def _turn(raw: dict[str, Any], default_id: str, where: str) -> tuple[Turn, str]:
     role = raw.get("role")
     if role is not None and role not in ROLES:
         raise InputError(f"{where}: 'role' must be one of {', '.join(ROLES)} or null, got {str(role)[:40]!r}")
-    turn = build(
-        Turn, where, id=tid, speaker=speaker, text=text, image_caption=caption, timestamp=timestamp, role=role
-    )
+    turn = build(Turn, where, id=tid, speaker=speaker, text=text, image_caption=caption, timestamp=timestamp, role=role)
     return turn, where
 
 
