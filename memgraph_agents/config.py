@@ -81,6 +81,58 @@ class IngestParams(_EnvSettings):
     memorai_keyphrases: int = Field(2, ge=0, description="MemORAI offline: keyphrase entities per gated turn")
 
 
+STRUCTURED_SETTINGS = ("auto", "json_schema", "function_calling", "json_mode", "prompt")
+
+
+def structured_setting(value: str) -> str:
+    """``MEMGRAPH_LLM_STRUCTURED`` normalised (empty: ``auto``), or ``ValueError`` naming the choices."""
+    v = value.strip().lower() or "auto"
+    if v not in STRUCTURED_SETTINGS:
+        raise ValueError(f"MEMGRAPH_LLM_STRUCTURED={v!r}: expected one of {', '.join(STRUCTURED_SETTINGS)}")
+    return v
+
+
+class ProcessSettings(_EnvSettings):
+    """The settings one process reads whoever calls, from the same ``MEMGRAPH_*`` variables:
+    they bound or locate what the process shares (a data dir's lock, the optimised model's
+    folder, the LLM transport of calls that name no ``Settings``). Read at each use through
+    ``process_settings()``, so a changed environment takes effect at the next use."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
+
+    data_dir_lock_timeout: float = Field(
+        10.0, ge=0, description="seconds a writer waits for another process's write to a data dir"
+    )
+    model_cache: str | None = Field(
+        None,
+        description="folder of the optimised embedding model (empty: none); unset: "
+        "$XDG_CACHE_HOME/memgraph-agents/models or ~/.cache/memgraph-agents/models",
+    )
+    namespace: str = Field("", description="the CLI's fixed namespace when set (ingest, stats, reembed)")
+    llm_max_concurrency: int = Field(4, ge=1, description="as Settings.llm_max_concurrency")
+    llm_base_url: str | None = Field(None, description="as Settings.llm_base_url")
+    llm_structured: str = Field("auto", description="as Settings.llm_structured")
+    llm_backoff: float = Field(0.5, ge=0, description="as Settings.llm_backoff")
+
+    @field_validator("llm_structured")
+    @classmethod
+    def _llm_structured(cls, v: str) -> str:
+        return structured_setting(v)
+
+
+def process_settings() -> ProcessSettings:
+    """The process-wide settings from the environment now; an invalid one is one ``ConfigError``
+    naming its variable."""
+    try:
+        return ProcessSettings()
+    except ValidationError as exc:
+        parts = []
+        for err in exc.errors():
+            name = "MEMGRAPH_" + "_".join(str(p) for p in err["loc"]).upper()
+            parts.append(f"{name}={err.get('input')!r}: {err['msg'].removeprefix('Value error, ')}")
+        raise ConfigError("invalid setting " + "; ".join(parts)) from None
+
+
 GRAPH_URL_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -200,7 +252,18 @@ class Settings(_EnvSettings):
     )
     llm: str = Field("none", description="'none' or 'provider:model', e.g. 'openai:gpt-4o-mini'")
     llm_timeout: float = Field(60.0, gt=0, description="seconds per LLM call")
-    llm_max_concurrency: int = Field(4, ge=1)
+    llm_max_concurrency: int = Field(
+        4, ge=1, description="LLM requests in flight per chat model, process-wide (ingest and the navigator alike)"
+    )
+    llm_base_url: str | None = Field(
+        None, description="the OpenAI-compatible server's URL (before OPENAI_BASE_URL); unset: the provider's"
+    )
+    llm_structured: str = Field(
+        "auto", description="how JSON is asked for: auto, json_schema, function_calling, json_mode or prompt"
+    )
+    llm_backoff: float = Field(
+        0.5, ge=0, description="seconds before the first retry of a transient LLM error (doubled after)"
+    )
     chroma_host: str | None = Field(None, description="Chroma server host; embedded when unset")
     chroma_port: int = Field(8000, ge=1, le=65535)
     graph_url: str | None = Field(
@@ -283,6 +346,11 @@ class Settings(_EnvSettings):
             # its first LLM call stops before anything is stored.
             raise ValueError(missing("langchain_openai", "openai", "an OpenAI-compatible chat model"))
         return v
+
+    @field_validator("llm_structured")
+    @classmethod
+    def _llm_structured(cls, v: str) -> str:
+        return structured_setting(v)
 
     @field_validator("data_dir", mode="before")
     @classmethod
