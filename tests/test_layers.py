@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("construct", ("construct",)),
     ("retrieval", ("retrieval",)),
     ("navigator", ("navigator",)),
-    ("face", ("api", "ingest", "console")),
+    ("face", ("api", "ingest", "ingest_plan", "console")),
     ("pieces", ("integrations", "debug")),
     ("doors", ("graphs", "ui", "bench")),
     ("top", ("", "cli", "examples")),
