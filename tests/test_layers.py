@@ -39,7 +39,20 @@ PACKAGE = "memgraph_agents"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "foundation",
-        ("model", "config", "errors", "presets", "registry", "prompts", "aio", "sqlite_wal", "datadir", "extras"),
+        (
+            "model",
+            "config",
+            "config_parts",
+            "config_process",
+            "errors",
+            "presets",
+            "registry",
+            "prompts",
+            "aio",
+            "sqlite_wal",
+            "datadir",
+            "extras",
+        ),
     ),
     ("adapters", ("loaders", "embeddings", "llm")),
     ("storage", ("storage",)),

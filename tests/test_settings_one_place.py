@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memgraph_agents.config import ProcessSettings, Settings, process_settings
+from memgraph_agents.config import Settings
+from memgraph_agents.config_process import ProcessSettings, process_settings
 from memgraph_agents.errors import ConfigError
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memgraph_agents"

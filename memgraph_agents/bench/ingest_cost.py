@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from memgraph_agents.bench.process import dir_bytes, in_child, rss_mb
-from memgraph_agents.config import process_settings
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.console import progress_bar
 
 SIDES = ("memgraph", "chroma")

@@ -40,7 +40,7 @@ def print_evidence(evidence, limit: int = 5, indent: str = "  ", with_namespace:
 def env_namespace() -> str:
     """``MEMGRAPH_NAMESPACE`` when it is set: commands that otherwise pick or list namespaces
     (``ingest``: one per conversation; ``stats``: all) then work on that one."""
-    from memgraph_agents.config import process_settings
+    from memgraph_agents.config_process import process_settings
 
     return process_settings().namespace.strip()
 

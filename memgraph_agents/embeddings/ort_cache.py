@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memgraph_agents.config import process_settings
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.datadir import ensure_private_dir
 
 CACHE_ENV = "MEMGRAPH_MODEL_CACHE"

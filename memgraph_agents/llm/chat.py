@@ -13,7 +13,7 @@ from typing import Any
 from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 
-from memgraph_agents.config import process_settings
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.extras import missing
 from memgraph_agents.llm import loops

@@ -72,6 +72,6 @@ def default_limiter(key: str) -> CallLimiter:
     """The limiter of a model for calls that name none (navigator, retrieval, bench):
     ``llm_max_concurrency`` slots of the process settings (``MEMGRAPH_LLM_MAX_CONCURRENCY``),
     shared with an ingest that uses the same limit."""
-    from memgraph_agents.config import process_settings
+    from memgraph_agents.config_process import process_settings
 
     return call_limiter(key, process_settings().llm_max_concurrency)

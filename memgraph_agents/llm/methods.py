@@ -21,7 +21,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
-from memgraph_agents.config import process_settings, structured_setting
+from memgraph_agents.config_process import process_settings, structured_setting
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.llm.loops import model_key, provider_of
 from memgraph_agents.llm.usage import message_text

@@ -26,7 +26,7 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from memgraph_agents.config import process_settings
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.datadir import ensure_private_dir
 from memgraph_agents.errors import StorageError
 
