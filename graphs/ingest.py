@@ -26,7 +26,7 @@ from typing_extensions import TypedDict
 
 from memgraph_agents.api import Memory
 from memgraph_agents.errors import InputError
-from memgraph_agents.ingest import plan_ingest
+from memgraph_agents.ingest_plan import plan_ingest
 from memgraph_agents.loaders.errors import build
 from memgraph_agents.model.conversation import Conversation, Session
 from memgraph_agents.runtime import MemoryContext

@@ -3,82 +3,29 @@
 The same fields are the graphs' ``context_schema`` so LangGraph Studio can edit them per run.
 Every change after construction goes through ``Settings.override`` (validated, like the
 constructor): ``model_copy(update=)`` would skip validation and accept ``top_k=-5``. Invalid
-values become one ``ConfigError`` naming the field, in words.
+values become one ``ConfigError`` naming the field, in words. Its parts (the environment base,
+``IngestParams``, ``InputLimits``) are in ``config_parts``; the process-wide settings, read whoever
+calls, in ``config_process``.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
+from memgraph_agents.config_parts import _VALUES_ONLY, IngestParams, InputLimits, _EnvSettings
+from memgraph_agents.config_process import (
+    structured_setting,
+)
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.extras import installed, missing
 
 DEFAULT_DATA_DIR = Path.home() / ".memgraph"
-
-
-# Set while ``Settings.override`` validates a complete copy: every field is given, so reading
-# the environment again (and .env) would change nothing and cost more than a chat-turn write.
-_VALUES_ONLY: ContextVar[bool] = ContextVar("memgraph_settings_values_only", default=False)
-
-
-class _EnvSettings(BaseSettings):
-    """``BaseSettings`` whose environment sources are skipped while an override is validated."""
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        if _VALUES_ONLY.get():
-            return (init_settings,)
-        return init_settings, env_settings, dotenv_settings, file_secret_settings
-
-
-class IngestParams(_EnvSettings):
-    """Offline construction parameters: how turns become events, topics and links (segmentation,
-    fusion and similarity thresholds) without an LLM, and those of the presets' layers."""
-
-    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_INGEST_", extra="ignore")
-
-    segment_min_turns: int = Field(2, ge=1, description="smallest offline event, in turns")
-    segment_max_turns: int = Field(8, ge=1, description="largest offline event, in turns")
-    segment_window: int = Field(2, ge=1, description="turns on each side compared for a shift")
-    segment_depth: float = Field(0.5, description="boundary when depth > mean - depth*std")
-    fusion_threshold: float = Field(0.9, description="merge a new event into an old one at cosine >=")
-    similar_threshold: float = Field(0.6, description="cross-session `similar` event edges at cosine >=")
-    similar_max: int = Field(3, ge=0, description="cross-session `similar` edges per new event")
-    synonym_threshold: float = Field(0.9, description="synonym edges between arguments at cosine >=")
-    synonym_max: int = Field(100, ge=0)
-    sentence_knn: int = Field(3, ge=0, le=10, description="kNN edges per sentence")
-    topic_join_threshold: float = Field(0.5, description="a new event joins the nearest topic at cosine >=")
-    topic_recluster_every: int = Field(4, ge=1, description="re-run k-means at most every T ingested sessions")
-    topic_drift: float = Field(
-        0.25,
-        gt=0,
-        description="... and only once the events added since the last "
-        "clustering are this fraction of those it clustered",
-    )
-    # Generated-memory layers (presets); each layer appends its own fields below, prefixed by its name.
-    premem_link_threshold: float = Field(0.6, description="PREMem: link clusters across sessions at cosine >= θ")
-    premem_max_links: int = Field(
-        3, ge=0, description="PREMem: links per new cluster to earlier clusters, most similar first"
-    )
-    memorai_segment_min_turns: int = Field(3, ge=1, description="MemORAI offline: smallest topic segment, in turns")
-    memorai_segment_max_turns: int = Field(12, ge=1, description="MemORAI offline: largest topic segment, in turns")
-    memorai_summary_sentences: int = Field(3, ge=1, description="MemORAI offline: sentences in a segment summary")
-    memorai_gate_min_content: int = Field(2, ge=0, description="MemORAI offline gate: content words a kept turn needs")
-    memorai_keyphrases: int = Field(2, ge=0, description="MemORAI offline: keyphrase entities per gated turn")
 
 
 GRAPH_URL_SCHEMES = ("postgresql://", "postgres://")
@@ -117,45 +64,6 @@ def embedding_spec(value: str) -> str:
 # there, so an easy question costs about what ``oneshot`` alone costs; open subgoals send
 # Explorers (BENCHMARKS.md, "The navigator is the engine").
 DEFAULT_RETRIEVER = "navigator"
-
-
-class InputLimits(_EnvSettings):
-    """Bounds on what one input may hold (README "Limits"); each is refused with a
-    ``LimitExceededError`` naming the limit and its environment variable."""
-
-    model_config = SettingsConfigDict(env_prefix="MEMGRAPH_", extra="ignore")
-
-    max_file_bytes: int = Field(64 * 2**20, ge=1, description="largest input file, in bytes")
-    max_turn_chars: int = Field(200_000, ge=1, description="longest turn (text + image caption), in characters")
-    max_turns_per_session: int = Field(2_000, ge=1, description="most turns in one session")
-    max_sessions: int = Field(10_000, ge=1, description="most sessions in one file or conversation")
-    max_speaker_chars: int = Field(200, ge=1, description="longest speaker name, in characters")
-    max_query_chars: int = Field(
-        10_000, ge=1, description="longest query or question (search, ask, recall, a store search), in characters"
-    )
-    max_metadata_bytes: int = Field(
-        16_384, ge=2, description="largest metadata of one session or note, in bytes of compact UTF-8 JSON"
-    )
-
-    @staticmethod
-    def env_name(field: str) -> str:
-        return f"MEMGRAPH_{field.upper()}"
-
-    def check_query(self, text: str, what: str = "query") -> str:
-        """``text`` if within ``max_query_chars``, else ``LimitExceededError`` at once: before any
-        embedding, tokenising or scoring, so a megabyte query costs nothing."""
-        if isinstance(text, str) and len(text) > self.max_query_chars:
-            from memgraph_agents.errors import LimitExceededError
-
-            raise LimitExceededError(
-                f"the {what}: query length {len(text)} over the limit of {self.max_query_chars} characters "
-                "(setting max_query_chars, env MEMGRAPH_MAX_QUERY_CHARS)"
-            )
-        if isinstance(text, str):
-            from memgraph_agents.model.unicode import check_unicode
-
-            check_unicode(text, f"the {what}")
-        return text
 
 
 # The relevance gate, in the reference scale (MiniLM's cosines; int8 and fp32 alike: 0.999
@@ -200,7 +108,18 @@ class Settings(_EnvSettings):
     )
     llm: str = Field("none", description="'none' or 'provider:model', e.g. 'openai:gpt-4o-mini'")
     llm_timeout: float = Field(60.0, gt=0, description="seconds per LLM call")
-    llm_max_concurrency: int = Field(4, ge=1)
+    llm_max_concurrency: int = Field(
+        4, ge=1, description="LLM requests in flight per chat model, process-wide (ingest and the navigator alike)"
+    )
+    llm_base_url: str | None = Field(
+        None, description="the OpenAI-compatible server's URL (before OPENAI_BASE_URL); unset: the provider's"
+    )
+    llm_structured: str = Field(
+        "auto", description="how JSON is asked for: auto, json_schema, function_calling, json_mode or prompt"
+    )
+    llm_backoff: float = Field(
+        0.5, ge=0, description="seconds before the first retry of a transient LLM error (doubled after)"
+    )
     chroma_host: str | None = Field(None, description="Chroma server host; embedded when unset")
     chroma_port: int = Field(8000, ge=1, le=65535)
     graph_url: str | None = Field(
@@ -283,6 +202,11 @@ class Settings(_EnvSettings):
             # its first LLM call stops before anything is stored.
             raise ValueError(missing("langchain_openai", "openai", "an OpenAI-compatible chat model"))
         return v
+
+    @field_validator("llm_structured")
+    @classmethod
+    def _llm_structured(cls, v: str) -> str:
+        return structured_setting(v)
 
     @field_validator("data_dir", mode="before")
     @classmethod

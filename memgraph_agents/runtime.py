@@ -14,7 +14,6 @@ environment, Studio) use this module's process-wide caches; ``register_embedding
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -333,7 +332,7 @@ def get_chat_model(settings: Settings):
             from memgraph_agents.llm.chat import make_chat_model
 
             _CHAT[settings.llm] = make_chat_model(
-                settings.llm, base_url=os.environ.get("MEMGRAPH_LLM_BASE_URL"), timeout=settings.llm_timeout
+                settings.llm, base_url=settings.llm_base_url, timeout=settings.llm_timeout
             )
         return _CHAT[settings.llm]
 

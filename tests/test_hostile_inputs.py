@@ -38,7 +38,8 @@ from memgraph_agents.errors import (
     NamespaceError,
     StorageError,
 )
-from memgraph_agents.ingest import ingest_conversation, plan_ingest
+from memgraph_agents.ingest import ingest_conversation
+from memgraph_agents.ingest_plan import plan_ingest
 from memgraph_agents.integrations import AgentMemory
 from memgraph_agents.loaders import load_conversations
 from memgraph_agents.model import Conversation, Session, Turn

@@ -159,7 +159,8 @@ class Memory(ItemVerbs):
         ``{"role", "content"}`` dicts is a chat exchange, roles as speakers
         (``loaders.role_messages``).
         """
-        from memgraph_agents.ingest import aingest_conversation, plan_ingest
+        from memgraph_agents.ingest import aingest_conversation
+        from memgraph_agents.ingest_plan import plan_ingest
 
         ns = self._ns(namespace, user_id)
         replace, rebuild = check_flag(replace, "replace"), check_flag(rebuild, "rebuild")

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from memgraph_agents.bench.process import dir_bytes, in_child, rss_mb
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.console import progress_bar
 
 SIDES = ("memgraph", "chroma")
@@ -169,7 +170,7 @@ def run_ingest_bench(
         "turns": runs["memgraph"][0]["turns"],
         "repeat": repeat,
         "embeddings": embeddings,
-        "model_cache": os.environ.get("MEMGRAPH_MODEL_CACHE"),
+        "model_cache": process_settings().model_cache,
         **{
             f"{side}_{key}": round(med(side, key), 3)
             for side in SIDES

@@ -27,14 +27,11 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import sys
 from pathlib import Path
-from typing import Any
 
+from memgraph_agents.cli.bench_scale_cmd import cmd_bench_scale, typed_command
+from memgraph_agents.cli.bench_write_cmd import cmd_bench_chat, cmd_bench_ingest
 from memgraph_agents.config import Settings
-
-# A chat bench writes one commit per turn on each run: a day's run at most, not a typo's week.
-MAX_CHAT_TURNS = 10_000
 
 
 def add_parser(sub) -> None:
@@ -169,15 +166,8 @@ def add_parser(sub) -> None:
     )
 
 
-def _typed_command() -> str | None:
-    """The command line as typed, when run as ``memgraph ... bench ...``."""
-    if Path(sys.argv[0]).name == "memgraph" and len(sys.argv) > 1 and "bench" in sys.argv:
-        return shlex.join(["memgraph", *sys.argv[1:]])
-    return None
-
-
 def _command_line(args: argparse.Namespace, settings: Settings) -> str:
-    typed = _typed_command()
+    typed = typed_command()
     if typed:
         return typed
     parts = ["memgraph", "--data-dir", str(settings.data_dir)]
@@ -234,7 +224,8 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.bench.locomo import check_options, run_locomo_bench
-    from memgraph_agents.bench.report import (
+    from memgraph_agents.bench.report import write_results
+    from memgraph_agents.bench.report_tables import (
         CATEGORY_NOTE,
         INGEST_COLUMNS,
         QA_COLUMNS,
@@ -244,7 +235,6 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
         overall_columns,
         overall_rows,
         qa_rows,
-        write_results,
     )
     from memgraph_agents.cli.output import console, progress_bar
 
@@ -353,202 +343,4 @@ def cmd_bench_locomo(args: argparse.Namespace, settings: Settings) -> int:
     console.print(
         f"wrote {paths['json']}, {paths['md']}, {paths['png']} and {args.out / 'questions.jsonl'}", markup=False
     )
-    return 0
-
-
-def cmd_bench_chat(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.bench.chat import run_chat_bench
-    from memgraph_agents.cli.output import console
-
-    if args.out is None:
-        raise ValueError("bench chat needs --out DIR (where chat.json and the two data dirs go)")
-    if not 2 <= args.turns <= MAX_CHAT_TURNS:
-        raise ValueError(f"--turns must be between 2 and {MAX_CHAT_TURNS}, got {args.turns}")
-    if args.repeat < 1:
-        raise ValueError("--repeat must be at least 1")
-
-    def progress(done: int, total: int) -> None:
-        console.print(f"run {done}/{total} done", markup=False)
-
-    doc = run_chat_bench(
-        settings, args.turns, args.out, command=_typed_command(), repeat=args.repeat, progress=progress
-    )
-    console.print(
-        f"{doc['turns']} turns ({doc['embeddings']}, median of {doc['repeat']}): at once "
-        f"{doc['seconds_at_once']:.2f} s, turn by turn {doc['seconds_turn_by_turn']:.2f} s "
-        f"(x{doc['ratio']:.2f}; goal x{doc['goal_ratio']}); CPU {doc['cpu_seconds_at_once']:.2f} s vs "
-        f"{doc['cpu_seconds_turn_by_turn']:.2f} s (x{doc['cpu_ratio']:.2f}); write p50 {doc['write_p50_ms']:.1f} ms vs "
-        f"InMemoryStore.put p50 {doc['store_put_p50_ms']:.1f} ms (x{doc['write_to_put_p50']:.2f}; goal "
-        f"x{doc['goal_write_to_put']}); "
-        f"model calls {doc['model_calls_at_once']} vs {doc['model_calls_turn_by_turn']}; Chroma "
-        f"{doc['chroma_bytes_at_once'] / 1e6:.1f} MB vs {doc['chroma_bytes_turn_by_turn'] / 1e6:.1f} MB; embedded "
-        f"{doc['chars_embedded_at_once']} vs {doc['chars_embedded_turn_by_turn']} characters "
-        f"(load average {doc['load_average_1m']})",
-        markup=False,
-    )
-    console.print(f"wrote {args.out / 'chat.json'}", markup=False)
-    return 0
-
-
-def cmd_bench_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from memgraph_agents.bench.ingest_cost import run_ingest_bench
-    from memgraph_agents.cli.output import console
-
-    if args.data is None or args.out is None:
-        raise ValueError("usage: memgraph bench ingest --data FILE --out DIR [--conversations IDS] [--repeat N]")
-    if args.repeat < 1:
-        raise ValueError("--repeat must be at least 1")
-    convs = [c.strip() for c in args.conversations.split(",") if c.strip()] if args.conversations else None
-    doc = run_ingest_bench(
-        args.data,
-        args.out,
-        conversations=convs,
-        embeddings=settings.embeddings,
-        repeat=args.repeat,
-        command=_typed_command(),
-        progress=lambda line: console.print(line, markup=False),
-    )
-    console.print(
-        f"{doc['turns']} turns (median of {doc['repeat']}): memgraph {doc['memgraph_cpu_seconds']:.1f} CPU-s, "
-        f"{doc['memgraph_wall_seconds']:.1f} s, {doc['memgraph_peak_rss_mb']:.0f} MB peak, "
-        f"{doc['memgraph_disk_bytes'] / 1e6:.1f} MB on disk; plain Chroma {doc['chroma_cpu_seconds']:.1f} CPU-s, "
-        f"{doc['chroma_wall_seconds']:.1f} s, {doc['chroma_peak_rss_mb']:.0f} MB, "
-        f"{doc['chroma_disk_bytes'] / 1e6:.1f} MB; CPU x{doc['cpu_ratio']:.2f} (goal x{doc['goal_cpu_ratio']}), "
-        f"disk x{doc['disk_ratio']:.2f} (goal x{doc['goal_disk_ratio']}), peak RSS x{doc['rss_ratio']:.2f} "
-        f"(load average {doc['load_average_1m']})",
-        markup=False,
-    )
-    console.print(f"wrote {args.out / 'ingest.json'}", markup=False)
-    return 0
-
-
-def cmd_bench_scale(args: argparse.Namespace) -> int:
-    from memgraph_agents.bench.scale import parse_sizes, run_scale
-    from memgraph_agents.cli.output import console
-
-    if args.out is None:
-        raise ValueError("bench scale needs --out DIR (where scale.json and scale.png go)")
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"--out {args.out}: exists and is not a directory")
-    if args.tenants:
-        return _bench_tenants(args)
-    if args.growth:
-        return _bench_growth(args)
-    if args.real_stores:
-        return _bench_real_stores(args)
-    for name in ("queries", "nav_queries", "baseline_queries", "dim"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
-    sizes = parse_sizes(args.nodes or "1e3,1e4,1e5,1e6")
-    doc = run_scale(
-        sizes,
-        args.out,
-        dim=args.dim,
-        seed=args.seed,
-        queries=args.queries,
-        nav_queries=args.nav_queries,
-        baseline_queries=args.baseline_queries,
-        baseline_max_nodes=int(args.baseline_max_nodes),
-        progress=lambda m: console.print(m, markup=False),
-        command=_typed_command(),
-    )
-    s = doc["summary"]
-    if "ppr_p50_ms_at_1m" in s:
-        console.print(
-            f"PPR p50 at 1M nodes: {s['ppr_p50_ms_at_1m']:.1f} ms (target {s['ppr_p50_target_ms']:.0f} ms: "
-            f"{'met' if s['ppr_p50_target_met'] else 'NOT met'})",
-            markup=False,
-        )
-    if "ppr_slope_vs_edges" in s:
-        console.print(
-            f"PPR p50 log-log slope vs edges: {s['ppr_slope_vs_edges']:.2f} (≤ 1: no faster than edges)", markup=False
-        )
-    console.print(f"wrote {args.out / 'scale.json'} and {args.out / 'scale.png'}", markup=False)
-    return 0
-
-
-BACKENDS = ("sqlite", "sqlite+chroma-server", "postgres")
-
-
-def bench_backends(spec: str) -> list[dict[str, Any]]:
-    """The ``--tenant-backends`` list: ``sqlite`` (SQLite + embedded Chroma), ``sqlite+chroma-server``
-    (SQLite + the ``MEMGRAPH_CHROMA_HOST`` server), ``postgres`` (``MEMGRAPH_GRAPH_URL`` + that server).
-    The servers come from the environment as the package reads it (``Settings``); the bench
-    starts none, and a backend whose server is not configured is a clear error."""
-    names = [b.strip() for b in spec.split(",") if b.strip()]
-    if not names:
-        raise ValueError(f"--tenant-backends: name at least one backend ({', '.join(BACKENDS)})")
-    out: list[dict[str, Any]] = []
-    for name in names:
-        if name not in BACKENDS:
-            raise ValueError(f"--tenant-backends: unknown backend {name!r} ({', '.join(BACKENDS)})")
-        if name == "sqlite":
-            out.append({"backend": name})
-            continue
-        env = Settings.load()
-        if not env.chroma_host or (name == "postgres" and not env.graph_url):
-            raise ValueError(
-                f"--tenant-backends {name}: needs a running PostgreSQL and Chroma server: set "
-                "MEMGRAPH_GRAPH_URL=postgresql://... and MEMGRAPH_CHROMA_HOST (and MEMGRAPH_CHROMA_PORT, default 8000)"
-            )
-        graph_url = env.graph_url if name == "postgres" else None
-        out.append({"backend": name, "graph_url": graph_url, "chroma": (env.chroma_host, env.chroma_port)})
-    return out
-
-
-def _bench_tenants(args: argparse.Namespace) -> int:
-    from memgraph_agents.bench.tenants import run_tenants
-    from memgraph_agents.cli.output import console
-
-    if args.tenants < 1 or args.cache_namespaces < 1:
-        raise ValueError("--tenants and --cache-namespaces must be at least 1")
-    backends = bench_backends(args.tenant_backends)
-    run_tenants(
-        args.tenants,
-        args.out,
-        cache=args.cache_namespaces,
-        backends=backends,
-        progress=lambda m: console.print(m, markup=False),
-        command=_typed_command(),
-    )
-    console.print(f"wrote {args.out / 'tenants.json'}", markup=False)
-    return 0
-
-
-def _bench_real_stores(args: argparse.Namespace) -> int:
-    from memgraph_agents.bench.real_stores import run_real_stores
-    from memgraph_agents.bench.scale import parse_sizes
-    from memgraph_agents.cli.output import console
-
-    if args.queries < 1:
-        raise ValueError("--queries must be at least 1")
-    sizes = parse_sizes(args.nodes or "1e4,1e5")
-    backends = bench_backends(args.tenant_backends)
-    run_real_stores(
-        sizes,
-        args.out,
-        backends=backends,
-        queries=args.queries,
-        seed=args.seed,
-        progress=lambda m: console.print(m, markup=False),
-        command=_typed_command(),
-    )
-    console.print(f"wrote {args.out / 'real_stores.json'}", markup=False)
-    return 0
-
-
-def _bench_growth(args: argparse.Namespace) -> int:
-    from memgraph_agents.bench.growth import run_growth
-    from memgraph_agents.cli.output import console
-
-    if args.growth < 100:
-        raise ValueError("--growth must be at least 100 turns")
-    doc = run_growth(args.growth, args.out, progress=lambda m: console.print(m, markup=False), command=_typed_command())
-    s = doc["summary"]
-    console.print(
-        f"per-session time: {s['median_seconds_at_1000_turns']:.3f}s at 1,000 turns, ratio at the end "
-        f"{s['ratio']} (target <= {s['target_ratio']}); CPU time ratio {s['cpu_ratio']}",
-        markup=False,
-    )
-    console.print(f"wrote {args.out / 'growth.json'} and {args.out / 'growth.png'}", markup=False)
     return 0

@@ -16,7 +16,7 @@ from memgraph_agents.config import Settings
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from memgraph_agents.api import Memory
-    from memgraph_agents.ingest import plan_ingest
+    from memgraph_agents.ingest_plan import plan_ingest
     from memgraph_agents.loaders import load_conversations
 
     memory = Memory(settings=settings)

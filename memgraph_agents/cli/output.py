@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
@@ -41,7 +40,9 @@ def print_evidence(evidence, limit: int = 5, indent: str = "  ", with_namespace:
 def env_namespace() -> str:
     """``MEMGRAPH_NAMESPACE`` when it is set: commands that otherwise pick or list namespaces
     (``ingest``: one per conversation; ``stats``: all) then work on that one."""
-    return os.environ.get("MEMGRAPH_NAMESPACE", "").strip()
+    from memgraph_agents.config_process import process_settings
+
+    return process_settings().namespace.strip()
 
 
 def print_json(text: str) -> None:

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import html
 import json
-import math
 from collections import defaultdict
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
+from memgraph_agents.debug.trace_layout import _layouts
+from memgraph_agents.debug.trace_summary import _flat, _short, trace_summary
 from memgraph_agents.model.graph import NodeKind
 
 MAX_NODES = 300
@@ -30,118 +31,6 @@ TURNS_PER_EVENT = 6
 
 def _asset(name: str) -> str:
     return resources.files("memgraph_agents.debug").joinpath("assets", name).read_text(encoding="utf-8")
-
-
-def _flat(text: str, limit: int | None = None) -> str:
-    t = " / ".join(line.strip() for line in str(text).splitlines() if line.strip())
-    if limit is not None and len(t) > limit:
-        return t[: limit - 1] + "…"
-    return t
-
-
-def _short(node_id: str) -> str:
-    for prefix in ("event:", "turn:", "topic:", "arg:"):
-        if node_id.startswith(prefix):
-            return node_id[len(prefix) :] if prefix != "topic:" else "T" + node_id[len(prefix) :]
-    return node_id
-
-
-# --------------------------------------------------------------------------- trace → steps
-
-
-def trace_summary(result) -> dict[str, Any]:
-    """Steps, queries, routes, subgoal satisfaction from a ``NavigationResult``'s trace."""
-    steps: list[dict[str, Any]] = []
-    queries: list[dict[str, Any]] = []
-    routes: list[dict[str, Any]] = []
-    notes: list[dict[str, Any]] = []
-    localized: dict[int, dict[str, Any]] = {}
-    n_goals = len(result.subgoals)
-    satisfied_at: list[int | None] = [None] * n_goals
-    status = [False] * n_goals
-    for e in result.trace:
-        t = e.get("type")
-        if t == "decision":
-            n = len(steps) + 1
-            flags = list(e.get("subgoals") or [])
-            for j, ok in enumerate(flags[:n_goals]):
-                if ok and not status[j]:
-                    status[j] = True
-                    satisfied_at[j] = n
-            steps.append(
-                {
-                    "n": n,
-                    "round": e.get("round", 0),
-                    "wave": e.get("wave", 0),
-                    "explorer": e.get("explorer"),
-                    "node": e.get("node"),
-                    "action": e.get("action", ""),
-                    "reason": e.get("reason", ""),
-                    "source": e.get("source", ""),
-                    "scores": {
-                        k: round(float(v), 3) for k, v in (e.get("scores") or {}).items() if isinstance(v, (int, float))
-                    },
-                    "subgoals": flags,
-                    "supports": list(e.get("supports") or []),
-                    "next": list(e.get("next") or []),
-                    "via": e.get("via") or "",
-                    "date": e.get("date") or "",
-                    "snippet": e.get("snippet") or "",
-                }
-            )
-        elif t == "localize":
-            r = e.get("round", 0)
-            localized[r] = e
-            queries.append(
-                {
-                    "round": r,
-                    "query": e.get("query", ""),
-                    "kind": "question" if r == 0 else "refined",
-                    "source": e.get("source", ""),
-                    "candidates": list(e.get("candidates") or []),
-                    "start": list(e.get("start") or []),
-                    "scores": dict(e.get("scores") or {}),
-                }
-            )
-        elif t == "refine":
-            pass  # its query shows up again in the next round's localize event
-        elif t == "route":
-            routes.append(
-                {"round": e.get("round", 0), "wave": e.get("wave", 0), "to": e.get("to"), "reason": e.get("reason", "")}
-            )
-        elif t in ("fallback", "note", "budget"):
-            notes.append(
-                {"type": t, "round": e.get("round", 0), "reason": e.get("reason", ""), "role": e.get("role", "")}
-            )
-    refines = [e for e in result.trace if e.get("type") == "refine"]
-    for e in refines:  # a refinement whose round never localised (budget) still shows
-        if e.get("round", 0) not in localized:
-            queries.append(
-                {
-                    "round": e.get("round", 0),
-                    "query": e.get("query", ""),
-                    "kind": "refined",
-                    "source": e.get("source", ""),
-                    "candidates": [],
-                    "start": [],
-                    "scores": {},
-                }
-            )
-    final = list(result.satisfied) if result.satisfied else status
-    subgoals = [
-        {"n": j + 1, "text": g, "satisfied": bool(final[j]) if j < len(final) else False, "step": satisfied_at[j]}
-        for j, g in enumerate(result.subgoals)
-    ]
-    return {
-        "steps": steps,
-        "queries": sorted(queries, key=lambda q: q["round"]),
-        "routes": routes,
-        "notes": notes,
-        "subgoals": subgoals,
-    }
-
-
-# --------------------------------------------------------------------------- the graph around it
 
 
 def _neighbourhood(snap, view, core: list[int], max_nodes: int) -> list[int]:
@@ -392,85 +281,6 @@ def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: st
             "topics_shown": len(topics),
         },
     }
-
-
-def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
-    """Add ``x, y`` (force) and ``tx, ty`` (timeline) to every node, in a 0..1000 box."""
-    from memgraph_agents.extras import require
-
-    nx = require("networkx", "draw", "the trace page's graph layout")
-    g = nx.Graph()
-    for n in nodes:
-        g.add_node(n["id"])
-    weight = {"path": 3.0, "relation": 1.5, "evidence": 2.0, "member": 1.2, "similar": 0.5, "shares": 0.15}
-    for e in edges:
-        w = weight.get(e["kind"], 1.0)
-        if g.has_edge(e["s"], e["t"]):
-            g[e["s"]][e["t"]]["weight"] = max(g[e["s"]][e["t"]]["weight"], w)
-        else:
-            g.add_edge(e["s"], e["t"], weight=w)
-    n = max(1, g.number_of_nodes())
-    pos = (
-        nx.spring_layout(g, seed=7, k=1.6 / math.sqrt(n), iterations=200 if n < 400 else 100, weight="weight")
-        if n > 1
-        else {nodes[0]["id"]: (0.0, 0.0)}
-        if nodes
-        else {}
-    )
-    xs = [p[0] for p in pos.values()] or [0.0]
-    ys = [p[1] for p in pos.values()] or [0.0]
-    span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
-    for node in nodes:
-        x, y = pos.get(node["id"], (0.0, 0.0))
-        node["x"] = round(40 + 920 * (x - min(xs)) / span, 1)
-        node["y"] = round(40 + 920 * (y - min(ys)) / span, 1)
-
-    # Timeline: sessions left to right by date, events of a topic in one lane.
-    sessions = sorted({n["session"] for n in nodes if n["kind"] == "event"}, key=lambda s: (snap.session_date(s), s))
-    col = {s: i for i, s in enumerate(sessions)}
-    topic_order: list[str] = []
-    for node in sorted((n for n in nodes if n["kind"] == "event"), key=lambda n: (col.get(n["session"], 0), n["id"])):
-        if node["topic"] and node["topic"] not in topic_order:
-            topic_order.append(node["topic"])
-    lanes = {t: i for i, t in enumerate(topic_order)}
-    n_lanes = max(1, len(lanes) + 1)
-    per_cell: dict[tuple[int | str, int | str], int] = defaultdict(int)  # (column, lane) or ("turn", session)
-    width = max(1, len(sessions))
-    pos_t: dict[str, tuple[float, float]] = {}
-    for node in nodes:
-        if node["kind"] != "event":
-            continue
-        c = col.get(node["session"], 0)
-        lane = lanes.get(node["topic"], n_lanes - 1)
-        k = per_cell[(c, lane)]
-        per_cell[(c, lane)] += 1
-        x = 120 + (c + 0.5) * (840 / width) + (k % 3 - 1) * min(18, 280 / width)
-        y = 60 + (lane + 0.5) * (900 / n_lanes) + (k // 3) * 16 - 8
-        pos_t[node["id"]] = (x, y)
-    for node in nodes:
-        if node["kind"] == "topic":
-            lane = lanes.get(node["id"], n_lanes - 1)
-            pos_t[node["id"]] = (50.0, 60 + (lane + 0.5) * (900 / n_lanes))
-    owners: dict[str, list[str]] = defaultdict(list)
-    for e in edges:
-        if e["kind"] == "evidence":
-            owners[e["t"] if e["t"].startswith("turn:") else e["s"]].append(
-                e["s"] if e["t"].startswith("turn:") else e["t"]
-            )
-    for node in nodes:
-        if node["kind"] == "turn":
-            anchors = [pos_t[o] for o in owners.get(node["id"], []) if o in pos_t]
-            ax, ay = anchors[0] if anchors else (960.0, 960.0)
-            k = per_cell[("turn", node["session"])]
-            per_cell[("turn", node["session"])] += 1
-            angle = 2.4 * k
-            pos_t[node["id"]] = (ax + 30 * math.cos(angle), ay + 30 * math.sin(angle))
-    for node in nodes:
-        tx, ty = pos_t.get(node["id"], (node["x"], node["y"]))
-        node["tx"], node["ty"] = round(tx, 1), round(ty, 1)
-
-
-# --------------------------------------------------------------------------- the page
 
 
 def _json_for_script(data: Any) -> str:

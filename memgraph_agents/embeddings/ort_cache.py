@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.datadir import ensure_private_dir
 
 CACHE_ENV = "MEMGRAPH_MODEL_CACHE"
@@ -40,7 +41,7 @@ def model_cache_dir() -> Path | None:
     """The folder of the optimised model: ``$MEMGRAPH_MODEL_CACHE`` when set (empty: none), else
     ``$XDG_CACHE_HOME/memgraph-agents/models`` (``~/.cache/...`` by default); ``None`` when the
     user has no home to put it in."""
-    chosen = os.environ.get(CACHE_ENV)
+    chosen = process_settings().model_cache
     if chosen is not None:
         return Path(chosen).expanduser() if chosen.strip() else None
     base = os.environ.get("XDG_CACHE_HOME", "").strip()

@@ -13,6 +13,7 @@ from typing import Any
 from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.extras import missing
 from memgraph_agents.llm import loops
@@ -44,7 +45,7 @@ def make_chat_model(spec: str, *, base_url: str | None = None, timeout: float = 
     ``ValueError``) with an actionable message when the package or the API key is missing.
     Builds the client only: no network call is made here."""
     provider, model = parse_spec(spec)
-    url = base_url or os.environ.get("MEMGRAPH_LLM_BASE_URL") or None
+    url = base_url or process_settings().llm_base_url or None
     params: dict[str, Any] = {"temperature": 0}
     if provider == "openai":
         url = url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or None

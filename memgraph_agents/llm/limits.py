@@ -15,7 +15,6 @@ calls ahead of it.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -71,7 +70,8 @@ DEFAULT_LIMIT = 4  # Settings.llm_max_concurrency's default
 
 def default_limiter(key: str) -> CallLimiter:
     """The limiter of a model for calls that name none (navigator, retrieval, bench):
-    ``MEMGRAPH_LLM_MAX_CONCURRENCY`` slots, shared with an ingest that uses the same limit."""
-    raw = os.environ.get("MEMGRAPH_LLM_MAX_CONCURRENCY", "")
-    limit = int(raw) if raw.strip().isdigit() and int(raw) > 0 else DEFAULT_LIMIT
-    return call_limiter(key, limit)
+    ``llm_max_concurrency`` slots of the process settings (``MEMGRAPH_LLM_MAX_CONCURRENCY``),
+    shared with an ingest that uses the same limit."""
+    from memgraph_agents.config_process import process_settings
+
+    return call_limiter(key, process_settings().llm_max_concurrency)

@@ -13,7 +13,6 @@ and, when unusable, one repair turn.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from typing import Any
 
@@ -22,6 +21,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
+from memgraph_agents.config_process import process_settings, structured_setting
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.llm.loops import model_key, provider_of
 from memgraph_agents.llm.usage import message_text
@@ -35,10 +35,12 @@ _LOCK = threading.Lock()
 
 
 def configured(value: str | None = None) -> str:
-    v = (value if value is not None else os.environ.get(ENV, "auto")).strip().lower() or "auto"
-    if v not in SETTINGS:
-        raise ConfigError(f"{ENV}={v!r}: expected one of {', '.join(SETTINGS)}")
-    return v
+    if value is None:
+        return process_settings().llm_structured
+    try:
+        return structured_setting(value)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def chain(model: BaseChatModel, setting: str | None = None) -> list[str]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -71,11 +70,11 @@ REPAIR_MARKER = "JSON REPAIR"  # first words of prompts/json_repair.txt; fakes d
 
 
 def default_backoff() -> float:
-    """``MEMGRAPH_LLM_BACKOFF`` seconds (first retry's wait, doubled after), else the default."""
-    try:
-        return max(0.0, float(os.environ.get("MEMGRAPH_LLM_BACKOFF", DEFAULT_BACKOFF_BASE)))
-    except ValueError:
-        return DEFAULT_BACKOFF_BASE
+    """``MEMGRAPH_LLM_BACKOFF`` seconds (first retry's wait, doubled after), else the default
+    (``DEFAULT_BACKOFF_BASE``, the settings' default), read through the process settings."""
+    from memgraph_agents.config_process import process_settings
+
+    return process_settings().llm_backoff
 
 
 class LLMOutputError(LLMError):

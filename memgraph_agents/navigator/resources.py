@@ -18,7 +18,7 @@ import numpy as np
 
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.retrieval.seeds import query_vectors
-from memgraph_agents.runtime import get_chat_model, get_store
+from memgraph_agents.runtime import chat_limiter, get_chat_model, get_store
 
 STORE_KEY = "memgraph_store"
 LLM_KEY = "memgraph_llm"
@@ -36,6 +36,7 @@ class Resources:
     store: Any
     llm: Any  # a chat model, or None (offline policy)
     timeout: float
+    slot: Any = None  # the chat model's bound on calls in flight (settings' llm_max_concurrency)
 
     @property
     def offline(self) -> bool:
@@ -71,7 +72,9 @@ def resources(runtime, config: dict | None) -> Resources:
         llm = get_chat_model(settings)
     if ctx.policy == "llm" and llm is None:
         raise ValueError("navigator policy 'llm' needs a chat model: set MEMGRAPH_LLM or pass llm=")
-    timeout = ctx.llm_timeout
-    if llm is not None and not timeout:
-        timeout = (settings or ctx.settings()).llm_timeout
-    return Resources(context=ctx, store=store, llm=llm, timeout=timeout or 60.0)
+    timeout, slot = ctx.llm_timeout, None
+    if llm is not None:
+        settings = settings or ctx.settings()
+        timeout = timeout or settings.llm_timeout
+        slot = chat_limiter(settings, llm)
+    return Resources(context=ctx, store=store, llm=llm, timeout=timeout or 60.0, slot=slot)

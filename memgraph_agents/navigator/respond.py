@@ -110,6 +110,7 @@ async def respond(state: NavState, config, runtime) -> dict:
                 allowance=allow,
                 usage=usage,
                 timeout=res.timeout,
+                slot=res.slot,
                 prompt_name=res.context.answer_prompt,
             )
             answer, source = " ".join(got.answer.split()), "llm"

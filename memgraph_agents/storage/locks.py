@@ -26,6 +26,7 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.datadir import ensure_private_dir
 from memgraph_agents.errors import StorageError
 
@@ -185,7 +186,8 @@ _PROCESS_MUTEX = threading.Lock()
 
 
 def lock_timeout() -> float:
-    return float(os.environ.get(PROCESS_LOCK_TIMEOUT_ENV, DEFAULT_PROCESS_LOCK_TIMEOUT))
+    """``MEMGRAPH_DATA_DIR_LOCK_TIMEOUT`` seconds (process-wide: ``ProcessSettings``)."""
+    return process_settings().data_dir_lock_timeout
 
 
 @contextmanager

@@ -14,6 +14,7 @@ decided by the offline policy (marked ``fallback`` in the trace).
 
 from __future__ import annotations
 
+from memgraph_agents.llm.limits import CallSlot
 from memgraph_agents.llm.structured import ainvoke_json
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator.config import NavigatorContext
@@ -24,10 +25,11 @@ from memgraph_agents.navigator.state import KeptItem, QueueEntry
 from memgraph_agents.prompts import render_prompt
 
 
-def _limits(allowance: int, usage: LLMUsage, timeout: float) -> dict:
+def _limits(allowance: int, usage: LLMUsage, timeout: float, slot: CallSlot | None = None) -> dict:
     """A role's call options: ``allowance`` caps every request it sends (transient retries
-    included, not only repair turns), so the question's hard cap holds."""
-    return {"usage": usage, "retries": allowance - 1, "max_calls": allowance, "timeout": timeout}
+    included, not only repair turns), so the question's hard cap holds; ``slot`` is the run's
+    bound on concurrent calls (its settings' ``llm_max_concurrency``)."""
+    return {"usage": usage, "retries": allowance - 1, "max_calls": allowance, "timeout": timeout, "semaphore": slot}
 
 
 def _speakers(search: Search) -> str:
@@ -72,9 +74,11 @@ def frontier_block(search: Search, entries: list[QueueEntry], visited: set[str])
     return "\n\n".join(blocks), allowed
 
 
-async def plan(search: Search, *, model, allowance: int, usage: LLMUsage, timeout: float) -> list[str]:
+async def plan(
+    search: Search, *, model, allowance: int, usage: LLMUsage, timeout: float, slot: CallSlot | None = None
+) -> list[str]:
     prompt = render_prompt("nav_plan", speakers=_speakers(search), question=search.question)
-    got = await ainvoke_json(model, prompt, Plan, **_limits(allowance, usage, timeout), run_name="navigator:plan")
+    got = await ainvoke_json(model, prompt, Plan, **_limits(allowance, usage, timeout, slot), run_name="navigator:plan")
     return got.subgoals
 
 
@@ -88,6 +92,7 @@ async def select_start(
     allowance: int,
     usage: LLMUsage,
     timeout: float,
+    slot: CallSlot | None = None,
 ) -> list[int]:
     ids = {search.snap.ids[c]: c for c in cands}
     text = "\n".join(f"[{search.snap.ids[c]}] ({search.date(c)}) {search.text(c, 400)}" for c in cands)
@@ -105,7 +110,12 @@ async def select_start(
         return sel
 
     got = await ainvoke_json(
-        model, prompt, StartSelection, **_limits(allowance, usage, timeout), check=check, run_name="navigator:start"
+        model,
+        prompt,
+        StartSelection,
+        **_limits(allowance, usage, timeout, slot),
+        check=check,
+        run_name="navigator:start",
     )
     return [ids[n] for n in dict.fromkeys(got.node_ids) if n in ids][:max_start]
 
@@ -122,6 +132,7 @@ async def explore(
     allowance: int,
     usage: LLMUsage,
     timeout: float,
+    slot: CallSlot | None = None,
 ) -> tuple[list[Decision], list[str]]:
     """(decisions in frontier order, notes on what was dropped from the reply)."""
     block, allowed = frontier_block(search, entries, visited)
@@ -141,7 +152,12 @@ async def explore(
         return step
 
     got = await ainvoke_json(
-        model, prompt, ExplorerStep, **_limits(allowance, usage, timeout), check=check, run_name="navigator:explore"
+        model,
+        prompt,
+        ExplorerStep,
+        **_limits(allowance, usage, timeout, slot),
+        check=check,
+        run_name="navigator:explore",
     )
     notes: list[str] = []
     by_node: dict[str, Decision] = {}
@@ -177,6 +193,7 @@ async def refine(
     allowance: int,
     usage: LLMUsage,
     timeout: float,
+    slot: CallSlot | None = None,
 ) -> str:
     prompt = render_prompt(
         "nav_refine",
@@ -186,7 +203,7 @@ async def refine(
         kept=kept_lines(search, kept),
     )
     got = await ainvoke_json(
-        model, prompt, RefinedQuery, **_limits(allowance, usage, timeout), run_name="navigator:refine"
+        model, prompt, RefinedQuery, **_limits(allowance, usage, timeout, slot), run_name="navigator:refine"
     )
     return " ".join(got.query.split())
 
@@ -199,9 +216,10 @@ async def answer(
     allowance: int,
     usage: LLMUsage,
     timeout: float,
+    slot: CallSlot | None = None,
     prompt_name: str = "nav_answer",
 ) -> NavAnswer:
     prompt = render_prompt(prompt_name, speakers=_speakers(search), question=search.question, evidence=evidence_text)
     return await ainvoke_json(
-        model, prompt, NavAnswer, **_limits(allowance, usage, timeout), run_name="navigator:answer"
+        model, prompt, NavAnswer, **_limits(allowance, usage, timeout, slot), run_name="navigator:answer"
     )

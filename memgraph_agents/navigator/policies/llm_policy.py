@@ -31,7 +31,13 @@ class LLMPolicy:
         self.offline = OfflinePolicy(res, source="fallback")
 
     def _call(self, allowance: int) -> dict[str, Any]:
-        return {"model": self.res.llm, "allowance": allowance, "usage": LLMUsage(), "timeout": self.res.timeout}
+        return {
+            "model": self.res.llm,
+            "allowance": allowance,
+            "usage": LLMUsage(),
+            "timeout": self.res.timeout,
+            "slot": self.res.slot,
+        }
 
     async def plan(self, question: str, *, allowance: int) -> Choice[list[str]]:
         subgoals = (await self.offline.plan(question, allowance=0)).value
@@ -94,6 +100,7 @@ class LLMPolicy:
                 allowance=allowance,
                 usage=usage,
                 timeout=self.res.timeout,
+                slot=self.res.slot,
             )
         except LLMError as e:
             off = await offline(
