@@ -4,6 +4,9 @@ optimised model's folder, the CLI's fixed namespace, the LLM transport of calls 
 
 from __future__ import annotations
 
+import os
+import threading
+
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import SettingsConfigDict
 
@@ -49,9 +52,28 @@ class ProcessSettings(_EnvSettings):
         return structured_setting(v)
 
 
+_LAST: tuple[tuple[tuple[str, str], ...], ProcessSettings] | None = None
+_LAST_LOCK = threading.Lock()
+
+
 def process_settings() -> ProcessSettings:
     """The process-wide settings from the environment now; an invalid one is one ``ConfigError``
-    naming its variable."""
+    naming its variable. Validated again only when a ``MEMGRAPH_*`` variable changed: every
+    query and every write reads them (the model's folder, the lock timeout), and validating
+    pydantic settings each time cost a quarter of a millisecond."""
+    global _LAST
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith("MEMGRAPH_")))
+    with _LAST_LOCK:
+        last = _LAST
+    if last is not None and last[0] == env:
+        return last[1]
+    made = _validated()
+    with _LAST_LOCK:
+        _LAST = (env, made)
+    return made
+
+
+def _validated() -> ProcessSettings:
     try:
         return ProcessSettings()
     except ValidationError as exc:
