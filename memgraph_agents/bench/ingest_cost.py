@@ -44,16 +44,10 @@ def _cpu_seconds() -> float:
 
 
 def _load(data: Path, conversations: list[str] | None) -> list[Any]:
+    from memgraph_agents.bench.options import select_by_id
     from memgraph_agents.loaders import load_conversations
 
-    convs = load_conversations(data)
-    if conversations:
-        known = {c.id for c in convs}
-        missing = [c for c in conversations if c not in known]
-        if missing:
-            raise ValueError(f"{data} holds no conversation {', '.join(missing)} (it has {', '.join(sorted(known))})")
-        convs = [c for c in convs if c.id in conversations]
-    return convs
+    return select_by_id(load_conversations(data), conversations, lambda c: c.id, str(data))
 
 
 def memgraph_side(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from memgraph_agents.config import Settings
 from memgraph_agents.loaders import DEFAULT_CATEGORIES, LocomoSample
+
+T = TypeVar("T")
 
 DEFAULT_KS: tuple[int, ...] = (3, 5, 10)
 BUILDERS = ("offline", "llm")
@@ -105,22 +108,30 @@ def check_options(
     )
 
 
-def select_samples(
-    samples: Sequence[LocomoSample], conversations: Sequence[str] | None, source: str = ""
-) -> list[LocomoSample]:
-    """The samples named in ``conversations`` (file order), all when ``None``."""
+def select_by_id(
+    items: Sequence[T], conversations: Sequence[str] | None, id_of: Callable[[T], str], source: str = ""
+) -> list[T]:
+    """The items whose ``id_of`` is named in ``conversations`` (file order), all when ``None``;
+    an unknown id is one ``ValueError`` naming it and the ids available."""
     if not conversations:
-        return list(samples)
-    by_id = {s.sample_id: s for s in samples}
-    unknown = [c for c in conversations if c not in by_id]
+        return list(items)
+    known = [id_of(i) for i in items]
+    unknown = [c for c in conversations if c not in known]
     if unknown:
         where = f" in {source}" if source else ""
         raise ValueError(
             f"unknown conversation id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{where}: "
-            f"available: {', '.join(by_id)}"
+            f"available: {', '.join(known)}"
         )
     wanted = set(conversations)
-    return [s for s in samples if s.sample_id in wanted]
+    return [i for i in items if id_of(i) in wanted]
+
+
+def select_samples(
+    samples: Sequence[LocomoSample], conversations: Sequence[str] | None, source: str = ""
+) -> list[LocomoSample]:
+    """The samples named in ``conversations`` (file order), all when ``None``."""
+    return select_by_id(samples, conversations, lambda s: s.sample_id, source)
 
 
 def namespace_for(sample_id: str, preset: str = "base") -> str:

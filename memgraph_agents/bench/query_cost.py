@@ -65,17 +65,11 @@ def run_query_bench(
     """Every question of ``data`` (categories 1-4; ``max_questions`` per conversation) on both
     sides; writes and returns ``out/query.json``."""
     from memgraph_agents.api import Memory
-    from memgraph_agents.bench.options import namespace_for
+    from memgraph_agents.bench.options import namespace_for, select_samples
     from memgraph_agents.loaders import iter_locomo_questions, load_locomo
     from memgraph_agents.runtime import get_embedding_model
 
-    samples = load_locomo(data)
-    if conversations:
-        known = {s.sample_id for s in samples}
-        missing = [c for c in conversations if c not in known]
-        if missing:
-            raise ValueError(f"{data} holds no conversation {', '.join(missing)} (it has {', '.join(sorted(known))})")
-        samples = [s for s in samples if s.sample_id in conversations]
+    samples = select_samples(load_locomo(data), conversations, str(data))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     memory = Memory(settings=settings)
