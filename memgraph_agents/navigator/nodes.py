@@ -20,6 +20,7 @@ from memgraph_agents.aio import off_loop
 from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.navigator import budget
 from memgraph_agents.navigator.frontier import record_decisions, start_entries
+from memgraph_agents.navigator.policies import offline
 from memgraph_agents.navigator.policies.choose import policy_for
 from memgraph_agents.navigator.queue import reprioritise, schedule
 from memgraph_agents.navigator.resources import embed_texts, resources
@@ -46,15 +47,18 @@ def _usage(u: LLMUsage | None, **extra: float) -> dict[str, float]:
 
 async def planner(state: NavState, config, runtime) -> dict:
     """The question's subgoals (the policy's plan), every query-side text embedded once."""
-    res = await off_loop(resources, runtime, config)
     question = " ".join(state["question"].split())
     if not question:
         raise ValueError("the question is empty")
+    # Every query-side text this search embeds (question, subgoals, their argument mentions):
+    # one model call; localisation, explorers and the seed retrievers find them in the LRU.
+    # Offline the plan is the offline policy's, so its texts go with the resources (one hand-off).
+    first = [question, *offline.plan(question)]
+    res, prefetched = await off_loop(_resources_prefetched, runtime, config, first)
     allow = budget.allowance(budget.calls_left(state, res.context), keep=2)
     chosen = await policy_for(res).plan(question, allowance=allow)
-    # Every query-side text this search embeds (question, subgoals, their argument mentions):
-    # one model call now; localisation, explorers and the seed retrievers find them in the LRU.
-    await off_loop(_prefetch, res, [question, *chosen.value])
+    if not prefetched or chosen.value != first[1:]:  # a model's subgoals: embedded now
+        await off_loop(_prefetch, res, [question, *chosen.value])
     events = [*chosen.events, event("plan", source=chosen.source, subgoals=chosen.value)]
     return {
         "question": question,
@@ -67,6 +71,15 @@ async def planner(state: NavState, config, runtime) -> dict:
         "trace": emit(runtime, events),
         "counters": _usage(chosen.usage),
     }
+
+
+def _resources_prefetched(runtime, config, goals: list[str]):
+    """The run's resources and, offline, ``goals``' query texts embedded (``_prefetch``), in one
+    hand-off; whether they were."""
+    res = resources(runtime, config)
+    if res.offline:
+        _prefetch(res, goals)
+    return res, res.offline
 
 
 def _with_resources(runtime, config, fn, state, *args):
