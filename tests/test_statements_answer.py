@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from datetime import datetime
 
 import pytest
@@ -140,7 +141,6 @@ def test_mcp_recall_refuses_an_off_topic_question_at_every_k(tmp_path):
     answerable question answered at each."""
     import asyncio
     import os
-    import sys
     from pathlib import Path
 
     from mcp import ClientSession, StdioServerParameters
@@ -166,7 +166,7 @@ def test_mcp_recall_refuses_an_off_topic_question_at_every_k(tmp_path):
     ] + [f"Ana walked Pixel along the river on day {i} of the month." for i in range(1, 60)]
 
     async def go():
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+        async with stdio_client(params, errlog=sys.stderr) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             for text in notes:
                 assert not (await s.call_tool("remember", {"text": text})).isError
