@@ -85,6 +85,10 @@ DEFAULT_RETRIEVER = "navigator"
 # get none unless ``relevance_gate`` is set (in the same scale).
 MINILM_GATE = 0.19
 MINILM_GATE_PER_LN_TURNS = 0.02
+# ... raised for a question that asks the assistant for a task (or holds no content word) and
+# for one naming what no turn mentions (``retrieval.gate_terms``), chosen on the same side.
+MINILM_GATE_TASK_RAISE = 0.1
+MINILM_GATE_NAME_RAISE = 0.05
 CALIBRATED_SPECS = ("minilm", "minilm-torch", "e5-small")
 
 
@@ -305,6 +309,15 @@ class Settings(_EnvSettings):
         if self.min_score is not None or self.relevance_gate is not None:
             return 0.0
         return MINILM_GATE_PER_LN_TURNS if self._calibrated else 0.0
+
+    @property
+    def gate_raises(self) -> tuple[float, float]:
+        """(task, unknown name): how much the embedding model's own gate rises for a question that
+        asks the assistant for a task, or names what no turn mentions (``retrieval.gate_terms``);
+        a ``relevance_gate`` a caller sets, or a floor, does not."""
+        if self.gate_per_ln_turns <= 0:
+            return (0.0, 0.0)
+        return (MINILM_GATE_TASK_RAISE, MINILM_GATE_NAME_RAISE)
 
     @classmethod
     def load(cls, **values: Any) -> Settings:

@@ -8,10 +8,13 @@ below a threshold. This script measures that signal for
 
 * **invented chats** written for this study (``chats_a.json``: calibration; ``chats_b.json``:
   held out, other people, topics and question styles: lower case, telegraphic, requests, small
-  talk), each with questions it answers (and their evidence turns) and off-topic questions of
-  many kinds: general knowledge, how-to, tasks for an assistant, arithmetic, code, small talk,
-  facts about the speakers nobody stated, people the chat never mentions, and near-topic
-  questions whose answer the chat does not hold;
+  talk; ``chats_c.json``: held out, written after the gate's raises were designed, with
+  requests about memory phrased as tasks and near-topic questions), each with questions it
+  answers (and their evidence turns; ``chats_a`` and ``chats_c`` include requests that need
+  memory, "write a card for …") and off-topic questions of many kinds: general knowledge,
+  how-to, tasks for an assistant, arithmetic, code, small talk, facts about the speakers nobody
+  stated, people the chat never mentions, and near-topic questions whose answer the chat does
+  not hold;
 * optionally a LoCoMo memory (``--data-dir`` built by ``memgraph ingest … --format locomo``, and
   ``--data`` its file): its questions of categories 1-4 are the answerable side; the off-topic
   side is every chat's off-topic question that names none of its people, plus the templates of
@@ -23,9 +26,13 @@ cosines grows with N). Both are chosen on the calibration side alone: for each s
 ``SLOPES`` the highest base that leaves at most ``--max-empty`` of the answerable questions of
 each kind of memory empty (short chats, long conversations), and of those the slope whose
 worse kind refuses the most off-topic questions (a gate must hold in a small memory and in a
-big one). Printed: the AUROC of the signal per
+big one). Then, on that gate, the question's raises (``retrieval.gate_terms``: a task for the
+assistant, a name no turn mentions) of ``RAISES`` that leave at most ``--max-empty`` of each
+calibration side's answerable questions empty, and of those the ones whose worse side refuses
+the most (the smaller of equal ones). Printed: the AUROC of the signal (less the gate's rise) per
 side, per base the share of off-topic questions refused and of answerable questions left empty
-on each side at the chosen slope, and the figures at the chosen and at the configured gate.
+on each side at the chosen slope and raises, and the figures at the chosen and at the
+configured gate, and without the raises.
 """
 
 from __future__ import annotations
@@ -43,6 +50,8 @@ HERE = Path(__file__).resolve().parent
 TUNED = ("conv-26", "conv-30", "conv-41")
 GRID = tuple(round(x, 3) for x in np.arange(0.10, 0.401, 0.005))
 SLOPES = (0.0, 0.01, 0.015, 0.02, 0.025, 0.03)
+# (task, unknown name) raises tried, smallest first (``retrieval.gate_terms``)
+RAISES = tuple((t, u) for t in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3) for u in (0.0, 0.025, 0.05, 0.1))
 
 
 def conversation(chat: dict) -> dict:
@@ -57,21 +66,29 @@ def conversation(chat: dict) -> dict:
     return {"id": chat["id"], "speakers": chat["speakers"], "sessions": sessions}
 
 
-def signal(mem, namespace: str, question: str) -> tuple[float, int]:
-    """(the gate's signal for ``question``, the namespace's turns)."""
+Row = tuple[float, int, bool, bool]  # (signal, turns, a task for the assistant, names what no turn mentions)
+
+
+def signal(mem, namespace: str, question: str) -> Row:
+    """The gate's signal for ``question``, the namespace's turns, and the question's two raises."""
     from memgraph_agents.api import ops
     from memgraph_agents.retrieval.gate import question_relevance
+    from memgraph_agents.retrieval.gate_terms import assistant_task, unknown_names
 
     store = ops.open_store(mem.settings, namespace)
+    snap = store.snapshot()
     value = question_relevance(question, store)
-    return (0.0 if value is None else value), len(store.snapshot().indices_of("turn"))
+    task, name = assistant_task(question), bool(unknown_names(question, snap))
+    return (0.0 if value is None else value), len(snap.indices_of("turn")), task, name
 
 
-Side = tuple[list[tuple[float, int]], list[tuple[float, int]]]  # (answerable, off-topic): (signal, turns)
+Side = tuple[list[Row], list[Row]]  # (answerable, off-topic)
+Raises = tuple[float, float]  # (task, unknown name)
 
 
-def refused(rows: list[tuple[float, int]], base: float, slope: float) -> np.ndarray:
-    return np.array([s < base + slope * np.log(max(n, 1)) for s, n in rows], dtype=float)
+def refused(rows: list[Row], base: float, slope: float, raises: Raises = (0.0, 0.0)) -> np.ndarray:
+    up = raises
+    return np.array([s < base + slope * np.log(max(n, 1)) + up[0] * t + up[1] * u for s, n, t, u in rows], dtype=float)
 
 
 def chat_side(mem, chats: list[dict]) -> Side:
@@ -122,26 +139,30 @@ def locomo_side(mem, data: Path, chats: list[dict]) -> dict[str, Side]:
     return out
 
 
-def table(sides: dict[str, Side], slope: float) -> list[str]:
+def table(sides: dict[str, Side], slope: float, raises: Raises) -> list[str]:
     from memgraph_agents.bench.metrics import auroc
 
-    lines = [f"gate = base + {slope:g} ln(turns)", ""]
+    lines = [f"gate = base + {slope:g} ln(turns) + {raises[0]:g} task + {raises[1]:g} unknown name", ""]
     lines.append("| base | " + " | ".join(f"{s}: off-topic refused | {s}: answerable empty" for s in sides) + " |")
     lines.append("|--:|" + "--:|--:|" * len(sides))
     for t in GRID:
         cells = []
         for ans, off in sides.values():
-            cells += [f"{refused(off, t, slope).mean():.1%}", f"{refused(ans, t, slope).mean():.2%}"]
+            cells += [f"{refused(off, t, slope, raises).mean():.1%}", f"{refused(ans, t, slope, raises).mean():.2%}"]
         lines.append(f"| {t:.3f} | " + " | ".join(cells) + " |")
     for s, (ans, off) in sides.items():
-        a = [v - slope * np.log(max(n, 1)) for v, n in ans]
-        o = [v - slope * np.log(max(n, 1)) for v, n in off]
-        lines.append(f"{s}: {len(ans)} answerable, {len(off)} off-topic, AUROC {auroc(a, o):.3f}")
+        a = [v - slope * np.log(max(n, 1)) - raises[0] * t - raises[1] * u for v, n, t, u in ans]
+        o = [v - slope * np.log(max(n, 1)) - raises[0] * t - raises[1] * u for v, n, t, u in off]
+        lines.append(
+            f"{s}: {len(ans)} answerable, {len(off)} off-topic, AUROC {auroc(a, o):.3f}; "
+            f"tasks {np.mean([r[2] for r in off]):.0%} of off-topic, {np.mean([r[2] for r in ans]):.1%} of answerable; "
+            f"unknown names {np.mean([r[3] for r in off]):.0%} of off-topic, {np.mean([r[3] for r in ans]):.1%} of answerable"
+        )
     return lines
 
 
 def choose(cal: list[Side], max_empty: float) -> tuple[float, float]:
-    """(base, slope) on the calibration sides (see the module docstring)."""
+    """(base, slope) on the calibration sides, without the raises (see the module docstring)."""
     best: tuple[float, float, float] | None = None
     for slope in SLOPES:
         ok = [t for t in GRID if all(refused(ans, t, slope).mean() <= max_empty for ans, _ in cal)]
@@ -155,12 +176,26 @@ def choose(cal: list[Side], max_empty: float) -> tuple[float, float]:
     return best[1], best[2]
 
 
-def at(sides: dict[str, Side], base: float, slope: float, what: str) -> list[str]:
-    out = [f"{what}: gate = {base:g} + {slope:g} ln(turns)"]
+def choose_raises(cal: list[Side], base: float, slope: float, max_empty: float) -> Raises:
+    """The raises, on top of the namespace's gate ``base + slope ln(N)``: of those leaving at most
+    ``max_empty`` of each calibration side's answerable questions empty, the one whose worse side
+    refuses the most off-topic questions (the smaller raises of equal ones)."""
+    best: tuple[float, Raises] | None = None
+    for raises in RAISES:
+        if any(refused(ans, base, slope, raises).mean() > max_empty for ans, _ in cal):
+            continue
+        score = min(refused(off, base, slope, raises).mean() for _, off in cal)
+        if best is None or score > best[0] + 1e-9:
+            best = (score, raises)
+    return best[1] if best is not None else (0.0, 0.0)
+
+
+def at(sides: dict[str, Side], base: float, slope: float, what: str, raises: Raises = (0.0, 0.0)) -> list[str]:
+    out = [f"{what}: gate = {base:g} + {slope:g} ln(turns) + {raises[0]:g} task + {raises[1]:g} unknown name"]
     for s, (ans, off) in sides.items():
         out.append(
-            f"  {s}: off-topic refused {refused(off, base, slope).mean():.1%} of {len(off)}, "
-            f"answerable empty {refused(ans, base, slope).mean():.2%} of {len(ans)}"
+            f"  {s}: off-topic refused {refused(off, base, slope, raises).mean():.1%} of {len(off)}, "
+            f"answerable empty {refused(ans, base, slope, raises).mean():.2%} of {len(ans)}"
         )
     return out
 
@@ -177,11 +212,14 @@ def main() -> None:
 
     chats_a = json.loads((HERE / "chats_a.json").read_text(encoding="utf-8"))
     chats_b = json.loads((HERE / "chats_b.json").read_text(encoding="utf-8"))
+    chats_c = json.loads((HERE / "chats_c.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         mem = Memory(settings=Settings(data_dir=Path(tmp), llm="none"))
-        cal_ans, cal_off = chat_side(mem, chats_a)
-        held_ans, held_off = chat_side(mem, chats_b)
-    sides = {"chats (calibration)": (cal_ans, cal_off), "chats (held out)": (held_ans, held_off)}
+        sides = {
+            "chats (calibration)": chat_side(mem, chats_a),
+            "chats (held out)": chat_side(mem, chats_b),
+            "new chats (held out)": chat_side(mem, chats_c),
+        }
     cal = [sides["chats (calibration)"]]
     if args.data_dir and args.data:
         mem = Memory(settings=Settings(data_dir=args.data_dir, llm="none"))
@@ -191,14 +229,21 @@ def main() -> None:
         sides["LoCoMo tuned (calibration)"] = ([a for x in tuned for a in x[0]], [o for x in tuned for o in x[1]])
         sides["LoCoMo untuned (held out)"] = ([a for x in held for a in x[0]], [o for x in held for o in x[1]])
         cal.append(sides["LoCoMo tuned (calibration)"])
-    from memgraph_agents.config import MINILM_GATE, MINILM_GATE_PER_LN_TURNS
+    from memgraph_agents.config import (
+        MINILM_GATE,
+        MINILM_GATE_NAME_RAISE,
+        MINILM_GATE_PER_LN_TURNS,
+        MINILM_GATE_TASK_RAISE,
+    )
 
     base, slope = choose(cal, args.max_empty)
-    lines = table(sides, slope)
-    lines += at(sides, base, slope, f"chosen on the calibration side (answerable empty <= {args.max_empty:.1%})")
-    lines += at(
-        sides, MINILM_GATE, MINILM_GATE_PER_LN_TURNS, "configured (config.MINILM_GATE, MINILM_GATE_PER_LN_TURNS)"
-    )
+    raises = choose_raises(cal, base, slope, args.max_empty)
+    lines = table(sides, slope, raises)
+    chosen = f"chosen on the calibration side (answerable empty <= {args.max_empty:.1%})"
+    lines += at(sides, base, slope, chosen, raises)
+    configured = (MINILM_GATE_TASK_RAISE, MINILM_GATE_NAME_RAISE)
+    lines += at(sides, MINILM_GATE, MINILM_GATE_PER_LN_TURNS, "configured (config.MINILM_GATE*)", configured)
+    lines += at(sides, MINILM_GATE, MINILM_GATE_PER_LN_TURNS, "without the raises, for comparison")
     for flat in (0.25, 0.31):
         lines += at(sides, flat, 0.0, "a flat gate, for comparison")
     text = "\n".join(lines)

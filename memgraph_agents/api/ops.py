@@ -180,7 +180,9 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
     whole = getattr(store, "store", store)
     signal = await asyncio.to_thread(_question_relevance, query, whole)
     if gate > 0:
-        gate = await asyncio.to_thread(_gate_in_force, gate, settings.gate_per_ln_turns, whole)
+        gate = await asyncio.to_thread(
+            _gate_in_force, gate, settings.gate_per_ln_turns, whole, query, settings.gate_raises
+        )
     if gate > 0 and (signal is None or signal < gate):  # nothing relevant: the retriever need not run
         return Retrieval(name, min_score=min_score, gate=gate, question_relevance=signal, reason=EmptyReason.BELOW_GATE)
     found = await _run(settings, store, query, k, retriever, name, req.config)
@@ -192,10 +194,10 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
     return found
 
 
-def _gate_in_force(base: float, per_ln_turns: float, store) -> float:
+def _gate_in_force(base: float, per_ln_turns: float, store, query: str, raises: tuple[float, float]) -> float:
     from memgraph_agents.retrieval.gate import gate_in_force
 
-    return gate_in_force(base, per_ln_turns, store)
+    return gate_in_force(base, per_ln_turns, store, query, raises)
 
 
 def _question_relevance(query: str, store) -> float | None:

@@ -13,7 +13,10 @@ count, or every question an agent asks would find itself. A question is refused 
 below the gate in force, ``gate_in_force``: ``base + per_ln_turns · ln(N)`` for a namespace of
 N turns (``Settings.gate``, ``Settings.gate_per_ln_turns``; MiniLM's values are
 ``config.MINILM_GATE`` and ``config.MINILM_GATE_PER_LN_TURNS``, calibrated in
-``docs/bench-gate/``): the best of N unrelated cosines grows with N. The best turn is found among the turns of best relevance, looking
+``docs/bench-gate/``): the best of N unrelated cosines grows with N. A question that asks the
+assistant for a task, or names what no turn mentions, must match more closely
+(``retrieval.gate_terms``; ``Settings.gate_raises``): one cosine cannot tell "memory talks about
+this" from "memory answers this". The best turn is found among the turns of best relevance, looking
 further (×4) only while all of them are not evidence.
 """
 
@@ -25,6 +28,7 @@ import numpy as np
 
 from memgraph_agents.model.ranking import top_k
 from memgraph_agents.retrieval.asking import not_evidence, text_key
+from memgraph_agents.retrieval.gate_terms import gate_raise
 from memgraph_agents.retrieval.relevance import question_vector, turn_relevance
 from memgraph_agents.storage.protocols import StoreReader
 
@@ -53,9 +57,18 @@ def question_relevance(query: str, store: StoreReader) -> float | None:
         n *= 4
 
 
-def gate_in_force(base: float, per_ln_turns: float, store: StoreReader) -> float:
-    """The gate for ``store``'s namespace: ``base + per_ln_turns · ln(turns)`` (``base`` when it is 0)."""
-    if base <= 0 or per_ln_turns <= 0:
+def gate_in_force(
+    base: float, per_ln_turns: float, store: StoreReader, query: str = "", raises: tuple[float, float] = (0.0, 0.0)
+) -> float:
+    """The gate for ``query`` in ``store``'s namespace: ``base + per_ln_turns · ln(turns)`` (``base``
+    when either is 0), raised for this question by ``raises`` = (task, unknown name)
+    (``retrieval.gate_terms``)."""
+    if base <= 0:
         return base
-    turns = len(store.snapshot().indices_of("turn"))
-    return round(base + per_ln_turns * math.log(max(turns, 1)), 4)
+    snap = store.snapshot()
+    gate = base
+    if per_ln_turns > 0:
+        gate += per_ln_turns * math.log(max(len(snap.indices_of("turn")), 1))
+    if query and any(r > 0 for r in raises):
+        gate += gate_raise(query, snap, *raises)
+    return round(gate, 4)

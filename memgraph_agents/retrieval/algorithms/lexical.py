@@ -64,6 +64,12 @@ class BM25Index:
     def __len__(self) -> int:
         return self.size
 
+    def knows(self, word: str) -> bool:
+        """Whether some text holds ``word`` (tokenized as the texts are; a stopword is known)."""
+        terms = [t for t in tokenize([word], stopwords=self._stopwords, stem=self._stem)[0] if t]
+        vocab = self._bm25.vocab_dict if self._bm25 is not None else {}
+        return all(t in vocab for t in terms)
+
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every text for ``query`` (zeros when nothing matches)."""
         if self._bm25 is None:
