@@ -235,8 +235,10 @@ class Memory(ItemVerbs):
         statement a later one replaced, ``current=False`` with ``superseded_by`` /
         ``superseded_on``; a question about the present ranks the current statement first, one
         about the past the earlier one. ``min_score`` (default ``settings.min_score``) drops items
-        less relevant than it; without one the relevance gate (``settings.gate``: MiniLM 0.25)
-        returns nothing when the best item is less relevant than it, else all k items. An
+        less relevant than it; without one the relevance gate (``retrieval.gate``: for MiniLM
+        0.19 + 0.02 ln(turns), higher for a task for the assistant or a name no turn mentions)
+        returns nothing when the namespace's best match is less relevant than it, whatever k,
+        else all k items. An
         empty result says why (``Found.reason``: nothing stored, filtered out, below the gate or
         the floor; ``Found.why``: the sentence).
 
