@@ -9,14 +9,18 @@ question, on the question and the namespace, whatever k. Invented messages and c
 from __future__ import annotations
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
 
 from memgraph_agents.api import Memory, ops
 from memgraph_agents.config import MINILM_GATE_NAME_RAISE, MINILM_GATE_TASK_RAISE, Settings
 from memgraph_agents.ingest import ingest_conversation
+from memgraph_agents.integrations import AgentMemory
 from memgraph_agents.model.outcome import EmptyReason
 from memgraph_agents.retrieval.gate import gate_in_force, question_relevance
 from memgraph_agents.retrieval.gate_terms import assistant_task, content_words, unknown_names
 from tests.conftest import make_conversation
+
+STAMP = {"timestamp": "2024-12-01T10:00:00"}
 
 TASKS = [
     "Write a limerick about a sleepy owl.",
@@ -65,6 +69,30 @@ def test_names_memory_never_saw(chat):
     assert unknown_names("Did Ana tell Ben about the Riverside Library?", snap) == []  # speakers, known names
     assert unknown_names("Gerald? No idea.", snap) == []  # a capital opening the message is no name
     assert unknown_names("When did Ben run in Lisbon, and did Oskar come?", snap) == ["Oskar"]
+
+
+def test_a_name_the_agent_stored_with_the_question_is_still_unknown(settings, chat):
+    """An agent stores the user's message (and its own reply) before it recalls: those turns are
+    not evidence, so the name they carry stays unknown; a statement that says it is evidence."""
+    question = "Who painted The Starry Night?"
+    agent = AgentMemory(settings, default_namespace="test")
+    agent.write_messages(
+        [
+            HumanMessage(question, additional_kwargs=STAMP),
+            AIMessage(f"You asked: {question} Let me check.", additional_kwargs=STAMP),
+        ],
+        config={"configurable": {"thread_id": "u"}},
+    )
+    agent.flush()
+    snap = ops.open_store(settings, "test").snapshot()
+    assert any("Starry" in t for t in snap.text)  # stored, twice
+    assert unknown_names(question, snap) == ["Starry", "Night"]  # "The": a stopword, nothing to look up
+    agent.write_messages(
+        [HumanMessage("I saw the Starry Night poster at the museum shop today.", additional_kwargs=STAMP)],
+        config={"configurable": {"thread_id": "u"}},
+    )
+    agent.flush()
+    assert unknown_names(question, ops.open_store(settings, "test").snapshot()) == []
 
 
 def test_the_gate_rises_for_this_question_only(chat):

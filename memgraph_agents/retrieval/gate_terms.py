@@ -17,8 +17,9 @@ pass (``gate_in_force``)::
   matches closely; the raise only asks for that closer match.
 * ``unknown_name(q, N)`` — the question names someone or something (a capitalised word that
   does not open a sentence, speakers aside) that no turn of the namespace contains, by the
-  turn index's own tokens (``retrieval.bm25_rank``): memory cannot hold facts about a name it
-  never saw.
+  turn index's own tokens (``retrieval.bm25_rank``), the turns that are not evidence aside (as
+  the gate's signal leaves them out: an agent stores the question before it recalls): memory
+  cannot hold facts about a name it never saw.
 
 Pure functions of the question's text and the snapshot's vocabulary, read off English
 function words and capitalisation: no rule knows a benchmark's phrasings. Both raises were
@@ -29,7 +30,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from memgraph_agents.construct.arguments import INTERJECTIONS, STOPWORDS
+from memgraph_agents.retrieval.asking import not_evidence, text_key
 from memgraph_agents.retrieval.bm25_rank import turn_bm25
 from memgraph_agents.retrieval.seeds import neutral_question
 
@@ -61,12 +65,27 @@ def assistant_task(question: str) -> bool:
 
 
 def unknown_names(question: str, snap) -> list[str]:
-    """``unknown_name(q, N)`` above: the question's names (speakers left out) no turn of ``snap`` uses."""
+    """``unknown_name(q, N)`` above: the question's names (speakers left out) that no turn of
+    ``snap`` uses, the turns that are not evidence for it aside (``retrieval.asking``: the
+    question itself stored before the recall, the agent's own words would always know them)."""
     text = neutral_question(question, snap).strip()
     first = _WORD.search(text)
     start = first.start() if first else 0
-    _, index = turn_bm25(snap)
-    return [m.group(1) for m in _NAME.finditer(text) if m.start() != start and not index.knows(m.group(1))]
+    names = [m.group(1) for m in _NAME.finditer(text) if m.start() != start]
+    if not names:
+        return []
+    idx, index = turn_bm25(snap)
+    key = text_key(question)
+
+    def said(word: str) -> bool:
+        if not index.knows(word):
+            return False
+        hits = np.flatnonzero(index.scores(word) > 0)
+        if not len(hits):  # a stopword: nothing to look up
+            return True
+        return any(not not_evidence(snap.text[int(idx[r])], snap.attrs[int(idx[r])], key) for r in hits)
+
+    return [w for w in names if not said(w)]
 
 
 def gate_raise(question: str, snap, task_raise: float, name_raise: float) -> float:
