@@ -182,8 +182,9 @@ class Settings(_EnvSettings):
         description="question-level relevance gate, used when min_score is unset: nothing when the "
         "question's best match in the namespace (whatever k) is below it ('nothing relevant in memory'), "
         "otherwise all k items. Default: the embedding model's gate (0.19 + 0.02 ln(turns) in the reference "
-        "scale every built-in model is calibrated to, chosen on questions memory cannot answer, BENCHMARKS.md; "
-        "hash and custom: embeddings: 0)",
+        "scale every built-in model is calibrated to, + 0.1 for a task for the assistant and + 0.05 for a "
+        "name no turn mentions, chosen on questions memory cannot answer, BENCHMARKS.md; "
+        "hash and custom: embeddings: 0). A value set here is a flat gate",
     )
     preset: str = Field(
         "base",
