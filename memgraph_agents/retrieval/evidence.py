@@ -109,7 +109,7 @@ def to_evidence(
     # A node's provenance, sessions and metadata are fixed for a snapshot: validated once per
     # node, then copied with the fields of this call and fresh containers (a caller may edit its
     # item without touching the next one's).
-    tpl = _template(snap, i)
+    tpl = shared_evidence(snap, i)
     return tpl.model_copy(
         update={
             "score": float(score),
@@ -130,8 +130,10 @@ def _parts_of(snap: GraphSnapshot, i: int, turns: list[str]) -> tuple[list[str],
     return turns, sessions, [snap.session_date(s) for s in sessions], metadata
 
 
-def _template(snap: GraphSnapshot, i: int) -> Evidence:
-    """Node ``i``'s evidence as its own retriever-less item, made once per snapshot (never handed out)."""
+def shared_evidence(snap: GraphSnapshot, i: int) -> Evidence:
+    """Node ``i``'s evidence as a retriever-less item (score 0), made once per snapshot and
+    shared by every caller: to read (its relevance, its turns), never to change or hand out
+    (``to_evidence`` copies it for that)."""
     made = snap.derived("evidence_templates", dict)
     tpl = made.get(i)
     if tpl is None:
@@ -175,4 +177,13 @@ def top_indices(
     return top_k(scores, k, tiebreak=tiebreak, mask=mask)
 
 
-__all__ = ["NodeKind", "incident", "provenance", "session_counts", "to_evidence", "top_indices", "turn_evidence"]
+__all__ = [
+    "NodeKind",
+    "incident",
+    "provenance",
+    "session_counts",
+    "shared_evidence",
+    "to_evidence",
+    "top_indices",
+    "turn_evidence",
+]
