@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 import pytest
@@ -25,8 +27,12 @@ def test_the_run_context_is_made_once_per_settings_and_namespace_and_again_after
     s.localize = "dense"  # a field assigned: the context follows
     changed = navigator_context(s, "alice", "offline", {})
     assert changed is not a and changed.seed_retriever == "dense"
-    twin = Settings(data_dir=tmp_path / "mem", embeddings="hash")  # equal settings, another object
-    assert navigator_context(twin, "alice", "offline", {}).seed_retriever == twin.localize
+    twin = Settings(data_dir=tmp_path / "mem", embeddings="hash")  # equal values, another object
+    assert navigator_context(twin, "alice", "offline", {}) is a
+    gone = weakref.ref(twin)
+    del twin
+    gc.collect()
+    assert gone() is None  # the kept contexts hold no settings (nor a Memory's models and stores)
 
 
 @pytest.mark.slow  # ingests a session
