@@ -25,6 +25,8 @@ def test_bench_query_times_both_sides_alternately_and_scores_each(tmp_path, caps
         doc["memgraph_cpu_ms"] / doc["plain_cpu_ms"], rel=0.05
     )  # of unrounded medians
     assert 0 <= doc["plain_recall_at_k"] <= 1 and 0 <= doc["memgraph_recall_at_k"] <= 1
+    assert 0 < doc["bare_graph_cpu_ms"] < doc["memgraph_cpu_ms"]  # the runtime's floor, below a real query
+    assert doc["bare_graph_to_plain_cpu"] == pytest.approx(doc["bare_graph_cpu_ms"] / doc["plain_cpu_ms"], rel=0.05)
     assert (tmp_path / "mem" / "namespaces").is_dir()  # the memory was ingested first
     printed = capsys.readouterr().out
     assert "InMemoryStore" in printed and "CPU x" in printed

@@ -13,12 +13,12 @@ import memgraph_agents.retrieval.dwpr_retriever as dwpr_mod
 from memgraph_agents.construct.llm.extract import format_turns
 from memgraph_agents.construct.memorai.llm import entities_and_triples, segment_and_gate
 from memgraph_agents.construct.memorai.plan import TurnView
-from memgraph_agents.construct.memorai.write import SEGMENT_EDGE
 from memgraph_agents.construct.relate import argument_key
 from memgraph_agents.construct.sentences import split_sentences
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.llm.coerce import normalise_label
 from memgraph_agents.llm.usage import LLMUsage
+from memgraph_agents.model.memorai_rows import SEGMENT_EDGE
 from memgraph_agents.retrieval.dwpr_retriever import dwpr
 from memgraph_agents.runtime import get_store
 from tests.conftest import make_conversation

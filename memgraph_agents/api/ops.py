@@ -107,32 +107,39 @@ async def navigation(
     """The navigator graph run on ``store`` (LLM policy when ``llm`` is given), its full result.
     Its parameters: the settings' (``NavigatorContext.from_settings``), then ``retriever``'s
     preset's; ``config`` (a LangChain run config: callbacks, tags…) reaches the graph."""
-    from memgraph_agents.navigator import NavigatorContext, anavigate
+    from memgraph_agents.api.run_context import navigator_context
+    from memgraph_agents.navigator import anavigate
     from memgraph_agents.registry import resolve
 
-    ctx = NavigatorContext.from_settings(
-        settings.override(namespace=store.namespace),
-        policy="llm" if llm is not None else "offline",
-        **resolve(retriever)[1],
-    )
+    ctx = navigator_context(settings, store.namespace, "llm" if llm is not None else "offline", resolve(retriever)[1])
     sink = stream_sink()  # Memory.astream: the same run, its chunks handed on as they come
     if sink is not None:
         return await streamed_navigation(sink, question, store, ctx, llm, k, config)
     return await anavigate(question, store, context=ctx, llm=llm, k=k, config=config)
 
 
-async def _reader(
-    settings: Settings, namespace: str, filter: MemoryFilter | None
-) -> tuple[StoreReader | None, EmptyReason | None]:
-    """The namespace's store seen through ``filter`` (``retrieval.scope``), or ``None`` and why
-    not: it holds nothing yet, or nothing the filter admits (never an error: a user with
-    nothing stored has nothing to recall). One hand-off off the loop for its SQLite reads."""
-    return await asyncio.to_thread(_open_reader, settings, namespace, filter)
+def _opened_and_judged(
+    settings: Settings, req: SearchRequest, gate: float
+) -> tuple[StoreReader | None, EmptyReason | None, float | None, float]:
+    """The namespace's store seen through the request's filter (``_open_reader``), the question's
+    relevance in it and the gate in force for it (decided once per question, on the question and
+    the whole namespace, never on k or a filter)."""
+    store, why = _open_reader(settings, req.namespace, req.filter)
+    if store is None:
+        return None, why, None, gate
+    whole = getattr(store, "store", store)
+    signal = _question_relevance(req.query, whole)
+    if gate > 0:
+        gate = _gate_in_force(gate, settings.gate_per_ln_turns, whole, req.query, settings.gate_raises)
+    return store, None, signal, gate
 
 
 def _open_reader(
     settings: Settings, namespace: str, filter: MemoryFilter | None
 ) -> tuple[StoreReader | None, EmptyReason | None]:
+    """The namespace's store seen through ``filter`` (``retrieval.scope``), or ``None`` and why
+    not: it holds nothing yet, or nothing the filter admits (never an error: a user with
+    nothing stored has nothing to recall)."""
     if not exists(settings, namespace):
         return None, EmptyReason.NOTHING_STORED
     store = get_store(settings, namespace, create=False)
@@ -168,21 +175,15 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
     query, namespace, k, retriever = req.query, req.namespace, req.k, req.retriever
     _question(query, settings)
     name = req.retriever_name
-    store, why = await _reader(settings, namespace, req.filter)
-    if store is None:
-        assert why is not None
-        return Retrieval(name, empty=why.explain(namespace), reason=why)
     min_score, gate = req.min_score, 0.0
     if min_score is None:
         named = isinstance(retriever, str)
         min_score, gate = (settings.relevance_floor, settings.gate) if named else (0.0, 0.0)
-    # decided once per question, on the question and the whole namespace, never on k or a filter
-    whole = getattr(store, "store", store)
-    signal = await asyncio.to_thread(_question_relevance, query, whole)
-    if gate > 0:
-        gate = await asyncio.to_thread(
-            _gate_in_force, gate, settings.gate_per_ln_turns, whole, query, settings.gate_raises
-        )
+    # One hand-off off the loop for the SQLite reads, the question's vector and the gate.
+    store, why, signal, gate = await asyncio.to_thread(_opened_and_judged, settings, req, gate)
+    if store is None:
+        assert why is not None
+        return Retrieval(name, empty=why.explain(namespace), reason=why)
     if gate > 0 and (signal is None or signal < gate):  # nothing relevant: the retriever need not run
         return Retrieval(name, min_score=min_score, gate=gate, question_relevance=signal, reason=EmptyReason.BELOW_GATE)
     found = await _run(settings, store, query, k, retriever, name, req.config)

@@ -13,7 +13,9 @@ process (``time.process_time``: every thread, so the navigator's worker threads 
 in wall seconds; each side embeds the question itself (memgraph's query vectors are
 forgotten before each call, the store's embedder has no cache). Reported: the median CPU and
 wall per query of each side and their ratios (goal: CPU at most 2x), and the turn recall@k
-of each (how much the extra CPU buys).
+of each (how much the extra CPU buys). Beside them, the LangGraph floor: the CPU of one invoke
+of the navigator's graph with nodes that do nothing (``bench.graph_floor``), the part of a
+default query its runtime costs whatever the nodes do.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from memgraph_agents.bench.graph_floor import bare_graph_cpu_ms
 from memgraph_agents.bench.metrics import turn_recall_at_k
 from memgraph_agents.model.evidence import flatten_turns
 
@@ -109,6 +112,7 @@ def run_query_bench(
         vals = [r["recall"] for r in runs[side] if r["recall"] == r["recall"]]  # nan: no gold turn
         return round(sum(vals) / max(len(vals), 1), 4)
 
+    floor_ms = bare_graph_cpu_ms()
     doc: dict[str, Any] = {
         "command": command,
         "data": str(data),
@@ -122,6 +126,8 @@ def run_query_bench(
         "cpu_ratio": round(med("memgraph", "cpu") / max(med("plain", "cpu"), 1e-9), 2),
         "wall_ratio": round(med("memgraph", "wall") / max(med("plain", "wall"), 1e-9), 2),
         "goal_cpu_ratio": GOAL_CPU,
+        "bare_graph_cpu_ms": round(floor_ms, 2),
+        "bare_graph_to_plain_cpu": round(floor_ms / max(1000 * med("plain", "cpu"), 1e-9), 2),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
     (out / "query.json").write_text(json.dumps(doc, indent=2) + "\n")

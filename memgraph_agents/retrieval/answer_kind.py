@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any, Literal
 
 from memgraph_agents.construct.arguments import extract_arguments
@@ -98,14 +99,21 @@ def carries(text: str, attrs: Mapping[str, Any], kind: Kind | None, speakers: Se
     if kind == "date":
         if attrs.get("dates") or _RELATIVE_TIME.search(words):
             return True
-        return any(m.kind == "date" for m in extract_arguments(words, speakers))
+        return any(k == "date" for k, _ in _mentions(words, tuple(speakers)))
     if kind == "number":
         return bool(_DIGIT_OR_NUMBER_WORD.search(words)) or any(
-            m.kind == "number" for m in extract_arguments(words, speakers)
+            k == "number" for k, _ in _mentions(words, tuple(speakers))
         )
     if kind == "place":
         return bool(_PLACE_AFTER.search(words) or _PLACE_WORD.search(words))
     # The extractor types only the conversation's speakers as persons; anyone else named is a
     # one-word proper name ("Jonas"), which is what a "who" answer names.
-    named = [m for m in extract_arguments(words, speakers) if m.kind == "proper" and " " not in m.name]
+    named = [name for k, name in _mentions(words, tuple(speakers)) if k == "proper" and " " not in name]
     return bool(_KIN.search(words) or named)
+
+
+@lru_cache(maxsize=8192)
+def _mentions(words: str, speakers: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``(kind, name)`` of the offline argument mentions of a turn's words: a pure function of
+    the text, asked again for the same candidate turns by every question (once per process)."""
+    return tuple((m.kind, m.name) for m in extract_arguments(words, speakers))

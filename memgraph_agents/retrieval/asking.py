@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from memgraph_agents.model.evidence import Evidence
@@ -43,8 +44,10 @@ def text_key(text: str) -> str:
     return " ".join(_WORDS.findall(_PAREN.sub(" ", text).lower()))
 
 
+@lru_cache(maxsize=16384)
 def turn_key(text: str, speaker: str | None) -> str:
-    """A stored turn's ``text_key``, its ``"speaker: "`` prefix left out."""
+    """A stored turn's ``text_key``, its ``"speaker: "`` prefix left out (once per text and process:
+    every question compares its candidates' keys)."""
     if speaker and text.startswith(f"{speaker}:"):
         text = text[len(speaker) + 1 :]
     return text_key(text)

@@ -92,21 +92,65 @@ def to_evidence(
 ) -> Evidence:
     """``Evidence`` for node ``i``; sessions from its turns (else its owner session), metadata
     from the first of them."""
-    turns = turn_ids if turn_ids is not None else provenance(snap, i)
+    if turn_ids is not None:
+        turns, sessions, dates, metadata = _parts_of(snap, i, list(turn_ids))
+        return Evidence(
+            node_id=snap.ids[i],
+            kind=snap.kind_of(i),
+            text=snap.text[i],
+            score=float(score),
+            turn_ids=turns,
+            session_ids=sessions,
+            session_dates=dates,
+            path=path or [snap.ids[i]],
+            retriever=retriever,
+            metadata=metadata,
+        )
+    # A node's provenance, sessions and metadata are fixed for a snapshot: validated once per
+    # node, then copied with the fields of this call and fresh containers (a caller may edit its
+    # item without touching the next one's).
+    tpl = shared_evidence(snap, i)
+    return tpl.model_copy(
+        update={
+            "score": float(score),
+            "turn_ids": list(tpl.turn_ids),
+            "session_ids": list(tpl.session_ids),
+            "session_dates": list(tpl.session_dates),
+            "path": list(path) if path else [snap.ids[i]],
+            "retriever": retriever,
+            "metadata": dict(tpl.metadata),
+        }
+    )
+
+
+def _parts_of(snap: GraphSnapshot, i: int, turns: list[str]) -> tuple[list[str], list[str], list[str], dict]:
     ts = snap.turn_session
     sessions = list(dict.fromkeys(ts[t] for t in turns if t in ts)) or ([snap.owner[i]] if snap.owner[i] else [])
-    return Evidence(
-        node_id=snap.ids[i],
-        kind=snap.kind_of(i),
-        text=snap.text[i],
-        score=float(score),
-        turn_ids=turns,
-        session_ids=sessions,
-        session_dates=[snap.session_date(s) for s in sessions],
-        path=path or [snap.ids[i]],
-        retriever=retriever,
-        metadata=_metadata(snap, sessions[0]) if sessions else {},
-    )
+    metadata = _metadata(snap, sessions[0]) if sessions else {}
+    return turns, sessions, [snap.session_date(s) for s in sessions], metadata
+
+
+def shared_evidence(snap: GraphSnapshot, i: int) -> Evidence:
+    """Node ``i``'s evidence as a retriever-less item (score 0), made once per snapshot and
+    shared by every caller: to read (its relevance, its turns), never to change or hand out
+    (``to_evidence`` copies it for that)."""
+    made = snap.derived("evidence_templates", dict)
+    tpl = made.get(i)
+    if tpl is None:
+        turns, sessions, dates, metadata = _parts_of(snap, i, provenance(snap, i))
+        tpl = made[i] = Evidence(
+            node_id=snap.ids[i],
+            kind=snap.kind_of(i),
+            text=snap.text[i],
+            score=0.0,
+            turn_ids=turns,
+            session_ids=sessions,
+            session_dates=dates,
+            path=[snap.ids[i]],
+            retriever="",
+            metadata=metadata,
+        )
+    return tpl
 
 
 def _metadata(snap: GraphSnapshot, session_id: str) -> dict:
@@ -133,4 +177,13 @@ def top_indices(
     return top_k(scores, k, tiebreak=tiebreak, mask=mask)
 
 
-__all__ = ["NodeKind", "incident", "provenance", "session_counts", "to_evidence", "top_indices", "turn_evidence"]
+__all__ = [
+    "NodeKind",
+    "incident",
+    "provenance",
+    "session_counts",
+    "shared_evidence",
+    "to_evidence",
+    "top_indices",
+    "turn_evidence",
+]

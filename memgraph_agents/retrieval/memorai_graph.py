@@ -7,7 +7,7 @@ the triple descriptions, which are not node texts (the argument's vector is its 
 triple is an edge). They are embedded here with the store's embedder, once per snapshot;
 the ingest layer embedded the same texts, so these are (model, text) cache hits, not model
 calls. A triple's description is rebuilt from the snapshot as ``"<subject text> <predicate>
-<object text>"`` (``construct.memorai.write.triple_text``, the text the layer embedded).
+<object text>"`` (``model.memorai_rows.triple_text``, the text the layer embedded).
 
 ``None`` when the snapshot holds no MemORAI structure: DW-PR then runs as before.
 """
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memgraph_agents.construct.memorai.write import SEGMENT_EDGE, triple_text
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.model.memorai_rows import SEGMENT_EDGE, triple_text
 from memgraph_agents.model.ranking import ranks_of
 from memgraph_agents.storage.snapshot import EDGE_CODE, KIND_CODE, GraphSnapshot
 

@@ -44,7 +44,7 @@ from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.answer_aware import gated_terms, lexical_terms, ordered_head, reply_terms
 from memgraph_agents.retrieval.asking import evidence_only
 from memgraph_agents.retrieval.event_view import event_view
-from memgraph_agents.retrieval.evidence import turn_evidence
+from memgraph_agents.retrieval.evidence import shared_evidence, turn_evidence
 from memgraph_agents.retrieval.head_order import HeadWeights
 from memgraph_agents.retrieval.priors import ASIDE_WORDS, asks_for, asks_only, prior
 from memgraph_agents.retrieval.protocols import RetrieverOptions
@@ -129,6 +129,13 @@ def corroborated(snap, seed: list[tuple[int, float]], n_events: int, *, support:
     return rank_turns(view, seed, kept[:n_events], support=support, cap=cap)
 
 
+def _read_only(snap, i: int) -> Evidence | None:
+    """The evidence of node ``i``'s turn as the snapshot shares it (``shared_evidence``: to read,
+    not to hand out), ``None`` when the turn is not stored."""
+    j = snap.index.get(f"turn:{snap.attrs[i]['turn_id']}")
+    return None if j is None else shared_evidence(snap, j)
+
+
 def oneshot(query: str, store: StoreReader, *, k: int = 10, options: OneshotOptions | None = None) -> list[Evidence]:
     """The top-k turns of the one-pass ranking above (ties: the seed's order)."""
     if k <= 0:
@@ -144,13 +151,13 @@ def oneshot(query: str, store: StoreReader, *, k: int = 10, options: OneshotOpti
     if o.corroborate > 0 and o.support > 0:
         ranked0 = corroborated(snap, seed, o.corroborate, support=o.support, cap=o.support_cap)
         base = [(t.node, t.score) for t in ranked0]
-    items = [turn_evidence(snap, snap.attrs[i]["turn_id"], s, retriever="oneshot") for i, s in base]
+    items = [_read_only(snap, i) for i, _ in base]  # read for their relevance only
     rels = [rel(ev) if ev is not None else 0.0 for ev in items]
     top = max(rels) or 1.0
     by_node = {i: r / top for (i, _), r in zip(base, rels)}
     flat = reply_terms(snap, [i for i, _ in base], lambda i: by_node.get(i, 0.0), o.reply)
     for j in sorted(set(flat) - set(by_node)):  # a reply the pool missed enters with no seed score
-        ev = turn_evidence(snap, snap.attrs[j]["turn_id"], 0.0, retriever="oneshot")
+        ev = _read_only(snap, j)
         base, rels = [*base, (j, 0.0)], [*rels, min(top, rel(ev)) if ev is not None else 0.0]
     gated = gated_terms(snap, query, [i for i, _ in base], kind=o.kind, subject=o.subject)
     words = lexical_terms(snap, query, [i for i, _ in base], o.lexical)

@@ -27,14 +27,8 @@ from memgraph_agents.construct.relate import argument_key
 from memgraph_agents.llm.coerce import normalise_label
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
+from memgraph_agents.model.memorai_rows import SEGMENT_EDGE, triple_text
 from memgraph_agents.storage.snapshot import GraphSnapshot
-
-SEGMENT_EDGE = EdgeKind.MEMBER  # segment -> turn (module doc)
-
-
-def triple_text(subject: str, label: str, obj: str) -> str:
-    """The description of a triple edge: ``Ana adopted Pixel`` (label ``adopted``)."""
-    return f"{subject} {label.replace('_', ' ')} {obj}"
 
 
 def add_segments(b: SessionBuild, session: Session, segments: list[SegmentPlan], builder: str) -> None:
