@@ -10,6 +10,7 @@ imports it (its dense queries are exact, on the vectors beside the graph rows).
 
 from __future__ import annotations
 
+import gc
 import threading
 import weakref
 from collections import deque
@@ -117,6 +118,11 @@ def release_embedded(data_dir: Path) -> None:
             entry[0].close()
         finally:
             release_process_lock(entry[2], chroma=True)
+    del entry
+    # chromadb's close() stops its System, but the Rust bindings keep chroma.sqlite3 open until
+    # that System (a reference cycle) is collected: collect now, outside our lock, so a closed
+    # client holds no file (our GC callbacks take no lock: see ``_COLLECTED``).
+    gc.collect()
 
 
 @contextmanager
