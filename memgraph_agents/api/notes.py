@@ -3,7 +3,7 @@
 An update replaces the note's one-turn session in one commit (the ingest's ``replace`` path:
 readers see the old note or the new one, never neither), keeping its id, date, speaker and,
 unless new metadata is given, its metadata. The store records each distinct (text, metadata)
-of a note as a version in the commit that stores it (``storage.memory_store``); forgetting the note
+of a note as a version in the commit that stores it (``storage.commit``); forgetting the note
 deletes its history with it.
 """
 

@@ -1,6 +1,6 @@
 """The graph-store interface, and the one place that picks its implementation.
 
-Two implementations of one contract (the commit protocol lives in ``storage.memory_store`` and
+Two implementations of one contract (the commit protocol lives in ``storage.commit`` and
 talks only to these protocols):
 
 * ``GraphDB`` (``storage.graph_db``): one SQLite file per namespace in the data dir, the
