@@ -26,10 +26,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from memgraph_agents.model.graph import Edge
-from memgraph_agents.storage.graph_db import row_to_edge
 from memgraph_agents.storage.pg_schema import TABLES, GraphServerError, pool_for, redact
 from memgraph_agents.storage.pg_writer import PgWriter
 from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict, version_dict
+from memgraph_agents.storage.sqlite_rows import row_to_edge
 
 NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
 EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
