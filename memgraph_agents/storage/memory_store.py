@@ -45,6 +45,7 @@ from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import validate_stored_name
 from memgraph_agents.storage.snapshot import GraphSnapshot
 from memgraph_agents.storage.snapshot_delta import Keyed
+from memgraph_agents.storage.stats import missing_namespace
 from memgraph_agents.storage.usage import UseCounter, in_use
 from memgraph_agents.storage.vector_rows import VECTORS_META, matching, vector_rows
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client, lease_embedded, release_embedded
@@ -80,8 +81,6 @@ class MemoryStore(StoreCommit):
         self.graph_url, self.store_id = graph_url, store_id
         check_data_dir(self.data_dir)
         if not create and not graph_exists(self.data_dir, namespace, graph_url, store_id):
-            from memgraph_agents.storage.stats import missing_namespace
-
             raise missing_namespace(self.data_dir, namespace, graph_url, store_id)
         self._embedded = not chroma_host
         try:

@@ -37,6 +37,7 @@ SCOPED = "store_id=%s AND namespace=%s"
 
 
 def _psycopg_errors() -> tuple[type[BaseException], ...]:
+    # lazy: psycopg, the [postgres] extra
     import psycopg
 
     return (psycopg.OperationalError, psycopg.InterfaceError)
@@ -56,6 +57,7 @@ class _AdvisoryLock:
         self._conn: Any = None  # the try-lock's connection (one holder: the ingest lock's mutex)
 
     def _take(self, sql: str) -> Any:
+        # lazy: psycopg, the [postgres] extra
         from psycopg_pool import PoolTimeout
 
         pool = self.pool
