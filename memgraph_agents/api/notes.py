@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from memgraph_agents.api.items import NoteHistory, NoteVersion
+from memgraph_agents.api.ops import open_store
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
@@ -28,7 +29,6 @@ def check_note_id(note_id: Any) -> str:
 
 def _stored_note(settings: Settings, namespace: str, note_id: str) -> tuple[Any, dict, tuple[str, dict]]:
     """(store, session record, (turn id, turn data)) of a stored note, else an ``InputError``."""
-    from memgraph_agents.api.ops import open_store
 
     store = open_store(settings, namespace)
     record = store.session(note_id)
