@@ -41,6 +41,7 @@ from typing import Any
 from memgraph_agents.aio import background
 from memgraph_agents.api import Memory
 from memgraph_agents.api.overrides import check_k, check_min_score, check_retriever
+from memgraph_agents.api.sources import note_conversation
 from memgraph_agents.config import Settings
 from memgraph_agents.integrations.chat_threads import SKIP_FLAG, Transcript, clean_id, stored_thread
 from memgraph_agents.integrations.recall_read import read_scopes, wait_for_writes
@@ -57,6 +58,7 @@ from memgraph_agents.integrations.run_scopes import (
 )
 from memgraph_agents.integrations.turn_rule import TurnRule
 from memgraph_agents.integrations.writer import BackgroundWriter, MemoryWriteError
+from memgraph_agents.loaders.messages import conversation_from_messages
 from memgraph_agents.resources import bind
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import memory_resources, run_retriever, settings_for
@@ -283,7 +285,7 @@ class AgentMemory:
         now: the text, the speaker and the input limits, the namespace. ``failed_writes``:
         earlier background writes to this namespace that failed (each told once);
         ``saved_writes``: earlier notes said to be queued that are saved now."""
-        from memgraph_agents.api.sources import note_conversation
+        # lazy: the ingest stack: only when a note is written
         from memgraph_agents.ingest import validated_conversation
 
         if not " ".join(str(text).split()):
@@ -338,7 +340,6 @@ class AgentMemory:
         once (with their original dates), and a history replayed by a checkpointer (the
         stored turns again, in order, at the start of ``messages``) is not written twice.
         """
-        from memgraph_agents.loaders.messages import conversation_from_messages
 
         context, config = self._resolve(context, config)
         ns = self._explicit_or_run(namespace, context, config)

@@ -15,8 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from langchain_core.messages import AIMessage, HumanMessage
+
 from memgraph_agents.config import Settings
 from memgraph_agents.integrations.turn_rule import SKIP_FLAG, TurnRule, remembered_humans
+from memgraph_agents.loaders.messages import message_text
+from memgraph_agents.runtime import get_store
 from memgraph_agents.storage.namespaces import NamespaceError
 
 DEFAULT_RULE = TurnRule()
@@ -76,9 +80,6 @@ class Transcript:
 
 def stored_thread(settings: Settings, ns: str, thread: str) -> list[Any]:
     """The turns of ``thread`` already in memory, as messages with their stored timestamps."""
-    from langchain_core.messages import AIMessage, HumanMessage
-
-    from memgraph_agents.runtime import get_store
 
     try:
         store = get_store(settings, ns, create=False)
@@ -103,8 +104,6 @@ def stored_thread(settings: Settings, ns: str, thread: str) -> list[Any]:
 
 
 def same_turn(message: Any, stored: Any) -> bool:
-    from memgraph_agents.loaders.messages import message_text
-
     return message_text(message) == stored.content
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 
+import anyio
+
 
 class DropDisconnects(logging.Filter):
     """Drops a record whose exception is a closed or broken stream (a client that went away)."""
@@ -20,7 +22,6 @@ class DropDisconnects(logging.Filter):
         exc = record.exc_info[1] if record.exc_info else None
         if exc is None:
             return True
-        import anyio
 
         gone = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
         chain = [exc, *getattr(exc, "exceptions", ())]  # an exception group of them too

@@ -25,15 +25,17 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field
 
+from memgraph_agents.api import Memory
 from memgraph_agents.api.client_errors import client_message
 from memgraph_agents.config import Settings
-from memgraph_agents.errors import ConfigError, MemgraphError
+from memgraph_agents.errors import ConfigError, MemgraphError, NamespaceError
 from memgraph_agents.integrations.mcp_finite import guard_finite
 from memgraph_agents.integrations.mcp_logging import quiet_stderr
 from memgraph_agents.integrations.mcp_tokens import check_http_exposure, load_tokens
@@ -74,8 +76,6 @@ class MemoryServer:
     loop keeps answering other calls."""
 
     def __init__(self, settings: Settings) -> None:
-        from memgraph_agents.api import Memory
-
         self.memory = Memory(settings=settings)
         data_dir = Path(settings.data_dir)
         self.hidden = [str(data_dir), str(data_dir.resolve()), str(settings.graph_url or "")]
@@ -107,8 +107,6 @@ class MemoryServer:
         return "\n".join(lines + [ev.cite() for ev in r.evidence])
 
     async def stats(self, ns: str) -> dict:
-        from memgraph_agents.errors import NamespaceError
-
         try:
             s = await self.memory.astats(ns)
         except NamespaceError:
@@ -172,7 +170,6 @@ def build_server(
     def ns() -> str:
         if verifier is None:
             return fixed
-        from mcp.server.auth.middleware.auth_context import get_access_token
 
         token = get_access_token()
         if token is None:  # the auth middleware already refuses such requests; never fall back

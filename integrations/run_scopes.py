@@ -20,6 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.runnables.config import var_child_runnable_config
+from langgraph.runtime import get_runtime
+
 from memgraph_agents.errors import InputError
 from memgraph_agents.storage.namespaces import run_user_id, user_namespace, validate_stored_name
 
@@ -29,8 +32,6 @@ AGENT_PREFIX = "agent"
 def current_config() -> dict:
     """The ``RunnableConfig`` of the run we are in (empty outside a run)."""
     try:
-        from langchain_core.runnables.config import var_child_runnable_config
-
         return dict(var_child_runnable_config.get() or {})
     except Exception:  # pragma: no cover - defensive
         return {}
@@ -39,8 +40,6 @@ def current_config() -> dict:
 def current_context() -> Any:
     """The LangGraph runtime context of the run we are in (``None`` outside a graph)."""
     try:
-        from langgraph.runtime import get_runtime
-
         return get_runtime().context
     except Exception:
         return None

@@ -40,6 +40,8 @@ from langgraph.store.base import (
 )
 
 from memgraph_agents.aio import off_loop
+from memgraph_agents.api import Memory
+from memgraph_agents.api.ops import exists, open_store
 from memgraph_agents.api.overrides import check_min_score
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.session_plan import holds
@@ -91,7 +93,6 @@ class MemgraphStore(BaseStore):
         ``retriever`` ranks query searches (default: the preset's, else ``settings.retriever``);
         ``embeddings`` / ``llm``: a spec or a LangChain model object (as ``Memory`` takes them);
         ``min_score``: the relevance floor of query searches, in [0, 1] (default: the settings')."""
-        from memgraph_agents.api import Memory
 
         self.min_score = check_min_score(min_score)  # before anything is opened
         self.memory = Memory(data_dir, settings=settings, embeddings=embeddings, llm=llm)
@@ -118,7 +119,6 @@ class MemgraphStore(BaseStore):
 
     def _graph(self, namespace: tuple[str, ...]):
         """The namespace's graph store, or ``None`` before its first put (tests, stats)."""
-        from memgraph_agents.api.ops import exists, open_store
 
         ns = graph_namespace(namespace)
         return open_store(self.settings, ns) if exists(self.settings, ns) else None

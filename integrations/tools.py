@@ -20,8 +20,11 @@ from memgraph_agents.config import Settings
 from memgraph_agents.integrations.agent_memory import AgentMemory
 from memgraph_agents.integrations.hooks import MemoryMiddleware
 from memgraph_agents.integrations.recall_tools import recall_tool, remember_tool
+from memgraph_agents.integrations.retriever import MemoryRetriever
 from memgraph_agents.integrations.turn_rule import TurnRule
+from memgraph_agents.resources import bind, model_overrides
 from memgraph_agents.retrieval.protocols import Retriever
+from memgraph_agents.runtime import memory_resources
 
 
 class MemoryTools(list):
@@ -50,7 +53,6 @@ class MemoryTools(list):
     def retriever(self, namespace: str | None = None, *, user_id: str | None = None, **kwargs: Any):
         """A LangChain ``BaseRetriever`` over the same memory (``user_id``: that user's memory,
         mapped as the tools map it)."""
-        from memgraph_agents.integrations.retriever import MemoryRetriever
 
         return MemoryRetriever(memory=self.memory, namespace=namespace, user_id=user_id, **kwargs)
 
@@ -113,9 +115,6 @@ def create_memory_tools(
                 "pass them to AgentMemory(...) instead"
             )
     if embeddings is not None or llm is not None:  # model objects: held by the tools' memory (resources)
-        from memgraph_agents.resources import bind, model_overrides
-        from memgraph_agents.runtime import memory_resources
-
         res, _ = memory_resources(settings, embeddings, llm)
         settings = bind((settings or Settings.load()).override(**model_overrides(embeddings, llm, res)), res)
     mem = memory or AgentMemory(

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import AIMessage, ChatMessage, HumanMessage
+
 SKIP_FLAG = "memgraph_skip"  # additional_kwargs flag: this message is not written to memory
 
 ACK_WORDS = frozenset(
@@ -66,7 +68,6 @@ class TurnRule:
 
     def keep(self, m: Any) -> bool:
         """Whether ``m`` is conversation worth storing (parts 1–3)."""
-        from langchain_core.messages import AIMessage, ChatMessage, HumanMessage
 
         if not isinstance(m, (HumanMessage, AIMessage, ChatMessage)):
             return False
@@ -84,7 +85,6 @@ class TurnRule:
 
     def covered_by_notes(self, m: Any, notes: Sequence[str]) -> bool:
         """Whether a human message says nothing a note of its turn does not (part 4)."""
-        from langchain_core.messages import HumanMessage
 
         if not self.skip_remembered or not notes or not isinstance(m, HumanMessage):
             return False
@@ -97,7 +97,6 @@ class TurnRule:
 def remembered_humans(messages: Sequence[Any], rule: TurnRule, tool_names: Iterable[str]) -> set[int]:
     """Positions in ``messages`` of the human messages a ``remember`` call of their own turn (the
     tool calls after them, before the next human message) already holds (part 4)."""
-    from langchain_core.messages import HumanMessage
 
     names, out = set(tool_names), set()
     human: int | None = None

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+import importlib
+
 from memgraph_agents.errors import __all__ as _ERRORS  # the bottom layer: imports nothing, cheap
 
 _LAZY = {
@@ -140,7 +142,6 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'memgraph_agents' has no attribute {name!r}")
-    import importlib
 
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # cached: __getattr__ runs once per name

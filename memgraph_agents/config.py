@@ -24,6 +24,8 @@ from memgraph_agents.config_process import (
 )
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.extras import installed, missing
+from memgraph_agents.presets import RENAMED, get_preset
+from memgraph_agents.registry import is_navigator, is_retriever, retriever_names
 
 DEFAULT_DATA_DIR = Path.home() / ".memgraph"
 
@@ -240,8 +242,6 @@ class Settings(_EnvSettings):
     @field_validator("preset")
     @classmethod
     def _preset(cls, v: str) -> str:
-        from memgraph_agents.presets import RENAMED, get_preset
-
         if v.strip().lower() in RENAMED:
             warnings.warn(
                 f"preset {v!r} was renamed {RENAMED[v.strip().lower()]!r}; the old name is read as the new one",
@@ -253,8 +253,6 @@ class Settings(_EnvSettings):
     @field_validator("retriever")
     @classmethod
     def _retriever(cls, v: str) -> str:
-        from memgraph_agents.registry import is_retriever, retriever_names
-
         if not is_retriever(v):
             raise ValueError(f"unknown retriever {v!r}: choose from {', '.join(retriever_names())}")
         return v
@@ -262,8 +260,6 @@ class Settings(_EnvSettings):
     @field_validator("localize")
     @classmethod
     def _localize(cls, v: str) -> str:
-        from memgraph_agents.registry import is_navigator, is_retriever, retriever_names
-
         for part in v.split("+"):
             if not is_retriever(part.strip()) or is_navigator(part.strip()):
                 names = ", ".join(n for n in retriever_names() if not is_navigator(n))
@@ -274,7 +270,6 @@ class Settings(_EnvSettings):
     def default_retriever(self) -> str:
         """The retriever of a call that names none, at every door: the preset's (by the preset's
         name, which carries its options), else ``retriever``."""
-        from memgraph_agents.presets import get_preset
 
         preset = get_preset(self.preset)
         return preset.name if preset.retriever else self.retriever

@@ -8,6 +8,9 @@ from contextvars import ContextVar
 from pydantic import Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from memgraph_agents.errors import LimitExceededError
+from memgraph_agents.model.unicode import check_unicode
+
 # Set while ``Settings.override`` validates a complete copy: every field is given, so reading
 # the environment again (and .env) would change nothing and cost more than a chat-turn write.
 _VALUES_ONLY: ContextVar[bool] = ContextVar("memgraph_settings_values_only", default=False)
@@ -92,14 +95,10 @@ class InputLimits(_EnvSettings):
         """``text`` if within ``max_query_chars``, else ``LimitExceededError`` at once: before any
         embedding, tokenising or scoring, so a megabyte query costs nothing."""
         if isinstance(text, str) and len(text) > self.max_query_chars:
-            from memgraph_agents.errors import LimitExceededError
-
             raise LimitExceededError(
                 f"the {what}: query length {len(text)} over the limit of {self.max_query_chars} characters "
                 "(setting max_query_chars, env MEMGRAPH_MAX_QUERY_CHARS)"
             )
         if isinstance(text, str):
-            from memgraph_agents.model.unicode import check_unicode
-
             check_unicode(text, f"the {what}")
         return text

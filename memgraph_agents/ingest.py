@@ -32,12 +32,15 @@ from pydantic import BaseModel, Field
 from memgraph_agents.aio import run_sync
 from memgraph_agents.config import Settings
 from memgraph_agents.construct.llm.prefetch import SessionPrefetch, prefetching
+from memgraph_agents.construct.pipeline.nodes import plan_session
+from memgraph_agents.construct.pipeline.sequence import run_session
 from memgraph_agents.datadir import tighten
 from memgraph_agents.ingest_plan import validated_conversation
 from memgraph_agents.model.conversation import Conversation
 from memgraph_agents.model.outcome import SessionOutcome
-from memgraph_agents.runtime import MemoryContext, get_store
+from memgraph_agents.runtime import MemoryContext, chat_limiter, forget_store, get_chat_model, get_store
 from memgraph_agents.storage.disk import DiskFullError, disk_full_error, is_disk_full
+from memgraph_agents.storage.drop import discard_unopened, drop_namespace
 from memgraph_agents.storage.graph_store import namespace_exists
 from memgraph_agents.storage.namespaces import validate_stored_name
 
@@ -109,8 +112,6 @@ def _drop_if_empty(settings: Settings, ns: str, opened: bool) -> None:
     """Drop the namespace this failed ingest created, unless it committed a session. One that
     could not even be opened (its graph file half-created, e.g. on a full disk) holds none:
     it goes without reading it, which a full disk may not allow."""
-    from memgraph_agents.runtime import forget_store
-    from memgraph_agents.storage.drop import discard_unopened, drop_namespace
 
     try:
         forget_store(settings, ns)  # close it first; reopened on next use if it is kept
@@ -140,8 +141,6 @@ async def _ingest_sessions(
     existing: bool = False,
     keep_metadata: bool = False,
 ) -> IngestReport:
-    from memgraph_agents.construct.pipeline.nodes import plan_session
-
     ns = run.namespace
 
     def precheck() -> list[str]:
@@ -188,8 +187,6 @@ async def _ingest_sessions(
 
 
 def _prefetch(run: Settings) -> SessionPrefetch | None:
-    from memgraph_agents.runtime import chat_limiter, get_chat_model
-
     llm = get_chat_model(run)  # None offline
     return SessionPrefetch(llm, timeout=run.llm_timeout, semaphore=chat_limiter(run, llm)) if llm else None
 
@@ -208,8 +205,6 @@ async def _build_sessions(
     existing: bool = False,
     keep_metadata: bool = False,
 ) -> None:
-    from memgraph_agents.construct.pipeline.sequence import run_session
-
     with store.usage.use():  # an eviction from the store cache waits for this ingest
         total = len(conversation.sessions)
         for i, session in enumerate(conversation.sessions, start=1):

@@ -88,6 +88,7 @@ class Resources:
     def embedder(self) -> EmbeddingModel:
         """The embedding model of this Memory's own object, made once, owned here (closed by
         ``close``). A built-in spec's model is the process's (``embeddings.make_embedding_model``)."""
+        # lazy: the embeddings package imports LangChain: only when a Memory holds its own model
         from memgraph_agents.embeddings import EmbeddingModel
 
         self.check_open()

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from memgraph_agents.config import Settings
+from memgraph_agents.datadir import check_data_dir
 from memgraph_agents.errors import ConfigError
+from memgraph_agents.llm.limits import call_limiter
 from memgraph_agents.registry import RETRIEVERS
 from memgraph_agents.resources import (
     CUSTOM,
@@ -33,6 +35,7 @@ from memgraph_agents.resources import (
     resources_of,
 )
 from memgraph_agents.storage.cache import StoreCache
+from memgraph_agents.storage.vectors import release_collected
 
 if TYPE_CHECKING:  # imported when called: opening a store loads Chroma
     from memgraph_agents.embeddings import EmbeddingModel
@@ -198,8 +201,8 @@ def get_store(settings: Settings, namespace: str | None = None, *, create: bool 
     """The namespace's ``MemoryStore``: from the cache of the ``Memory`` the settings come from
     (``resources``), else from a process-wide one; each an LRU of at most
     ``settings.cache_namespaces`` open stores (an evicted one is closed once no call uses it)."""
+    # lazy: MemoryStore pulls the embedding stack (LangChain): `memgraph stats` and `list` never need it
     from memgraph_agents.storage import MemoryStore
-    from memgraph_agents.storage.vectors import release_collected
 
     release_collected()  # Chroma clients of stores collected unclosed (their GC callback only queued them)
     ns = settings.namespace if namespace is None else namespace  # "" is refused by the store, not defaulted
@@ -259,7 +262,6 @@ def get_embedding_model(settings: Settings) -> EmbeddingModel:
     """The embedding model of ``settings.embeddings``: the object of the ``Memory`` the settings
     come from (``resources``), a built-in spec's (``embeddings.make_embedding_model``, one per
     process) or a registered object's (``register_embeddings``)."""
-    from memgraph_agents.datadir import check_data_dir
 
     check_data_dir(Path(settings.data_dir))  # a file, under a file, read-only: said so, before a model
     spec = settings.embeddings
@@ -272,6 +274,7 @@ def get_embedding_model(settings: Settings) -> EmbeddingModel:
 def _process_model(spec: str) -> EmbeddingModel:
     """A built-in spec's model (``embeddings.make_embedding_model``) or a registered object's,
     made once per process."""
+    # lazy: the embedding stack (LangChain, the model adapters): only when a model is made
     from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model
 
     if not spec.startswith(CUSTOM):
@@ -299,6 +302,7 @@ def register_chat_model(spec: str, model: Any) -> None:
 
 def name_limiter(spec: str, model: Any) -> None:
     """Name ``model``'s call limiter and breaker after ``spec`` (unless it has its own)."""
+    # lazy: llm.loops imports LangChain's chat models: only with a chat model
     from memgraph_agents.llm import loops
 
     if loops.info_of(model) is None:  # the spec names its limiter and breaker
@@ -329,6 +333,7 @@ def get_chat_model(settings: Settings):
                     f"llm {settings.llm!r} names no chat model registered in this process: pass the object "
                     "(Memory(llm=model))"
                 )
+            # lazy: the chat model builder (LangChain): only with a chat model
             from memgraph_agents.llm.chat import make_chat_model
 
             _CHAT[settings.llm] = make_chat_model(
@@ -341,7 +346,7 @@ def chat_limiter(settings: Settings, llm: Any):
     """The process-wide bound on ``llm``'s calls (one per chat model, whoever calls), or None offline."""
     if llm is None:
         return None
-    from memgraph_agents.llm.limits import call_limiter
+    # lazy: llm.loops imports LangChain's chat models: only with a chat model
     from memgraph_agents.llm.loops import model_key
 
     return call_limiter(model_key(llm), settings.llm_max_concurrency)

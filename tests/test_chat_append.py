@@ -17,7 +17,7 @@ from memgraph_agents.construct.append import LLM_CONTEXT_TURNS
 from memgraph_agents.errors import SessionConflictError
 from memgraph_agents.ingest import ingest_conversation
 from memgraph_agents.runtime import forget_store, get_store
-from memgraph_agents.storage.graph_db import GraphDB
+from memgraph_agents.storage import sqlite_writer
 from tests.fakes import EVENTS_MARKER, parse_turn_lines, realistic_event_responder, route_responder, task_text
 from tests.helpers import calls_for, edges, nodes, register_model
 from tests.workloads import chat_thread
@@ -43,7 +43,7 @@ class Counting:
             return real(texts)
 
         monkeypatch.setattr(inner, "embed_documents", embed_documents)
-        insert = GraphDB.insert_nodes
+        insert = sqlite_writer.insert_nodes
 
         def insert_nodes(c, rows, replace=False):
             rows = list(rows)
@@ -51,7 +51,7 @@ class Counting:
                 self.written.update(n.id for n in rows)
             return insert(c, rows, replace)
 
-        monkeypatch.setattr(GraphDB, "insert_nodes", staticmethod(insert_nodes))
+        monkeypatch.setattr(sqlite_writer, "insert_nodes", insert_nodes)
 
 
 def test_a_thread_written_turn_by_turn_builds_each_turn_once(settings, monkeypatch):

@@ -25,7 +25,7 @@ from memgraph_agents.registry import retrieve
 from memgraph_agents.runtime import forget_store, get_store
 from memgraph_agents.storage import MemoryStore
 from memgraph_agents.storage.chroma_index import INDEX_META
-from memgraph_agents.storage.memory_store import StoreFault
+from memgraph_agents.storage.commit import StoreFault
 from memgraph_agents.storage.migrate import copy_namespace
 from memgraph_agents.storage.vector_rows import matching
 from memgraph_agents.storage.vectors import chroma_client

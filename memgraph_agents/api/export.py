@@ -14,10 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memgraph_agents.api.ops import exists
 from memgraph_agents.api.read import MAX_LIMIT, ListKind, list_items
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import StorageError
 from memgraph_agents.model.filters import MemoryFilter
+from memgraph_agents.storage.graph_store import open_graph_store
+from memgraph_agents.storage.stats import missing_namespace
 
 TRIES = 3
 
@@ -49,13 +52,9 @@ def export_conversation(
 ) -> dict[str, Any]:
     """``{"id": namespace, "sessions": [...]}``: the sessions and notes ``list`` shows with
     ``kind`` and ``filter`` (all of them without), whole, oldest first."""
-    from memgraph_agents.api.ops import exists
-    from memgraph_agents.storage.graph_store import open_graph_store
 
     f = filter if filter is not None else MemoryFilter()
     if not exists(settings, namespace):
-        from memgraph_agents.storage.stats import missing_namespace
-
         raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
     # the graph store alone: an export needs no embedding model (a filter's listing does, as list's)
     db = open_graph_store(Path(settings.data_dir), namespace, settings.graph_url, settings.store_id)

@@ -52,6 +52,7 @@ from memgraph_agents.model.metadata import check_metadata
 from memgraph_agents.resources import bind, model_overrides
 from memgraph_agents.retrieval.protocols import Retriever
 from memgraph_agents.runtime import memory_resources
+from memgraph_agents.storage.graph_store import stored_namespaces
 from memgraph_agents.storage.namespaces import user_namespace
 
 ProgressFn = Callable[[str, int, int], None]  # (session id, done, total)
@@ -159,6 +160,7 @@ class Memory(ItemVerbs):
         ``{"role", "content"}`` dicts is a chat exchange, roles as speakers
         (``loaders.role_messages``).
         """
+        # lazy: the ingest stack (construct, LLM extraction): only when something is added
         from memgraph_agents.ingest import aingest_conversation
         from memgraph_agents.ingest_plan import plan_ingest
 
@@ -378,7 +380,6 @@ class Memory(ItemVerbs):
     async def _namespaces(self) -> builtins.list[str]:
         """The namespaces of this memory, sorted: those of ``data_dir``, or of the store id in
         PostgreSQL (``graph_url``). (No ``user_id=``: it lists every namespace.)"""
-        from memgraph_agents.storage.graph_store import stored_namespaces
 
         settings = self.settings
         return await asyncio.to_thread(stored_namespaces, settings.data_dir, settings.graph_url, settings.store_id)

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from memgraph_agents.errors import InputError
+from memgraph_agents.loaders.dates import parse_session_date
 from memgraph_agents.model.filters import MemoryFilter, TimeWindow
 from memgraph_agents.model.metadata import check_filter
 from memgraph_agents.model.unicode import check_unicode
@@ -28,7 +29,6 @@ def when(value: Any, name: str) -> datetime | None:
     """``value`` as a naive UTC datetime, ``None`` for ``None``; else an ``InputError`` naming ``name``."""
     if value is None:
         return None
-    from memgraph_agents.loaders.dates import parse_session_date
 
     if isinstance(value, datetime) or isinstance(value, str):
         return parse_session_date(value, where=name)

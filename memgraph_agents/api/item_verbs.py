@@ -87,6 +87,7 @@ class ItemVerbs:
         """Replace a note's text (and metadata, when given; else it keeps its own) in one commit:
         readers see the old note or the new one, never neither. Id, date and speaker stay; the
         new version is added to ``history``. Returns the note as stored now."""
+        # lazy: the ingest stack (construct, LLM extraction): only when a note is updated
         from memgraph_agents.ingest import aingest_conversation
 
         ns = self._ns(namespace, user_id)

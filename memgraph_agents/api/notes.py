@@ -3,7 +3,7 @@
 An update replaces the note's one-turn session in one commit (the ingest's ``replace`` path:
 readers see the old note or the new one, never neither), keeping its id, date, speaker and,
 unless new metadata is given, its metadata. The store records each distinct (text, metadata)
-of a note as a version in the commit that stores it (``storage.memory_store``); forgetting the note
+of a note as a version in the commit that stores it (``storage.commit``); forgetting the note
 deletes its history with it.
 """
 
@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from memgraph_agents.api.items import NoteHistory, NoteVersion
+from memgraph_agents.api.ops import open_store
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.conversation import Conversation, Session, Turn
@@ -28,7 +29,6 @@ def check_note_id(note_id: Any) -> str:
 
 def _stored_note(settings: Settings, namespace: str, note_id: str) -> tuple[Any, dict, tuple[str, dict]]:
     """(store, session record, (turn id, turn data)) of a stored note, else an ``InputError``."""
-    from memgraph_agents.api.ops import open_store
 
     store = open_store(settings, namespace)
     record = store.session(note_id)

@@ -32,16 +32,18 @@ from memgraph_agents.model.depth import RANK_DEPTH
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.model.filters import MemoryFilter
 from memgraph_agents.model.outcome import EmptyReason, one_reason
-from memgraph_agents.registry import is_navigator
+from memgraph_agents.registry import is_navigator, resolve, retrieve
 from memgraph_agents.retrieval.protocols import Retriever
-from memgraph_agents.runtime import forget_store, get_chat_model, get_store
+from memgraph_agents.retrieval.scope import scoped
+from memgraph_agents.runtime import forget_store, get_chat_model, get_embedding_model, get_store
+from memgraph_agents.storage.drop import drop_namespace
+from memgraph_agents.storage.graph_store import namespace_exists
 from memgraph_agents.storage.namespaces import validate_stored_name
 from memgraph_agents.storage.protocols import StoreReader
+from memgraph_agents.storage.stats import missing_namespace, namespace_stats
 
 
 def exists(settings: Settings, namespace: str) -> bool:
-    from memgraph_agents.storage.graph_store import namespace_exists
-
     return namespace_exists(settings, validate_stored_name(namespace))
 
 
@@ -49,8 +51,6 @@ def open_store(settings: Settings, namespace: str):
     """The namespace's store; ``NamespaceNotFoundError`` listing the stored ones when missing."""
     check_data_dir(settings.data_dir)  # a file, under a file, read-only: say so, not "no namespace"
     if not exists(settings, namespace):
-        from memgraph_agents.storage.stats import missing_namespace
-
         raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
     return get_store(settings, namespace, create=False)
 
@@ -107,9 +107,9 @@ async def navigation(
     """The navigator graph run on ``store`` (LLM policy when ``llm`` is given), its full result.
     Its parameters: the settings' (``NavigatorContext.from_settings``), then ``retriever``'s
     preset's; ``config`` (a LangChain run config: callbacks, tags…) reaches the graph."""
+    # lazy: the navigator (and its run context) is LangGraph's runtime: a retriever that is no graph never loads it
     from memgraph_agents.api.run_context import navigator_context
     from memgraph_agents.navigator import anavigate
-    from memgraph_agents.registry import resolve
 
     ctx = navigator_context(settings, store.namespace, "llm" if llm is not None else "offline", resolve(retriever)[1])
     sink = stream_sink()  # Memory.astream: the same run, its chunks handed on as they come
@@ -145,7 +145,6 @@ def _open_reader(
     store = get_store(settings, namespace, create=False)
     if not store.sessions():
         return None, EmptyReason.NOTHING_STORED
-    from memgraph_agents.retrieval.scope import scoped
 
     reader = scoped(store, filter)
     if reader is not store and not len(reader.snapshot()):
@@ -196,12 +195,14 @@ async def retrieval(settings: Settings, req: SearchRequest) -> Retrieval:
 
 
 def _gate_in_force(base: float, per_ln_turns: float, store, query: str, raises: tuple[float, float]) -> float:
+    # lazy: the relevance gate's BM25 stack (bm25s): only when a search runs
     from memgraph_agents.retrieval.gate import gate_in_force
 
     return gate_in_force(base, per_ln_turns, store, query, raises)
 
 
 def _question_relevance(query: str, store) -> float | None:
+    # lazy: the relevance gate's BM25 stack (bm25s): only when a search runs
     from memgraph_agents.retrieval.gate import question_relevance
 
     return question_relevance(query, store)
@@ -217,6 +218,7 @@ async def _run(
     config: Mapping[str, Any] | None = None,
 ) -> Retrieval:
     if not isinstance(retriever, str):  # an application's own retriever, finished like ours
+        # lazy: the finishing step's LLM stack: only for an application's own retriever
         from memgraph_agents.retrieval.finish import finish
 
         ranked = list(await asyncio.to_thread(retriever, query, store, k=max(k, RANK_DEPTH)))
@@ -225,8 +227,8 @@ async def _run(
     if is_navigator(retriever):
         nav = await navigation(settings, store, query, k, llm, retriever, config)
         return Retrieval(name, nav.ranking[:k] or nav.evidence[:k], navigation=nav)
+    # lazy: LLMUsage imports LangChain's messages: importing Memory stays light
     from memgraph_agents.llm.usage import LLMUsage
-    from memgraph_agents.registry import retrieve
 
     usage, notes = LLMUsage(), list[str]()
     evidence = await asyncio.to_thread(
@@ -284,6 +286,7 @@ async def ask(settings: Settings, req: SearchRequest) -> AskResult:
     ]
     llm = get_chat_model(settings)
     if llm is not None:
+        # lazy: the answer step and its LLM stack: only with a chat model
         from memgraph_agents.llm.answer import aanswer
         from memgraph_agents.llm.usage import LLMUsage
 
@@ -303,13 +306,11 @@ def cited_in(answer: str, evidence: list[Evidence]) -> list[str]:
 def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetReport:
     """Delete ``sessions`` of ``namespace`` (each exactly: what it produced), or, with no
     session named, the whole namespace. Needs no embedding model (``storage.model_free``)."""
-    from memgraph_agents.storage.drop import drop_namespace
+    # lazy: opens a MemoryStore (the embedding stack, LangChain): only for a delete
     from memgraph_agents.storage.model_free import open_to_delete
 
     check_data_dir(settings.data_dir)
     if not exists(settings, namespace):
-        from memgraph_agents.storage.stats import missing_namespace
-
         raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
     own = open_to_delete(settings, namespace)
     store = own if own is not None else open_store(settings, namespace)
@@ -337,7 +338,6 @@ def forget(settings: Settings, namespace: str, sessions: list[str]) -> ForgetRep
 def stats(settings: Settings, namespace: str) -> dict:
     """Sessions, nodes and edges by kind, vectors and bytes on disk, and the presets used.
     Read from the graph store alone (``storage.stats``): no Chroma, no embedding model."""
-    from memgraph_agents.storage.stats import namespace_stats
 
     return namespace_stats(settings.data_dir, validate_stored_name(namespace), settings.graph_url, settings.store_id)
 
@@ -346,14 +346,12 @@ def reembed(settings: Settings, namespace: str, progress=None):
     """Re-embed ``namespace`` with ``settings.embeddings`` (``storage.reembed``: atomic, crash-safe);
     a ``ReembedResult``. Stores this process holds open on the namespace are closed first and
     opened again, with the new vectors, when next used."""
-    from memgraph_agents.runtime import get_embedding_model
+    # lazy: MemoryStore and re-embedding pull the embedding stack: only for reembed
     from memgraph_agents.storage import MemoryStore
     from memgraph_agents.storage.reembed import reembed_store
 
     check_data_dir(settings.data_dir)
     if not exists(settings, namespace):
-        from memgraph_agents.storage.stats import missing_namespace
-
         raise missing_namespace(settings.data_dir, namespace, settings.graph_url, settings.store_id)
     forget_store(settings, namespace)
     store = MemoryStore.open(

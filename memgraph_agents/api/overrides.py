@@ -11,6 +11,7 @@ from typing import Any
 
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import ConfigError
+from memgraph_agents.registry import is_retriever, retriever_names
 
 
 def settings_with(base: Settings | None, **overrides: Any) -> Settings:
@@ -23,7 +24,6 @@ def settings_with(base: Settings | None, **overrides: Any) -> Settings:
 def check_retriever(name: Any) -> str:
     """``name`` when it is a retriever or a preset with one; else a ``ConfigError`` listing them
     (nothing is imported: the registry is a table)."""
-    from memgraph_agents.registry import is_retriever, retriever_names
 
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"invalid retriever {name!r}: choose from {', '.join(retriever_names())}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memgraph_agents.config import Settings
+from memgraph_agents.storage.graph_store import graph_exists, open_graph_store
 from memgraph_agents.storage.namespaces import run_user_id, user_namespace
 
 META_KEY = "user_id"
@@ -19,7 +20,6 @@ META_KEY = "user_id"
 
 def keep_user_id(settings: Settings, namespace: str, user_id: str | int, prefix: str = "") -> None:
     """Keep ``user_id`` with ``namespace`` when the namespace is that id's (else nothing)."""
-    from memgraph_agents.storage.graph_store import graph_exists, open_graph_store
 
     uid = run_user_id(user_id)
     if uid is None or user_namespace(uid, prefix) != namespace:

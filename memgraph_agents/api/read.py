@@ -18,10 +18,13 @@ from typing import Any, Literal
 
 from memgraph_agents.api.cursors import binding, decode_cursor, encode_cursor
 from memgraph_agents.api.items import ItemPage, MemoryItem, Neighbour, TurnItem
+from memgraph_agents.api.ops import open_store
 from memgraph_agents.config import Settings
 from memgraph_agents.errors import InputError
 from memgraph_agents.model.filters import MemoryFilter
 from memgraph_agents.model.notes import is_note_id
+from memgraph_agents.retrieval.evidence import provenance
+from memgraph_agents.retrieval.scope import admitted_turns
 from memgraph_agents.storage.snapshot import GraphSnapshot
 
 MAX_NEIGHBOURS = 50  # edges ``get`` lists (``n_neighbours`` counts them all)
@@ -32,7 +35,6 @@ ListKind = Literal["session", "note"]
 # -- get -----------------------------------------------------------------------------------
 def get_item(settings: Settings, namespace: str, item_id: str) -> MemoryItem:
     """The note, session, turn (``S1:3``) or graph node (``event:S1:2``) called ``item_id``."""
-    from memgraph_agents.api.ops import open_store
 
     if not isinstance(item_id, str) or not item_id.strip():
         raise InputError("get: the id is empty")
@@ -113,7 +115,6 @@ def session_item(
 
 def node_item(store: Any, snap: GraphSnapshot, nid: str) -> MemoryItem:
     """A turn or any other graph node, with its provenance turns and neighbours."""
-    from memgraph_agents.retrieval.evidence import provenance
 
     i = snap.index[nid]
     attrs = {k: v for k, v in snap.attrs[i].items() if k != "centroid"}
@@ -190,7 +191,6 @@ def list_items(
     cursor: str | None = None,
 ) -> ItemPage:
     """A page of the namespace's sessions and notes, newest first (see the module docstring)."""
-    from memgraph_agents.api.ops import open_store
 
     kind, limit = check_kind(kind), check_limit(limit)
     bound = binding(namespace, kind, filter.key() if filter is not None else MemoryFilter().key())
@@ -206,8 +206,6 @@ def list_items(
     snap = store.snapshot()  # filtered, or a commit landed between the reads above
     records = list(snap.sessions.values())
     if filter is not None and not filter.empty:
-        from memgraph_agents.retrieval.scope import admitted_turns
-
         live = set(snap.owner[admitted_turns(snap, filter)])
         records = [r for r in records if r["id"] in live]
     page, more = _page(records, kind, after, limit)

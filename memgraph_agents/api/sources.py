@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from memgraph_agents.errors import InputError
+from memgraph_agents.loaders.dates import to_naive_utc
+from memgraph_agents.loaders.jsonconv import conversations_from_json, load_conversations
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 from memgraph_agents.model.notes import NOTE_PREFIX, is_note_id
 from memgraph_agents.model.unicode import check_unicode
@@ -74,7 +76,6 @@ def _utc(when: datetime | None) -> datetime | None:
     1-9999 once converted (``9999-12-31T23:00-14:00``), not an ``OverflowError`` traceback."""
     if when is None:
         return None
-    from memgraph_agents.loaders.dates import to_naive_utc
 
     try:
         return to_naive_utc(when)
@@ -91,6 +92,7 @@ def _is_file(source: Any) -> bool:
 def _is_messages(source: Any) -> bool:
     if isinstance(source, (str, bytes)) or not isinstance(source, Sequence) or not source:
         return False
+    # lazy: LangChain's messages: only when messages are given
     from langchain_core.messages import BaseMessage
 
     return all(isinstance(m, BaseMessage) for m in source)
@@ -110,9 +112,8 @@ def conversations_from(
     if isinstance(source, Conversation):
         return [source]
     if _is_file(source):
-        from memgraph_agents.loaders import load_conversations
-
         return load_conversations(Path(source), format)  # type: ignore[arg-type]
+    # lazy: the message loaders import LangChain: only when role messages are given
     from memgraph_agents.loaders.role_messages import is_role_message_list, messages_from_role_dicts
 
     if is_role_message_list(source):
@@ -121,15 +122,15 @@ def conversations_from(
             raise InputError("messages: nothing to remember: no user, assistant or system message")
         when = when or now_utc()
         cid = conversation_id or _exchange_id(messages, when)
-        from memgraph_agents.loaders import conversation_from_messages
+        # lazy: the message loaders import LangChain: only when messages are given
+        from memgraph_agents.loaders.messages import conversation_from_messages
 
         return [conversation_from_messages(messages, conversation_id=cid, session_id=f"{cid}-s", session_date=when)]
     if isinstance(source, dict) or (isinstance(source, list) and source and all(isinstance(c, dict) for c in source)):
-        from memgraph_agents.loaders.jsonconv import conversations_from_json
-
         return conversations_from_json(source, "input")
     if _is_messages(source):
-        from memgraph_agents.loaders import conversation_from_messages
+        # lazy: the message loaders import LangChain: only when messages are given
+        from memgraph_agents.loaders.messages import conversation_from_messages
 
         cid = conversation_id or "chat"
         return [

@@ -31,6 +31,7 @@ def stream_sink() -> Sink | None:
 
 async def streamed_navigation(sink: Sink, question: str, store, context, llm, k: int, config: Mapping[str, Any] | None):
     """The navigator run ``anavigate`` makes, with its chunks handed to ``sink``; its result."""
+    # lazy: the navigator is LangGraph's runtime: only when a search is streamed
     from memgraph_agents.navigator import astream_navigate
 
     result = None

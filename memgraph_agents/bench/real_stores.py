@@ -61,7 +61,7 @@ def ingest(data_dir: Path, n_nodes: int, *, seed: int, n_questions: int, chroma,
     from memgraph_agents.bench.synthetic import synthetic_graph
     from memgraph_agents.runtime import get_store
     from memgraph_agents.storage import SessionRecord, SessionWrite
-    from memgraph_agents.storage.graph_db import row_to_edge, row_to_node
+    from memgraph_agents.storage.sqlite_rows import row_to_edge, row_to_node
 
     settings = _settings(data_dir, 4, chroma, graph_url)
     g = synthetic_graph(n_nodes, dim=8, seed=seed, n_questions=n_questions)  # its vectors are not used

@@ -11,6 +11,8 @@ from __future__ import annotations
 from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild, fallback_note
 from memgraph_agents.construct.context import BuildContext
+from memgraph_agents.construct.llm.extract import extract_events
+from memgraph_agents.construct.llm.prefetch import current_prefetch
 from memgraph_agents.construct.segment import needs_vectors, segment_by_shift
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
@@ -77,9 +79,6 @@ def segment_offline(b: SessionBuild, session: Session, ctx: BuildContext) -> Ses
 
 
 async def segment_llm(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
-    from memgraph_agents.construct.llm.extract import extract_events
-    from memgraph_agents.construct.llm.prefetch import current_prefetch
-
     prefetch = current_prefetch()  # the ingest may have asked already (construct.llm.prefetch)
     try:
         events = await prefetch.events(session, ctx.context_turns, ctx.usage) if prefetch else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from memgraph_agents.aio import off_loop
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
+from memgraph_agents.construct.llm.extract import judge_fusion
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import Edge, EdgeKind, NodeKind
 from memgraph_agents.model.ranking import exact_dots, top_k
@@ -63,7 +64,6 @@ async def fuse(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionB
             _merge(b, ev.id, old_id, session.id)
         elif ctx.llm is not None and best >= ctx.cut(JUDGE_FLOOR) and judged < MAX_JUDGE_CALLS:
             judged += 1
-            from memgraph_agents.construct.llm.extract import judge_fusion
 
             try:
                 verdict = await judge_fusion(

@@ -19,8 +19,10 @@ from memgraph_agents.construct.arguments import extract_arguments
 from memgraph_agents.construct.build import SessionBuild
 from memgraph_agents.construct.context import BuildContext
 from memgraph_agents.construct.supersede import Candidate, Supersession
+from memgraph_agents.construct.supersession import add_links, candidates, offline_links
 from memgraph_agents.construct.synonyms import synonym_pairs, synonym_pairs_within
 from memgraph_agents.model.conversation import Session
+from memgraph_agents.model.evidence import human_date
 from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind, node_id
 from memgraph_agents.model.ranking import exact_dots, top_k
 
@@ -83,8 +85,8 @@ def _similar_across_sessions(b: SessionBuild, session: Session, ctx: BuildContex
 
 
 def _updates(cands: list[Candidate]) -> list[UpdateCandidate]:
+    # lazy: the LLM schemas (pydantic models, ~15 ms): only with a chat model
     from memgraph_agents.construct.llm.schemas import EarlierStatement, UpdateCandidate
-    from memgraph_agents.model.evidence import human_date
 
     return [
         UpdateCandidate(
@@ -106,6 +108,7 @@ async def _llm_updates(
     """The candidate updates the LLM confirms (``None`` when the call failed: the caller falls
     back to the offline rule). Its own call, after the relations: the relations of a session
     are asked ahead (``construct.llm.prefetch``) and cannot know what memory will offer."""
+    # lazy: the LLM extraction stack: only with a chat model
     from memgraph_agents.construct.llm.extract import label_updates
 
     if not cands:
@@ -130,6 +133,7 @@ async def _llm_updates(
 
 
 async def _llm_relations(b: SessionBuild, session: Session, ctx: BuildContext) -> bool:
+    # lazy: the LLM extraction stack: only with a chat model
     from memgraph_agents.construct.llm.extract import extract_relations
     from memgraph_agents.construct.llm.prefetch import current_prefetch
     from memgraph_agents.construct.llm.schemas import ExtractedEvent
@@ -236,8 +240,6 @@ def add_arguments(b: SessionBuild, session: Session, ctx: BuildContext) -> None:
 
 
 async def relate(b: SessionBuild, session: Session, ctx: BuildContext) -> SessionBuild:
-    from memgraph_agents.construct.supersession import add_links, candidates, offline_links
-
     if ctx.llm is not None:
         await _llm_relations(b, session, ctx)
     cands = await off_loop(candidates, b, ctx)  # store reads and embeddings: off the loop

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from memgraph_agents.extras import require
+
 START, END = "__start__", "__end__"
 FORMATS = (".mmd", ".png", ".svg")
 
@@ -106,9 +108,9 @@ def _clip(a: tuple[float, float], b: tuple[float, float], hw: float, hh: float):
 
 def render_image(graph, path: Path, *, title: str = "") -> None:
     """Draw ``graph`` to ``path`` (.png or .svg) with matplotlib (the ``[draw]`` extra), offline."""
-    from memgraph_agents.extras import require
 
     require("matplotlib", "draw", "drawing a graph to an image")
+    # lazy: matplotlib, the [draw] extra (checked just above)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle

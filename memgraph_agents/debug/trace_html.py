@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections import defaultdict
 from datetime import UTC, datetime
 from importlib import resources
@@ -24,6 +25,7 @@ from typing import Any
 from memgraph_agents.debug.trace_layout import _layouts
 from memgraph_agents.debug.trace_summary import _flat, _short, trace_summary
 from memgraph_agents.model.graph import NodeKind
+from memgraph_agents.retrieval.event_view import event_view
 
 MAX_NODES = 300
 TURNS_PER_EVENT = 6
@@ -60,7 +62,6 @@ def _neighbourhood(snap, view, core: list[int], max_nodes: int) -> list[int]:
 
 def build_trace_data(result, store, *, max_nodes: int = MAX_NODES, namespace: str = "") -> dict[str, Any]:
     """Everything the page shows, as JSON-able data (nodes with both layouts precomputed)."""
-    from memgraph_agents.retrieval.event_view import event_view
 
     snap = store.snapshot()
     view = event_view(snap)
@@ -297,7 +298,6 @@ def _json_for_script(data: Any) -> str:
 
 def render_page(data: dict[str, Any]) -> str:
     """The self-contained HTML page for ``build_trace_data`` output."""
-    import re
 
     title = f"memgraph trace — {_flat(data.get('question', ''), 80)}"
     parts = {

@@ -8,10 +8,11 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from memgraph_agents.extras import require
+
 
 def _layouts(snap, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> None:
     """Add ``x, y`` (force) and ``tx, ty`` (timeline) to every node, in a 0..1000 box."""
-    from memgraph_agents.extras import require
 
     nx = require("networkx", "draw", "the trace page's graph layout")
     g = nx.Graph()

@@ -14,7 +14,11 @@ import threading
 
 from memgraph_agents.config import embedding_spec
 from memgraph_agents.embeddings.cache import EmbeddingModel
+from memgraph_agents.embeddings.e5_small import E5Small
 from memgraph_agents.embeddings.hashing import HashEmbeddings
+from memgraph_agents.embeddings.onnx_minilm import OnnxMiniLM
+from memgraph_agents.embeddings.ort_cache import model_cache_dir
+from memgraph_agents.embeddings.st_torch import SentenceTransformerEmbeddings
 from memgraph_agents.errors import ConfigError
 
 _MODELS: dict[tuple[str, str], EmbeddingModel] = {}
@@ -58,7 +62,6 @@ def make_embedding_model(spec: str) -> EmbeddingModel:
     ``EmbeddingModel``: one instance per spec and model cache folder (``ort_cache.model_cache_dir``,
     read now), shared by every ``Memory`` of the process. Nothing is imported or loaded until the
     model first embeds."""
-    from memgraph_agents.embeddings.ort_cache import model_cache_dir
 
     spec = spec_for(spec) or spec
     try:
@@ -79,18 +82,11 @@ def make_embedding_model(spec: str) -> EmbeddingModel:
 
 def _inner(spec: str):
     if spec == "minilm":
-        from memgraph_agents.embeddings.onnx_minilm import OnnxMiniLM
-        from memgraph_agents.embeddings.ort_cache import model_cache_dir
-
         # onnxruntime's optimised model: one copy per user, shared by data dirs (not in each)
         return OnnxMiniLM(model_cache_dir())
     if spec == "e5-small":
-        from memgraph_agents.embeddings.e5_small import E5Small
-
         return E5Small()
     if spec == "minilm-torch" or spec.startswith(ST_PREFIX):
-        from memgraph_agents.embeddings.st_torch import SentenceTransformerEmbeddings
-
         return SentenceTransformerEmbeddings(None if spec == "minilm-torch" else spec[len(ST_PREFIX) :].strip())
     dim = int(spec.split("-", 1)[1]) if "-" in spec else 64
     return HashEmbeddings(dim)

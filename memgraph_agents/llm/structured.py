@@ -37,6 +37,7 @@ from pydantic import BaseModel
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from typing_extensions import TypedDict
 
+from memgraph_agents.config_process import process_settings
 from memgraph_agents.errors import LLMError
 from memgraph_agents.llm import methods
 
@@ -72,7 +73,6 @@ REPAIR_MARKER = "JSON REPAIR"  # first words of prompts/json_repair.txt; fakes d
 def default_backoff() -> float:
     """``MEMGRAPH_LLM_BACKOFF`` seconds (first retry's wait, doubled after), else the default
     (``DEFAULT_BACKOFF_BASE``, the settings' default), read through the process settings."""
-    from memgraph_agents.config_process import process_settings
 
     return process_settings().llm_backoff
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from memgraph_agents.config import InputLimits
 from memgraph_agents.loaders.dates import parse_session_date
 from memgraph_agents.loaders.errors import InputError, build, json_type, parse_json, read_text
+from memgraph_agents.loaders.limits import check_limits
 from memgraph_agents.model.conversation import Conversation, Session, Turn
 
 __all__ = [
@@ -81,7 +82,6 @@ class LocomoSample(BaseModel):
 def load_locomo(path: str | os.PathLike[str], *, limits: InputLimits | None = None) -> list[LocomoSample]:
     """Load a LoCoMo file (a JSON list of samples); every problem is an ``InputError``
     (``LimitExceededError`` for one over ``limits``, default ``InputLimits()``)."""
-    from memgraph_agents.loaders.limits import check_limits
 
     source = os.fspath(path)
     limits = limits or InputLimits()

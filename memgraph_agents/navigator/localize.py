@@ -24,6 +24,7 @@ from memgraph_agents.model.ranking import exact_dots, order_best_first
 from memgraph_agents.registry import get_retriever
 from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.event_view import EventView
+from memgraph_agents.retrieval.fusion_retriever import PARTS, fused_turns
 from memgraph_agents.storage.protocols import StoreReader
 from memgraph_agents.storage.snapshot import GraphSnapshot
 
@@ -39,7 +40,6 @@ def one_shot(query: str, store: StoreReader, *, retriever: str, pool: int) -> li
     ``retriever`` may name several retrievers joined by ``+``: their turn rankings are fused
     by reciprocal rank (k = 60), exactly the registered ``fusion`` retriever for ``ppr+dwpr``.
     """
-    from memgraph_agents.retrieval.fusion_retriever import PARTS, fused_turns
 
     snap = store.snapshot()
     names = tuple(n.strip() for n in retriever.split("+") if n.strip())

@@ -98,7 +98,9 @@ async def respond(state: NavState, config, runtime) -> dict:
     answer, usage, source = None, None, "offline"
     allow = budget.allowance(budget.calls_left(state, res.context))
     if not res.offline and allow:
-        from memgraph_agents.navigator.policies import llm as llm_policy  # LangChain's chat stack: only with a model
+        from memgraph_agents.navigator.policies import (
+            llm as llm_policy,
+        )  # lazy: LangChain's chat stack, only with a model
 
         usage = LLMUsage()
         try:

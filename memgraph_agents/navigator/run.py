@@ -18,11 +18,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+import memgraph_agents.navigator.graph as graph_module  # ``graph_module.graph`` read per run: a caller may swap it
 from memgraph_agents.aio import background, off_loop
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.navigator.config import NavigatorContext
 from memgraph_agents.navigator.resources import LLM_KEY, STORE_KEY
-from memgraph_agents.navigator.trace import format_trace
+from memgraph_agents.navigator.trace import format_trace, sort_key
 from memgraph_agents.storage.protocols import StoreReader
 
 
@@ -87,8 +88,6 @@ def _evidence(state: dict, ranked: list[Evidence], k: int) -> list[Evidence]:
 def _result(
     store: StoreReader, state: dict, ctx: NavigatorContext, policy: str, k: int, wall: float
 ) -> NavigationResult:
-    from memgraph_agents.navigator.trace import sort_key
-
     counters = dict(state.get("counters") or {})
     counters.update(rounds=state.get("round", 0) + 1, wall_ms=round(wall * 1000, 1))
     counters.setdefault("llm_calls", 0)
@@ -132,11 +131,10 @@ async def anavigate(
 ) -> NavigationResult:
     """Run the compiled navigator graph (``navigator.graph.graph``) on ``store``; ``config`` is a
     LangChain run config (``callbacks``, ``tags``, ``metadata``…) passed to the graph."""
-    from memgraph_agents.navigator.graph import graph
 
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
-    state = await graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx, config), context=ctx)
+    state = await graph_module.graph.ainvoke(_inputs(question, k), config=_config(store, llm, ctx, config), context=ctx)
     policy = _policy(ctx, llm)
     return await off_loop(_result, store, state, ctx, policy, k, time.perf_counter() - t0)  # reads the store
 
@@ -167,12 +165,11 @@ async def astream_navigate(
     """Watch a search live: yields ``("custom", {"navigator": event})`` for every decision and
     ``("updates", {node: update})`` after every node, then ``("result", NavigationResult)``:
     the same compiled graph and run as ``anavigate``, streamed."""
-    from memgraph_agents.navigator.graph import graph
 
     ctx = _context(store, context, llm)
     t0 = time.perf_counter()
     state: dict[str, Any] = {}
-    async for mode, chunk in graph.astream(
+    async for mode, chunk in graph_module.graph.astream(
         _inputs(question, k),
         config=_config(store, llm, ctx, config),
         context=ctx,

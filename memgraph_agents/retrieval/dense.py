@@ -17,6 +17,7 @@ from __future__ import annotations
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.retrieval.evidence import to_evidence
 from memgraph_agents.retrieval.lexical import dense_ranking
+from memgraph_agents.retrieval.llm_steps import Candidate, recall_filter
 from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.storage.protocols import StoreReader
 
@@ -45,8 +46,6 @@ def dense(
     filtered = llm is not None and set(kinds) <= FILTERABLE
     ranking = dense_ranking(query, store, max(k, pool) if filtered else k, kinds, snap=snap)
     if filtered and ranking:
-        from memgraph_agents.retrieval.llm_steps import Candidate, recall_filter
-
         # ``filtered``: every node here is an event or an argument
         cands = [
             Candidate(

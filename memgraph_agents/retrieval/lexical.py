@@ -21,6 +21,7 @@ from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.bm25_rank import bm25_ranking
 from memgraph_agents.retrieval.evidence import to_evidence
 from memgraph_agents.retrieval.protocols import RetrieverOptions
+from memgraph_agents.retrieval.relevance import question_vector
 from memgraph_agents.storage.protocols import StoreReader
 
 SPEAKER_PREFIXED = {"turn", "sentence"}  # node kinds embedded as "Speaker: text"
@@ -40,8 +41,6 @@ def dense_ranking(query: str, store: StoreReader, k: int, kinds=("turn",), snap=
     if k <= 0:
         return []
     if set(kinds) <= SPEAKER_PREFIXED:
-        from memgraph_agents.retrieval.relevance import question_vector
-
         vector = question_vector(store, query)
     else:
         vector = store.embedder.embed_one(query)

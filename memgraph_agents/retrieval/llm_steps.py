@@ -211,6 +211,7 @@ def recall_filter(
 def _invoke_json() -> Any:
     """``llm.structured.invoke_json``, imported when a step runs: it brings LangChain's chat-model
     stack, which the retrievers' offline path (no chat model) never needs."""
+    # lazy: the LLM stack (tenacity, LangChain's chat models): only with a chat model
     from memgraph_agents.llm.structured import invoke_json
 
     return invoke_json

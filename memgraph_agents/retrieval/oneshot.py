@@ -41,15 +41,18 @@ generalises"), among the settings that show the invented demo chat's answers.
 from __future__ import annotations
 
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
 from memgraph_agents.retrieval.answer_aware import gated_terms, lexical_terms, ordered_head, reply_terms
 from memgraph_agents.retrieval.asking import evidence_only
 from memgraph_agents.retrieval.event_view import event_view
 from memgraph_agents.retrieval.evidence import shared_evidence, turn_evidence
+from memgraph_agents.retrieval.fusion_retriever import PARTS, turn_ranking
 from memgraph_agents.retrieval.head_order import HeadWeights
 from memgraph_agents.retrieval.priors import ASIDE_WORDS, asks_for, asks_only, prior
 from memgraph_agents.retrieval.protocols import RetrieverOptions
 from memgraph_agents.retrieval.rank import RankedTurn, diversified, rank_turns
 from memgraph_agents.retrieval.relevance import question_vector, relevance_of, relevance_ranking
+from memgraph_agents.retrieval.seeds import query_texts, query_vectors
 from memgraph_agents.storage.protocols import StoreReader
 
 
@@ -88,9 +91,6 @@ def fused_seed(query: str, store: StoreReader, *, pool: int, rrf_k: int, direct:
     """``[(turn node index, score / best)]``: the RRF (constant ``rrf_k``) of the ``ppr`` and
     ``dwpr`` turn rankings and, weighted ``direct``, the relevance ranking (their ``pool`` best
     each), best first (``reciprocal_rank_fusion``'s tie rule)."""
-    from memgraph_agents.retrieval.algorithms.fusion import reciprocal_rank_fusion
-    from memgraph_agents.retrieval.fusion_retriever import PARTS, turn_ranking
-    from memgraph_agents.retrieval.seeds import query_texts, query_vectors
 
     snap = store.snapshot()
     if not len(snap.ids):

@@ -25,8 +25,15 @@ from collections.abc import Callable
 import numpy as np
 
 from memgraph_agents.model.evidence import Evidence
+from memgraph_agents.model.ranking import top_k
 from memgraph_agents.retrieval.evidence import incident
-from memgraph_agents.retrieval.seeds import neutral_question, query_texts, query_vectors
+from memgraph_agents.retrieval.seeds import (
+    neutral_question,
+    node_similarities,
+    query_texts,
+    query_vectors,
+    sentence_turns,
+)
 from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot
 
 TURNS = 6  # provenance turns of an item (events span several) whose sentences count
@@ -79,7 +86,6 @@ def turn_relevance(snap: GraphSnapshot, query_vector: np.ndarray) -> np.ndarray:
     """Per node, the relevance of a turn (its own cosine or its best sentence's, as
     ``relevance_of`` scores a turn item); ``-inf`` for the other nodes. Kept per snapshot for the
     last few question vectors, so the relevance gate and the ranking pay one pass over the vectors."""
-    from memgraph_agents.retrieval.seeds import node_similarities, sentence_turns
 
     q = np.asarray(query_vector, dtype=np.float32)
     lock, recent = snap.derived("turn_relevance", lambda: (threading.Lock(), OrderedDict()))
@@ -105,7 +111,6 @@ def turn_relevance(snap: GraphSnapshot, query_vector: np.ndarray) -> np.ndarray:
 def relevance_ranking(snap: GraphSnapshot, query_vector: np.ndarray, pool: int) -> list[tuple[str, float]]:
     """``[(turn id, relevance)]``: the ``pool`` turns of best relevance (``turn_relevance``),
     best first, near-ties by node id."""
-    from memgraph_agents.model.ranking import top_k
 
     turns = snap.indices_of("turn")
     if not len(turns):

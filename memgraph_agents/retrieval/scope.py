@@ -84,6 +84,7 @@ def admitted_turns(snap: GraphSnapshot, f: MemoryFilter) -> np.ndarray:
 def valid_turns(snap: GraphSnapshot, idx: np.ndarray, dates: np.ndarray, day: date) -> np.ndarray:
     """Per turn of ``idx`` (said on ``dates``): valid on ``day`` — said on or before it and not
     replaced by a statement said on or before it (``retrieval.validity``)."""
+    # lazy: the validity rules import construct's language tables (~25 ms): only for a dated filter
     from memgraph_agents.retrieval.validity import Validity
 
     ok = dates < np.datetime64(day + timedelta(days=1), "us")

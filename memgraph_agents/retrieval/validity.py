@@ -32,6 +32,9 @@ from typing import Literal
 
 import numpy as np
 
+from memgraph_agents.construct.speech import same_subject
+from memgraph_agents.construct.supersede import change_cue, is_statement
+from memgraph_agents.construct.voice import same_named_subject
 from memgraph_agents.loaders.dates import MONTH_NUMBERS
 from memgraph_agents.model.evidence import Evidence
 from memgraph_agents.storage.snapshot import EDGE_CODE, GraphSnapshot
@@ -211,9 +214,6 @@ def implied_links(
     (``supersede.change_cue``). The question names the attribute
     the detector could not type ("Where is X based now?" over "I'm based in A, lots of snow"
     and "B now. Less snow.")."""
-    from memgraph_agents.construct.speech import same_subject
-    from memgraph_agents.construct.supersede import change_cue, is_statement
-    from memgraph_agents.construct.voice import same_named_subject
 
     turns: list[tuple[float, int, str, str, str, str]] = []  # (relevance, node, turn, speaker, day, body)
     for ev in evidence:

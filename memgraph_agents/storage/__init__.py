@@ -11,9 +11,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real names, for type checkers
+    from memgraph_agents.storage.commit import StoreFault
     from memgraph_agents.storage.drop import delete_namespace
     from memgraph_agents.storage.locks import DataDirInUseError, WriterBusyError
-    from memgraph_agents.storage.memory_store import MemoryStore, StoreFault
+    from memgraph_agents.storage.memory_store import MemoryStore
     from memgraph_agents.storage.namespaces import (
         NamespaceError,
         list_namespaces,
@@ -26,7 +27,7 @@ _WHERE = {
     "MemoryStore": "memory_store",
     "SessionRecord": "session_write",
     "SessionWrite": "session_write",
-    "StoreFault": "memory_store",
+    "StoreFault": "commit",
     "delete_namespace": "drop",
     "NamespaceError": "namespaces",
     "list_namespaces": "namespaces",

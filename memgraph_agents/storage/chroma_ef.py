@@ -11,6 +11,8 @@ from typing import Any
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from memgraph_agents.embeddings import make_embedding_model
+
 
 @register_embedding_function
 class MemgraphEmbeddingFunction(EmbeddingFunction[Documents]):
@@ -20,8 +22,6 @@ class MemgraphEmbeddingFunction(EmbeddingFunction[Documents]):
         self.model = model
 
     def __call__(self, input: Documents) -> Embeddings:
-        from memgraph_agents.embeddings import make_embedding_model
-
         return list(make_embedding_model(self.model).embed(list(input)))
 
     @staticmethod

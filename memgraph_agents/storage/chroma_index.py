@@ -9,7 +9,7 @@ server (or an embedded Chroma, which keeps every collection it wrote loaded) not
 
 The meta key ``chroma_index`` records the state: ``off`` (no index; whatever the collection
 holds is never read), ``on`` (the collection holds every committed vector: every commit
-writes it as in ``storage.memory_store``'s protocol). The commit that takes a namespace past the
+writes it as in ``storage.commit``'s protocol). The commit that takes a namespace past the
 threshold first empties the collection, copies every committed vector into it, then writes
 its own vectors, and sets ``on`` in its one transaction; if it dies first, the mark stays
 ``off`` and the next commit builds again (an index is never half-built and marked ``on``).

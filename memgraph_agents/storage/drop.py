@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 from filelock import FileLock
 
 from memgraph_agents.storage.graph_db import GraphDB
-from memgraph_agents.storage.graph_store import is_server_url
+from memgraph_agents.storage.graph_store import is_server_url, pg_graph_db
 from memgraph_agents.storage.identity import legacy_collection_name, memory_dir, owns_collection
 from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import namespace_dir
+from memgraph_agents.storage.stats import missing_namespace
 from memgraph_agents.storage.vectors import chroma_session
 
 if TYPE_CHECKING:
@@ -54,7 +55,6 @@ def delete_namespace(
                     shutil.rmtree(d)
                     return True
             return False
-        from memgraph_agents.storage.stats import missing_namespace
 
         raise missing_namespace(data_dir, namespace)
     # Wait for a running ingest to finish its session, then for any other writer.
@@ -113,14 +113,11 @@ def discard_unopened(settings: Settings, namespace: str) -> None:
 def _delete_server_namespace(
     data_dir: Path, namespace: str, chroma_host: str | None, chroma_port: int, if_empty: bool, url: str, sid: str
 ) -> bool:
-    from memgraph_agents.storage.pg_graph import PgGraphDB
-
-    if not PgGraphDB.exists(url, sid, namespace):
-        from memgraph_agents.storage.stats import missing_namespace
-
+    pg = pg_graph_db()
+    if not pg.exists(url, sid, namespace):
         raise missing_namespace(data_dir, namespace, url, sid)
     d = memory_dir(Path(data_dir), namespace, url, sid)  # this memory's lock folder, never another's
-    db = PgGraphDB(url, sid, namespace)
+    db = pg(url, sid, namespace)
     # The same two locks as a writer takes, both with their cross-machine half.
     with namespace_ingest_lock(d, db.remote_ingest_lock()).hold(timeout=600), db.writer_lock():
         if if_empty and db.sessions(None):

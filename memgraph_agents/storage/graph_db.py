@@ -12,9 +12,11 @@ either one. ``turns`` keeps each session's input turns (with a digest per turn) 
 grown session is recognised as an append. ``vector_garbage`` lists vectors whose rows a commit
 removed; they are deleted from Chroma after the commit (again by ``recover`` after a crash).
 
-All SQL of the embedded graph store lives here, in ``storage.sqlite_writer`` (the write
-transaction of the ``GraphStore`` interface, ``storage.graph_store``) and in
-``storage.sqlite_schema``; ``storage.pg_graph`` is its PostgreSQL twin.
+All SQL of the embedded graph store lives here (reads, meta, connections), in
+``storage.sqlite_writer`` (the write transaction of the ``GraphStore`` interface,
+``storage.graph_store``, and its row-level statements), ``storage.sqlite_rows`` (row codecs)
+and ``storage.sqlite_schema`` (tables, creation, migrations); ``storage.pg_graph`` is its
+PostgreSQL twin.
 
 Connections: one writer connection (``conn``, used only under the store's write locks) and
 one reader connection per thread. Reads never run on the writer connection, so a reader
@@ -32,61 +34,16 @@ import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
 
 from filelock import FileLock
 
 from memgraph_agents.datadir import create_private_file
-from memgraph_agents.errors import StorageError
-from memgraph_agents.model.graph import Edge, EdgeKind, Node, NodeKind
+from memgraph_agents.model.graph import Edge, Node
 from memgraph_agents.sqlite_wal import enable_wal
 from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict, version_dict
-from memgraph_agents.storage.sqlite_schema import ADD_METADATA, MIGRATE_1_TO_2, SCHEMA, SCHEMA_VERSION
+from memgraph_agents.storage.sqlite_rows import EDGE_COLS, NODE_COLS, chunks, node_texts_in, row_to_edge, row_to_node
+from memgraph_agents.storage.sqlite_schema import create_or_migrate
 from memgraph_agents.storage.sqlite_writer import SqliteWriter
-
-T = TypeVar("T")
-
-
-def _node_row(n: Node) -> tuple:
-    return (n.id, n.kind.value, n.text, n.session_id, json.dumps(n.turn_ids), json.dumps(n.attrs), int(n.embed))
-
-
-def _edge_row(e: Edge) -> tuple:
-    return (
-        e.src,
-        e.dst,
-        e.kind.value,
-        e.label,
-        e.session_id,
-        float(e.weight),
-        json.dumps(e.turn_ids),
-        json.dumps(e.attrs),
-    )
-
-
-def row_to_node(r: tuple) -> Node:
-    return Node(
-        id=r[0],
-        kind=NodeKind(r[1]),
-        text=r[2],
-        session_id=r[3],
-        turn_ids=json.loads(r[4]),
-        attrs=json.loads(r[5]),
-        embed=bool(r[6]),
-    )
-
-
-def row_to_edge(r: tuple) -> Edge:
-    return Edge(
-        src=r[0],
-        dst=r[1],
-        kind=EdgeKind(r[2]),
-        label=r[3],
-        session_id=r[4],
-        weight=r[5],
-        turn_ids=json.loads(r[6]),
-        attrs=json.loads(r[7]),
-    )
 
 
 class _ReaderConnection(sqlite3.Connection):
@@ -101,7 +58,7 @@ class GraphDB:
         self._conn: sqlite3.Connection | None = None
         self._local = threading.local()
         self._readers: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()  # closed by ``close``
-        self._create_or_migrate()
+        create_or_migrate(self.conn, self.path)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -118,46 +75,6 @@ class GraphDB:
                     self._conn = c
                 c = self._conn
         return c
-
-    def _create_or_migrate(self) -> None:
-        c = self.conn
-        if self._schema_is_current(c):  # nothing to write: opening to read works on a full disk
-            return
-        c.execute("BEGIN IMMEDIATE")  # one process creates or migrates; the others then see it done
-        try:
-            legacy = c.execute("SELECT 1 FROM sqlite_master WHERE name='sessions'").fetchone() is not None
-            version = None
-            if legacy:
-                r = c.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-                version = r[0] if r else "1"
-                if version.isdigit() and int(version) > int(SCHEMA_VERSION):
-                    raise StorageError(
-                        f"{self.path} has graph schema version {version}, newer than this memgraph-agents "
-                        f"(version {SCHEMA_VERSION}): upgrade memgraph-agents"
-                    )
-            for stmt in SCHEMA.split(";"):
-                if stmt.strip():
-                    c.execute(stmt)
-            if version == "1":
-                for stmt in MIGRATE_1_TO_2.split(";"):
-                    if stmt.strip():
-                        c.execute(stmt)
-            if "metadata" not in {r[1] for r in c.execute("PRAGMA table_info(sessions)")}:
-                c.execute(ADD_METADATA)
-            c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
-            c.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            c.execute("COMMIT")
-        except BaseException:
-            if c.in_transaction:  # SQLite already rolled back after SQLITE_FULL: keep the real error
-                c.execute("ROLLBACK")
-            raise
-
-    @staticmethod
-    def _schema_is_current(c: sqlite3.Connection) -> bool:
-        if c.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone() is None:
-            return False
-        r = c.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        return r is not None and r[0] == SCHEMA_VERSION
 
     @property
     def reader(self) -> sqlite3.Connection:
@@ -206,18 +123,18 @@ class GraphDB:
         c.execute("BEGIN")
         try:
             nodes: list[tuple] = []
-            for chunk in _chunks(ids):
+            for chunk in chunks(ids):
                 marks = ",".join("?" * len(chunk))
-                nodes += c.execute(f"SELECT {_NODE_COLS}, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall()
-            for chunk in _chunks(ends):
+                nodes += c.execute(f"SELECT {NODE_COLS}, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall()
+            for chunk in chunks(ends):
                 marks = ",".join("?" * len(chunk))
                 q = f"SELECT src, dst, kind, label FROM edges WHERE src IN ({marks}) OR dst IN ({marks})"
                 keys.update(c.execute(q, chunk + chunk).fetchall())
-            for chunk in _chunks(sessions):
+            for chunk in chunks(sessions):
                 marks = ",".join("?" * len(chunk))
                 q = f"SELECT src, dst, kind, label FROM edges WHERE session_id IN ({marks})"
                 keys.update(c.execute(q, chunk).fetchall())
-            q = f"SELECT {_EDGE_COLS}, rowid FROM edges WHERE src=? AND dst=? AND kind=? AND label=?"
+            q = f"SELECT {EDGE_COLS}, rowid FROM edges WHERE src=? AND dst=? AND kind=? AND label=?"
             edges = [r for k in sorted(keys) for r in c.execute(q, k).fetchall()]
             nodes.sort(key=lambda r: r[-1])
             edges.sort(key=lambda r: r[-1])
@@ -247,7 +164,7 @@ class GraphDB:
     def write(self) -> Iterator[SqliteWriter]:
         """``transaction`` behind the ``GraphWrite`` interface (``storage.graph_store``)."""
         with self.transaction() as c:
-            yield SqliteWriter(c, GraphDB)
+            yield SqliteWriter(c)
 
     def writer_lock(self) -> FileLock:
         """Held by a writer from a session's first row to its commit: one writer per namespace
@@ -301,7 +218,7 @@ class GraphDB:
 
     def node_kinds(self, ids: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
-        for chunk in _chunks(list(ids)):
+        for chunk in chunks(list(ids)):
             q = f"SELECT id, kind FROM nodes WHERE id IN ({','.join('?' * len(chunk))})"
             out.update(dict(self.reader.execute(q, chunk).fetchall()))
         return out
@@ -325,7 +242,7 @@ class GraphDB:
         return int(hi) if lo >= 1 else self.embedded_count()
 
     def nodes(self, where: str = "", params: tuple = ()) -> list[Node]:
-        q = f"SELECT {_NODE_COLS} FROM nodes " + where
+        q = f"SELECT {NODE_COLS} FROM nodes " + where
         return [row_to_node(r) for r in self.reader.execute(q, params)]
 
     def edges(self, where: str = "", params: tuple = ()) -> list[Edge]:
@@ -334,12 +251,12 @@ class GraphDB:
 
     def raw_nodes(self, rowid: bool = False) -> list[tuple]:
         return self.reader.execute(
-            f"SELECT {_NODE_COLS}{', rowid' if rowid else ''} FROM nodes ORDER BY rowid"
+            f"SELECT {NODE_COLS}{', rowid' if rowid else ''} FROM nodes ORDER BY rowid"
         ).fetchall()
 
     def raw_edges(self, rowid: bool = False) -> list[tuple]:
         return self.reader.execute(
-            f"SELECT {_EDGE_COLS}{', rowid' if rowid else ''} FROM edges ORDER BY rowid"
+            f"SELECT {EDGE_COLS}{', rowid' if rowid else ''} FROM edges ORDER BY rowid"
         ).fetchall()
 
     def raw_owners(self) -> list[tuple[str, str]]:
@@ -380,7 +297,7 @@ class GraphDB:
             rows = self.reader.execute("SELECT id, digest, vec FROM node_vectors").fetchall()
             return [r for r in rows if r[0] in want]
         out: list[tuple[str, bytes, bytes]] = []
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             q = f"SELECT id, digest, vec FROM node_vectors WHERE id IN ({','.join('?' * len(chunk))})"
             out += self.reader.execute(q, chunk).fetchall()
         return out
@@ -388,24 +305,14 @@ class GraphDB:
     def vectors_by_digest(self, digests: Iterable[bytes]) -> list[tuple[bytes, bytes]]:
         """``(text digest, encoded vector)`` of stored vectors whose text has one of ``digests``."""
         out: list[tuple[bytes, bytes]] = []
-        for chunk in _chunks(list(digests)):
+        for chunk in chunks(list(digests)):
             q = f"SELECT digest, vec FROM node_vectors WHERE digest IN ({','.join('?' * len(chunk))})"
             out += self.reader.execute(q, chunk).fetchall()
         return out
 
     def node_texts(self, ids: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
         """``id -> (text, primary owner, embedded)`` of the committed nodes among ``ids``."""
-        return self.node_texts_in(self.reader, ids)
-
-    @staticmethod
-    def node_texts_in(c: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[str, str, bool]]:
-        """``node_texts`` as seen by connection ``c`` (inside a write transaction: its own rows)."""
-        ids = list(ids)
-        out: dict[str, tuple[str, str, bool]] = {}
-        for chunk in _chunks(ids):
-            q = f"SELECT id, text, session_id, embed FROM nodes WHERE id IN ({','.join('?' * len(chunk))})"
-            out.update({r[0]: (r[1], r[2], bool(r[3])) for r in c.execute(q, chunk)})
-        return out
+        return node_texts_in(self.reader, ids)
 
     def owned_node_ids(self, session_id: str) -> list[str]:
         return [
@@ -419,108 +326,6 @@ class GraphDB:
         n = dict(self.reader.execute("SELECT kind, COUNT(*) FROM nodes GROUP BY kind").fetchall())
         e = dict(self.reader.execute("SELECT kind, COUNT(*) FROM edges GROUP BY kind").fetchall())
         return n, e
-
-    # -- writes (inside ``transaction``) ------------------------------------------------
-    @staticmethod
-    def insert_nodes(c: sqlite3.Connection, nodes: Iterable[Node], replace: bool = False) -> None:
-        """Add nodes and their (node, session) ownership. An existing node keeps its row unless
-        its primary owner restates it (an append updating its session node); ``replace``
-        overwrites it (namespace-level derived rows). Either way a rewritten row keeps its
-        rowid, so its place in the snapshot: a commit that updates a few topics leaves every
-        other row where it was (the snapshot delta then mostly appends)."""
-        nodes = list(nodes)
-        if replace:
-            c.executemany(
-                "INSERT INTO nodes VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
-                "kind=excluded.kind, text=excluded.text, session_id=excluded.session_id, "
-                "turn_ids=excluded.turn_ids, attrs=excluded.attrs, embed=excluded.embed",
-                [_node_row(n) for n in nodes],
-            )
-        else:
-            c.executemany(
-                "INSERT INTO nodes VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET "
-                "kind=excluded.kind, text=excluded.text, turn_ids=excluded.turn_ids, "
-                "attrs=excluded.attrs, embed=excluded.embed WHERE nodes.session_id = excluded.session_id",
-                [_node_row(n) for n in nodes],
-            )
-        c.executemany(
-            "INSERT OR IGNORE INTO node_owners VALUES (?, ?)", [(n.id, n.session_id) for n in nodes if n.session_id]
-        )
-
-    @staticmethod
-    def add_owner(c: sqlite3.Connection, node_ids: Iterable[str], session_id: str) -> None:
-        """``session_id`` states these existing arguments too (shared entities it links to)."""
-        c.executemany(
-            "INSERT OR IGNORE INTO node_owners SELECT id, ? FROM nodes WHERE id=? AND kind='argument'",
-            [(session_id, i) for i in node_ids],
-        )
-
-    @staticmethod
-    def drop_rows(
-        c: sqlite3.Connection,
-        session_id: str,
-        node_ids: list[str] | None = None,
-        keep: set[str] | frozenset[str] = frozenset(),
-    ) -> tuple[list[str], list[str]]:
-        """Remove what ``session_id`` states: everything (``node_ids`` None) or these of its
-        nodes. A node goes when no session states it any more (unless in ``keep``: the new
-        version of the session states it again), with the generated nodes other sessions built
-        from it (``derived`` edges, the provenance rule). Returns (removed nodes, those of them
-        that had vectors)."""
-        if node_ids is None:
-            candidates = [r[0] for r in c.execute("SELECT node_id FROM node_owners WHERE session_id=?", (session_id,))]
-            c.execute("DELETE FROM edges WHERE session_id=?", (session_id,))
-            c.execute("DELETE FROM node_owners WHERE session_id=?", (session_id,))
-        else:
-            candidates = list(node_ids)
-            c.executemany(
-                "DELETE FROM node_owners WHERE node_id=? AND session_id=?", [(n, session_id) for n in candidates]
-            )
-        doomed: set[str] = set()
-        for chunk in _chunks(candidates):
-            marks = ",".join("?" * len(chunk))
-            alive = {
-                r[0] for r in c.execute(f"SELECT DISTINCT node_id FROM node_owners WHERE node_id IN ({marks})", chunk)
-            }
-            doomed.update(n for n in chunk if n not in alive and n not in keep)
-        doomed.update(_generated_from(c, set(doomed)))
-        embedded: list[str] = []
-        for chunk in _chunks(sorted(doomed)):
-            marks = ",".join("?" * len(chunk))
-            embedded += [r[0] for r in c.execute(f"SELECT id FROM nodes WHERE embed=1 AND id IN ({marks})", chunk)]
-            c.execute(f"DELETE FROM edges WHERE src IN ({marks}) OR dst IN ({marks})", chunk + chunk)
-            c.execute(f"DELETE FROM nodes WHERE id IN ({marks})", chunk)
-            c.execute(f"DELETE FROM node_owners WHERE node_id IN ({marks})", chunk)
-        # A surviving node whose primary owner went passes to its first remaining owner (a node
-        # the session still states keeps it: an append that drops one event re-owns nothing else).
-        c.execute(
-            "UPDATE nodes SET session_id = (SELECT MIN(o.session_id) FROM node_owners o WHERE o.node_id = nodes.id) "
-            "WHERE session_id=? AND EXISTS (SELECT 1 FROM node_owners o WHERE o.node_id = nodes.id) "
-            "AND NOT EXISTS (SELECT 1 FROM node_owners o WHERE o.node_id = nodes.id AND o.session_id = ?)",
-            (session_id, session_id),
-        )
-        # Topics whose every member went away go too.
-        c.execute(
-            "DELETE FROM nodes WHERE kind='topic' AND session_id='' AND id NOT IN "
-            "(SELECT src FROM edges WHERE kind='member')"
-        )
-        return sorted(doomed), embedded
-
-    @staticmethod
-    def write_turns(
-        c: sqlite3.Connection, session_id: str, start: int, turns: list[tuple[str, str, dict]], replace: bool
-    ) -> None:
-        if replace:
-            c.execute("DELETE FROM turns WHERE session_id=?", (session_id,))
-        c.executemany(
-            "INSERT OR REPLACE INTO turns VALUES (?,?,?,?,?)",
-            [(session_id, start + i, t, d, json.dumps(data)) for i, (t, d, data) in enumerate(turns)],
-        )
-
-    @staticmethod
-    def insert_edges(c: sqlite3.Connection, edges: Iterable[Edge], replace: bool = False) -> None:
-        verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
-        c.executemany(f"{verb} INTO edges VALUES (?,?,?,?,?,?,?,?)", [_edge_row(e) for e in edges])
 
     def close(self) -> None:
         """Close every connection (descriptors freed); the next use reopens them."""
@@ -547,28 +352,3 @@ def read_meta(path: Path, key: str) -> str | None:
     finally:
         con.close()
     return row[0] if row else None
-
-
-_NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
-_EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
-
-
-def _chunks(ids: list[T], size: int = 450) -> Iterator[list[T]]:
-    for i in range(0, len(ids), size):
-        yield ids[i : i + size]
-
-
-def _generated_from(c: sqlite3.Connection, doomed: set[str]) -> list[str]:
-    """Other sessions' generated nodes (``derived`` edges) built from ``doomed`` nodes: a
-    reasoning fragment over a deleted cluster goes with it (the provenance rule)."""
-    out: list[str] = []
-    frontier = list(doomed)
-    while frontier:
-        chunk, frontier = frontier[:900], frontier[900:]
-        marks = ",".join("?" * len(chunk))
-        for (src,) in c.execute(f"SELECT DISTINCT src FROM edges WHERE kind='derived' AND dst IN ({marks})", chunk):
-            if src not in doomed:
-                doomed.add(src)
-                out.append(src)
-                frontier.append(src)
-    return out

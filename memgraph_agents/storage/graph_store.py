@@ -1,6 +1,6 @@
 """The graph-store interface, and the one place that picks its implementation.
 
-Two implementations of one contract (the commit protocol lives in ``storage.memory_store`` and
+Two implementations of one contract (the commit protocol lives in ``storage.commit`` and
 talks only to these protocols):
 
 * ``GraphDB`` (``storage.graph_db``): one SQLite file per namespace in the data dir, the
@@ -26,11 +26,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from memgraph_agents.config import GRAPH_URL_SCHEMES, graph_url_problem
 from memgraph_agents.errors import ConfigError
 from memgraph_agents.model.graph import Edge, Node
+from memgraph_agents.storage.graph_db import GraphDB, read_meta
 from memgraph_agents.storage.locks import RemoteLock
 from memgraph_agents.storage.namespaces import list_namespaces, namespace_dir, scan_namespaces, validate_stored_name
 
 if TYPE_CHECKING:
     from memgraph_agents.config import Settings
+    from memgraph_agents.storage.pg_graph import PgGraphDB
 
 
 class GraphWrite(Protocol):
@@ -96,6 +98,13 @@ class GraphStore(Protocol):
     def close(self) -> None: ...
 
 
+def pg_graph_db() -> type[PgGraphDB]:
+    """The PostgreSQL graph store's class."""
+    from memgraph_agents.storage.pg_graph import PgGraphDB  # lazy: PostgreSQL's store, only with a graph URL
+
+    return PgGraphDB
+
+
 def is_server_url(graph_url: str | None) -> bool:
     return bool(graph_url) and str(graph_url).startswith(GRAPH_URL_SCHEMES)
 
@@ -110,10 +119,7 @@ def open_graph_store(data_dir: Path, namespace: str, graph_url: str | None, stor
     check_graph_url(graph_url)
     validate_stored_name(namespace)  # refused the same way whichever store runs
     if is_server_url(graph_url):
-        from memgraph_agents.storage.pg_graph import PgGraphDB
-
-        return PgGraphDB(str(graph_url), store_id, namespace)
-    from memgraph_agents.storage.graph_db import GraphDB
+        return pg_graph_db()(str(graph_url), store_id, namespace)
 
     return GraphDB(namespace_dir(Path(data_dir), namespace) / "graph.sqlite")
 
@@ -123,9 +129,7 @@ def graph_exists(data_dir: Path, namespace: str, graph_url: str | None = None, s
     check_graph_url(graph_url)
     validate_stored_name(namespace)
     if is_server_url(graph_url):
-        from memgraph_agents.storage.pg_graph import PgGraphDB
-
-        return PgGraphDB.exists(str(graph_url), store_id, namespace)
+        return pg_graph_db().exists(str(graph_url), store_id, namespace)
     return (namespace_dir(Path(data_dir), namespace) / "graph.sqlite").exists()
 
 
@@ -138,9 +142,7 @@ def stored_namespaces(data_dir: Path, graph_url: str | None = None, store_id: st
     """The namespaces of this memory (the data dir's, or the store id's in PostgreSQL)."""
     check_graph_url(graph_url)
     if is_server_url(graph_url):
-        from memgraph_agents.storage.pg_graph import PgGraphDB
-
-        return PgGraphDB.namespaces(str(graph_url), store_id)
+        return pg_graph_db().namespaces(str(graph_url), store_id)
     return list_namespaces(Path(data_dir))
 
 
@@ -160,9 +162,6 @@ def namespace_meta(
     check_graph_url(graph_url)
     validate_stored_name(namespace)
     if is_server_url(graph_url):
-        from memgraph_agents.storage.pg_graph import PgGraphDB
-
-        return PgGraphDB.read_meta(str(graph_url), store_id, namespace, key)
-    from memgraph_agents.storage.graph_db import read_meta
+        return pg_graph_db().read_meta(str(graph_url), store_id, namespace, key)
 
     return read_meta(namespace_dir(Path(data_dir), namespace) / "graph.sqlite", key)

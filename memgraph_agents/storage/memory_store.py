@@ -1,35 +1,14 @@
 """``MemoryStore``: one namespace's memory = SQLite graph + Chroma vectors + cached snapshot.
 
-Commit protocol (docs/architecture.md, "The commit protocol"). A write adds a session (``new``), replaces
-a stored one (``replace``: an edited session, or a rebuild with another builder or preset) or
-extends it with new turns (``append``: a chat thread that grew):
+This module opens a namespace and reads it; a write goes by the commit protocol
+(``storage.commit``) and what a write left after a crash is finished or rolled back on open
+(``storage.recovery``): both are bases of ``MemoryStore``, with the state set here.
 
-1. Graph store: record the write in ``writes``; a new session also gets its row as ``pending``.
-2. Chroma, in a namespace with a Chroma index (``storage.chroma_index``: only namespaces past
-   ``MEMGRAPH_CHROMA_INDEX_NODES`` have one; the commit that takes one past it builds it):
-   upsert the vectors of the write's nodes that have none yet: new ids, and the session's own
-   nodes whose text changed (metadata ``session_id`` = the writing session).
-3. Graph store, ONE transaction: the old version's rows out (all of them for ``replace``, the
-   reopened tail for ``append``), the new rows in, the input turns, the session row
-   ``committed`` (a note's new version recorded beside it), the ``writes`` row gone, the
-   vectors of removed rows listed as garbage.
-4. Chroma: delete the garbage vectors, then their garbage rows.
-
-Without a Chroma index, steps 2 and 4 do nothing and step 1 goes into step 3's transaction:
-that one transaction is the whole write (vectors are stored beside the rows in it), so a chat
-turn costs one commit.
-
-Readers see the old version until step 3 commits and the new one after it: snapshots read
-committed rows, and a vector is used only when its stored document is the text of the
-committed node (an unfinished replacement may already hold the next text under the same id).
-Crash recovery on open (and at once after a failure the process survives): an unfinished
-new session is removed; for an unfinished replacement or append, vectors the write stored
-for ids that no committed node has are deleted and vectors stored for another text are
-computed again from the committed text, so the old version is whole; a ``deleting`` session
-is finished; garbage vectors are deleted. Every step is idempotent.
-Writers hold the namespace's writer lock; ingests also hold the namespace's ingest lock
-(``storage.locks``) from a session's check to its commit. Snapshots are read in one read
-transaction (README "Concurrency model").
+Readers see the old version of a session until its commit and the new one after it: snapshots
+read committed rows, and a vector is used only when its stored document is the text of the
+committed node. Writers hold the namespace's writer lock; ingests also hold the namespace's
+ingest lock (``storage.locks``) from a session's check to its commit. Snapshots are read in one
+read transaction (README "Concurrency model").
 
 The graph store is SQLite in the data dir or PostgreSQL (``storage.graph_store`` picks it);
 this module speaks only its interface (``GraphStore``, ``GraphWrite``), never SQL.
@@ -39,8 +18,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from contextlib import nullcontext
-from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -50,14 +27,13 @@ import numpy as np
 from memgraph_agents.datadir import check_data_dir, ensure_private_dir
 from memgraph_agents.embeddings import EmbeddingModel, make_embedding_model, spec_for
 from memgraph_agents.embeddings.calibration import Calibration
-from memgraph_agents.errors import SessionConflictError, StorageError
-from memgraph_agents.model.graph import TOPIC_OWNER, Node
-from memgraph_agents.model.notes import is_note_id
+from memgraph_agents.errors import StorageError
 from memgraph_agents.model.ranking import sort_pairs
 from memgraph_agents.storage import chroma_index
+from memgraph_agents.storage.commit import StoreCommit
 from memgraph_agents.storage.embedding_mark import MODEL_META, mismatch, recorded_calibration, recorded_model
 from memgraph_agents.storage.exact_search import exact_search
-from memgraph_agents.storage.graph_store import GraphStore, GraphWrite, graph_exists, is_server_url, open_graph_store
+from memgraph_agents.storage.graph_store import GraphStore, graph_exists, is_server_url, open_graph_store
 from memgraph_agents.storage.identity import (
     collection_name,
     legacy_collection_name,
@@ -65,11 +41,11 @@ from memgraph_agents.storage.identity import (
     server_collection_name,
     store_id,
 )
-from memgraph_agents.storage.locks import DataDirInUseError, namespace_ingest_lock, process_lock
+from memgraph_agents.storage.locks import namespace_ingest_lock
 from memgraph_agents.storage.namespaces import validate_stored_name
-from memgraph_agents.storage.session_write import SessionWrite, check_dimension
 from memgraph_agents.storage.snapshot import GraphSnapshot
-from memgraph_agents.storage.snapshot_delta import Keyed, apply_delta, read_own_commit
+from memgraph_agents.storage.snapshot_delta import Keyed
+from memgraph_agents.storage.stats import missing_namespace
 from memgraph_agents.storage.usage import UseCounter, in_use
 from memgraph_agents.storage.vector_rows import VECTORS_META, matching, vector_rows
 from memgraph_agents.storage.vectors import VectorIndex, chroma_client, lease_embedded, release_embedded
@@ -79,11 +55,7 @@ class NamespaceUnusableError(StorageError):
     """One namespace's files cannot be opened (a damaged or foreign ``graph.sqlite``)."""
 
 
-class StoreFault(StorageError):
-    """Raised by test hooks to simulate a crash between the two stores."""
-
-
-class MemoryStore:
+class MemoryStore(StoreCommit):
     def __init__(
         self,
         data_dir: Path,
@@ -109,8 +81,6 @@ class MemoryStore:
         self.graph_url, self.store_id = graph_url, store_id
         check_data_dir(self.data_dir)
         if not create and not graph_exists(self.data_dir, namespace, graph_url, store_id):
-            from memgraph_agents.storage.stats import missing_namespace
-
             raise missing_namespace(self.data_dir, namespace, graph_url, store_id)
         self._embedded = not chroma_host
         try:
@@ -334,85 +304,6 @@ class MemoryStore:
             "graph_bytes": self.db.stored_bytes(),
         }
 
-    # -- writes ----------------------------------------------------------------------------
-    def own_data_dir(self, timeout: float | None = None):
-        """The data dir's process lock for one write (``storage.locks.process_lock``: another
-        process's writer waits for it, then writes); a read never needs it. With a Chroma server
-        there is nothing to share: no lock."""
-        if self._embedded:
-            return process_lock(self.data_dir / "chroma", timeout)
-        return nullcontext()
-
-    @in_use
-    def commit_session(self, w: SessionWrite) -> None:
-        """Add, replace or extend a session atomically (see the module docstring)."""
-        check_dimension(w, self.embedder.dim, self.embedder.name)  # before anything is written
-        with self.own_data_dir(), self._thread_lock, self.lock:
-            r = w.record
-            self._check_model()
-            self._check_mode(w)
-            now = datetime.now(UTC).isoformat(timespec="seconds")
-            base = self._keyed
-            fresh = self._vectors_to_write(w)
-            build = self._index_to_build(len(fresh))
-            indexed = build or self.indexed()
-            if indexed:
-                with self.db.write() as t:  # 1. the write is recorded before any vector
-                    self._begin(t, w, now)
-            began = self.db.generation()
-            try:
-                if build:  # this commit takes the namespace past the threshold: index what is stored
-                    chroma_index.build_index(self.db, self.vectors, self.embedder)
-                if fresh and indexed:  # 2. vectors (a committed node's own vector is never touched for another text)
-                    self.vectors.upsert(
-                        [n.id for n in fresh],
-                        np.stack([w.vectors[n.id] for n in fresh]),
-                        [n.kind.value for n in fresh],
-                        [r.id] * len(fresh),
-                        [n.text for n in fresh],
-                    )
-                if self.fault_hook is not None:
-                    self.fault_hook("after_vectors")
-                with self.db.write() as t:  # 3. one transaction: old rows out, new rows in, committed
-                    if not indexed:  # nothing outside this transaction: it is the whole write
-                        self._begin(t, w, now)
-                    garbage, removed = self._write_rows(t, w, now)
-                    if indexed:  # Chroma's copies go in step 4
-                        t.add_garbage(garbage)
-                    if build:
-                        t.set_meta(chroma_index.INDEX_META, chroma_index.ON)
-                    t.drop_vectors(garbage)  # the vectors beside the rows follow them
-                    t.put_vectors(vector_rows({n.id: w.vectors[n.id] for n in fresh}, {n.id: n.text for n in fresh}))
-                    t.end_write(r.id)
-            except StoreFault:  # a simulated crash: leave the unfinished write for ``recover``
-                raise
-            except BaseException:
-                # A failure we survive (Chroma refused the batch, bad text, interrupt): undo the
-                # write now, instead of at the next open. If even that fails (the Chroma server
-                # is gone), the ``writes`` row stays for ``recover``.
-                try:
-                    self._undo_write(r.id, w.mode)
-                except Exception:
-                    pass
-                raise
-            if build:
-                self._indexed = True
-            for n in fresh:
-                self._vec_cache[(n.id, n.text)] = np.asarray(w.vectors[n.id], dtype=np.float32)
-            # The snapshot after our own commit, from the cached one (no reload of the namespace).
-            # (without a Chroma index the commit was one transaction: one generation, not two)
-            delta = read_own_commit(self.db, base, began + 1, w, removed, steps=2 if indexed else 1)
-            collected = self._collect_garbage()  # 4. vectors of removed rows (again by ``recover`` after a crash)
-            if delta is not None and base is not None and self.db.generation() == delta.generation + collected:
-                self._install(base, apply_delta(base, delta, delta.generation + collected, self._load_vectors))
-
-    @staticmethod
-    def _begin(t: GraphWrite, w: SessionWrite, now: str) -> None:
-        """Step 1's rows: the unfinished write, and a new session's row as ``pending``."""
-        t.begin_write(w.record.id, w.mode, now)
-        if w.mode == "new":
-            t.add_pending_session({**w.record.model_dump(), "ingested_at": now})
-
     def _check_model(self) -> None:
         """``EmbeddingMismatchError`` once the namespace records another model than ours (a
         ``memgraph reembed`` in another process): never a vector of ours among theirs."""
@@ -429,185 +320,6 @@ class MemoryStore:
 
     def _index_limit(self) -> int:
         return chroma_index.threshold(self.exact_search_nodes, self.chroma_index_nodes)
-
-    def _index_to_build(self, adding: int) -> bool:
-        """Whether this commit (holding the writer lock) must build the Chroma index first."""
-        if self.indexed():
-            return False
-        limit = self._index_limit()
-        # The exact count scans every node: only asked for when the cheap bound is past the limit.
-        if not chroma_index.needs_build(self.db.embedded_bound() + adding, limit):
-            return False
-        return chroma_index.needs_build(self.db.embedded_count() + adding, limit)
-
-    def _install(self, base: Keyed, result: tuple[GraphSnapshot, Keyed] | None) -> None:
-        """Make a delta's snapshot the cached one, unless a reader reloaded meanwhile."""
-        if result is None:
-            return
-        with self._snap_lock:
-            if self._keyed is base and self._snapshot is base.snap:
-                result[0].set_calibration(lambda: self.calibration)
-                self._snapshot, self._keyed = result
-
-    def _check_mode(self, w: SessionWrite) -> None:
-        # What a writer that died left of this session (we hold the writer lock, so none is
-        # running) is rolled back first, as ``recover`` would: a worker sharing the graph
-        # server writes the session again without reopening the namespace.
-        left = dict(self.db.pending_writes()).get(w.record.id)
-        if left is not None:
-            self._undo_write(w.record.id, left)
-        row = self.db.session(w.record.id, status=None)
-        if row is not None and row["status"] in ("pending", "deleting"):
-            self._finish_delete(w.record.id)
-            row = None
-        if w.mode == "new" and row is not None:
-            raise SessionConflictError(f"session {w.record.id!r} already exists in namespace {self.namespace!r}")
-        if w.mode != "new" and (row is None or row["status"] != "committed"):
-            raise SessionConflictError(
-                f"cannot {w.mode} session {w.record.id!r} in namespace {self.namespace!r}: it is not stored"
-            )
-
-    def _vectors_to_write(self, w: SessionWrite) -> list[Node]:
-        """Embedded nodes of the write whose vector is not stored yet: new ids, and this
-        session's own nodes whose text changed (another session's node is never rewritten)."""
-        stored = self.db.node_texts(n.id for n in w.nodes)
-        out = []
-        for n in w.nodes:
-            if not n.embed or n.id not in w.vectors:
-                continue
-            old = stored.get(n.id)
-            if old is None or (w.mode != "new" and old[1] == w.record.id and (old[0] != n.text or not old[2])):
-                out.append(n)
-        return out
-
-    def _write_rows(self, t: GraphWrite, w: SessionWrite, now: str) -> tuple[list[str], list[str]]:
-        """The rows of the write; returns (vectors to collect, node ids ``drop_rows`` removed)."""
-        r = w.record
-        keep = {n.id for n in w.nodes} | {e.src for e in w.edges} | {e.dst for e in w.edges}
-        garbage: list[str] = []
-        removed: list[str] = []
-        if w.mode == "replace":
-            removed, garbage = t.drop_rows(r.id, None, keep)
-        elif w.mode == "append" and w.drop_nodes:
-            removed, garbage = t.drop_rows(r.id, list(w.drop_nodes))
-        t.insert_nodes(w.nodes)
-        t.add_owner(sorted({e.dst for e in w.edges} | {e.src for e in w.edges}), r.id)
-        t.insert_edges(w.edges)
-        if w.replace_kinds or w.replace_nodes or w.replace_edges:  # topics: all rewritten, or those touched
-            self._replace_derived(t, w)
-        t.write_turns(r.id, w.turns_start, w.turns, replace=w.mode != "append")
-        t.commit_session_row(r.model_dump())
-        if is_note_id(r.id) and w.turns:  # a note's every version, in the commit that stores it
-            t.add_version(r.id, str(w.turns[0][2].get("text", "")), r.metadata, now)
-        # A removed id written again by this commit keeps its (new) vector; a node of this
-        # session that the new version no longer embeds (e.g. an event now fused) loses it.
-        rewritten = {n.id for n in w.nodes if n.embed}
-        garbage = [g for g in garbage if g not in rewritten]
-        if w.mode != "new":
-            unembedded = [n.id for n in w.nodes if not n.embed]
-            garbage += [
-                i for i, (_, owner, embedded) in t.node_texts(unembedded).items() if owner == r.id and not embedded
-            ]
-        return garbage, removed
-
-    def _replace_derived(self, t: GraphWrite, w: SessionWrite) -> None:
-        for kind in w.replace_kinds:
-            t.drop_derived(kind, TOPIC_OWNER)
-        t.insert_nodes(w.replace_nodes or [], replace=True)
-        t.insert_edges(w.replace_edges or [], replace=True)
-
-    def _collect_garbage(self) -> int:
-        """Delete the vectors of removed rows; the number of graph transactions it made (0, 1)."""
-        ids = self.db.vector_garbage()
-        if not ids:
-            return 0
-        if self.indexed():
-            self.vectors.delete(ids)
-        with self.db.write() as t:
-            t.remove_garbage(ids)
-        return 1
-
-    def _repair_vectors(self, session_id: str) -> None:
-        """Make Chroma agree with the committed rows for what ``session_id``'s writes stored:
-        vectors of ids no committed node has go; a vector stored for another text than the
-        committed node's (an unfinished replacement) is computed again from the committed text.
-        Without a Chroma index there is nothing to repair: what Chroma holds is never read."""
-        if not self.indexed():
-            return
-        written = self.vectors.written_by(session_id)
-        if not written:
-            return
-        stored = self.db.node_texts(written)
-        stray = [i for i in written if i not in stored or not stored[i][2]]
-        stale = sorted(i for i, doc in written.items() if i in stored and stored[i][2] and stored[i][0] != doc)
-        if stray:
-            self.vectors.delete(sorted(stray))
-        if stale:
-            texts = [stored[i][0] for i in stale]
-            kinds = [k for k in self._kinds(stale)]
-            self.vectors.upsert(
-                stale,
-                np.asarray(self.embedder.embed(texts), dtype=np.float32),
-                kinds,
-                [stored[i][1] for i in stale],
-                texts,
-            )
-
-    def _kinds(self, ids: list[str]) -> list[str]:
-        kind = self.db.node_kinds(ids)
-        return [kind[i] for i in ids]
-
-    def _undo_write(self, session_id: str, mode: str) -> None:
-        if mode == "new":
-            self._finish_delete(session_id)
-        else:
-            self._repair_vectors(session_id)
-        with self.db.write() as t:
-            t.end_write(session_id)
-
-    @in_use
-    def delete_session(self, session_id: str) -> dict:
-        """Remove exactly what ``session_id`` stated; what other sessions state too stays."""
-        with self.own_data_dir(), self._thread_lock, self.lock:
-            if self.db.session(session_id, status=None) is None:
-                raise KeyError(f"no session {session_id!r} in namespace {self.namespace!r}")
-            with self.db.write() as t:
-                t.set_session_status(session_id, "deleting")
-            return self._finish_delete(session_id)
-
-    def _finish_delete(self, session_id: str) -> dict:
-        owned = set(self.db.owned_node_ids(session_id))
-        with self.db.write() as t:  # rows first: readers never see a row without its vector
-            removed, garbage = t.drop_rows(session_id, None)
-            if self.indexed():
-                t.add_garbage(garbage)
-            t.drop_vectors(garbage)
-            t.remove_session(session_id)
-        self._collect_garbage()
-        self._repair_vectors(session_id)  # leftovers of an unfinished write of this session
-        return {"session": session_id, "nodes_removed": len(removed), "nodes_kept": len(owned - set(removed))}
-
-    @in_use
-    def recover(self) -> None:
-        """Finish or roll back what a crash interrupted (idempotent): an unfinished new session
-        goes, an unfinished replacement or append leaves the old version as it was, a delete
-        is finished, and vectors of removed rows are deleted."""
-        if not (
-            self.db.sessions("pending")
-            or self.db.sessions("deleting")
-            or self.db.pending_writes()
-            or self.db.vector_garbage()
-        ):
-            return
-        try:
-            with self.own_data_dir(timeout=0), self._thread_lock, self.lock:
-                for s in self.db.sessions("pending") + self.db.sessions("deleting"):
-                    self._finish_delete(s["id"])
-                for sid, mode in self.db.pending_writes():
-                    self._undo_write(sid, mode)
-                self._collect_garbage()
-        except DataDirInUseError:
-            return  # another process is writing (or holds its Chroma index): the next open or write finishes these
 
     @property
     def busy(self) -> bool:

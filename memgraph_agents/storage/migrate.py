@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from memgraph_agents.errors import StorageError
 from memgraph_agents.storage.chroma_index import INDEX_META, ON, upsert_rows
-from memgraph_agents.storage.graph_db import row_to_edge, row_to_node
+from memgraph_agents.storage.sqlite_rows import row_to_edge, row_to_node
 from memgraph_agents.storage.vector_rows import vector_rows
 
 if TYPE_CHECKING:

@@ -26,10 +26,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from memgraph_agents.model.graph import Edge
-from memgraph_agents.storage.graph_db import row_to_edge
 from memgraph_agents.storage.pg_schema import TABLES, GraphServerError, pool_for, redact
 from memgraph_agents.storage.pg_writer import PgWriter
 from memgraph_agents.storage.session_write import SESSION_KEYS, session_dict, version_dict
+from memgraph_agents.storage.sqlite_rows import row_to_edge
 
 NODE_COLS = "id, kind, text, session_id, turn_ids, attrs, embed"
 EDGE_COLS = "src, dst, kind, label, session_id, weight, turn_ids, attrs"
@@ -37,6 +37,7 @@ SCOPED = "store_id=%s AND namespace=%s"
 
 
 def _psycopg_errors() -> tuple[type[BaseException], ...]:
+    # lazy: psycopg, the [postgres] extra
     import psycopg
 
     return (psycopg.OperationalError, psycopg.InterfaceError)
@@ -56,6 +57,7 @@ class _AdvisoryLock:
         self._conn: Any = None  # the try-lock's connection (one holder: the ingest lock's mutex)
 
     def _take(self, sql: str) -> Any:
+        # lazy: psycopg, the [postgres] extra
         from psycopg_pool import PoolTimeout
 
         pool = self.pool

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from memgraph_agents.errors import StorageError
 
@@ -112,6 +113,7 @@ def pool_for(url: str, purpose: str = "query") -> Any:
     ``check``: a connection is tested on checkout and replaced if the server dropped it (a
     restart), so the first query after a restart does not fail on a stale connection."""
     try:
+        # lazy: psycopg, the [postgres] extra: a missing one is a ConfigError
         from psycopg_pool import ConnectionPool
     except ImportError as e:  # the optional dependency (README "Running on servers")
         raise StorageError(
@@ -151,6 +153,7 @@ def pool_for(url: str, purpose: str = "query") -> Any:
 def _probe(url: str) -> None:
     """One direct connection first: a pool that cannot connect only says it timed out, this
     says why (refused, unknown host or database, authentication), at once."""
+    # lazy: psycopg, the [postgres] extra
     import psycopg
 
     try:
@@ -165,7 +168,6 @@ def _probe(url: str) -> None:
 
 def redact(url: str) -> str:
     """``url`` without its password (error messages end up in logs)."""
-    from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url)
     if parts.password is None:

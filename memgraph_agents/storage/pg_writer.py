@@ -1,7 +1,7 @@
 """The PostgreSQL store's write transaction: ``GraphWrite`` (``storage.graph_store``) over one
 psycopg connection inside ``PgGraphDB.write()``.
 
-Statement for statement the twin of ``GraphDB``'s write helpers (``storage.graph_db``), with
+Statement for statement the twin of the SQLite store's write helpers (``storage.sqlite_writer``), with
 the scope ``(store_id, namespace)`` bound in every one. SQLite's ``INSERT OR REPLACE`` of an
 edge (the row is deleted and inserted again, so it moves to the end of the insertion order)
 is an upsert that also takes a new ``rid``; a node upsert keeps its ``rid`` (SQLite's keeps
@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from memgraph_agents.model.graph import Edge, Node
-from memgraph_agents.storage.graph_db import _edge_row, _node_row
 from memgraph_agents.storage.session_write import session_row, session_update, version_row
+from memgraph_agents.storage.sqlite_rows import edge_row, node_row
 
 S = "store_id=%s AND namespace=%s"
 _NODE_INSERT = (
@@ -43,14 +43,14 @@ class PgWriter:
         return [r[0] for r in self.c.execute(sql, (*self.s, *params)).fetchall()]
 
     def insert_nodes(self, nodes: Iterable[Node], replace: bool = False) -> None:
-        """As ``GraphDB.insert_nodes``: an existing node is updated only by its primary owner;
+        """As ``sqlite_writer.insert_nodes``: an existing node is updated only by its primary owner;
         ``replace`` overwrites it (in place: it keeps its ``rid``, as SQLite keeps the rowid)."""
         nodes = list(nodes)
         if replace:
             sql = _NODE_INSERT + ", session_id=EXCLUDED.session_id"
         else:
             sql = _NODE_INSERT + " WHERE mg_nodes.session_id = EXCLUDED.session_id"
-        self._many(sql, [(*self.s, *_node_row(n)) for n in nodes])
+        self._many(sql, [(*self.s, *node_row(n)) for n in nodes])
         self._many(
             "INSERT INTO mg_node_owners VALUES (%s,%s,%s,%s) ON CONFLICT DO NOTHING",
             [(*self.s, n.id, n.session_id) for n in nodes if n.session_id],
@@ -78,12 +78,12 @@ class PgWriter:
             )
         else:
             sql = _EDGE_INSERT + "DO NOTHING"
-        self._many(sql, [(*self.s, *_edge_row(e)) for e in edges])
+        self._many(sql, [(*self.s, *edge_row(e)) for e in edges])
 
     def drop_rows(
         self, session_id: str, node_ids: list[str] | None = None, keep: set[str] | frozenset[str] = frozenset()
     ) -> tuple[list[str], list[str]]:
-        """As ``GraphDB.drop_rows`` (same rules, same results)."""
+        """As ``sqlite_writer.drop_rows`` (same rules, same results)."""
         if node_ids is None:
             candidates = self._ids(f"SELECT node_id FROM mg_node_owners WHERE {S} AND session_id=%s", (session_id,))
             self.c.execute(f"DELETE FROM mg_edges WHERE {S} AND session_id=%s", (*self.s, session_id))

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from memgraph_agents.embeddings.calibration import Calibration
+from memgraph_agents.extras import require
 from memgraph_agents.model.ranking import ranks_of
 from memgraph_agents.storage.vector_plan import KindRows, VectorPlan
 
@@ -220,6 +221,7 @@ class GraphSnapshot:
         """The namespace's calibration (the identity when no store set one)."""
         c = self._calibration
         if c is None:
+            # lazy: the embeddings package imports LangChain: a snapshot loads without it
             from memgraph_agents.embeddings.calibration import identity_for
 
             return identity_for("")
@@ -272,8 +274,6 @@ class GraphSnapshot:
             return rows.idx, rows.vecs
 
     def to_networkx(self) -> nx.MultiDiGraph:
-        from memgraph_agents.extras import require
-
         nx = require("networkx", "draw", "GraphSnapshot.to_networkx")  # on demand: no query path needs it
 
         g = nx.MultiDiGraph()

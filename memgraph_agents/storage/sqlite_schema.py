@@ -4,6 +4,13 @@
 process migrates; the others then see it done). ``storage.pg_schema`` is the PostgreSQL twin.
 """
 
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from memgraph_agents.errors import StorageError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
@@ -72,3 +79,44 @@ INSERT OR IGNORE INTO node_owners
     SELECT n.id, e.session_id FROM nodes n JOIN edges e ON (e.src = n.id OR e.dst = n.id)
     WHERE n.kind = 'argument' AND e.session_id != '';
 """
+
+
+def create_or_migrate(c: sqlite3.Connection, path: Path) -> None:
+    """Create the file's tables or migrate them to ``SCHEMA_VERSION`` (a newer file is refused)."""
+    if schema_is_current(c):  # nothing to write: opening to read works on a full disk
+        return
+    c.execute("BEGIN IMMEDIATE")  # one process creates or migrates; the others then see it done
+    try:
+        legacy = c.execute("SELECT 1 FROM sqlite_master WHERE name='sessions'").fetchone() is not None
+        version = None
+        if legacy:
+            r = c.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            version = r[0] if r else "1"
+            if version.isdigit() and int(version) > int(SCHEMA_VERSION):
+                raise StorageError(
+                    f"{path} has graph schema version {version}, newer than this memgraph-agents "
+                    f"(version {SCHEMA_VERSION}): upgrade memgraph-agents"
+                )
+        for stmt in SCHEMA.split(";"):
+            if stmt.strip():
+                c.execute(stmt)
+        if version == "1":
+            for stmt in MIGRATE_1_TO_2.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+        if "metadata" not in {r[1] for r in c.execute("PRAGMA table_info(sessions)")}:
+            c.execute(ADD_METADATA)
+        c.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
+        c.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        c.execute("COMMIT")
+    except BaseException:
+        if c.in_transaction:  # SQLite already rolled back after SQLITE_FULL: keep the real error
+            c.execute("ROLLBACK")
+        raise
+
+
+def schema_is_current(c: sqlite3.Connection) -> bool:
+    if c.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone() is None:
+        return False
+    r = c.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    return r is not None and r[0] == SCHEMA_VERSION

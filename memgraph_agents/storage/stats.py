@@ -3,7 +3,7 @@
 ``memgraph stats`` needs no embeddings and no vector store: counting from the graph rows
 keeps it free of Chroma, torch and the embedding model (it starts in well under a second).
 Vectors are counted as the committed embedded nodes, which is what the commit protocol puts
-in Chroma (``storage.memory_store``).
+in Chroma (``storage.commit``).
 """
 
 from __future__ import annotations

@@ -30,17 +30,26 @@ _EMBEDDED: dict[str, list[Any]] = {}  # embedded directory -> [client, leases, p
 _CLIENTS_LOCK = threading.Lock()
 
 
+def chroma_parts() -> tuple[Any, Any, Any]:
+    """``chromadb``, its client ``Settings`` and our embedding function's class (importing it
+    registers it with Chroma first)."""
+    # lazy: Chroma only for a namespace with an index or a Chroma server (start-up, tests/test_startup.py)
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    # lazy: imports chromadb (as above)
+    from memgraph_agents.storage.chroma_ef import MemgraphEmbeddingFunction
+
+    return chromadb, ChromaSettings, MemgraphEmbeddingFunction
+
+
 def chroma_client(data_dir: Path, host: str | None = None, port: int = 8000):
     """An ``HttpClient`` for a Chroma server (one per server), or an embedded
     ``PersistentClient`` under ``data_dir/chroma`` leased until ``release_embedded`` (prefer
     ``chroma_session``, which releases it)."""
     if not host:
         return lease_embedded(data_dir)
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    import memgraph_agents.storage.chroma_ef  # noqa: F401  (registers our embedding function first)
-
+    chromadb, ChromaSettings, _ = chroma_parts()
     key = f"http://{host}:{port}"
     with _CLIENTS_LOCK:
         if key not in _CLIENTS:
@@ -65,11 +74,7 @@ def lease_embedded(data_dir: Path):
     lease takes the data dir's process lock (embedded Chroma is one process per directory:
     another process's writer gets ``DataDirInUseError`` naming it), the last release closes the
     client and lets the lock go."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    import memgraph_agents.storage.chroma_ef  # noqa: F401  (registers our embedding function first)
-
+    chromadb, ChromaSettings, _ = chroma_parts()
     release_collected()
     key = _embedded_key(data_dir)
     with _CLIENTS_LOCK:
@@ -143,6 +148,7 @@ class ChromaUnavailableError(StorageError):
 def _transport_errors() -> tuple[type[BaseException], ...]:
     """httpx's transport errors (imported with a server client, never for embedded Chroma)."""
     try:
+        # lazy: httpx: only to check a Chroma server
         import httpx
 
         return (httpx.TransportError,)
@@ -240,11 +246,9 @@ class VectorIndex:
         server = settings.chroma_server_host and f"{settings.chroma_server_host}:{settings.chroma_server_http_port}"
         # Server mode: a lost connection is one clear ``ChromaUnavailableError``.
         api = _Reachable(client, server) if server else client
-        from memgraph_agents.storage.chroma_ef import MemgraphEmbeddingFunction
-
         collection = api.get_or_create_collection(
             self.name,
-            embedding_function=MemgraphEmbeddingFunction(self._model),
+            embedding_function=chroma_parts()[2](self._model),
             configuration={"hnsw": {"space": "cosine"}},
             metadata={"namespace": self._namespace, "embedding_model": self._model},
         )

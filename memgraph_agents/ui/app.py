@@ -18,7 +18,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from memgraph_agents.api import Memory
+from memgraph_agents.aio import background
+from memgraph_agents.api import Memory, ops
+from memgraph_agents.api.filter_text import metadata_filter
 from memgraph_agents.errors import InputError
 from memgraph_agents.ui import data, manage_views, views
 from memgraph_agents.ui.html import asset, path, url
@@ -63,8 +65,6 @@ def _int(value: str | None, name: str, default: int | None) -> int | None:
 
 
 def _filters(p: dict[str, str]) -> dict[str, Any]:
-    from memgraph_agents.api.filter_text import metadata_filter
-
     return {
         "since": p.get("since") or None,
         "until": p.get("until") or None,
@@ -120,6 +120,7 @@ def build_app(memory: Memory, access: Access) -> Starlette:
         )
         trace_url, note = "", ""
         try:
+            # lazy: networkx, the [draw] extra: checked when a drawing is asked
             import networkx  # noqa: F401  (the drawing's layout: the [draw] extra)
 
             # the drawing of this very run when the navigator produced it; else a run of its own
@@ -131,7 +132,7 @@ def build_app(memory: Memory, access: Access) -> Starlette:
 
     async def trace(request: Request) -> Response:
         """The navigator's path for the question, drawn (``debug.trace_html``, as ``memgraph trace``)."""
-        from memgraph_agents.api import ops
+        # lazy: the trace page (~15 ms): only when a drawing is asked
         from memgraph_agents.debug.trace_html import trace_page
 
         ns = namespace(request)
@@ -145,8 +146,6 @@ def build_app(memory: Memory, access: Access) -> Starlette:
             raise InputError("that run is no longer held (the browser keeps the newest 64): search again")
 
         def draw() -> str:
-            from memgraph_agents.aio import background
-
             store = ops.open_store(run, ns)
             result = held if held is not None else background.run(ops.navigation(run, store, p["q"], k, None))
             return trace_page(result, store, namespace=ns)

@@ -16,6 +16,7 @@ __all__ = ["build_layer"]
 
 def __getattr__(name: str) -> Any:
     if name == "build_layer":
+        # lazy: the layer imports its LLM steps: only when a preset builds it
         from memgraph_agents.construct.memorai.layer import build_layer
 
         return build_layer

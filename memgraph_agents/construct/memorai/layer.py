@@ -56,6 +56,7 @@ async def plan_segments(
 ) -> tuple[list[SegmentPlan], dict[str, GateVerdict], str]:
     """Segments and gate verdicts, and which builder made them (``llm`` or ``offline``)."""
     if ctx.llm is not None:
+        # lazy: its LLM prompts and schemas (pydantic models, ~20 ms): only with a chat model
         from memgraph_agents.construct.memorai.llm import segment_and_gate
 
         try:
@@ -91,6 +92,7 @@ async def plan_entities(
 ) -> tuple[list[EntityPlan], list[TriplePlan], str]:
     """Entities and triples of the gated turns, and which builder made them."""
     if ctx.llm is not None and gated:
+        # lazy: its LLM prompts and schemas (pydantic models, ~20 ms): only with a chat model
         from memgraph_agents.construct.memorai.llm import entities_and_triples
 
         try:

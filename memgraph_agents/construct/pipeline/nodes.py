@@ -35,6 +35,7 @@ from memgraph_agents.construct.sentence_layer import add_sentences
 from memgraph_agents.construct.session_plan import build_identity, plan_write
 from memgraph_agents.construct.topic_layer import update_topics
 from memgraph_agents.errors import InputError
+from memgraph_agents.llm.usage import LLMUsage
 from memgraph_agents.model.conversation import Session
 from memgraph_agents.model.graph import NodeKind
 from memgraph_agents.presets import get_preset
@@ -114,8 +115,6 @@ def _memoised_context(state: PipelineState, settings: Settings) -> BuildContext 
 
 
 def _new_context(state: PipelineState, settings: Settings, llm) -> BuildContext:
-    from memgraph_agents.llm.usage import LLMUsage
-
     store = _store(settings)
     snap = store.snapshot()
     session = session_of(state)

@@ -1,22 +1,5 @@
-"""The ``premem`` generated-memory layer (the ``premem`` preset). Entry point: ``build_layer``.
+"""The ``premem`` generated-memory layer (the ``premem`` preset). Entry point: ``build_layer``."""
 
-``build_layer`` is imported on first use: it brings the LLM client stack (LangChain's chat
-models), which the offline readers of this package's helpers (retrievers) never need.
-"""
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from memgraph_agents.construct.premem.layer import build_layer
+from memgraph_agents.construct.premem.layer import build_layer
 
 __all__ = ["build_layer"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "build_layer":
-        from memgraph_agents.construct.premem.layer import build_layer
-
-        return build_layer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

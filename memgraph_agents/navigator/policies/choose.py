@@ -11,6 +11,8 @@ def policy_for(res: Resources) -> Policy:
     """The run's policy (the LLM one holds the offline one as its fallback)."""
     if res.offline:
         return OfflinePolicy(res)
-    from memgraph_agents.navigator.policies.llm_policy import LLMPolicy  # LangChain's chat stack: only with a model
+    from memgraph_agents.navigator.policies.llm_policy import (
+        LLMPolicy,
+    )  # lazy: LangChain's chat stack, only with a model
 
     return LLMPolicy(res)
