@@ -12,6 +12,7 @@ from memgraph_agents.api.ops import open_store
 from memgraph_agents.config import Settings
 from memgraph_agents.examples import sample_conversation
 from memgraph_agents.retrieval.finish import finished_turns
+from memgraph_agents.retrieval.reply_context import turn_asks
 from memgraph_agents.retrieval.reply_needs import needs_question
 
 LEANS = [
@@ -74,19 +75,20 @@ DEMO_LEANS = {
     "S3:4",
     "S3:7",
     "S3:12",
+    "S4:2",  # after "How are the legs? I followed your dot …": a question that does not end its turn
     "S4:4",
     "S4:6",
     "S4:9",
     "S5:9",
 }
 # … and the ones opening on a clause of their own ("I'm halfway through…", "The physio says…")
-DEMO_ALONE = {"S1:9", "S2:8", "S2:10", "S3:10", "S5:5"}
+DEMO_ALONE = {"S1:9", "S1:14", "S2:8", "S2:10", "S3:10", "S5:5"}
 
 
 @pytest.mark.slow  # an ingest of the demo chat (about 2 s)
 def test_the_demo_replies_get_their_question_as_they_need_it(tmp_path):
     """The demo chat (examples/conversation.json): every reply right after another speaker's
-    question, with its question exactly when it needs it; among them the two fragments of seven
+    question (at its end or not: "How are the legs? I followed …"), with its question exactly when it needs it; among them the two fragments of seven
     words (a role; a date and a place) that a six-word limit left without."""
     conv = json.loads(sample_conversation().read_text(encoding="utf-8"))
     mem = Memory(settings=Settings(data_dir=tmp_path / "mem", embeddings="hash", llm="none"))
@@ -96,7 +98,7 @@ def test_the_demo_replies_get_their_question_as_they_need_it(tmp_path):
     for s in conv["sessions"]:
         turns = s["turns"]
         for before, t in zip(turns, turns[1:]):
-            if before["speaker"] != t["speaker"] and before["text"].rstrip().endswith("?"):
+            if before["speaker"] != t["speaker"] and turn_asks(before["text"]):
                 replies[t["id"]] = (before["id"], t["text"])
     got = {ev.turn_ids[0]: ev.context for ev in finished_turns(store, sorted(replies))}
     assert set(replies) == DEMO_LEANS | DEMO_ALONE
@@ -108,3 +110,19 @@ def test_the_demo_replies_get_their_question_as_they_need_it(tmp_path):
     # and none for a turn that follows a statement
     others = finished_turns(store, ["S1:1", "S1:3"])
     assert all(ev.context is None for ev in others)
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("When do you start?", True),
+        ("How are the legs? I followed your dot the whole way.", True),  # the question opens the turn
+        ("Great news. Did you sign? Tell me everything.", True),
+        ("Really?", True),
+        ("Honestly? Draining. But the interview went well.", False),  # a one-word tag, not a question
+        ("I start in April.", False),
+        ("The form is at https://example.org/?id=3 now.", False),  # a URL's question mark
+    ],
+)
+def test_a_turn_asks_when_a_sentence_of_it_is_a_question(text, asks):
+    assert turn_asks(text) is asks

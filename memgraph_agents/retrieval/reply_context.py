@@ -3,7 +3,8 @@
 A chat answer often leans on the question before it: "April 2." means nothing without "When
 do you start?". ``with_context`` sets ``Evidence.context`` on a turn item whose turn
 
-* follows, in the same session, a turn by another speaker that ends on a question, and
+* follows, in the same session, a turn by another speaker that asks (one of its sentences ends
+  on a question mark, not only its last), and
 * needs it: it opens on an answer word, an anaphor, a quotation or a fragment with no verb of
   its own ("April 2.", "Yep.", "Honestly? Draining.", "It's 0176 now.", "Supply chain lead for
   a bike startup."), whatever its length (``reply_needs.needs_question``); a reply opening on a
@@ -15,15 +16,27 @@ calls this, so every door (``Memory.search``, the CLI, the tools, MCP, the graph
 
 from __future__ import annotations
 
+import re
+
 from memgraph_agents.model.evidence import Evidence, TurnContext
 from memgraph_agents.retrieval.reply_needs import needs_question
 from memgraph_agents.storage.snapshot import KIND_CODE, GraphSnapshot
 
 _TURN = KIND_CODE["turn"]
+# a sentence ending on a question mark, from the text's start or the end of the sentence before
+_QUESTION = re.compile(r"(?:^|(?<=[.?!]\s))([^.?!]+)\?(?=\s)")
 
 
 def _body(text: str) -> str:
     return text.split(": ", 1)[1] if ": " in text else text
+
+
+def turn_asks(body: str) -> bool:
+    """``body`` asks: it ends on a question, or one of its sentences of two words or more does
+    ("How are the legs? I followed your plan." asks; "Honestly? Draining." is a tag, not a question)."""
+    if body.rstrip().endswith("?"):
+        return True
+    return any(len(q.split()) >= 2 for q in _QUESTION.findall(body))
 
 
 def _positions(snap: GraphSnapshot) -> dict[tuple[str, int], int]:
@@ -52,7 +65,7 @@ def asking_turn(snap: GraphSnapshot, turn_id: str) -> TurnContext | None:
     if j is None or snap.attrs[j].get("speaker") == snap.attrs[i].get("speaker"):
         return None
     asked = snap.text[j]
-    if not _body(asked).rstrip().endswith("?"):
+    if not turn_asks(_body(asked)):
         return None
     return TurnContext(turn_id=str(snap.attrs[j].get("turn_id")), text=asked)
 
