@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import time
 
-from langgraph.graph import END, START, StateGraph
-
 from memgraph_agents.aio import background
 from memgraph_agents.navigator.config import NavigatorContext
-from memgraph_agents.navigator.graph import PATHS
-from memgraph_agents.navigator.state import ExplorerInput, NavInput, NavState
+from memgraph_agents.navigator.graph import build_navigator_graph
 
 
 async def _planner(state) -> dict:
@@ -44,22 +41,11 @@ def _route(state) -> str:
 
 
 def bare_navigator_graph():
-    """The navigator's topology and schemas, compiled, with trivial nodes."""
-    g = StateGraph(NavState, context_schema=NavigatorContext, input_schema=NavInput)
-    g.add_node("planner", _planner)
-    g.add_node("localize", _localize)
-    g.add_node("explore", _nothing, input_schema=ExplorerInput)
-    g.add_node("coordinate", _nothing)
-    g.add_node("refine", _nothing)
-    g.add_node("respond", _respond)
-    g.add_edge(START, "planner")
-    g.add_edge("planner", "localize")
-    g.add_conditional_edges("localize", _route, PATHS)
-    g.add_edge("explore", "coordinate")
-    g.add_conditional_edges("coordinate", _route, PATHS)
-    g.add_edge("refine", "localize")
-    g.add_edge("respond", END)
-    return g.compile(name="bare-navigator")
+    """The navigator's topology and schemas (``navigator.graph.build_navigator_graph``), compiled,
+    with trivial nodes."""
+    nodes = {"planner": _planner, "localize": _localize, "explore": _nothing, "coordinate": _nothing}
+    nodes |= {"refine": _nothing, "respond": _respond}
+    return build_navigator_graph(nodes=nodes, router=_route, name="bare-navigator")
 
 
 def bare_graph_cpu_ms(runs: int = 200) -> float:

@@ -35,22 +35,31 @@ def route(state: NavState) -> list[Send] | str:
     return [Send("explore", p) for p in step] if isinstance(step, list) else step
 
 
-def build_navigator_graph(checkpointer=None):  # no annotations: the nodes take (state, config, runtime) untyped
+# node name -> function: the graph's one table (``bench.graph_floor`` compiles the same topology
+# with trivial nodes to measure LangGraph's own share of a query)
+NODES = {
+    "planner": planner,
+    "localize": localize,
+    "explore": explore,
+    "coordinate": coordinate,
+    "refine": refine,
+    "respond": respond,
+}
+
+
+def build_navigator_graph(checkpointer=None, *, nodes=NODES, router=route, name: str = "navigator"):
+    # no annotations on nodes/router: the nodes take (state, config, runtime) untyped
     g = StateGraph(NavState, context_schema=NavigatorContext, input_schema=NavInput)
-    g.add_node("planner", planner)
-    g.add_node("localize", localize)
-    g.add_node("explore", explore, input_schema=ExplorerInput)
-    g.add_node("coordinate", coordinate)
-    g.add_node("refine", refine)
-    g.add_node("respond", respond)
+    for node, fn in nodes.items():
+        g.add_node(node, fn, input_schema=ExplorerInput if node == "explore" else None)  # explorers get their Send
     g.add_edge(START, "planner")
     g.add_edge("planner", "localize")
-    g.add_conditional_edges("localize", route, PATHS)
+    g.add_conditional_edges("localize", router, PATHS)
     g.add_edge("explore", "coordinate")
-    g.add_conditional_edges("coordinate", route, PATHS)
+    g.add_conditional_edges("coordinate", router, PATHS)
     g.add_edge("refine", "localize")
     g.add_edge("respond", END)
-    return g.compile(checkpointer=checkpointer, name="navigator")
+    return g.compile(checkpointer=checkpointer, name=name)
 
 
 graph = build_navigator_graph()  # compiled once per process: every navigation runs this object
