@@ -18,6 +18,7 @@ from memgraph_agents.bench.report_tables import (
     overall_columns,
     overall_rows,
     qa_rows,
+    recall_cells,
     seed_delta_columns,
     seed_delta_rows,
 )
@@ -93,16 +94,7 @@ def write_markdown(results: dict[str, Any], path: Path) -> Path:
         rows = []
         for name, r in results["retrievers"].items():
             s = r.get("per_category", {}).get(str(c), {})
-            rows.append(
-                [name, fmt(s.get("questions"))]
-                + [fmt(s.get(f"turn_recall@{k}")) for k in ks]
-                + [
-                    fmt(s.get(f"hit@{kmax}")),
-                    fmt(s.get(f"session_recall@{kmax}")),
-                    fmt(s.get(f"answer_recall@{kmax}")),
-                    fmt(s.get(f"context_tokens@{kmax}"), 0),
-                ]
-            )
+            rows.append([name, fmt(s.get("questions")), *recall_cells(s, ks)])
         lines += [f"### Category {_category_label(c)}", "", _md_table(cols, rows), ""]
     metric_names = [
         m

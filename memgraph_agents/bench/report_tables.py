@@ -48,22 +48,21 @@ def overall_columns(results: dict[str, Any]) -> list[str]:
 
 def overall_rows(results: dict[str, Any]) -> list[list[str]]:
     ks = results["ks"]
+    return [
+        [name, *recall_cells(r, ks), fmt(r.get("latency_ms_p50"), 1), fmt(r.get("latency_ms_p95"), 1)]
+        for name, r in results["retrievers"].items()
+    ]
+
+
+def recall_cells(stats: dict[str, Any], ks: list[int]) -> list[str]:
+    """One row's R@k for each k, then hit, session and answer recall and context words at the largest k."""
     kmax = max(ks)
-    rows = []
-    for name, r in results["retrievers"].items():
-        rows.append(
-            [name]
-            + [fmt(r.get(f"turn_recall@{k}")) for k in ks]
-            + [
-                fmt(r.get(f"hit@{kmax}")),
-                fmt(r.get(f"session_recall@{kmax}")),
-                fmt(r.get(f"answer_recall@{kmax}")),
-                fmt(r.get(f"context_tokens@{kmax}"), 0),
-                fmt(r.get("latency_ms_p50"), 1),
-                fmt(r.get("latency_ms_p95"), 1),
-            ]
-        )
-    return rows
+    return [fmt(stats.get(f"turn_recall@{k}")) for k in ks] + [
+        fmt(stats.get(f"hit@{kmax}")),
+        fmt(stats.get(f"session_recall@{kmax}")),
+        fmt(stats.get(f"answer_recall@{kmax}")),
+        fmt(stats.get(f"context_tokens@{kmax}"), 0),
+    ]
 
 
 def category_columns(results: dict[str, Any], metric: str) -> list[str]:

@@ -47,7 +47,7 @@ NODES = {
 }
 
 
-def build_navigator_graph(checkpointer=None, *, nodes=NODES, router=route, name: str = "navigator"):
+def build_navigator_graph(checkpointer=None, *, nodes=NODES, router=route, name="navigator"):
     # no annotations on nodes/router: the nodes take (state, config, runtime) untyped
     g = StateGraph(NavState, context_schema=NavigatorContext, input_schema=NavInput)
     for node, fn in nodes.items():
